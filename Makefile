@@ -1,0 +1,36 @@
+# slotrelay — the two commands a newcomer needs are `make start` and `make test`.
+SHELL := /bin/bash
+NODE ?= node
+CONFIG ?=
+
+.PHONY: start install build test typecheck bench bench-micro bench-e2e clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+build: install
+	npx tsc -p tsconfig.json
+
+# Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
+start: build
+	$(NODE) dist/src/cli.js start $(if $(CONFIG),--config $(CONFIG),)
+
+typecheck: install
+	npx tsc -p tsconfig.test.json
+
+test: build typecheck
+	npx vitest run
+
+bench: bench-micro bench-e2e
+
+bench-micro: build
+	$(NODE) dist/bench/run-micro.js
+
+bench-e2e: build
+	$(NODE) dist/bench/e2e/send-transaction-load.js
+
+clean:
+	rm -rf dist

@@ -1,0 +1,160 @@
+// Configuration schema and defaults (cold: parsed once at start). Every object is strict: an unknown key is refused
+// with a message naming it. The commented example with every field is config/slotrelay.example.yaml; the reference
+// is docs/configuration.md. Workers receive the validated, frozen result through workerData and never read the
+// environment themselves.
+import { z } from 'zod';
+
+export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
+export type RouteName = (typeof ROUTE_NAMES)[number];
+
+const uuid = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+
+const listener = (defaultPort: number) =>
+  z
+    .object({
+      /** Serve this host at all. */
+      enabled: z.boolean().default(true),
+      /** Interface to bind. 127.0.0.1 keeps it private; 0.0.0.0 for colocated clients. */
+      host: z.string().min(1).default('127.0.0.1'),
+      /** TCP port; 0 picks a free one (the chosen port is printed at start). */
+      port: port.default(defaultPort),
+    })
+    .strict()
+    .default({});
+
+const tokenBucket = (perSecond: number, burst: number) =>
+  z
+    .object({
+      /** Sustained rate, requests per second (each batch element counts). */
+      perSecond: z.number().positive().default(perSecond),
+      /** Bucket size: how many may arrive at once after idling. */
+      burst: positiveInt.default(burst),
+    })
+    .strict()
+    .default({});
+
+export const keySchema = z
+  .object({
+    /** The API key itself, a UUID. Never logged; its `name` is what logs and metrics show. */
+    key: uuid,
+    /** Human name for logs. */
+    name: z.string().min(1).max(64),
+    /** Route policy: what this key may use. A request's route set is intersected with it. */
+    allowedRoutes: z.array(z.enum(ROUTE_NAMES)).min(1).default(['rpc', 'direct', 'jito', 'static']),
+    /** Routes used when a request names none (JSON-RPC sendTransaction, /v1/transactions). */
+    defaultRoutes: z.array(z.enum(ROUTE_NAMES)).min(1).optional(),
+    /** Submission rate limit (token bucket on the front thread). */
+    rateLimit: tokenBucket(50, 100),
+    /** Whether bundle submission (jito sendBundle) is enabled for this key. */
+    bundles: z.boolean().default(false),
+    /** Simulation rate limit: preflight simulations and simulateTransaction calls. */
+    simulateLimit: tokenBucket(10, 20),
+    /**
+     * What sendTransaction with skipPreflight: false does for this key:
+     * simulate — run the preflight through the upstream RPC (Agave behaviour; the default);
+     * skip     — send without simulating, as if skipPreflight were true;
+     * reject   — answer -32602 asking the client to set skipPreflight: true.
+     */
+    preflight: z.enum(['simulate', 'skip', 'reject']).default('simulate'),
+    /** Verify every Ed25519 signature before accepting (~100 us per signature; off by default). */
+    verifySignatures: z.boolean().default(false),
+  })
+  .strict();
+
+export type KeyConfig = z.infer<typeof keySchema>;
+
+export const configSchema = z
+  .object({
+    /** The JSON-RPC host ({base_url}): POST / with the JSON-RPC envelope, GET /health, GET /metrics. */
+    rpcHost: listener(8899),
+    /** The relay host ({relay_url}): /v1/submit, /v1/transactions, /v1/sendTransaction. */
+    relayHost: listener(8080),
+    http: z
+      .object({
+        /** Largest request body accepted; larger gets HTTP 413 (Agave: 50 KiB). */
+        maxBodyBytes: positiveInt.default(51_200),
+        /** Largest JSON-RPC batch; larger gets one -32600 error. Agave has none; geth 1000, Bor 100. */
+        maxBatchSize: positiveInt.default(100),
+        /** Access-Control-Allow-Origin sent on every response and CORS preflight. */
+        corsAllowOrigin: z.string().default('*'),
+        /** Whether GET /metrics is served on the hosts (unauthenticated; bind to a private interface). */
+        metrics: z.boolean().default(true),
+      })
+      .strict()
+      .default({}),
+    transactions: z
+      .object({
+        /** Largest transaction accepted, bytes: 1232 (PACKET_DATA_SIZE) today, 4096 under SIMD-0296. */
+        maxTransactionBytes: z.number().int().min(1232).max(4096).default(1232),
+      })
+      .strict()
+      .default({}),
+    upstream: z
+      .object({
+        /** JSON-RPC endpoint used for preflight simulation (and cluster data). Empty: the embedded localnet. */
+        rpcUrl: z.string().url().optional(),
+        /** Give up on an upstream preflight after this long (answered -32005). */
+        preflightTimeoutMs: positiveInt.default(5_000),
+      })
+      .strict()
+      .default({}),
+    rings: z
+      .object({
+        /** Egress workers (Piscina threads); one ring each. */
+        workers: z.number().int().min(1).max(64).default(2),
+        /** Records per ring (power of two). Full ring -> HTTP 503 + Retry-After, never a silent drop. */
+        slotsPerRing: z
+          .number()
+          .int()
+          .min(2)
+          .max(1 << 20)
+          .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
+          .default(4096),
+      })
+      .strict()
+      .default({}),
+    routes: z
+      .object({
+        /** Routes for keys that set no defaultRoutes. */
+        defaultRoutes: z.array(z.enum(ROUTE_NAMES)).min(1).default(['rpc']),
+        rpc: z
+          .object({
+            /** JSON-RPC endpoints every transaction on the rpc route is forwarded to (sendTransaction, base64). */
+            endpoints: z.array(z.string().url()).default([]),
+            /** Per-request timeout to an endpoint. */
+            timeoutMs: positiveInt.default(5_000),
+            /** Keep-alive connections per endpoint, per worker. */
+            connections: positiveInt.default(16),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({}),
+    /** API keys inline (or in keysFile). */
+    keys: z.array(keySchema).default([]),
+    /** YAML/JSON file with more keys (a list in the same shape as `keys`), relative to the config file. */
+    keysFile: z.string().optional(),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .strict()
+      .default({}),
+    shutdown: z
+      .object({
+        /** On SIGINT/SIGTERM, how long to wait for the rings to drain into the routes before exiting. */
+        drainTimeoutMs: positiveInt.default(10_000),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,98 @@
+// The error registry: every error slotrelay can answer, in one table (cold; read at start-up and per error).
+// Each entry has a stable `reason` (also the metrics label and log field), the JSON-RPC code, the HTTP status it
+// carries on JSON-RPC paths (200 unless the failure is transport-level: auth, rate, size, overload) and on the
+// REST-style relay paths (/v1/submit, /v1/transactions), and the message. docs/errors.md is generated from and
+// checked against this table by test/unit/errors/registry-docs.test.ts. Across threads only the numeric `id` travels.
+//
+// JSON-RPC codes: only -32700, -32600..-32603 and -32001..-32021 are used, because @solana/kit cannot decode others.
+
+export interface ErrorSpec {
+  /** Small integer used across threads and in shared-memory counters. Never reuse a retired id. */
+  readonly id: number;
+  /** snake_case label, stable: metrics label, log field, `error.data.reason` on relay paths. */
+  readonly reason: string;
+  readonly rpcCode: number;
+  /** HTTP status on JSON-RPC paths (JSON-RPC host `/`, relay `/v1/sendTransaction`). */
+  readonly rpcHttpStatus: number;
+  /** HTTP status on the REST-style relay paths (`/v1/submit`, `/v1/transactions`). */
+  readonly restHttpStatus: number;
+  /** Message, or its fixed prefix when a detail follows after ": ". */
+  readonly message: string;
+  /** Set when the response carries Retry-After. */
+  readonly retryable?: boolean;
+}
+
+function spec(
+  id: number,
+  reason: string,
+  rpcCode: number,
+  rpcHttpStatus: number,
+  restHttpStatus: number,
+  message: string,
+  retryable = false,
+): ErrorSpec {
+  return Object.freeze({ id, reason, rpcCode, rpcHttpStatus, restHttpStatus, message, retryable });
+}
+
+export const Errors = Object.freeze({
+  // JSON-RPC envelope (Agave / paritytech jsonrpc wording).
+  PARSE_ERROR: spec(1, 'parse_error', -32700, 200, 400, 'Parse error'),
+  INVALID_REQUEST: spec(2, 'invalid_request', -32600, 200, 400, 'Invalid request'),
+  UNSUPPORTED_JSONRPC_VERSION: spec(3, 'unsupported_jsonrpc_version', -32600, 200, 400, 'Unsupported JSON-RPC protocol version'),
+  BATCH_TOO_LARGE: spec(4, 'batch_too_large', -32600, 200, 400, 'Invalid request: batch too large'),
+  METHOD_NOT_FOUND: spec(5, 'method_not_found', -32601, 200, 404, 'Method not found'),
+  INVALID_PARAMS: spec(6, 'invalid_params', -32602, 200, 400, 'Invalid params'),
+  INTERNAL_ERROR: spec(7, 'internal_error', -32603, 200, 500, 'Internal error'),
+  // Transaction intake (Agave sendTransaction wording; detail follows the prefix).
+  TX_TOO_LARGE_ENCODED: spec(10, 'tx_too_large_encoded', -32602, 200, 400, 'encoded solana_transaction::versioned::VersionedTransaction too large'),
+  TX_TOO_LARGE_DECODED: spec(11, 'tx_too_large_decoded', -32602, 200, 400, 'decoded solana_transaction::versioned::VersionedTransaction too large'),
+  TX_BAD_ENCODING: spec(12, 'tx_bad_encoding', -32602, 200, 400, 'invalid encoding'),
+  TX_UNDECODABLE: spec(13, 'tx_undecodable', -32602, 200, 400, 'failed to deserialize solana_transaction::versioned::VersionedTransaction'),
+  TX_INVALID: spec(14, 'tx_invalid', -32602, 200, 400, 'invalid transaction'),
+  TX_UNSUPPORTED_ENCODING: spec(15, 'tx_unsupported_encoding', -32602, 200, 400, 'unsupported encoding'),
+  SIGNATURE_VERIFICATION_FAILED: spec(16, 'signature_verification_failed', -32003, 200, 400, 'Transaction signature verification failure'),
+  UNSUPPORTED_TX_VERSION: spec(17, 'unsupported_transaction_version', -32015, 200, 400, 'Transaction version is not supported'),
+  // Preflight.
+  PREFLIGHT_FAILED: spec(20, 'preflight_failed', -32002, 200, 422, 'Transaction simulation failed'),
+  PREFLIGHT_NOT_ALLOWED: spec(21, 'preflight_not_allowed', -32602, 200, 400, 'Invalid params: preflight simulation is not enabled for this API key; send with skipPreflight: true'),
+  PREFLIGHT_UNAVAILABLE: spec(22, 'preflight_unavailable', -32005, 200, 503, 'Node is unhealthy: preflight simulation upstream is unavailable', true),
+  // Access and admission.
+  UNAUTHORIZED: spec(30, 'unauthorized', -32600, 401, 401, 'Unauthorized: a valid API key is required (x-token, x-api-key, Authorization: Bearer, or ?key=)'),
+  RATE_LIMITED: spec(31, 'rate_limited', -32005, 429, 429, 'Rate limit exceeded: retry after the Retry-After delay', true),
+  OVERLOADED: spec(32, 'overloaded', -32005, 503, 503, 'Server overloaded: the transaction queue is full, retry after the Retry-After delay', true),
+  ROUTE_NOT_ALLOWED: spec(33, 'route_not_allowed', -32602, 200, 403, 'Invalid params: none of the requested routes is allowed for this API key'),
+  UNKNOWN_ROUTE: spec(34, 'unknown_route', -32602, 200, 400, 'Invalid params: unknown route'),
+  SHUTTING_DOWN: spec(35, 'shutting_down', -32005, 503, 503, 'Node is unhealthy: the relay is shutting down', true),
+  // HTTP transport.
+  BODY_TOO_LARGE: spec(40, 'body_too_large', -32600, 413, 413, 'Payload too large'),
+  UNSUPPORTED_MEDIA_TYPE: spec(41, 'unsupported_media_type', -32600, 415, 415, 'Unsupported media type'),
+  METHOD_NOT_ALLOWED: spec(42, 'method_not_allowed', -32600, 405, 405, 'Method not allowed'),
+  NOT_FOUND: spec(43, 'not_found', -32601, 404, 404, 'Not found'),
+});
+
+export type ErrorName = keyof typeof Errors;
+
+const byId = new Map<number, ErrorSpec>();
+for (const e of Object.values(Errors)) {
+  if (byId.has(e.id)) throw new Error(`duplicate error id ${e.id}`);
+  byId.set(e.id, e);
+}
+
+export function errorById(id: number): ErrorSpec | undefined {
+  return byId.get(id);
+}
+
+/**
+ * A registry error raised off the hot path (intake, handlers). `message` defaults to the registry message; intake
+ * passes Agave's full wording (e.g. "base64 encoded ... too large: 1700 bytes (max: encoded/raw 1644/1232)").
+ * Errors on hot rejection paths (rate limit, overload, auth) use precomputed bodies instead of this class.
+ */
+export class RelayError extends Error {
+  constructor(
+    readonly spec: ErrorSpec,
+    message: string = spec.message,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,89 @@
+// Every shared-memory offset in one module (the pino thread-stream `indexes.js` pattern): the front thread (producer)
+// and the egress workers (consumers) both import this, and check MAGIC + LAYOUT_VERSION when they attach.
+// Hot: the constants are read on every push/pop, so they are plain numbers, not lookups.
+//
+// Ring = one SharedArrayBuffer per egress worker, single producer (front thread) / single consumer (its worker).
+//
+//   bytes 0..255    control words (Int32Array view `ctl`), each hot word on its own 64-byte cache line
+//     ctl[0] MAGIC, ctl[1] LAYOUT_VERSION, ctl[2] slot count (power of two), ctl[3] slot size in bytes
+//     ctl[16] HEAD      records published by the producer (free-running u32 counter, wraps)
+//     ctl[32] TAIL      records released by the consumer: slots before TAIL may be overwritten
+//     ctl[48] WAITING   1 while the consumer sleeps in Atomics.waitAsync on HEAD (producer then notifies)
+//     ctl[49] ATTACHED  generation of the consumer currently attached (bumped on every (re)attach)
+//   bytes 256..     slot i at 256 + i * slotBytes; a slot = record header (96 bytes) + transaction bytes
+//
+// A record stays in its slot until the consumer has finished every route for it, so a worker that crashes
+// mid-send leaves it below HEAD and above TAIL: its replacement resends it (at-least-once, never lost).
+
+export const RING_MAGIC = 0x534c5452; // 'SLTR'
+export const RING_LAYOUT_VERSION = 1;
+
+export const CTL_BYTES = 256;
+export const CTL_MAGIC = 0;
+export const CTL_VERSION = 1;
+export const CTL_SLOT_COUNT = 2;
+export const CTL_SLOT_BYTES = 3;
+export const CTL_HEAD = 16;
+export const CTL_TAIL = 32;
+export const CTL_WAITING = 48;
+export const CTL_ATTACHED = 49;
+
+// Record header, byte offsets inside a slot (DataView / typed views at slot base).
+export const REC_TX_LENGTH = 0; // u32: transaction byte length
+export const REC_KEY_ID = 4; // u32: index of the API key in the frozen key table (never the key itself)
+export const REC_ROUTE_MASK = 8; // u32: bit i set = route ROUTE_IDS[i] requested (already intersected with policy)
+export const REC_MAX_RETRIES = 12; // i32: sendTransaction maxRetries, -1 when the client gave none
+export const REC_RECEIVED_AT_MS = 16; // f64: performance.timeOrigin + performance.now() at request arrival
+export const REC_FLAGS = 24; // u32: reserved for per-record flags (0 today)
+export const REC_TRACE_LENGTH = 28; // u8: length of the ASCII trace id
+export const REC_TRACE = 29; // up to TRACE_MAX_BYTES of ASCII trace id (x-request-id or generated)
+export const TRACE_MAX_BYTES = 64;
+export const REC_HEADER_BYTES = 96; // 29 + 64 rounded up to a multiple of 8 (the f64 and tx data stay aligned)
+export const REC_TX_DATA = REC_HEADER_BYTES;
+
+/** Route ids: bit positions in REC_ROUTE_MASK. Append only; never renumber. */
+export const ROUTE_IDS = Object.freeze({ rpc: 0, direct: 1, jito: 2, static: 3 } as const);
+export const ROUTE_COUNT = 4;
+export const ROUTE_BY_ID = Object.freeze(['rpc', 'direct', 'jito', 'static'] as const);
+
+export function slotBytesFor(maxTransactionBytes: number): number {
+  return Math.ceil((REC_HEADER_BYTES + maxTransactionBytes) / 64) * 64;
+}
+
+export function ringByteLength(slotCount: number, slotBytes: number): number {
+  return CTL_BYTES + slotCount * slotBytes;
+}
+
+// Per-worker counters: one Float64Array region per worker in a single SharedArrayBuffer. Each region has exactly
+// one writer (its worker), so plain stores suffice (no atomic read-modify-write, no contention); the front thread
+// sums the regions when /metrics is scraped. f64 counts exactly up to 2^53.
+//
+// Egress outcomes are a closed set with stable labels (Jet TxDropReason::as_str): metric label = log field.
+export const EGRESS_OUTCOMES = Object.freeze([
+  'sent', // handed to the route's transport and acknowledged by it (HTTP 200 / QUIC stream written)
+  'failed', // the route tried and failed (network error, timeout, upstream error response)
+  'dropped:no_endpoint', // the route has nothing to send to (e.g. rpc route with no endpoints configured)
+  'dropped:route_unavailable', // the route is not built into this relay yet or is disabled
+  'dropped:shutdown', // the relay stopped before the route could finish
+] as const);
+export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
+export const EGRESS_OUTCOME_COUNT = EGRESS_OUTCOMES.length;
+
+export const WORKER_COUNTER = Object.freeze({
+  /** records taken from the ring */
+  consumed: 0,
+  /** records whose every route finished (released back to the ring) */
+  released: 1,
+  /** records that ended with no route reporting `sent` */
+  undelivered: 2,
+  /** first egress-outcome counter: index = EGRESS_BASE + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex */
+  egressBase: 8,
+} as const);
+export const WORKER_COUNTER_SLOTS = 64;
+if (WORKER_COUNTER.egressBase + ROUTE_COUNT * EGRESS_OUTCOME_COUNT > WORKER_COUNTER_SLOTS) {
+  throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome matrix');
+}
+
+export function egressCounterIndex(routeId: number, outcomeIndex: number): number {
+  return WORKER_COUNTER.egressBase + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex;
+}
