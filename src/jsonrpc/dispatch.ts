@@ -1,0 +1,98 @@
+// Method-table dispatch for parsed JSON-RPC bodies (front thread, hot). A handler returns the result as JSON text,
+// synchronously when it can (sendTransaction with skipPreflight never awaits) or as a Promise (preflight, upstream
+// calls). Failures are thrown as RelayError and become JSON-RPC errors with the request id preserved; anything
+// else becomes -32603 and is reported through `onInternalError` (logged by the caller, never sent to the client).
+import { Errors, RelayError } from '../errors/registry.js';
+import { isInvalid, type JsonRpcCall, type JsonRpcElement, type ParsedBody } from './envelope.js';
+import { batchJson, errorJson, resultJson } from './response.js';
+
+export type MethodResult = string | Promise<string>;
+export type MethodHandler<C> = (params: unknown, ctx: C, call: JsonRpcCall) => MethodResult;
+export type MethodTable<C> = ReadonlyMap<string, MethodHandler<C>>;
+
+export interface DispatchHooks {
+  /** Called for errors that are not RelayError (bugs, unexpected upstream shapes). */
+  onInternalError(err: unknown, call: JsonRpcCall): void;
+  /** Called once per answered element with the method (or null) and the error reason (or null on success). */
+  onOutcome?(method: string | null, errorReason: string | null): void;
+}
+
+function errorFor(call: JsonRpcCall, err: unknown, hooks: DispatchHooks): string {
+  if (err instanceof RelayError) {
+    hooks.onOutcome?.(call.method, err.spec.reason);
+    return errorJson(call.id, err.spec.rpcCode, err.message, err.data);
+  }
+  hooks.onInternalError(err, call);
+  hooks.onOutcome?.(call.method, Errors.INTERNAL_ERROR.reason);
+  return errorJson(call.id, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message);
+}
+
+/** Answer one element: a string (sync), a Promise of one, or null for a notification. */
+function dispatchElement<C>(
+  el: JsonRpcElement,
+  table: MethodTable<C>,
+  ctx: C,
+  hooks: DispatchHooks,
+): string | Promise<string> | null {
+  if (isInvalid(el)) {
+    hooks.onOutcome?.(null, el.error.reason);
+    return el.notification ? null : errorJson(el.id, el.error.rpcCode, el.error.message);
+  }
+  const handler = table.get(el.method);
+  let out: string | Promise<string>;
+  if (handler === undefined) {
+    hooks.onOutcome?.(el.method, Errors.METHOD_NOT_FOUND.reason);
+    out = errorJson(el.id, Errors.METHOD_NOT_FOUND.rpcCode, Errors.METHOD_NOT_FOUND.message);
+  } else {
+    try {
+      const r = handler(el.params, ctx, el);
+      if (typeof r === 'string') {
+        hooks.onOutcome?.(el.method, null);
+        out = resultJson(el.id, r);
+      } else {
+        out = r.then(
+          (json) => {
+            hooks.onOutcome?.(el.method, null);
+            return resultJson(el.id, json);
+          },
+          (err: unknown) => errorFor(el, err, hooks),
+        );
+      }
+    } catch (err) {
+      out = errorFor(el, err, hooks);
+    }
+  }
+  if (el.notification) {
+    // A notification is executed but never answered; swallow async failures (already counted by hooks).
+    if (typeof out !== 'string') out.catch(() => undefined);
+    return null;
+  }
+  return out;
+}
+
+/**
+ * Answer a parsed body. Returns the response text, null when nothing must be sent (notifications only), or a
+ * Promise of either when some handler was asynchronous. Batch responses keep request order.
+ */
+export function dispatchJsonRpc<C>(
+  parsed: ParsedBody,
+  table: MethodTable<C>,
+  ctx: C,
+  hooks: DispatchHooks,
+): string | null | Promise<string | null> {
+  if (parsed.kind === 'fatal') {
+    hooks.onOutcome?.(null, parsed.error.reason);
+    return errorJson(null, parsed.error.rpcCode, parsed.error.message);
+  }
+  if (parsed.kind === 'single') return dispatchElement(parsed.element, table, ctx, hooks);
+  const parts: (string | Promise<string>)[] = [];
+  let pending = false;
+  for (const el of parsed.elements) {
+    const r = dispatchElement(el, table, ctx, hooks);
+    if (r === null) continue;
+    if (typeof r !== 'string') pending = true;
+    parts.push(r);
+  }
+  if (!pending) return batchJson(parts as string[]);
+  return Promise.all(parts).then(batchJson);
+}

@@ -1,0 +1,71 @@
+// JSON-RPC 2.0 envelope parsing with Agave's (paritytech jsonrpc) rules. Front thread, hot: runs once per request.
+// - `id` is echoed with its type; a request without an `id` member is a notification (no reply).
+// - A batch is answered in request order; `[]` -> one -32600; non-object elements -> -32600 each.
+// - `jsonrpc` must be exactly "2.0".
+import { Errors, type ErrorSpec } from '../errors/registry.js';
+
+export type JsonRpcId = string | number | null;
+
+/** One well-formed call. `params` is whatever the client sent (validated by the method). */
+export interface JsonRpcCall {
+  readonly id: JsonRpcId;
+  readonly notification: boolean;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+/** An element that is not a valid call: answered with `error` (unless it was a notification). */
+export interface JsonRpcInvalid {
+  readonly id: JsonRpcId;
+  readonly notification: boolean;
+  readonly error: ErrorSpec;
+}
+
+export type JsonRpcElement = JsonRpcCall | JsonRpcInvalid;
+
+export type ParsedBody =
+  | { readonly kind: 'single'; readonly element: JsonRpcElement }
+  | { readonly kind: 'batch'; readonly elements: readonly JsonRpcElement[] }
+  /** The whole body is answered with one error (parse error, empty batch, batch too large). */
+  | { readonly kind: 'fatal'; readonly error: ErrorSpec };
+
+export function isInvalid(e: JsonRpcElement): e is JsonRpcInvalid {
+  return (e as JsonRpcInvalid).error !== undefined;
+}
+
+function readElement(v: unknown): JsonRpcElement {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    return { id: null, notification: false, error: Errors.INVALID_REQUEST };
+  }
+  const o = v as Record<string, unknown>;
+  const hasId = 'id' in o;
+  const rawId = o.id;
+  const idOk = !hasId || rawId === null || typeof rawId === 'string' || typeof rawId === 'number';
+  const id: JsonRpcId = hasId && idOk ? (rawId as JsonRpcId) : null;
+  if (!idOk) return { id: null, notification: false, error: Errors.INVALID_REQUEST };
+  if (o.jsonrpc !== '2.0') {
+    return {
+      id,
+      notification: false,
+      error: o.jsonrpc === undefined ? Errors.INVALID_REQUEST : Errors.UNSUPPORTED_JSONRPC_VERSION,
+    };
+  }
+  if (typeof o.method !== 'string') return { id, notification: false, error: Errors.INVALID_REQUEST };
+  return { id, notification: !hasId, method: o.method, params: o.params };
+}
+
+/** Parse a request body. Never throws. `maxBatchSize` bounds the number of elements of a batch. */
+export function parseJsonRpcBody(text: string, maxBatchSize: number): ParsedBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'fatal', error: Errors.PARSE_ERROR };
+  }
+  if (!Array.isArray(value)) return { kind: 'single', element: readElement(value) };
+  if (value.length === 0) return { kind: 'fatal', error: Errors.INVALID_REQUEST };
+  if (value.length > maxBatchSize) return { kind: 'fatal', error: Errors.BATCH_TOO_LARGE };
+  const elements = new Array<JsonRpcElement>(value.length);
+  for (let i = 0; i < value.length; i++) elements[i] = readElement(value[i]);
+  return { kind: 'batch', elements };
+}
