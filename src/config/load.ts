@@ -1,0 +1,84 @@
+// Load, override, validate and freeze the configuration (cold: start-up only, main thread).
+// Order of precedence: file < environment (ENV_OVERRIDES) < command-line flags.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { configSchema, keySchema, type Config } from './schema.js';
+import { applyEnvOverrides, setPath } from './env-overrides.js';
+
+export class ConfigError extends Error {}
+
+/** A command-line override: dotted config path and value. */
+export interface FlagOverride {
+  readonly path: readonly string[];
+  readonly value: unknown;
+}
+
+function readStructured(file: string): unknown {
+  const text = readFileSync(file, 'utf8');
+  try {
+    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`${file}: cannot parse: ${(err as Error).message}`);
+  }
+}
+
+/** zod issues -> one readable message per problem, naming the path and, for unknown keys, the key. */
+export function formatIssues(source: string, error: z.ZodError): string {
+  const lines = error.issues.map((i) => {
+    const at = i.path.length ? i.path.join('.') : '(top level)';
+    if (i.code === 'unrecognized_keys') {
+      return `${at}: unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
+    }
+    return `${at}: ${i.message}`;
+  });
+  return `invalid configuration in ${source}:\n  ${lines.join('\n  ')}`;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o as Record<string, unknown>)) deepFreeze(v);
+  }
+  return o;
+}
+
+export interface LoadOptions {
+  readonly file?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly flags?: readonly FlagOverride[];
+}
+
+export function loadConfig(opts: LoadOptions): Readonly<Config> {
+  const source = opts.file ?? '(defaults)';
+  const raw = (opts.file ? readStructured(opts.file) : {}) ?? {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(`${source}: the top level must be a mapping`);
+  const obj = raw as Record<string, unknown>;
+  applyEnvOverrides(obj, opts.env ?? {});
+  for (const f of opts.flags ?? []) setPath(obj, f.path, f.value);
+
+  const parsed = configSchema.safeParse(obj);
+  if (!parsed.success) throw new ConfigError(formatIssues(source, parsed.error));
+  const config = parsed.data;
+
+  if (config.keysFile && opts.file) {
+    const keysPath = isAbsolute(config.keysFile) ? config.keysFile : resolve(dirname(opts.file), config.keysFile);
+    const keys = z.array(keySchema).safeParse(readStructured(keysPath));
+    if (!keys.success) throw new ConfigError(formatIssues(keysPath, keys.error));
+    config.keys.push(...keys.data);
+  }
+  const seen = new Set<string>();
+  for (const [i, k] of config.keys.entries()) {
+    const norm = k.key.toLowerCase();
+    // Name the index, never the key value: keys never appear in messages.
+    if (seen.has(norm)) throw new ConfigError(`invalid configuration in ${source}: keys[${i}] ("${k.name}") repeats an earlier key`);
+    seen.add(norm);
+    for (const r of k.defaultRoutes ?? []) {
+      if (!k.allowedRoutes.includes(r)) {
+        throw new ConfigError(`invalid configuration in ${source}: keys[${i}] ("${k.name}"): default route "${r}" is not in allowedRoutes`);
+      }
+    }
+  }
+  return deepFreeze(config);
+}

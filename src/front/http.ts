@@ -1,0 +1,109 @@
+// HTTP response writing for the uWS front (front thread, hot). Status lines and header sets are precomputed at
+// start (pino's "work at setup" rule); every write happens inside res.cork so headers and body leave in one syscall.
+import type { HttpResponse } from 'uWebSockets.js';
+import type { ErrorSpec } from '../errors/registry.js';
+
+const STATUS_LINES: Record<number, string> = {
+  200: '200 OK',
+  204: '204 No Content',
+  400: '400 Bad Request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  405: '405 Method Not Allowed',
+  413: '413 Payload Too Large',
+  415: '415 Unsupported Media Type',
+  422: '422 Unprocessable Entity',
+  429: '429 Too Many Requests',
+  500: '500 Internal Server Error',
+  503: '503 Service Unavailable',
+};
+
+export function statusLine(status: number): string {
+  return STATUS_LINES[status] ?? `${status} Status`;
+}
+
+/**
+ * uWS closes idle keep-alive connections after ~10-14 s (HTTP_IDLE_TIMEOUT_S is compiled into the native addon and
+ * cannot be changed from JS). Announcing it lets clients that honour the hint (undici/fetch, Node's http.Agent,
+ * @solana/kit) retire sockets before the server does. See docs/protocol-decisions.md.
+ */
+export const KEEP_ALIVE_HINT = 'timeout=10';
+
+/** Per-request state that must outlive the synchronous uWS handler (abort flag, trace id, timing). */
+export class RequestState {
+  aborted = false;
+  constructor(
+    readonly res: HttpResponse,
+    readonly requestId: string,
+    readonly receivedAtMs: number,
+  ) {}
+}
+
+export interface ResponseOptions {
+  readonly corsOrigin: string;
+}
+
+export function writeResponse(
+  st: RequestState,
+  opts: ResponseOptions,
+  status: number,
+  contentType: string,
+  body: string,
+  retryAfterSeconds = 0,
+  closeConnection = false,
+): void {
+  if (st.aborted) return; // the client is gone: no work after it left
+  const res = st.res;
+  res.cork(() => {
+    res.writeStatus(statusLine(status));
+    res.writeHeader('content-type', contentType);
+    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
+    res.writeHeader('x-request-id', st.requestId);
+    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
+    if (retryAfterSeconds > 0) res.writeHeader('retry-after', String(retryAfterSeconds));
+    res.end(body, closeConnection);
+  });
+  st.aborted = true; // answered: later writes are no-ops
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+export function writeJson(st: RequestState, opts: ResponseOptions, status: number, body: string, retryAfterSeconds = 0): void {
+  writeResponse(st, opts, status, JSON_TYPE, body, retryAfterSeconds);
+}
+
+/** Retry-After in whole seconds (at least 1) from a millisecond delay. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** Error body of the REST-style relay paths: {accepted:false, error:{code, reason, message, data?}}. */
+export function restErrorBody(spec: ErrorSpec, message: string = spec.message, data?: unknown): string {
+  return (
+    '{"accepted":false,"error":{"code":' +
+    spec.rpcCode +
+    ',"reason":"' +
+    spec.reason +
+    '","message":' +
+    JSON.stringify(message) +
+    (data === undefined ? '' : ',"data":' + JSON.stringify(data)) +
+    '}}'
+  );
+}
+
+export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions): void {
+  res.cork(() => {
+    res.writeStatus(STATUS_LINES[204]);
+    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
+    res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
+    res.writeHeader(
+      'access-control-allow-headers',
+      'content-type, x-api-key, x-token, authorization, x-request-id, solana-client',
+    );
+    res.writeHeader('access-control-max-age', '86400');
+    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
+    res.end();
+  });
+}
