@@ -32,7 +32,10 @@ export const KEEP_ALIVE_HINT = 'timeout=10';
 
 /** Per-request state that must outlive the synchronous uWS handler (abort flag, trace id, timing). */
 export class RequestState {
+  /** The client went away (uWS onAborted): the response must not be touched, no further work done. */
   aborted = false;
+  /** A response was written. */
+  answered = false;
   constructor(
     readonly res: HttpResponse,
     readonly requestId: string,
@@ -53,7 +56,7 @@ export function writeResponse(
   retryAfterSeconds = 0,
   closeConnection = false,
 ): void {
-  if (st.aborted) return; // the client is gone: no work after it left
+  if (st.aborted || st.answered) return; // the client is gone, or it already has its answer
   const res = st.res;
   res.cork(() => {
     res.writeStatus(statusLine(status));
@@ -64,7 +67,7 @@ export function writeResponse(
     if (retryAfterSeconds > 0) res.writeHeader('retry-after', String(retryAfterSeconds));
     res.end(body, closeConnection);
   });
-  st.aborted = true; // answered: later writes are no-ops
+  st.answered = true;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys new`. Flags override the config
+// file and environment (docs/configuration.md). Exit codes: 0 clean stop, 1 runtime failure, 2 bad usage/config.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ConfigError, type FlagOverride } from './config/load.js';
+
+const USAGE = `usage:
+  slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
+                  [--upstream URL] [--workers N] [--log-level LEVEL]
+  slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
+  slotrelay keys new                                                  (print a fresh API key)`;
+
+function intFlag(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v)) throw new ConfigError(`--${name} must be a non-negative integer`);
+  return Number(v);
+}
+
+async function start(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      'rpc-host': { type: 'string' },
+      'rpc-port': { type: 'string' },
+      'relay-host': { type: 'string' },
+      'relay-port': { type: 'string' },
+      upstream: { type: 'string' },
+      workers: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
+    strict: true,
+  });
+  const flags: FlagOverride[] = [];
+  const add = (path: string[], value: unknown): void => {
+    if (value !== undefined) flags.push({ path, value });
+  };
+  add(['rpcHost', 'host'], values['rpc-host']);
+  add(['rpcHost', 'port'], intFlag('rpc-port', values['rpc-port']));
+  add(['relayHost', 'host'], values['relay-host']);
+  add(['relayHost', 'port'], intFlag('relay-port', values['relay-port']));
+  add(['upstream', 'rpcUrl'], values.upstream);
+  add(['rings', 'workers'], intFlag('workers', values.workers));
+  add(['log', 'level'], values['log-level']);
+  const { runRelay } = await import('./main.js');
+  await runRelay({ configFile: values.config, flags, env: process.env });
+}
+
+async function main(): Promise<void> {
+  const [cmd, ...rest] = process.argv.slice(2);
+  try {
+    switch (cmd) {
+      case 'start':
+        await start(rest);
+        return;
+      case 'localnet': {
+        const { runLocalnetMain } = await import('./localnet/run-localnet.js');
+        await runLocalnetMain(rest);
+        return;
+      }
+      case 'keys':
+        if (rest[0] === 'new') {
+          process.stdout.write(randomUUID() + '\n');
+          return;
+        }
+        break;
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(USAGE + '\n');
+        return;
+    }
+    process.stderr.write(USAGE + '\n');
+    process.exitCode = 2;
+  } catch (err) {
+    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`slotrelay: ${(err as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`slotrelay: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

@@ -1,0 +1,24 @@
+// Everything the front-thread handlers share, built once by main.ts (cold).
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { FrontMetrics } from '../metrics/front-metrics.js';
+import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
+import type { KeyTable } from './auth.js';
+import type { ResponseOptions } from './http.js';
+import type { Intake } from './intake.js';
+
+export interface FrontDeps {
+  readonly config: Readonly<Config>;
+  readonly keys: KeyTable;
+  readonly intake: Intake;
+  readonly upstream: UpstreamRpcClient | null;
+  readonly metrics: FrontMetrics;
+  readonly log: Logger;
+  /** Routes this relay can deliver by right now (ROUTE_IDS bits). */
+  readonly availableRouteMask: number;
+  readonly responseOptions: ResponseOptions;
+  /** Full Prometheus text for GET /metrics. */
+  renderMetrics(): string;
+  /** GET /health body: "ok", "behind" or "unknown" (Agave's values). */
+  health(): 'ok' | 'behind' | 'unknown';
+}

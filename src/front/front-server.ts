@@ -1,0 +1,86 @@
+// The uWS front: both hosts of the spec from one thread (cold: set-up and shutdown; handlers live elsewhere).
+// JSON-RPC host: POST / (method table), GET /health, GET /metrics. Relay host: POST /v1/submit, /v1/transactions,
+// /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
+import uWS from 'uWebSockets.js';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { Errors } from '../errors/registry.js';
+import type { MethodTable } from '../jsonrpc/dispatch.js';
+import type { CallContext } from './call-context.js';
+import type { FrontDeps } from './front-deps.js';
+import { answerCorsPreflight, restErrorBody, RequestState, writeResponse, JSON_TYPE, TEXT_TYPE } from './http.js';
+import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
+import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
+import { errorJson } from '../jsonrpc/response.js';
+
+export interface ListenInfo {
+  readonly name: 'rpc' | 'relay';
+  readonly host: string;
+  readonly port: number;
+}
+
+function plain(res: HttpResponse, deps: FrontDeps, status: number, type: string, body: string): void {
+  const st = new RequestState(res, '', 0);
+  writeResponse(st, deps.responseOptions, status, type, body);
+}
+
+function commonRoutes(app: TemplatedApp, deps: FrontDeps, notFoundBody: () => string, notFoundStatus: number): void {
+  app.get('/health', (res) => plain(res, deps, 200, TEXT_TYPE, deps.health()));
+  if (deps.config.http.metrics) {
+    app.get('/metrics', (res) => plain(res, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
+  }
+  app.options('/*', (res) => answerCorsPreflight(res, deps.responseOptions));
+  app.any('/*', (res) => {
+    deps.metrics.countRejection(notFoundStatus === 405 ? Errors.METHOD_NOT_ALLOWED.reason : Errors.NOT_FOUND.reason);
+    plain(res, deps, notFoundStatus, JSON_TYPE, notFoundBody());
+  });
+}
+
+export class FrontServer {
+  private readonly listenSockets: us_listen_socket[] = [];
+
+  constructor(
+    private readonly deps: FrontDeps,
+    private readonly rpcMethods: MethodTable<CallContext>,
+    private readonly relayRpcMethods: MethodTable<CallContext>,
+  ) {}
+
+  private buildRpcApp(): TemplatedApp {
+    const app = uWS.App();
+    app.post('/', jsonRpcEndpoint(this.deps, this.rpcMethods, 'rpc', '/'));
+    // Agave: any GET other than /health is 405; unknown POST paths likewise get the JSON-RPC error body.
+    commonRoutes(app, this.deps, () => errorJson(null, Errors.METHOD_NOT_ALLOWED.rpcCode, Errors.METHOD_NOT_ALLOWED.message), 405);
+    return app;
+  }
+
+  private buildRelayApp(): TemplatedApp {
+    const app = uWS.App();
+    app.post('/v1/submit', submitEndpoint(this.deps));
+    app.post('/v1/transactions', transactionsEndpoint(this.deps));
+    app.post('/v1/sendTransaction', jsonRpcEndpoint(this.deps, this.relayRpcMethods, 'relay', '/v1/sendTransaction'));
+    commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction'), 404);
+    return app;
+  }
+
+  private listen(app: TemplatedApp, name: 'rpc' | 'relay', host: string, port: number): Promise<ListenInfo> {
+    return new Promise((resolve, reject) => {
+      app.listen(host, port, (sock) => {
+        if (!sock) return reject(new Error(`cannot listen on ${host}:${port} for the ${name} host`));
+        this.listenSockets.push(sock);
+        resolve({ name, host, port: uWS.getSocketPort(sock) });
+      });
+    });
+  }
+
+  async start(): Promise<ListenInfo[]> {
+    const out: ListenInfo[] = [];
+    const c = this.deps.config;
+    if (c.rpcHost.enabled) out.push(await this.listen(this.buildRpcApp(), 'rpc', c.rpcHost.host, c.rpcHost.port));
+    if (c.relayHost.enabled) out.push(await this.listen(this.buildRelayApp(), 'relay', c.relayHost.host, c.relayHost.port));
+    return out;
+  }
+
+  /** Stop accepting new connections (existing ones finish their current request). */
+  stopListening(): void {
+    for (const s of this.listenSockets.splice(0)) uWS.closeSocket(s);
+  }
+}

@@ -1,0 +1,128 @@
+// Transaction intake shared by every submission path (front thread, HOT). The transaction is decoded straight into
+// a reserved ring slot — that decode is the one copy between the HTTP bytes and the egress worker — then sanitized
+// and (per key) signature-verified in place, and only then published. A slot that fails a check is never published,
+// so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
+// caller answers 503 + Retry-After.
+import { Errors, RelayError } from '../errors/registry.js';
+import type { RingProducer } from '../shm/ring.js';
+import {
+  createParsedTransaction,
+  decodeTransactionInto,
+  encodeSignatureBase58,
+  parseTransaction,
+  verifyTransactionSignatures,
+  type ParsedTransaction,
+  type TransactionEncoding,
+} from '../tx/index.js';
+
+export interface SubmissionMeta {
+  readonly keyId: number;
+  readonly routeMask: number;
+  /** -1 when the client gave none. */
+  readonly maxRetries: number;
+  readonly receivedAtMs: number;
+  readonly traceId: string;
+  readonly verifySignatures: boolean;
+}
+
+/** A transaction decoded and checked outside the ring (preflight path), ready to be published later. */
+export interface CheckedTransaction {
+  readonly bytes: Buffer;
+  readonly signature: string;
+}
+
+export class Intake {
+  private nextRing = 0;
+  private closed = false;
+  /** Reused parse result: the parser fills it, so the hot path allocates no parse objects. */
+  private readonly parsed: ParsedTransaction = createParsedTransaction();
+
+  constructor(
+    private readonly rings: readonly RingProducer[],
+    private readonly maxTransactionBytes: number,
+  ) {}
+
+  /** Stop accepting (shutdown). Later submissions get SHUTTING_DOWN. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Tx-data offset of the slot reserve() found (kept in a field so reserve() returns without allocating). */
+  private reservedOffset = -1;
+
+  /** Round-robin over rings, skipping full ones. Sets reservedOffset. */
+  private reserve(): RingProducer {
+    if (this.closed) throw new RelayError(Errors.SHUTTING_DOWN);
+    const n = this.rings.length;
+    for (let i = 0; i < n; i++) {
+      const ring = this.rings[this.nextRing];
+      this.nextRing = this.nextRing + 1 === n ? 0 : this.nextRing + 1;
+      const offset = ring.reserve();
+      if (offset >= 0) {
+        this.reservedOffset = offset;
+        return ring;
+      }
+    }
+    throw new RelayError(Errors.OVERLOADED);
+  }
+
+  private checkAndPublish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta): string {
+    const bytes = ring.bytes;
+    parseTransaction(bytes, offset, length, this.parsed);
+    if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) {
+      throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
+    }
+    const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
+    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
+    return signature;
+  }
+
+  /** Base58/base64 text -> ring. Returns the first signature (base58). Throws RelayError. */
+  submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string {
+    const ring = this.reserve();
+    const offset = this.reservedOffset;
+    // Decode straight into the slot: this is the single copy of the transaction on its way to the worker.
+    const slot = ring.bytes.subarray(offset, offset + this.maxTransactionBytes);
+    const length = decodeTransactionInto(slot, encoded, encoding, this.maxTransactionBytes);
+    return this.checkAndPublish(ring, offset, length, meta);
+  }
+
+  /** Raw wire bytes (application/octet-stream body, QUIC ingress) -> ring. */
+  submitBytes(tx: Uint8Array, meta: SubmissionMeta): string {
+    if (tx.length > this.maxTransactionBytes) {
+      throw new RelayError(
+        Errors.TX_TOO_LARGE_DECODED,
+        `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
+      );
+    }
+    const ring = this.reserve();
+    const offset = this.reservedOffset;
+    ring.bytes.set(tx, offset);
+    return this.checkAndPublish(ring, offset, tx.length, meta);
+  }
+
+  /** Decode and check without publishing (preflight first). The bytes are a private copy. */
+  check(encoded: string, encoding: TransactionEncoding, verifySignatures: boolean): CheckedTransaction {
+    if (this.closed) throw new RelayError(Errors.SHUTTING_DOWN);
+    const buf = Buffer.allocUnsafe(this.maxTransactionBytes);
+    const length = decodeTransactionInto(buf, encoded, encoding, this.maxTransactionBytes);
+    parseTransaction(buf, 0, length, this.parsed);
+    if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) {
+      throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
+    }
+    return { bytes: buf.subarray(0, length), signature: encodeSignatureBase58(buf, this.parsed.firstSignatureOffset) };
+  }
+
+  /** Publish a transaction that passed check() (and its preflight). */
+  publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string {
+    const ring = this.reserve();
+    ring.bytes.set(tx.bytes, this.reservedOffset);
+    ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
+    return tx.signature;
+  }
+
+  /** Records published but not yet released by the workers, per ring (metrics gauge). */
+  depths(): number[] {
+    return this.rings.map((r) => r.depth());
+  }
+}

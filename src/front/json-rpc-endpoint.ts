@@ -1,0 +1,82 @@
+// A JSON-RPC POST endpoint on the uWS front (front thread, HOT): the JSON-RPC host's `/` and the relay host's
+// `/v1/sendTransaction` both run through here. Order of checks: key (401) -> media type (415) -> body size (413) ->
+// envelope -> rate limit over every batch element (429) -> method table. JSON-RPC results and errors are HTTP 200;
+// a single call refused for a transport-level reason (overload, rate) carries that status and Retry-After.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { Errors, type ErrorSpec } from '../errors/registry.js';
+import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
+import { parseJsonRpcBody, type JsonRpcId } from '../jsonrpc/envelope.js';
+import { errorJson } from '../jsonrpc/response.js';
+import type { HostLabel } from '../metrics/front-metrics.js';
+import { readBody } from './body-reader.js';
+import type { CallContext } from './call-context.js';
+import type { FrontDeps } from './front-deps.js';
+import { retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import { beginRequest, mediaType, nowMs } from './request.js';
+
+const RETRY_AFTER_OVERLOAD_S = 1;
+
+/** Reason -> registry entry, for mapping a single call's error to its HTTP status. */
+const SPEC_BY_REASON = new Map<string, ErrorSpec>(Object.values(Errors).map((e) => [e.reason, e]));
+
+export function rejectRpc(
+  deps: FrontDeps,
+  st: RequestState,
+  spec: ErrorSpec,
+  retryAfterS = 0,
+  data?: unknown,
+  id: JsonRpcId = null,
+): void {
+  deps.metrics.countRejection(spec.reason);
+  const close = spec === Errors.BODY_TOO_LARGE; // the rest of the body is never read: drop the connection
+  writeResponse(st, deps.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(id, spec.rpcCode, spec.message, data), retryAfterS, close);
+}
+
+export function jsonRpcEndpoint(
+  deps: FrontDeps,
+  table: MethodTable<CallContext>,
+  host: HostLabel,
+  path: string,
+): (res: HttpResponse, req: HttpRequest) => void {
+  return (res, req) => {
+    const head = beginRequest(res, req);
+    const st = head.state;
+    const key = deps.keys.lookup(head.keyCandidate);
+    if (key === undefined) return rejectRpc(deps, st, Errors.UNAUTHORIZED);
+    const mt = mediaType(head.contentType);
+    if (mt !== 'application/json') return rejectRpc(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE);
+
+    readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
+      const parsed = parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize);
+      const elements = parsed.kind === 'batch' ? parsed.elements.length : 1;
+      const waitMs = key.submitBucket.take(elements, st.receivedAtMs);
+      if (waitMs > 0) {
+        const id = parsed.kind === 'single' ? parsed.element.id : null;
+        return rejectRpc(deps, st, Errors.RATE_LIMITED, retryAfterSeconds(waitMs), { reason: 'rate_limited', retryAfterMs: waitMs }, id);
+      }
+
+      let singleError: ErrorSpec | undefined;
+      const hooks: DispatchHooks = {
+        onInternalError: (err, call) => deps.log.error({ err, method: call.method, requestId: st.requestId, key: key.name }, 'internal error in method'),
+        onOutcome: (method, reason) => {
+          deps.metrics.countRequest(host, deps.metrics.methodLabel(method), reason ?? 'ok');
+          if (reason !== null && parsed.kind === 'single') singleError = SPEC_BY_REASON.get(reason);
+        },
+      };
+      const ctx: CallContext = { key, state: st, routeMask: key.defaultMask & deps.availableRouteMask };
+      const out = dispatchJsonRpc(parsed, table, ctx, hooks);
+      const finish = (text: string | null): void => {
+        const status = singleError?.rpcHttpStatus ?? 200;
+        const retry = singleError?.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
+        writeJson(st, deps.responseOptions, status, text ?? '', retry);
+        deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
+      };
+      if (out === null || typeof out === 'string') finish(out);
+      else
+        out.then(finish, (err: unknown) => {
+          deps.log.error({ err, requestId: st.requestId }, 'unexpected dispatch failure');
+          finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message));
+        });
+    }, () => rejectRpc(deps, st, Errors.BODY_TOO_LARGE));
+  };
+}

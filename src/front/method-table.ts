@@ -1,0 +1,19 @@
+// The JSON-RPC method tables (cold: built once at start). Later issues add their methods here; a method that is
+// not in the table answers -32601 "Method not found".
+import type { MethodTable, MethodHandler } from '../jsonrpc/dispatch.js';
+import type { CallContext } from './call-context.js';
+import type { FrontDeps } from './front-deps.js';
+import { sendTransactionMethod } from './methods/send-transaction.js';
+
+/** Methods of the JSON-RPC host (POST / on {base_url}). */
+export function rpcHostMethods(deps: FrontDeps): MethodTable<CallContext> {
+  const send: MethodHandler<CallContext> = sendTransactionMethod({ intake: deps.intake, upstream: deps.upstream });
+  return new Map<string, MethodHandler<CallContext>>([['sendTransaction', send]]);
+}
+
+/** Methods of the relay host's JSON-RPC compatibility path (POST /v1/sendTransaction): sendTransaction only. */
+export function relayRpcMethods(deps: FrontDeps): MethodTable<CallContext> {
+  return new Map<string, MethodHandler<CallContext>>([
+    ['sendTransaction', sendTransactionMethod({ intake: deps.intake, upstream: deps.upstream })],
+  ]);
+}

@@ -1,0 +1,178 @@
+// The REST-style relay paths (front thread, HOT): POST /v1/submit and POST /v1/transactions. Both answer
+// {"accepted":true,"signature":...} on success and {"accepted":false,"error":{code,reason,message,data?}} with the
+// registry's REST status on failure; payloads are specified in docs/relay-api.md.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
+import { Errors, RelayError, type ErrorSpec } from '../errors/registry.js';
+import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
+import { parseEncodingParam, type TransactionEncoding } from '../tx/index.js';
+import type { KeyEntry } from './auth.js';
+import { readBody } from './body-reader.js';
+import type { FrontDeps } from './front-deps.js';
+import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import type { SubmissionMeta } from './intake.js';
+import { beginRequest, mediaType, nowMs } from './request.js';
+
+const RETRY_AFTER_OVERLOAD_S = 1;
+
+/** `,"routes":[...]}` suffix per route mask, precomputed so a success answer is two concatenations. */
+const ROUTES_SUFFIX: string[] = [];
+for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) {
+  const names = ROUTE_BY_ID.filter((_, i) => (mask & (1 << i)) !== 0);
+  ROUTES_SUFFIX.push(',"routes":' + JSON.stringify(names) + '}');
+}
+
+function rejectRest(deps: FrontDeps, st: RequestState, spec: ErrorSpec, message?: string, data?: unknown, retryAfterS = 0): void {
+  deps.metrics.countRejection(spec.reason);
+  const close = spec === Errors.BODY_TOO_LARGE;
+  const retry = retryAfterS > 0 ? retryAfterS : spec.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
+  writeResponse(st, deps.responseOptions, spec.restHttpStatus, JSON_TYPE, restErrorBody(spec, message, data), retry, close);
+}
+
+function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown): void {
+  if (err instanceof RelayError) {
+    deps.metrics.countRequest('relay', path, err.spec.reason);
+    rejectRest(deps, st, err.spec, err.message, err.data);
+  } else {
+    deps.log.error({ err, requestId: st.requestId }, 'internal error on relay path');
+    deps.metrics.countRequest('relay', path, Errors.INTERNAL_ERROR.reason);
+    rejectRest(deps, st, Errors.INTERNAL_ERROR);
+  }
+}
+
+function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number): void {
+  deps.metrics.countRequest('relay', path, 'ok');
+  writeJson(st, deps.responseOptions, 200, '{"accepted":true,"signature":"' + signature + '"' + ROUTES_SUFFIX[mask]);
+  deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
+}
+
+/** Requested route names -> effective mask (request ∩ key policy ∩ available). Throws RelayError. */
+export function resolveRoutes(requested: unknown, key: KeyEntry, available: number): number {
+  if (requested === undefined || requested === null || requested === 'default') {
+    const m = key.defaultMask & available;
+    if (m === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
+    return m;
+  }
+  if (!Array.isArray(requested) || requested.length === 0) {
+    throw new RelayError(Errors.UNKNOWN_ROUTE, 'Invalid params: `routes` must be "default" or a non-empty array of route names');
+  }
+  let mask = 0;
+  for (const r of requested) {
+    if (typeof r !== 'string' || !(ROUTE_NAMES as readonly string[]).includes(r)) {
+      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)}; known routes: ${ROUTE_NAMES.join(', ')}`);
+    }
+    mask |= 1 << ROUTE_IDS[r as RouteName];
+  }
+  const effective = mask & key.allowedMask & available;
+  if (effective === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
+  return effective;
+}
+
+function maxRetriesFrom(v: unknown): number {
+  if (v === undefined || v === null) return -1;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `maxRetries` must be a non-negative integer');
+  }
+  return v;
+}
+
+/** Common prologue: key (401) and rate limit (429). Returns the key or undefined when already answered. */
+function admit(deps: FrontDeps, head: ReturnType<typeof beginRequest>): KeyEntry | undefined {
+  const st = head.state;
+  const key = deps.keys.lookup(head.keyCandidate);
+  if (key === undefined) {
+    rejectRest(deps, st, Errors.UNAUTHORIZED);
+    return undefined;
+  }
+  return key;
+}
+
+function takeToken(deps: FrontDeps, st: RequestState, key: KeyEntry): boolean {
+  const waitMs = key.submitBucket.take(1, st.receivedAtMs);
+  if (waitMs === 0) return true;
+  rejectRest(deps, st, Errors.RATE_LIMITED, undefined, { retryAfterMs: waitMs }, retryAfterSeconds(waitMs));
+  return false;
+}
+
+function meta(key: KeyEntry, st: RequestState, routeMask: number, maxRetries: number): SubmissionMeta {
+  return {
+    keyId: key.id,
+    routeMask,
+    maxRetries,
+    receivedAtMs: st.receivedAtMs,
+    traceId: st.requestId,
+    verifySignatures: key.config.verifySignatures,
+  };
+}
+
+/** POST /v1/submit: {"transaction": base64, "encoding"?: "base64"|"base58", "routes"?: [...]|"default", "maxRetries"?: n}. */
+export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRequest) => void {
+  const path = '/v1/submit';
+  return (res, req) => {
+    const head = beginRequest(res, req);
+    const st = head.state;
+    const key = admit(deps, head);
+    if (key === undefined) return;
+    if (mediaType(head.contentType) !== 'application/json') return rejectRest(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE, 'Unsupported media type: send application/json');
+    readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
+      if (!takeToken(deps, st, key)) return;
+      try {
+        let doc: unknown;
+        try {
+          doc = JSON.parse(body.toString('utf8'));
+        } catch {
+          throw new RelayError(Errors.PARSE_ERROR, 'Parse error: the body is not valid JSON');
+        }
+        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+          throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: the body must be a JSON object with a `transaction` string');
+        }
+        const o = doc as Record<string, unknown>;
+        if (typeof o.transaction !== 'string') throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be a string');
+        const encoding: TransactionEncoding = o.encoding === undefined ? 'base64' : parseEncodingParam(o.encoding);
+        const mask = resolveRoutes(o.routes, key, deps.availableRouteMask);
+        const sig = deps.intake.submitEncoded(o.transaction, encoding, meta(key, st, mask, maxRetriesFrom(o.maxRetries)));
+        accepted(deps, st, path, sig, mask);
+      } catch (err) {
+        failRest(deps, st, path, err);
+      }
+    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE));
+  };
+}
+
+/**
+ * POST /v1/transactions: raw wire bytes (application/octet-stream), or the transaction as text (text/plain,
+ * base64 by default, ?encoding=base58 for base58). Optional ?maxRetries=n. Routes: the key's defaults.
+ */
+export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRequest) => void {
+  const path = '/v1/transactions';
+  return (res, req) => {
+    const head = beginRequest(res, req);
+    const st = head.state;
+    const key = admit(deps, head);
+    if (key === undefined) return;
+    const mt = mediaType(head.contentType);
+    const raw = mt === 'application/octet-stream';
+    if (!raw && mt !== 'text/plain') {
+      return rejectRest(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE, 'Unsupported media type: send application/octet-stream (wire bytes) or text/plain (base64/base58)');
+    }
+    const params = new URLSearchParams(head.query);
+    readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
+      if (!takeToken(deps, st, key)) return;
+      try {
+        const mask = resolveRoutes(undefined, key, deps.availableRouteMask);
+        const m = meta(key, st, mask, maxRetriesFrom(params.has('maxRetries') ? Number(params.get('maxRetries')) : undefined));
+        let sig: string;
+        if (raw) {
+          if (body.length === 0) throw new RelayError(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body');
+          sig = deps.intake.submitBytes(body, m);
+        } else {
+          const encoding: TransactionEncoding = params.has('encoding') ? parseEncodingParam(params.get('encoding')) : 'base64';
+          sig = deps.intake.submitEncoded(body.toString('latin1').trim(), encoding, m);
+        }
+        accepted(deps, st, path, sig, mask);
+      } catch (err) {
+        failRest(deps, st, path, err);
+      }
+    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE));
+  };
+}

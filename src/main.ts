@@ -1,0 +1,119 @@
+// Wiring (cold): config -> shared memory rings -> egress pool -> front, and the one shutdown path.
+// With no upstream configured the embedded localnet is started as a child process and becomes the upstream and
+// the rpc route's endpoint, so `make start` works on a machine with no network.
+import { fileURLToPath } from 'node:url';
+import { ensureLocalConfig } from './config/bootstrap-local.js';
+import { loadConfig, type FlagOverride } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { KeyTable, routeMask } from './front/auth.js';
+import type { FrontDeps } from './front/front-deps.js';
+import { FrontServer, type ListenInfo } from './front/front-server.js';
+import { Intake } from './front/intake.js';
+import { relayRpcMethods, rpcHostMethods } from './front/method-table.js';
+import { createLogger, type Logger } from './log/logger.js';
+import { FrontMetrics } from './metrics/front-metrics.js';
+import { TextBuilder } from './metrics/prometheus.js';
+import { UpstreamRpcClient } from './rpc/upstream-client.js';
+import { createRing, RingProducer } from './shm/ring.js';
+import { EgressPool } from './egress/pool.js';
+import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
+import { printStartBanner } from './start-banner.js';
+
+export interface RunOptions {
+  readonly configFile?: string;
+  readonly flags: readonly FlagOverride[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** Routes this build can deliver by (bits of ROUTE_IDS). direct/jito/static arrive with the QUIC egress issue. */
+function availableRoutes(config: Readonly<Config>): number {
+  return config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
+}
+
+function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
+  const endpoints = config.routes.rpc.endpoints.length > 0 ? config.routes.rpc.endpoints : [rpcUrl];
+  return Object.freeze({
+    ...config,
+    upstream: Object.freeze({ ...config.upstream, rpcUrl }),
+    routes: Object.freeze({ ...config.routes, rpc: Object.freeze({ ...config.routes.rpc, endpoints: Object.freeze(endpoints) as string[] }) }),
+  });
+}
+
+export async function runRelay(opts: RunOptions): Promise<void> {
+  let configFile = opts.configFile;
+  let newKey: string | undefined;
+  if (configFile === undefined) {
+    const boot = ensureLocalConfig(process.cwd());
+    configFile = boot.configPath;
+    newKey = boot.newKey;
+  }
+  let config = loadConfig({ file: configFile, env: opts.env, flags: opts.flags });
+  const log = createLogger(config.log.level, 'front');
+
+  let localnet: LocalnetChild | null = null;
+  if (config.upstream.rpcUrl === undefined) {
+    const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+    localnet = await startLocalnetChild(cli, log);
+    config = withLocalnet(config, localnet.rpcUrl);
+  }
+
+  const rings = Array.from({ length: config.rings.workers }, () =>
+    createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
+  );
+  const producers = rings.map((r) => new RingProducer(r));
+  const pool = new EgressPool({ config, rings, log });
+  pool.start();
+
+  const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
+  if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes);
+  const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
+  let shuttingDown = false;
+  const deps: FrontDeps = {
+    config,
+    keys,
+    intake,
+    upstream,
+    metrics: new FrontMetrics(['sendTransaction']),
+    log,
+    availableRouteMask: availableRoutes(config),
+    responseOptions: { corsOrigin: config.http.corsAllowOrigin },
+    renderMetrics: () => {
+      const tb = new TextBuilder();
+      deps.metrics.render(tb);
+      pool.renderMetrics(tb);
+      return tb.text();
+    },
+    health: () => (shuttingDown ? 'unknown' : 'ok'),
+  };
+  const front = new FrontServer(deps, rpcHostMethods(deps), relayRpcMethods(deps));
+  let listeners: ListenInfo[];
+  try {
+    listeners = await front.start();
+  } catch (err) {
+    await pool.drain(1000);
+    localnet?.stop();
+    throw err;
+  }
+  log.info({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl ?? null, workers: config.rings.workers }, 'slotrelay ready');
+  printStartBanner({ listeners, config, configFile, newKey, localnet });
+
+  const shutdown = async (signal: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log.info({ signal }, 'shutting down: no new requests; draining rings into the routes');
+    intake.close();
+    front.stopListening();
+    const drained = await pool.drain(config.shutdown.drainTimeoutMs);
+    if (drained.undelivered > 0) {
+      log.error({ records: drained.undelivered }, 'drain timed out: records left in the rings were not delivered');
+    }
+    localnet?.stop();
+    log.info({ event: 'relay_stopped', ...drained }, 'slotrelay stopped');
+    process.exit(drained.undelivered > 0 ? 1 : 0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+export type { Logger };

@@ -1,0 +1,45 @@
+// What `slotrelay start` prints for a human (cold): every listener, where the key is, and a copy-paste request.
+import type { Config } from './config/schema.js';
+import type { ListenInfo } from './front/front-server.js';
+import type { LocalnetChild } from './localnet-child.js';
+
+export interface BannerInput {
+  readonly listeners: readonly ListenInfo[];
+  readonly config: Readonly<Config>;
+  readonly configFile: string;
+  readonly newKey?: string;
+  readonly localnet: LocalnetChild | null;
+}
+
+export function printStartBanner(b: BannerInput): void {
+  const out: string[] = ['', 'slotrelay is listening on:'];
+  for (const l of b.listeners) {
+    const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction)';
+    out.push(`  ${what}  http://${l.host}:${l.port}`);
+  }
+  if (b.localnet) {
+    out.push(`  embedded localnet RPC  ${b.localnet.rpcUrl}`);
+    for (const v of b.localnet.validators) out.push(`  localnet validator ${v.identity}  TPU QUIC ${v.tpuQuic}`);
+  }
+  out.push(`config: ${b.configFile}`);
+  if (b.newKey) {
+    out.push('', 'A fresh API key was created for you (stored in local/keys.yaml; shown this once):', `  export SLOTRELAY_KEY=${b.newKey}`);
+  } else {
+    out.push('', 'Your API key is in local/keys.yaml (or your keys file):', "  export SLOTRELAY_KEY=$(awk '/key:/{print $3; exit}' local/keys.yaml)");
+  }
+  const relay = b.listeners.find((l) => l.name === 'relay');
+  const rpc = b.listeners.find((l) => l.name === 'rpc');
+  const upstream = b.localnet?.rpcUrl ?? b.config.upstream.rpcUrl;
+  if (relay && upstream) {
+    out.push(
+      '',
+      'Send a first transaction (a signed transfer on the localnet, made by the example-tx helper):',
+      `  curl -s http://${relay.host}:${relay.port}/v1/submit -H "x-api-key: $SLOTRELAY_KEY" -H 'content-type: application/json' \\`,
+      `    -d "{\\"transaction\\":\\"$(node dist/src/cli.js example-tx --rpc ${upstream})\\"}"`,
+    );
+  }
+  if (rpc) {
+    out.push('', 'Or through JSON-RPC, as @solana/web3.js would:', `  new Connection('http://${rpc.host}:${rpc.port}', { httpHeaders: { 'x-api-key': KEY } })`);
+  }
+  process.stdout.write(out.join('\n') + '\n\n');
+}
