@@ -9,7 +9,8 @@ const USAGE = `usage:
   slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
                   [--upstream URL] [--workers N] [--log-level LEVEL]
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
-  slotrelay keys new                                                  (print a fresh API key)`;
+  slotrelay keys new                                                  (print a fresh API key)
+  slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)`;
 
 function intFlag(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -57,6 +58,13 @@ async function main(): Promise<void> {
       case 'localnet': {
         const { runLocalnetMain } = await import('./localnet/run-localnet.js');
         await runLocalnetMain(rest);
+        return;
+      }
+      case 'example-tx': {
+        const { values } = parseArgs({ args: rest, options: { rpc: { type: 'string' } }, strict: true });
+        if (!values.rpc) throw new ConfigError('example-tx needs --rpc URL (the localnet or a devnet RPC)');
+        const { buildExampleTransaction } = await import('./client/example-transaction.js');
+        process.stdout.write((await buildExampleTransaction(values.rpc)) + '\n');
         return;
       }
       case 'keys':
