@@ -1,0 +1,82 @@
+// Starts the real relay (dist/src/cli.js start) as a child process on loopback with ephemeral ports, from a config
+// written for the test. Tests talk to it only over HTTP, like users do.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stringify } from 'yaml';
+
+export const TEST_KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
+export const OTHER_KEY = 'a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d';
+
+export interface RelayHandle {
+  readonly rpcUrl: string;
+  readonly relayUrl: string;
+  readonly logs: string[];
+  readonly child: ChildProcess;
+  /** Send a signal and resolve with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function defaultKeys(): Record<string, unknown>[] {
+  return [
+    { key: TEST_KEY, name: 'test-bot', rateLimit: { perSecond: 10_000, burst: 10_000 } },
+    { key: OTHER_KEY, name: 'tight-bot', rateLimit: { perSecond: 1, burst: 3 }, preflight: 'reject' },
+  ];
+}
+
+export async function startRelay(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<RelayHandle> {
+  const dir = mkdtempSync(join(tmpdir(), 'slotrelay-test-'));
+  const file = join(dir, 'config.yaml');
+  const full = {
+    rpcHost: { host: '127.0.0.1', port: 0 },
+    relayHost: { host: '127.0.0.1', port: 0 },
+    rings: { workers: 1, slotsPerRing: 256 },
+    log: { level: 'info' },
+    keys: defaultKeys(),
+    ...config,
+  };
+  writeFileSync(file, stringify(full));
+  const child = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, ...env },
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  createInterface({ input: child.stderr! }).on('line', (l) => logs.push(l));
+  const ready = await new Promise<{ listeners: { name: string; host: string; port: number }[] }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`relay did not start:\n${logs.join('\n')}`)), 30_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`relay exited with ${String(code)}:\n${logs.join('\n')}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      logs.push(l);
+      if (!l.startsWith('{')) return;
+      try {
+        const m = JSON.parse(l) as { event?: string; listeners?: { name: string; host: string; port: number }[] };
+        if (m.event === 'relay_ready' && m.listeners) {
+          clearTimeout(timer);
+          resolve({ listeners: m.listeners });
+        }
+      } catch {
+        /* not a log line */
+      }
+    });
+  });
+  const url = (name: string): string => {
+    const l = ready.listeners.find((x) => x.name === name);
+    return l ? `http://${l.host}:${l.port}` : '';
+  };
+  return {
+    rpcUrl: url('rpc'),
+    relayUrl: url('relay'),
+    logs,
+    child,
+    stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
