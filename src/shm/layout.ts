@@ -10,6 +10,7 @@
 //     ctl[32] TAIL      records released by the consumer: slots before TAIL may be overwritten
 //     ctl[48] WAITING   1 while the consumer sleeps in Atomics.waitAsync on HEAD (producer then notifies)
 //     ctl[49] ATTACHED  generation of the consumer currently attached (bumped on every (re)attach)
+//     ctl[50] STOP      set to 1 by the egress pool to ask the consumer to finish (shutdown); cold
 //   bytes 256..     slot i at 256 + i * slotBytes; a slot = record header (96 bytes) + transaction bytes
 //
 // A record stays in its slot until the consumer has finished every route for it, so a worker that crashes
@@ -27,6 +28,7 @@ export const CTL_HEAD = 16;
 export const CTL_TAIL = 32;
 export const CTL_WAITING = 48;
 export const CTL_ATTACHED = 49;
+export const CTL_STOP = 50;
 
 // Record header, byte offsets inside a slot (DataView / typed views at slot base).
 export const REC_TX_LENGTH = 0; // u32: transaction byte length

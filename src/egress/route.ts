@@ -1,0 +1,63 @@
+// The egress route contract (runs in egress workers, HOT). The consumer loop hands each record to every route in
+// its route mask as a TxView over the ring slot (zero-copy) and waits for one EgressOutcome per route; the record
+// is released back to the ring only when every route has answered. A route that can finish synchronously (a QUIC
+// route whose stream write happened) returns the outcome directly: no promise, no extra tick.
+import type { RouteName } from '../config/schema.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_IDS, type EgressOutcome } from '../shm/layout.js';
+
+export type { EgressOutcome, RouteName };
+
+/** One transaction as a route sees it. Valid only until the route's outcome: copy the bytes to keep them longer. */
+export interface TxView {
+  /** The wire transaction: a view over the ring's SharedArrayBuffer (no copy). */
+  readonly bytes: Buffer;
+  /** The ring buffer and the byte offset of `bytes` in it (Buffer.from(sab, off, len) without the view). */
+  readonly sab: SharedArrayBuffer;
+  readonly byteOffset: number;
+  readonly length: number;
+  /** Offset of the first signature inside `bytes` (after the compact-u16 signature count). */
+  readonly signatureOffset: number;
+  /** Index of the API key in the frozen key table (never the key). */
+  readonly keyId: number;
+  /** sendTransaction maxRetries, -1 when the client gave none. */
+  readonly maxRetries: number;
+  /** x-request-id or generated trace id (ASCII). */
+  readonly traceId: string;
+  /** Wall-clock ms (performance.timeOrigin + performance.now()) when the front thread received the request. */
+  readonly receivedAtMs: number;
+}
+
+export interface EgressRoute {
+  /** ROUTE_IDS value: the bit in REC_ROUTE_MASK and the counter row. */
+  readonly id: number;
+  readonly name: RouteName;
+  /** Send one transaction. Must not throw; a failure is the `failed` outcome (and is logged by the route). */
+  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome;
+  /** Abort in-flight sends (they answer `dropped:shutdown`) and free connections. */
+  close(): Promise<void>;
+}
+
+/** Outcome label -> index in EGRESS_OUTCOMES (counter column). Built once. */
+export const OUTCOME_INDEX: Readonly<Record<EgressOutcome, number>> = Object.freeze(
+  Object.fromEntries(EGRESS_OUTCOMES.map((o, i) => [o, i])) as Record<EgressOutcome, number>,
+);
+
+export const SENT_INDEX = OUTCOME_INDEX.sent;
+
+export function routeIdOf(name: RouteName): number {
+  return ROUTE_IDS[name];
+}
+
+export function routeNameOf(id: number): RouteName {
+  return ROUTE_BY_ID[id];
+}
+
+/** Offset of the first signature: the transaction starts with a compact-u16 signature count (1-3 bytes). */
+export function firstSignatureOffset(bytes: Uint8Array, offset: number, length: number): number {
+  let n = 0;
+  for (let i = 0; i < 3 && i < length; i++) {
+    if ((bytes[offset + i] & 0x80) === 0) return i + 1;
+    n++;
+  }
+  return n; // malformed (the front checks transactions); the route will send it as is
+}

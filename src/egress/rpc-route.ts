@@ -1,0 +1,187 @@
+// The rpc route (egress worker, HOT): forwards every transaction to each configured JSON-RPC endpoint as
+// sendTransaction [base64, {encoding: "base64", skipPreflight: true, maxRetries?}] over keep-alive node:http(s)
+// agents (maxSockets = routes.rpc.connections per endpoint, per worker), with a per-request timeout.
+// Outcome: `sent` when at least one endpoint answered a JSON-RPC result, `failed` otherwise (logged with the trace
+// id and the upstream's message), `dropped:no_endpoint` with no endpoints, `dropped:shutdown` when close() aborted it.
+// Endpoint URLs may carry provider API keys in their query: logs show origin + path only.
+import http from 'node:http';
+import https from 'node:https';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { ROUTE_IDS } from '../shm/layout.js';
+import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+
+/** Largest upstream answer we read; a sendTransaction result is ~100 bytes, errors a few KB. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+interface Endpoint {
+  readonly url: URL;
+  /** origin + pathname: safe to log (no query string, no credentials). */
+  readonly label: string;
+  readonly agent: http.Agent;
+  readonly request: typeof http.request;
+}
+
+/** Why one endpoint did not take the transaction. */
+class EndpointError extends Error {
+  constructor(
+    message: string,
+    readonly shutdown = false,
+  ) {
+    super(message);
+  }
+}
+
+export type RpcRouteOptions = Config['routes']['rpc'];
+
+export class RpcRoute implements EgressRoute {
+  readonly id = ROUTE_IDS.rpc;
+  readonly name = 'rpc' as const;
+  private readonly endpoints: Endpoint[];
+  private readonly timeoutMs: number;
+  private readonly inFlight = new Set<http.ClientRequest>();
+  private closed = false;
+  private nextId = 1;
+
+  constructor(
+    options: RpcRouteOptions,
+    private readonly log: Logger,
+  ) {
+    this.timeoutMs = options.timeoutMs;
+    this.endpoints = options.endpoints.map((u) => {
+      const url = new URL(u);
+      const secure = url.protocol === 'https:';
+      const agentOptions: http.AgentOptions = {
+        keepAlive: true,
+        maxSockets: options.connections,
+        maxFreeSockets: options.connections,
+        scheduling: 'lifo',
+      };
+      return {
+        url,
+        label: url.origin + url.pathname,
+        agent: secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions),
+        request: secure ? https.request : http.request,
+      };
+    });
+  }
+
+  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
+    if (this.closed) return 'dropped:shutdown';
+    const n = this.endpoints.length;
+    if (n === 0) return 'dropped:no_endpoint';
+    const body =
+      '{"jsonrpc":"2.0","id":' +
+      this.nextId++ +
+      ',"method":"sendTransaction","params":["' +
+      // Base64 straight from the ring slot: the only encoding pass.
+      Buffer.from(tx.sab, tx.byteOffset, tx.length).toString('base64') +
+      (tx.maxRetries >= 0
+        ? '",{"encoding":"base64","skipPreflight":true,"maxRetries":' + tx.maxRetries + '}]}'
+        : '",{"encoding":"base64","skipPreflight":true}]}');
+    if (n === 1) return this.post(this.endpoints[0], body, true).then(ok, (e: unknown) => this.failed(tx, [this.endpoints[0]], [e]));
+    return Promise.allSettled(this.endpoints.map((ep) => this.post(ep, body, true))).then((results) => {
+      const errors: unknown[] = [];
+      for (const r of results) {
+        if (r.status === 'fulfilled') return 'sent' as const;
+        errors.push(r.reason);
+      }
+      return this.failed(tx, this.endpoints, errors);
+    });
+  }
+
+  private failed(tx: TxView, eps: readonly Endpoint[], errors: unknown[]): EgressOutcome {
+    let shutdown = true;
+    for (let i = 0; i < errors.length; i++) {
+      const e = errors[i];
+      if (e instanceof EndpointError && e.shutdown) continue;
+      shutdown = false;
+      this.log.warn(
+        { traceId: tx.traceId, keyId: tx.keyId, route: 'rpc', endpoint: eps[i].label, err: e instanceof Error ? e.message : String(e) },
+        'rpc route: endpoint did not accept the transaction',
+      );
+    }
+    return shutdown ? 'dropped:shutdown' : 'failed';
+  }
+
+  /** POST one JSON-RPC body; resolves when the endpoint answered a result, rejects with the reason otherwise. */
+  private post(ep: Endpoint, body: string, mayRetry: boolean): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.closed) {
+        reject(new EndpointError('relay shutting down', true));
+        return;
+      }
+      const req = ep.request(ep.url, {
+        method: 'POST',
+        agent: ep.agent,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      });
+      this.inFlight.add(req);
+      let settled = false;
+      const timer = setTimeout(() => req.destroy(new EndpointError(`timeout after ${this.timeoutMs} ms`)), this.timeoutMs);
+      const finish = (err: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(req);
+        if (err === null) resolve();
+        else reject(err);
+      };
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed while idle: retry once on a fresh one (Node http docs' advice).
+        if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !settled) {
+          settled = true;
+          clearTimeout(timer);
+          this.inFlight.delete(req);
+          this.post(ep, body, false).then(resolve, reject);
+          return;
+        }
+        finish(err);
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            req.destroy(new EndpointError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${res.statusCode})`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('error', (err) => finish(err));
+        res.on('end', () => finish(answerError(res.statusCode ?? 0, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+      });
+      req.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const req of this.inFlight) req.destroy(new EndpointError('relay shutting down', true));
+    this.inFlight.clear();
+    for (const ep of this.endpoints) ep.agent.destroy();
+  }
+}
+
+function ok(): EgressOutcome {
+  return 'sent';
+}
+
+/** null when the answer is a JSON-RPC result; otherwise why not. */
+function answerError(status: number, body: Buffer): Error | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return new EndpointError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`);
+  }
+  if (parsed !== null && typeof parsed === 'object') {
+    const o = parsed as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+    if (o.result !== undefined && o.error === undefined) return null;
+    if (o.error !== undefined && o.error !== null && typeof o.error === 'object') {
+      return new EndpointError(`upstream error ${String(o.error.code)}: ${String(o.error.message)} (HTTP ${status})`);
+    }
+  }
+  return new EndpointError(`HTTP ${status}, no JSON-RPC result in answer`);
+}
