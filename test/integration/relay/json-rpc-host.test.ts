@@ -1,0 +1,158 @@
+// The JSON-RPC host driven by real clients (@solana/web3.js Connection, @solana/kit, fetch) against the real relay
+// process; the rpc route's upstream is a real HTTP listener that records the exact bytes it received.
+import { Connection, SendTransactionError } from '@solana/web3.js';
+import { createSolanaRpc, type Base64EncodedWireTransaction } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
+
+let upstream: RecordingUpstream;
+let relay: RelayHandle;
+
+beforeAll(async () => {
+  upstream = await startRecordingUpstream();
+  relay = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } } });
+});
+afterAll(async () => {
+  await relay?.stop();
+  await upstream?.close();
+});
+
+function connection(url: string, headers: Record<string, string> = {}): Connection {
+  return new Connection(url, { httpHeaders: headers, disableRetryOnRateLimit: true, commitment: 'processed' });
+}
+
+async function lastSentEquals(bytes: Buffer): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!upstream.sent().some((b) => b.equals(bytes))) {
+    if (Date.now() > deadline) throw new Error('upstream never received the exact transaction bytes');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function rpc(body: unknown, headers: Record<string, string> = { 'x-api-key': TEST_KEY }): Promise<{ status: number; json: any; headers: Headers }> {
+  const res = await fetch(relay.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? null : JSON.parse(text), headers: res.headers };
+}
+
+describe('JSON-RPC host: sendTransaction through real clients', () => {
+  it('web3.js sendRawTransaction with skipPreflight, key in x-api-key: exact bytes reach the rpc route', async () => {
+    const tx = legacyTransfer();
+    const sig = await connection(relay.rpcUrl, { 'x-api-key': TEST_KEY }).sendRawTransaction(tx.bytes, { skipPreflight: true });
+    expect(sig).toBe(tx.signature);
+    await lastSentEquals(tx.bytes);
+  });
+
+  it.each([
+    ['x-token', (u: string) => [u, { 'x-token': TEST_KEY }] as const],
+    ['Authorization: Bearer', (u: string) => [u, { authorization: `Bearer ${TEST_KEY}` }] as const],
+    ['?key=', (u: string) => [`${u}/?key=${TEST_KEY}`, {}] as const],
+  ])('accepts the key in %s', async (_name, carrier) => {
+    const [url, headers] = carrier(relay.rpcUrl);
+    const tx = v0Transfer();
+    expect(await connection(url, headers).sendRawTransaction(tx.bytes, { skipPreflight: true })).toBe(tx.signature);
+    await lastSentEquals(tx.bytes);
+  });
+
+  it('@solana/kit sends a v0 transaction (base64) and gets its signature', async () => {
+    const tx = v0Transfer();
+    const kit = createSolanaRpc(relay.rpcUrl, { headers: { 'x-api-key': TEST_KEY } });
+    const sig = await kit
+      .sendTransaction(tx.base64 as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true, maxRetries: 3n })
+      .send();
+    expect(sig).toBe(tx.signature);
+    await lastSentEquals(tx.bytes);
+    const call = upstream.calls.find((c) => c.method === 'sendTransaction' && c.tx?.equals(tx.bytes));
+    expect(call?.params[1]).toMatchObject({ encoding: 'base64', skipPreflight: true, maxRetries: 3 });
+  });
+
+  it('base58 is the default encoding, as in Agave', async () => {
+    const tx = legacyTransfer();
+    const r = await rpc({ jsonrpc: '2.0', id: 'b58', method: 'sendTransaction', params: [tx.base58, { skipPreflight: true }] });
+    expect(r.json).toEqual({ jsonrpc: '2.0', result: tx.signature, id: 'b58' });
+    await lastSentEquals(tx.bytes);
+  });
+
+  it('web3.js default (skipPreflight false) simulates upstream first, then sends', async () => {
+    const tx = legacyTransfer();
+    expect(await connection(relay.rpcUrl, { 'x-api-key': TEST_KEY }).sendRawTransaction(tx.bytes)).toBe(tx.signature);
+    await lastSentEquals(tx.bytes);
+    const methods = upstream.calls.filter((c) => c.tx?.equals(tx.bytes)).map((c) => c.method);
+    expect(methods).toEqual(['simulateTransaction', 'sendTransaction']);
+    const sim = upstream.calls.find((c) => c.method === 'simulateTransaction' && c.tx?.equals(tx.bytes));
+    expect(sim?.params[1]).toMatchObject({ encoding: 'base64', sigVerify: true, commitment: 'processed' });
+  });
+
+  it('a failing preflight answers -32002 with the simulation value; web3.js surfaces the logs', async () => {
+    upstream.simulation = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 };
+    try {
+      const tx = legacyTransfer();
+      const err = await connection(relay.rpcUrl, { 'x-api-key': TEST_KEY }).sendRawTransaction(tx.bytes).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SendTransactionError);
+      expect((err as SendTransactionError).message).toContain('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1');
+      expect((err as SendTransactionError).transactionLogs).toEqual(['Program log: boom']);
+      const raw = await rpc({ jsonrpc: '2.0', id: 9, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64' }] });
+      expect(raw.status).toBe(200);
+      expect(raw.json.id).toBe(9);
+      expect(raw.json.error.code).toBe(-32002);
+      expect(raw.json.error.data).toMatchObject({ err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 });
+      expect(upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
+    } finally {
+      upstream.simulation = { err: null, logs: [], unitsConsumed: 1 };
+    }
+  });
+
+  it('a key whose preflight policy is "reject" must send with skipPreflight', async () => {
+    const tx = legacyTransfer();
+    const r = await rpc({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64' }] }, { 'x-api-key': OTHER_KEY });
+    expect(r.json.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: preflight simulation is not enabled for this API key; send with skipPreflight: true',
+    });
+  });
+
+  it('notifications get no body; batches answer in order with ids of their type', async () => {
+    const a = legacyTransfer();
+    const b = v0Transfer();
+    const r = await rpc([
+      { jsonrpc: '2.0', id: 'first', method: 'sendTransaction', params: [a.base64, { encoding: 'base64', skipPreflight: true }] },
+      { jsonrpc: '2.0', method: 'sendTransaction', params: [legacyTransfer().base64, { encoding: 'base64', skipPreflight: true }] },
+      { jsonrpc: '2.0', id: 2, method: 'getLeaderSlots', params: [] },
+      { jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [b.base64, { encoding: 'base64', skipPreflight: true }] },
+    ]);
+    expect(r.json).toEqual([
+      { jsonrpc: '2.0', result: a.signature, id: 'first' },
+      { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 2 },
+      { jsonrpc: '2.0', result: b.signature, id: 3 },
+    ]);
+    const n = await rpc({ jsonrpc: '2.0', method: 'sendTransaction', params: [legacyTransfer().base64, { encoding: 'base64', skipPreflight: true }] });
+    expect(n.status).toBe(200);
+    expect(n.json).toBeNull();
+  });
+
+  it('GET /health, CORS preflight, x-request-id echo, keep-alive hint', async () => {
+    const h = await fetch(`${relay.rpcUrl}/health`);
+    expect([h.status, await h.text()]).toEqual([200, 'ok']);
+    const o = await fetch(relay.rpcUrl, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-headers': 'x-api-key' } });
+    expect(o.status).toBe(204);
+    expect(o.headers.get('access-control-allow-origin')).toBe('*');
+    expect(o.headers.get('access-control-allow-headers')).toContain('x-api-key');
+    const r = await fetch(relay.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'x-request-id': 'trace-abc-123' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope' }),
+    });
+    expect(r.headers.get('x-request-id')).toBe('trace-abc-123');
+    expect(r.headers.get('keep-alive')).toBe('timeout=10');
+    const g = await fetch(relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, body: '{}' });
+    expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const get = await fetch(`${relay.rpcUrl}/other`);
+    expect(get.status).toBe(405);
+  });
+});

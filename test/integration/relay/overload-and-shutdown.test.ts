@@ -1,0 +1,72 @@
+// Ring full -> 503 + Retry-After (counted, never a silent drop); SIGTERM drains every accepted transaction into the
+// route and exits 0.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
+
+let upstream: RecordingUpstream | undefined;
+let relay: RelayHandle | undefined;
+afterEach(async () => {
+  await relay?.stop('SIGKILL');
+  await upstream?.close();
+  relay = undefined;
+  upstream = undefined;
+});
+
+async function submit(url: string, tx: SignedTx) {
+  const res = await fetch(`${url}/v1/submit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ transaction: tx.base64 }),
+  });
+  return { status: res.status, json: (await res.json()) as any, retryAfter: res.headers.get('retry-after') };
+}
+
+describe('overload and shutdown', () => {
+  it('a full ring refuses with 503 + Retry-After and counts it; accepted ones are all delivered', async () => {
+    upstream = await startRecordingUpstream();
+    upstream.delayMs = 1500; // the route holds every record this long, so 4 slots fill at once
+    relay = await startRelay({
+      upstream: { rpcUrl: upstream.url },
+      routes: { rpc: { endpoints: [upstream.url] } },
+      rings: { workers: 1, slotsPerRing: 4 },
+    });
+    const txs = Array.from({ length: 8 }, () => legacyTransfer());
+    const answers = [];
+    for (const tx of txs) answers.push(await submit(relay.relayUrl, tx));
+    const accepted = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(accepted.length).toBe(4);
+    expect(refused.length).toBe(4);
+    for (const r of refused) {
+      expect(r.retryAfter).toBe('1');
+      expect(r.json).toMatchObject({ accepted: false, error: { code: -32005, reason: 'overloaded' } });
+    }
+    const sent = await upstream.waitForSends(4);
+    for (let i = 0; i < 8; i++) {
+      expect(sent.some((b) => b.equals(txs[i].bytes))).toBe(answers[i].status === 200);
+    }
+    const metrics = await (await fetch(`${relay.relayUrl}/metrics`)).text();
+    expect(metrics).toMatch(/slotrelay_rejections_total\{reason="overloaded"\} 4/);
+    // Room again once the route finished: the relay serves normally.
+    expect((await submit(relay.relayUrl, legacyTransfer())).status).toBe(200);
+  });
+
+  it('SIGTERM stops accepting, drains the rings into the route and exits 0', async () => {
+    upstream = await startRecordingUpstream();
+    upstream.delayMs = 300;
+    relay = await startRelay({
+      upstream: { rpcUrl: upstream.url },
+      routes: { rpc: { endpoints: [upstream.url] } },
+      rings: { workers: 2, slotsPerRing: 64 },
+    });
+    const txs = Array.from({ length: 20 }, () => legacyTransfer());
+    for (const tx of txs) expect((await submit(relay.relayUrl, tx)).status).toBe(200);
+    const code = await relay.stop('SIGTERM');
+    expect(code).toBe(0);
+    const sent = upstream.sent();
+    for (const tx of txs) expect(sent.some((b) => b.equals(tx.bytes))).toBe(true);
+    expect(relay.logs.some((l) => l.includes('"event":"relay_stopped"'))).toBe(true);
+  });
+});
