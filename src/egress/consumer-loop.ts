@@ -1,0 +1,208 @@
+// The ring consumer loop (egress worker, HOT). Attaches to its ring, takes records in order, hands each to every
+// route in its route mask, counts each route's outcome into this worker's counter region (single writer) and its
+// latency into a per-route histogram, and releases the record once every route answered. Sleeps in
+// Atomics.waitAsync when the ring is empty, so the worker's event loop keeps running the routes' I/O.
+// Runs until the pool sets the ring's STOP word; on stop or on a throw it stops releasing records first (a
+// replacement consumer resends whatever was taken and not finished), then closes the routes.
+import type { MessagePort } from 'node:worker_threads';
+import type { Config } from '../config/schema.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { LatencyRecorder } from '../metrics/histogram-merge.js';
+import { workerCounterRegion } from '../metrics/worker-counters.js';
+import { ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
+import { RingConsumer } from '../shm/ring.js';
+import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
+import { RpcRoute } from './rpc-route.js';
+
+/** Records taken per turn before yielding to I/O while the ring stays non-empty. */
+const TAKE_BATCH = 64;
+/** Longest sleep before re-checking the STOP word (a safety net: stop also notifies). */
+const IDLE_WAIT_MS = 1_000;
+/** On stop, how long aborted sends get to report before the loop returns. */
+const CLOSE_SETTLE_MS = 1_000;
+
+/** Test-only fault injection, passed by the pool in the task payload (never read from the environment). */
+export interface EgressTestHooks {
+  /** On the first attempt only: crash when taking record number N + 1. */
+  readonly crashAfterRecords?: number;
+  /** 'throw': the task rejects (thread survives); 'exit': process.exit() ends the worker thread. */
+  readonly crashMode?: 'throw' | 'exit';
+}
+
+/** The Piscina task payload (structured-cloned; SharedArrayBuffers are shared, the port is transferred). */
+export interface EgressTask {
+  readonly ringIndex: number;
+  readonly ring: SharedArrayBuffer;
+  readonly counters: SharedArrayBuffer;
+  readonly config: Config;
+  /** 0 on the first run for this ring, +1 per restart. */
+  readonly attempt: number;
+  /** Where latency histograms are posted (histogram-merge.ts); absent = not recorded. */
+  readonly latencyPort?: MessagePort;
+  readonly testHooks?: EgressTestHooks;
+}
+
+export interface ConsumerDeps {
+  /** Routes by id (index = ROUTE_IDS value); null = not available in this relay. Default: built from config. */
+  readonly routes?: readonly (EgressRoute | null)[];
+  readonly log?: Logger;
+}
+
+export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[] {
+  const routes: (EgressRoute | null)[] = new Array(ROUTE_COUNT).fill(null);
+  const rpc = new RpcRoute(config.routes.rpc, log);
+  routes[rpc.id] = rpc;
+  return routes;
+}
+
+function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {}): Promise<void> {
+  const log = deps.log ?? createLogger(task.config.log.level, 'egress', { worker: task.ringIndex });
+  const consumer = new RingConsumer(task.ring);
+  const counters = workerCounterRegion(task.counters, task.ringIndex);
+  const routes = deps.routes ?? buildRoutes(task.config, log);
+  const latency = new LatencyRecorder(task.latencyPort ?? null);
+  const hooks = task.attempt === 0 ? task.testHooks : undefined;
+  const crashAfter = hooks?.crashAfterRecords ?? -1;
+
+  const slotCount = consumer.slotCount;
+  /** Routes still working on the record in this slot (+1 while dispatch is running). */
+  const pending = new Int32Array(slotCount);
+  /** 1 once any route reported `sent` for the record in this slot. */
+  const delivered = new Uint8Array(slotCount);
+  let inFlight = 0;
+  let taken = 0;
+  /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
+  let closed = false;
+  let settledWaiter: (() => void) | null = null;
+
+  const outcome = (slot: number, routeId: number, o: EgressOutcome, receivedAtMs: number, timed: boolean): void => {
+    if (closed) return;
+    let idx = OUTCOME_INDEX[o];
+    if (idx === undefined) {
+      log.error({ route: routeId, outcome: String(o) }, 'egress: route returned an unknown outcome; counted as failed');
+      idx = OUTCOME_INDEX.failed;
+    } else if (idx === OUTCOME_INDEX.sent) {
+      delivered[slot] = 1;
+    }
+    counters[egressCounterIndex(routeId, idx)]++;
+    if (timed) latency.record(routeId, (nowMs() - receivedAtMs) * 1000);
+  };
+
+  const settle = (slot: number): void => {
+    if (--pending[slot] !== 0) return;
+    inFlight--;
+    if (!closed) {
+      counters[WORKER_COUNTER.released]++;
+      if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
+    }
+    consumer.complete(slot); // no-op once detached
+    if (inFlight === 0 && settledWaiter !== null) settledWaiter();
+  };
+
+  const routeError = (slot: number, routeId: number, receivedAtMs: number, traceId: string, err: unknown): void => {
+    log.error({ traceId, route: routeId, err: err instanceof Error ? err.message : String(err) }, 'egress: route threw');
+    outcome(slot, routeId, 'failed', receivedAtMs, true);
+  };
+
+  const dispatch = (slot: number): void => {
+    const mask = consumer.routeMask(slot);
+    const receivedAtMs = consumer.receivedAtMs(slot);
+    delivered[slot] = 0;
+    pending[slot] = 1; // dispatch guard: synchronous outcomes cannot release the record early
+    inFlight++;
+    let view: TxView | null = null;
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      if ((mask & (1 << id)) === 0) continue;
+      const route = routes[id];
+      if (route === null || route === undefined) {
+        outcome(slot, id, 'dropped:route_unavailable', receivedAtMs, false);
+        continue;
+      }
+      if (view === null) {
+        const off = consumer.txOffset(slot);
+        const len = consumer.txLength(slot);
+        const bytes = consumer.bytes.subarray(off, off + len);
+        view = {
+          bytes,
+          sab: consumer.sab,
+          byteOffset: off,
+          length: len,
+          signatureOffset: firstSignatureOffset(bytes, 0, len),
+          keyId: consumer.keyId(slot),
+          maxRetries: consumer.maxRetries(slot),
+          traceId: consumer.traceId(slot),
+          receivedAtMs,
+        };
+      }
+      let r: Promise<EgressOutcome> | EgressOutcome;
+      try {
+        r = route.send(view);
+      } catch (err) {
+        routeError(slot, id, receivedAtMs, view.traceId, err);
+        continue;
+      }
+      if (typeof r === 'string') {
+        outcome(slot, id, r, receivedAtMs, true);
+      } else {
+        pending[slot]++;
+        const traceId = view.traceId;
+        r.then(
+          (o) => {
+            outcome(slot, id, o, receivedAtMs, true);
+            settle(slot);
+          },
+          (err: unknown) => {
+            routeError(slot, id, receivedAtMs, traceId, err);
+            settle(slot);
+          },
+        );
+      }
+    }
+    settle(slot);
+  };
+
+  try {
+    for (;;) {
+      if (consumer.stopRequested()) break;
+      let batch = 0;
+      let slot: number;
+      while (batch < TAKE_BATCH && (slot = consumer.take()) >= 0) {
+        if (taken === crashAfter) crash(hooks?.crashMode ?? 'throw', taken);
+        taken++;
+        counters[WORKER_COUNTER.consumed]++;
+        dispatch(slot);
+        batch++;
+      }
+      if (batch === TAKE_BATCH) await yieldToIo();
+      else await consumer.waitForRecords(IDLE_WAIT_MS);
+    }
+  } finally {
+    // Release nothing more: records still in flight stay in the ring for the next consumer (at-least-once).
+    consumer.detach();
+    await Promise.all(routes.map((r) => r?.close()));
+    if (inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, CLOSE_SETTLE_MS);
+        settledWaiter = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+    }
+    closed = true;
+    latency.close();
+  }
+}
+
+function yieldToIo(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function crash(mode: 'throw' | 'exit', taken: number): never {
+  if (mode === 'exit') process.exit(70);
+  throw new Error(`egress test hook: crash after ${taken} records`);
+}

@@ -1,0 +1,207 @@
+// EgressPool (main thread, cold): creates one ring per egress worker, and supervises a Piscina pool running ONE
+// long-lived consumer task per ring (never a task per transaction: pool.run costs ~30-80 us). Piscina runs with
+// atomics 'disabled' (its default 'sync' mode parks idle workers in Atomics.wait, which would block their event
+// loop) and idleTimeout Infinity. When a ring's task rejects (the consumer threw, or its thread died), the pool logs
+// it, counts a restart and runs the task again after a short backoff: Piscina replaces a dead thread, and the new
+// consumer resumes at the ring's TAIL, so nothing taken-but-unfinished is lost.
+// Latency histograms come back through one MessagePort per task (histogram-merge.ts); counters are read straight
+// from the shared counter regions.
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { LatencyAggregator } from '../metrics/histogram-merge.js';
+import { createWorkerCounters, sumWorkerCounters } from '../metrics/worker-counters.js';
+import { RingProducer, createRing, requestStop, ringDepth } from '../shm/ring.js';
+import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
+
+/** First restart delay; doubles per consecutive crash of the same ring, up to RESTART_BACKOFF_MAX_MS. */
+const RESTART_BACKOFF_MS = 100;
+const RESTART_BACKOFF_MAX_MS = 5_000;
+/** A task that ran this long before failing resets its ring's backoff. */
+const RESTART_STABLE_MS = 10_000;
+/** drain(): how often ring depths are polled. */
+const DRAIN_POLL_MS = 5;
+/** After STOP, how long consumers get to return before the pool is destroyed anyway. */
+const STOP_GRACE_MS = 2_000;
+
+export interface EgressPoolOptions {
+  readonly log: Logger;
+  /** Compiled worker module; default dist/workers/egress-worker.js next to this file's dist/src/egress/. */
+  readonly workerFile?: URL;
+  /** Rings made by the caller (createEgressRings); default: made here from config.rings. */
+  readonly rings?: readonly SharedArrayBuffer[];
+  /** Test-only fault injection, per ring index. */
+  readonly testHooks?: Readonly<Record<number, EgressTestHooks>>;
+  readonly restartBackoffMs?: number;
+}
+
+export interface DrainResult {
+  /** Every ring reached TAIL == HEAD before the timeout. */
+  readonly drained: boolean;
+  /** Records still in the rings when the consumers were stopped. */
+  readonly remaining: number;
+}
+
+/** One ring per egress worker, sized from config (rings.slotsPerRing x transactions.maxTransactionBytes). */
+export function createEgressRings(config: Config): SharedArrayBuffer[] {
+  const rings: SharedArrayBuffer[] = [];
+  for (let i = 0; i < config.rings.workers; i++) {
+    rings.push(createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes));
+  }
+  return rings;
+}
+
+interface RingState {
+  attempt: number;
+  consecutiveFailures: number;
+  task: Promise<void> | null;
+  timer: NodeJS.Timeout | null;
+}
+
+export class EgressPool {
+  readonly rings: readonly SharedArrayBuffer[];
+  /** Front-thread producers, one per ring (the front's Intake round-robins over them). */
+  readonly producers: readonly RingProducer[];
+  /** Per-worker counter regions (metrics/worker-counters.ts). */
+  readonly counters: SharedArrayBuffer;
+  readonly latency = new LatencyAggregator();
+  private readonly piscina: Piscina;
+  private readonly state: RingState[];
+  private readonly backoffMs: number;
+  private restarts = 0;
+  private started = false;
+  private stopping = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly options: EgressPoolOptions,
+  ) {
+    this.rings = options.rings ?? createEgressRings(config);
+    if (this.rings.length !== config.rings.workers) {
+      throw new Error(`egress pool: ${this.rings.length} rings for ${config.rings.workers} workers`);
+    }
+    this.producers = this.rings.map((r) => new RingProducer(r));
+    this.counters = createWorkerCounters(this.rings.length);
+    this.state = this.rings.map(() => ({ attempt: 0, consecutiveFailures: 0, task: null, timer: null }));
+    this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
+    const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
+    this.piscina = new Piscina({
+      filename: workerFile.href,
+      minThreads: config.rings.workers,
+      maxThreads: config.rings.workers,
+      idleTimeout: Infinity,
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 1,
+    });
+    // Piscina reports worker-level errors here too; the task rejection drives the restart.
+    this.piscina.on('error', (err: unknown) => this.options.log.error({ err: errMessage(err) }, 'egress pool: worker error'));
+  }
+
+  /** Start one consumer task per ring. */
+  start(): void {
+    if (this.started) throw new Error('egress pool already started');
+    this.started = true;
+    for (let i = 0; i < this.rings.length; i++) this.runRing(i);
+  }
+
+  private runRing(index: number): void {
+    const st = this.state[index];
+    st.timer = null;
+    if (this.stopping) return;
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (m: unknown) => this.latency.accept(m));
+    port1.unref();
+    const task: EgressTask = {
+      ringIndex: index,
+      ring: this.rings[index],
+      counters: this.counters,
+      config: this.config,
+      attempt: st.attempt,
+      latencyPort: port2,
+      testHooks: this.options.testHooks?.[index],
+    };
+    const startedAt = Date.now();
+    const run = this.piscina.run(task, { transferList: [port2] });
+    st.task = run.then(
+      () => this.ended(index, startedAt, null),
+      (err: unknown) => this.ended(index, startedAt, err),
+    );
+    // Let the last histogram flush arrive before the port goes away.
+    void st.task.then(() => setTimeout(() => port1.close(), 100).unref());
+  }
+
+  private ended(index: number, startedAt: number, err: unknown): void {
+    const st = this.state[index];
+    if (this.stopping) return;
+    // A consumer only returns when asked to stop: returning or throwing earlier is a crash either way.
+    this.restarts++;
+    st.attempt++;
+    st.consecutiveFailures = Date.now() - startedAt >= RESTART_STABLE_MS ? 1 : st.consecutiveFailures + 1;
+    const delay = Math.min(this.backoffMs * 2 ** (st.consecutiveFailures - 1), RESTART_BACKOFF_MAX_MS);
+    this.options.log.error(
+      { ring: index, attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.rings[index]), err: err === null ? 'returned' : errMessage(err) },
+      'egress consumer ended unexpectedly; restarting it on the same ring',
+    );
+    st.timer = setTimeout(() => this.runRing(index), delay);
+  }
+
+  /** Records published and not yet released, per ring (gauge). */
+  depths(): number[] {
+    return this.rings.map(ringDepth);
+  }
+
+  /** Consumer restarts since start (crashes and unexpected returns). */
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  /** Worker counters summed over every ring's region (index with WORKER_COUNTER / egressCounterIndex). */
+  summedCounters(): Float64Array {
+    return sumWorkerCounters(this.counters);
+  }
+
+  /**
+   * Wait until every ring is empty (TAIL == HEAD) or `timeoutMs` passes, then stop the consumers and destroy the
+   * pool. The caller stops publishing first (Intake.close()). Records left after the timeout are not sent.
+   */
+  async drain(timeoutMs: number): Promise<DrainResult> {
+    const deadline = Date.now() + timeoutMs;
+    let remaining = this.totalDepth();
+    while (remaining > 0 && this.started && Date.now() < deadline) {
+      await sleep(DRAIN_POLL_MS);
+      remaining = this.totalDepth();
+    }
+    this.stopping = true;
+    for (const st of this.state) {
+      if (st.timer !== null) clearTimeout(st.timer);
+      st.timer = null;
+    }
+    for (const r of this.rings) requestStop(r);
+    const tasks = this.state.map((s) => s.task).filter((t): t is Promise<void> => t !== null);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(tasks),
+      new Promise<void>((resolve) => {
+        grace = setTimeout(resolve, Math.max(deadline - Date.now(), 0) + STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
+    await this.piscina.destroy();
+    return { drained: remaining === 0, remaining };
+  }
+
+  private totalDepth(): number {
+    let n = 0;
+    for (const r of this.rings) n += ringDepth(r);
+    return n;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function errMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,52 @@
+// The egress part of GET /metrics (front thread, cold: runs per scrape). The front's handler concatenates it with
+// its own text, or passes its TextBuilder to renderEgressMetrics().
+import type { Histogram } from 'hdr-histogram-js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
+import { TextBuilder } from './prometheus.js';
+
+/** What the renderer needs; EgressPool provides it. */
+export interface EgressMetricsSource {
+  depths(): number[];
+  readonly restartCount: number;
+  summedCounters(): Float64Array;
+  readonly latency: { readonly byRoute: readonly Histogram[] };
+}
+
+export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): void {
+  const c = src.summedCounters();
+  tb.declare('slotrelay_egress_outcomes_total', 'counter', 'Route outcomes of transactions taken from the rings, by route and outcome.');
+  for (let r = 0; r < ROUTE_COUNT; r++) {
+    for (let o = 0; o < EGRESS_OUTCOMES.length; o++) {
+      const v = c[egressCounterIndex(r, o)];
+      // Always expose the rpc route's full set (dashboards need zeros); other routes once they have counts.
+      if (v !== 0 || r === 0) tb.sample('slotrelay_egress_outcomes_total', { route: ROUTE_BY_ID[r], outcome: EGRESS_OUTCOMES[o] }, v);
+    }
+  }
+  tb.declare('slotrelay_egress_records_total', 'counter', 'Records taken from the rings (consumed), released after every route finished, or released with no route sent.');
+  tb.sample('slotrelay_egress_records_total', { stage: 'consumed' }, c[WORKER_COUNTER.consumed]);
+  tb.sample('slotrelay_egress_records_total', { stage: 'released' }, c[WORKER_COUNTER.released]);
+  tb.sample('slotrelay_egress_records_total', { stage: 'undelivered' }, c[WORKER_COUNTER.undelivered]);
+  tb.declare('slotrelay_ring_depth', 'gauge', 'Records published into a ring and not yet released by its egress worker.');
+  const depths = src.depths();
+  for (let i = 0; i < depths.length; i++) tb.sample('slotrelay_ring_depth', { ring: i }, depths[i]);
+  tb.declare('slotrelay_egress_worker_restarts_total', 'counter', 'Egress consumer restarts (worker crashed or its task ended unexpectedly).');
+  tb.sample('slotrelay_egress_worker_restarts_total', {}, src.restartCount);
+  const byRoute = src.latency.byRoute;
+  for (let r = 0; r < byRoute.length; r++) {
+    if (byRoute[r].totalCount === 0) continue;
+    tb.summary(
+      'slotrelay_egress_latency_seconds',
+      'Time from request arrival on the front thread to the route outcome in the egress worker, by route.',
+      { route: ROUTE_BY_ID[r] },
+      byRoute[r],
+      1e-6,
+    );
+  }
+}
+
+/** Standalone text for the egress metrics (when the caller has no TextBuilder of its own). */
+export function egressMetricsText(src: EgressMetricsSource): string {
+  const tb = new TextBuilder();
+  renderEgressMetrics(tb, src);
+  return tb.text();
+}
