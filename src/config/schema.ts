@@ -120,6 +120,11 @@ export const configSchema = z
       .default({}),
     routes: z
       .object({
+        /**
+         * Benchmark only: egress workers release every record without sending it (counted as dropped:discarded).
+         * Lets bench/e2e measure the front and the ring hand-off alone. Never enable in production.
+         */
+        discard: z.boolean().default(false),
         /** Routes for keys that set no defaultRoutes. */
         defaultRoutes: z.array(z.enum(ROUTE_NAMES)).min(1).default(['rpc']),
         rpc: z

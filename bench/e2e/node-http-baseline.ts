@@ -1,0 +1,63 @@
+// Baseline for the end-to-end bench: the SAME work as the relay's JSON-RPC host (key lookup, rate limit, envelope,
+// sendTransaction decode + sanitize + signature, copy into the same shared-memory ring drained by the same egress
+// pool) behind node:http instead of uWebSockets.js. Run only by bench/e2e/send-transaction-load.ts.
+//   node dist/bench/e2e/node-http-baseline.js CONFIG_FILE
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HttpResponse } from 'uWebSockets.js';
+import { loadConfig } from '../../src/config/load.js';
+import { EgressPool } from '../../src/egress/pool.js';
+import { extractKey, KeyTable } from '../../src/front/auth.js';
+import type { CallContext } from '../../src/front/call-context.js';
+import { RequestState } from '../../src/front/http.js';
+import { Intake } from '../../src/front/intake.js';
+import { sendTransactionMethod } from '../../src/front/methods/send-transaction.js';
+import { nowMs } from '../../src/front/request.js';
+import { dispatchJsonRpc, type MethodHandler } from '../../src/jsonrpc/dispatch.js';
+import { parseJsonRpcBody } from '../../src/jsonrpc/envelope.js';
+import { errorJson } from '../../src/jsonrpc/response.js';
+import { createLogger } from '../../src/log/logger.js';
+import { createRing, RingProducer } from '../../src/shm/ring.js';
+
+const config = loadConfig({ file: process.argv[2] });
+const log = createLogger(config.log.level, 'baseline');
+const rings = Array.from({ length: config.rings.workers }, () => createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes));
+const pool = new EgressPool({ config, rings, log });
+pool.start();
+const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
+const intake = new Intake(rings.map((r) => new RingProducer(r)), config.transactions.maxTransactionBytes);
+const table = new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod({ intake, upstream: null })]]);
+const hooks = { onInternalError: () => undefined };
+
+function header(v: string | string[] | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const st = new RequestState(null as unknown as HttpResponse, 'baseline', nowMs());
+    const send = (status: number, body: string): void => {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(body);
+    };
+    const key = keys.lookup(extractKey(header(req.headers['x-token']), header(req.headers['x-api-key']), header(req.headers.authorization), ''));
+    if (key === undefined) return send(401, errorJson(null, -32600, 'Unauthorized'));
+    const parsed = parseJsonRpcBody(Buffer.concat(chunks).toString('utf8'), config.http.maxBatchSize);
+    if (key.submitBucket.take(parsed.kind === 'batch' ? parsed.elements.length : 1, st.receivedAtMs) > 0) {
+      return send(429, errorJson(null, -32005, 'Rate limit exceeded'));
+    }
+    const out = dispatchJsonRpc(parsed, table, { key, state: st, routeMask: key.defaultMask }, hooks);
+    if (typeof out === 'string' || out === null) send(200, out ?? '');
+    else void out.then((t) => send(200, t ?? ''));
+  });
+});
+server.keepAliveTimeout = 20_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(JSON.stringify({ event: 'baseline_ready', port: (server.address() as AddressInfo).port }) + '\n');
+});
+process.once('SIGTERM', () => {
+  server.close();
+  void pool.drain(2000).then(() => process.exit(0));
+});

@@ -1,0 +1,139 @@
+// End-to-end load bench: sendTransaction (skipPreflight, base64, 2,000 distinct real signed transactions) against
+// the relay's uWS JSON-RPC host and, in the same run, against the node:http baseline doing the same work. The egress
+// workers drain the rings into a discarding route (routes.discard: benchmark only), so the figure is
+// "accepted and handed to the ring". Load generator: wrk (Debian package) if present, else autocannon.
+//   node dist/bench/e2e/send-transaction-load.js [--duration 10] [--connections 64] [--rate R]
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { stringify } from 'yaml';
+
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '64' }, txs: { type: 'string', default: '2000' } },
+});
+const DURATION_S = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const KEY = '11111111-2222-4333-8444-555555555555';
+
+function makeBodies(n: number): string[] {
+  const payer = Keypair.generate();
+  const bodies: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1 }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 + i }),
+    );
+    tx.sign(payer);
+    bodies.push(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'sendTransaction', params: [tx.serialize().toString('base64'), { encoding: 'base64', skipPreflight: true }] }));
+  }
+  return bodies;
+}
+
+function waitForLine(child: ChildProcess, event: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${event} not seen`)), 30_000);
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (!l.startsWith('{')) return;
+      const m = JSON.parse(l) as Record<string, unknown>;
+      if (m.event === event) {
+        clearTimeout(t);
+        resolve(m);
+      }
+    });
+  });
+}
+
+interface LoadResult {
+  readonly target: string;
+  readonly requestsPerSec: number;
+  readonly p50ms: number;
+  readonly p90ms: number;
+  readonly p99ms: number;
+  readonly non2xx: number;
+  readonly requests: number;
+}
+
+function msOf(v: string): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(v);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+function runWrk(target: string, url: string, script: string): LoadResult {
+  const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION_S}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  const text = out.stdout;
+  const pct = (p: string) => msOf(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text)?.[1] ?? '');
+  return {
+    target,
+    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0),
+    p50ms: pct('50'),
+    p90ms: pct('90'),
+    p99ms: pct('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
+    requests: Number(/(\d+) requests in/.exec(text)?.[1] ?? 0),
+  };
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed (apt-get install wrk)');
+  const dir = mkdtempSync(join(tmpdir(), 'slotrelay-bench-'));
+  const bodies = makeBodies(Number(values.txs));
+  // wrk rotates through the bodies (Lua), so every request carries a distinct transaction.
+  const script = join(dir, 'bodies.lua');
+  writeFileSync(
+    script,
+    'local bodies = {\n' + bodies.map((b) => `[==[${b}]==]`).join(',\n') + '\n}\nlocal i = 0\n' +
+      'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.headers["x-api-key"] = "' + KEY + '"\n' +
+      'request = function()\n  i = i % #bodies + 1\n  return wrk.format(nil, "/", nil, bodies[i])\nend\n',
+  );
+  const config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    stringify({
+      rpcHost: { host: '127.0.0.1', port: 0 },
+      relayHost: { enabled: false },
+      upstream: { rpcUrl: 'http://127.0.0.1:9' },
+      rings: { workers: 1, slotsPerRing: 65536 },
+      routes: { discard: true },
+      log: { level: 'warn' },
+      keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip' }],
+    }),
+  );
+
+  const results: LoadResult[] = [];
+  const relay = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await waitForLine(relay, 'relay_ready');
+  const port = (ready.listeners as { port: number }[])[0].port;
+  runWrk('warmup', `http://127.0.0.1:${port}`, script);
+  results.push(runWrk('uWS relay (JSON-RPC host)', `http://127.0.0.1:${port}`, script));
+  const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  relay.kill('SIGTERM');
+  await new Promise((r) => relay.once('exit', r));
+
+  const base = spawn(process.execPath, ['dist/bench/e2e/node-http-baseline.js', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bReady = await waitForLine(base, 'baseline_ready');
+  runWrk('warmup', `http://127.0.0.1:${bReady.port as number}`, script);
+  results.push(runWrk('node:http baseline (same work)', `http://127.0.0.1:${bReady.port as number}`, script));
+  base.kill('SIGTERM');
+  await new Promise((r) => base.once('exit', r));
+
+  const handed = Number(/slotrelay_worker_records_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+  console.table(results.map((r) => ({ ...r, requestsPerSec: Math.round(r.requestsPerSec) })));
+  const ratio = results[0].requestsPerSec / results[1].requestsPerSec;
+  console.log(`uWS / node:http = ${ratio.toFixed(2)}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s, load generator on the same 2 cores)`);
+  if (!Number.isNaN(handed)) console.log(`records consumed from the rings by the workers during the relay run (incl. warm-up): ${handed}`);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(
+    'bench/results/send-transaction-load.json',
+    JSON.stringify({ date: new Date().toISOString(), durationS: DURATION_S, connections: CONNECTIONS, results, ratio }, null, 2) + '\n',
+  );
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
