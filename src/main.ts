@@ -27,7 +27,7 @@ export interface RunOptions {
 
 /** Routes this build can deliver by (bits of ROUTE_IDS). direct/jito/static arrive with the QUIC egress issue. */
 function availableRoutes(config: Readonly<Config>): number {
-  return config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
+  return config.routes.discard || config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
 }
 
 function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
