@@ -77,6 +77,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   let taken = 0;
   /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
   let closed = false;
+  /** Set when the loop ended: records are no longer released (nor counted as released). */
+  let detached = false;
   let settledWaiter: (() => void) | null = null;
 
   const outcome = (slot: number, routeId: number, o: EgressOutcome, receivedAtMs: number, timed: boolean): void => {
@@ -95,7 +97,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const settle = (slot: number): void => {
     if (--pending[slot] !== 0) return;
     inFlight--;
-    if (!closed) {
+    if (!detached) {
       counters[WORKER_COUNTER.released]++;
       if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
     }
@@ -183,6 +185,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   } finally {
     // Release nothing more: records still in flight stay in the ring for the next consumer (at-least-once).
     consumer.detach();
+    detached = true;
     await Promise.all(routes.map((r) => r?.close()));
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {

@@ -12,7 +12,9 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { LatencyAggregator } from '../metrics/histogram-merge.js';
 import { createWorkerCounters, sumWorkerCounters } from '../metrics/worker-counters.js';
-import { RingProducer, createRing, requestStop, ringDepth } from '../shm/ring.js';
+import { createRing, requestStop, ringDepth } from '../shm/ring.js';
+import { renderEgressMetrics } from '../metrics/egress-metrics.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
 
 /** First restart delay; doubles per consecutive crash of the same ring, up to RESTART_BACKOFF_MAX_MS. */
@@ -26,6 +28,7 @@ const DRAIN_POLL_MS = 5;
 const STOP_GRACE_MS = 2_000;
 
 export interface EgressPoolOptions {
+  readonly config: Config;
   readonly log: Logger;
   /** Compiled worker module; default dist/workers/egress-worker.js next to this file's dist/src/egress/. */
   readonly workerFile?: URL;
@@ -39,8 +42,8 @@ export interface EgressPoolOptions {
 export interface DrainResult {
   /** Every ring reached TAIL == HEAD before the timeout. */
   readonly drained: boolean;
-  /** Records still in the rings when the consumers were stopped. */
-  readonly remaining: number;
+  /** Records still in the rings (published, not released) when the consumers were stopped: not delivered. */
+  readonly undelivered: number;
 }
 
 /** One ring per egress worker, sized from config (rings.slotsPerRing x transactions.maxTransactionBytes). */
@@ -60,9 +63,8 @@ interface RingState {
 }
 
 export class EgressPool {
+  /** The rings; the front thread attaches exactly one RingProducer to each. */
   readonly rings: readonly SharedArrayBuffer[];
-  /** Front-thread producers, one per ring (the front's Intake round-robins over them). */
-  readonly producers: readonly RingProducer[];
   /** Per-worker counter regions (metrics/worker-counters.ts). */
   readonly counters: SharedArrayBuffer;
   readonly latency = new LatencyAggregator();
@@ -72,16 +74,15 @@ export class EgressPool {
   private restarts = 0;
   private started = false;
   private stopping = false;
+  private readonly config: Config;
 
-  constructor(
-    private readonly config: Config,
-    private readonly options: EgressPoolOptions,
-  ) {
+  constructor(private readonly options: EgressPoolOptions) {
+    const config = options.config;
+    this.config = config;
     this.rings = options.rings ?? createEgressRings(config);
     if (this.rings.length !== config.rings.workers) {
       throw new Error(`egress pool: ${this.rings.length} rings for ${config.rings.workers} workers`);
     }
-    this.producers = this.rings.map((r) => new RingProducer(r));
     this.counters = createWorkerCounters(this.rings.length);
     this.state = this.rings.map(() => ({ attempt: 0, consecutiveFailures: 0, task: null, timer: null }));
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
@@ -188,7 +189,12 @@ export class EgressPool {
     ]);
     clearTimeout(grace);
     await this.piscina.destroy();
-    return { drained: remaining === 0, remaining };
+    return { drained: remaining === 0, undelivered: remaining };
+  }
+
+  /** Append the egress metrics (outcomes, ring depths, restarts, ring->route latency) to the /metrics text. */
+  renderMetrics(tb: TextBuilder): void {
+    renderEgressMetrics(tb, this);
   }
 
   private totalDepth(): number {

@@ -91,6 +91,7 @@ export class RpcRoute implements EgressRoute {
   }
 
   private failed(tx: TxView, eps: readonly Endpoint[], errors: unknown[]): EgressOutcome {
+    if (this.closed) return 'dropped:shutdown'; // aborted by close(): whatever error the socket reported
     let shutdown = true;
     for (let i = 0; i < errors.length; i++) {
       const e = errors[i];
