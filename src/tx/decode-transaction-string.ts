@@ -1,0 +1,214 @@
+// Encoded transaction text -> wire bytes, decoded straight into the caller's buffer (front thread; HOT). The caller
+// passes a Buffer view over a ring slot in a SharedArrayBuffer, so this decode is the single copy of the transaction
+// between the HTTP body and the egress worker.
+//
+// Limits, order of checks and messages follow Agave's rpc.rs `decode_and_deserialize` exactly:
+//   1. encoded length (UTF-8 bytes) > max  -> "base64 encoded <T> too large: N bytes (max: encoded/raw 1644/1232)"
+//   2. invalid characters                  -> "invalid base64 encoding: InvalidByte(3, 33)" (base64 crate 0.22,
+//                                             STANDARD engine: canonical padding, no trailing bits) or
+//                                             "invalid base58 encoding: InvalidCharacter { character: '0', index: 3 }"
+//   3. decoded length > max                -> "decoded <T> too large: N bytes (max: 1232 bytes)"
+// Agave's maxima are golden numbers for 1232 bytes (PACKET_DATA_SIZE); they are derived here from maxTransactionBytes
+// the same way (base64: 4 * ceil(n / 3); base58: ceil(n * log 256 / log 58)), so 4096 (SIMD-0296) gives 5464/5594.
+import { Errors, RelayError } from '../errors/registry.js';
+import { serdeType } from '../jsonrpc/params.js';
+import { decodeBase58Into, describeInvalidBase58, findInvalidBase58 } from './base58.js';
+
+export type TransactionEncoding = 'base58' | 'base64';
+
+/** Rust type_name::<VersionedTransaction>() as Agave prints it in every intake message. */
+export const VERSIONED_TRANSACTION_TYPE = 'solana_transaction::versioned::VersionedTransaction';
+
+export interface EncodedLimits {
+  readonly base58Chars: number;
+  readonly base64Chars: number;
+}
+
+/** Largest accepted encoded lengths for a raw limit (1232 -> 1683/1644, 4096 -> 5594/5464). Cold. */
+export function maxEncodedLengths(maxTransactionBytes: number): EncodedLimits {
+  return {
+    base58Chars: Math.ceil((maxTransactionBytes * Math.log(256)) / Math.log(58)),
+    base64Chars: 4 * Math.ceil(maxTransactionBytes / 3),
+  };
+}
+
+// One-entry memo: a relay runs with one maxTransactionBytes, so the hot path never recomputes the maxima.
+let memoMax = -1;
+let memoLimits: EncodedLimits = maxEncodedLengths(1232);
+function limitsFor(maxTransactionBytes: number): EncodedLimits {
+  if (maxTransactionBytes !== memoMax) {
+    memoLimits = maxEncodedLengths(maxTransactionBytes);
+    memoMax = maxTransactionBytes;
+  }
+  return memoLimits;
+}
+
+/**
+ * sendTransaction's `encoding` config value -> the binary encoding. Absent/null = base58 (Agave's default); "binary"
+ * is the deprecated name of base58; json/jsonParsed are refused with Agave's wording.
+ */
+export function parseEncodingParam(value: unknown): TransactionEncoding {
+  if (value === undefined || value === null) return 'base58';
+  if (typeof value !== 'string') {
+    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(value)}, expected string or map`);
+  }
+  switch (value) {
+    case 'base58':
+    case 'binary':
+      return 'base58';
+    case 'base64':
+      return 'base64';
+    case 'json':
+    case 'jsonParsed':
+      throw new RelayError(
+        Errors.TX_UNSUPPORTED_ENCODING,
+        `unsupported encoding: ${value}. Supported encodings: base58, base64`,
+      );
+    default:
+      throw new RelayError(
+        Errors.INVALID_PARAMS,
+        `Invalid params: unknown variant \`${value}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
+      );
+  }
+}
+
+function tooLargeEncoded(encoding: TransactionEncoding, byteLength: number, maxEncoded: number, maxRaw: number): RelayError {
+  return new RelayError(
+    Errors.TX_TOO_LARGE_ENCODED,
+    `${encoding} encoded ${VERSIONED_TRANSACTION_TYPE} too large: ${byteLength} bytes (max: encoded/raw ${maxEncoded}/${maxRaw})`,
+  );
+}
+
+function tooLargeDecoded(length: number, maxRaw: number): RelayError {
+  return new RelayError(
+    Errors.TX_TOO_LARGE_DECODED,
+    `decoded ${VERSIONED_TRANSACTION_TYPE} too large: ${length} bytes (max: ${maxRaw} bytes)`,
+  );
+}
+
+// ---- base64 ----
+
+/** char code -> 6-bit value; 255 = not in the STANDARD alphabet ('=' included). */
+const B64 = new Uint8Array(256).fill(255);
+{
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) B64[alphabet.charCodeAt(i)] = i;
+}
+const PAD = 0x3d; // '='
+
+/**
+ * Hot-path check: the decoded length if `s` is canonical padded STANDARD base64 with zero trailing bits (exactly
+ * what base64 0.22's STANDARD engine accepts), else -1.
+ */
+export function canonicalBase64Length(s: string): number {
+  const n = s.length;
+  if (n === 0) return 0;
+  if ((n & 3) !== 0) return -1;
+  let pads = 0;
+  if (s.charCodeAt(n - 1) === PAD) pads = s.charCodeAt(n - 2) === PAD ? 2 : 1;
+  const end = n - pads;
+  for (let i = 0; i < end; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 255 || B64[c] === 255) return -1;
+  }
+  // The last symbol's bits beyond the decoded bytes must be zero: 4 low bits with 2 pads, 2 with 1.
+  if (pads > 0 && (B64[s.charCodeAt(end - 1)] & (pads === 2 ? 0x0f : 0x03)) !== 0) return -1;
+  return (n >> 2) * 3 - pads;
+}
+
+/**
+ * The base64 crate 0.22 `DecodeError` Debug text for input it rejects (cold; only called after the hot check failed),
+ * reproducing its detection order: trailing invalid byte on a length = 1 mod 4 input, then the first invalid byte of
+ * the complete non-final quads, then the final quad (padding position, invalid byte, length, padding, trailing bits).
+ */
+export function describeBase64Error(input: Uint8Array): string | null {
+  const len = input.length;
+  const rem = len % 4;
+  if (rem === 1) {
+    const last = input[len - 1];
+    if (last !== PAD && B64[last] === 255) return `InvalidByte(${len - 1}, ${last})`;
+  }
+  const body = Math.max(0, len - rem - (rem === 0 ? 4 : 0));
+  for (let i = 0; i < body; i++) {
+    if (B64[input[i]] === 255) return `InvalidByte(${i}, ${input[i]})`;
+  }
+  let morsels = 0;
+  let pads = 0;
+  let firstPad = 0;
+  let lastSymbol = 0;
+  let bits = 0; // the suffix's morsels packed like the crate's u32 (morsel k at bit 26 - 6k)
+  for (let k = 0; body + k < len; k++) {
+    const b = input[body + k];
+    if (b === PAD) {
+      if (k < 2) return `InvalidByte(${body + k}, ${b})`;
+      if (pads === 0) firstPad = k;
+      pads++;
+      continue;
+    }
+    if (pads > 0) return `InvalidByte(${body + firstPad}, ${PAD})`;
+    const m = B64[b];
+    if (m === 255) return `InvalidByte(${body + k}, ${b})`;
+    lastSymbol = b;
+    bits |= m << (26 - 6 * morsels);
+    morsels++;
+  }
+  if (len > 0 && morsels < 2) return `InvalidLength(${body + morsels})`;
+  if ((pads + morsels) % 4 !== 0) return 'InvalidPadding';
+  const bytes = (morsels * 6) >> 3;
+  const mask = bytes >= 4 ? 0 : 0xffffffff >>> (bytes * 8);
+  if (((bits >>> 0) & mask) !== 0) return `InvalidLastSymbol(${body + morsels - 1}, ${lastSymbol})`;
+  return null;
+}
+
+function decodeBase64(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number {
+  const n = encoded.length;
+  if (n > limits.base64Chars) throw tooLargeEncoded('base64', Buffer.byteLength(encoded, 'utf8'), limits.base64Chars, maxRaw);
+  const decoded = canonicalBase64Length(encoded);
+  if (decoded < 0) {
+    // Cold: Agave measures the UTF-8 length before decoding, and reports byte indexes into the UTF-8 text.
+    const utf8 = Buffer.from(encoded, 'utf8');
+    if (utf8.length > limits.base64Chars) throw tooLargeEncoded('base64', utf8.length, limits.base64Chars, maxRaw);
+    const detail = describeBase64Error(utf8) ?? 'InvalidPadding';
+    throw new RelayError(Errors.TX_BAD_ENCODING, `invalid base64 encoding: ${detail}`);
+  }
+  if (decoded > maxRaw) throw tooLargeDecoded(decoded, maxRaw);
+  // Validated above, so Node's lenient decoder cannot skip anything: it writes exactly `decoded` bytes in place.
+  const written = target.write(encoded, 0, decoded, 'base64');
+  if (written !== decoded) throw new RelayError(Errors.INTERNAL_ERROR, `base64 decode wrote ${written} of ${decoded} bytes`);
+  return decoded;
+}
+
+function decodeBase58(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number {
+  if (encoded.length > limits.base58Chars) {
+    throw tooLargeEncoded('base58', Buffer.byteLength(encoded, 'utf8'), limits.base58Chars, maxRaw);
+  }
+  const bad = findInvalidBase58(encoded);
+  if (bad >= 0) {
+    const utf8Length = Buffer.byteLength(encoded, 'utf8');
+    if (utf8Length > limits.base58Chars) throw tooLargeEncoded('base58', utf8Length, limits.base58Chars, maxRaw);
+    throw new RelayError(Errors.TX_BAD_ENCODING, `invalid base58 encoding: ${describeInvalidBase58(encoded, bad)}`);
+  }
+  const length = decodeBase58Into(target, encoded, maxRaw);
+  if (length > maxRaw) throw tooLargeDecoded(length, maxRaw);
+  return length;
+}
+
+/**
+ * Decodes `encoded` into target[0..) and returns the byte length. `target` must hold at least maxTransactionBytes
+ * (a ring slot's transaction area). Throws RelayError with Agave's wording for every rejection; on a throw the
+ * target may hold partial bytes (the slot is simply not published).
+ */
+export function decodeTransactionInto(
+  target: Buffer,
+  encoded: string,
+  encoding: TransactionEncoding,
+  maxTransactionBytes: number,
+): number {
+  if (target.length < maxTransactionBytes) {
+    throw new RangeError(`decodeTransactionInto: target holds ${target.length} bytes, needs ${maxTransactionBytes}`);
+  }
+  const limits = limitsFor(maxTransactionBytes);
+  return encoding === 'base64'
+    ? decodeBase64(target, encoded, maxTransactionBytes, limits)
+    : decodeBase58(target, encoded, maxTransactionBytes, limits);
+}

@@ -1,0 +1,276 @@
+// Wire-format parser and sanitizer for Solana transactions (front thread; HOT). Reads (bytes, offset, length) in place
+// and fills a caller-owned, reused ParsedTransaction: no allocation per call except the error on a rejection.
+//
+// Two phases, in Agave's order (rpc.rs decode_and_deserialize, then sanitize_transaction):
+//   1. deserialize: every structural error is TX_UNDECODABLE with bincode/serde's wording, e.g.
+//      "failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: failed to fill whole buffer"
+//   2. sanitize (VersionedTransaction::sanitize_signatures + legacy/v0 Message::sanitize): every failure is TX_INVALID
+//      "invalid transaction: Transaction failed to sanitize accounts offsets correctly" (TransactionError::
+//      SanitizeFailure's Display), then the compute-budget instruction checks RuntimeTransaction::try_create runs
+//      ("... duplicate instruction (N) ...", "Error processing Instruction N: invalid instruction data").
+// Deliberate deviation: Agave's RPC deserializer allows trailing bytes, but the leader's sigverify signs over
+// everything after the message start, so such a transaction can never land; it is refused here with bincode's
+// reject_trailing_bytes wording instead of being relayed to a silent drop.
+//
+// All offsets in ParsedTransaction are relative to the transaction's first byte (`offset`).
+import { Errors, RelayError } from '../errors/registry.js';
+import { decodeBase58Into } from './base58.js';
+import { VERSIONED_TRANSACTION_TYPE } from './decode-transaction-string.js';
+
+export const SIGNATURE_BYTES = 64;
+export const PUBKEY_BYTES = 32;
+export const MESSAGE_VERSION_PREFIX = 0x80;
+
+export interface ParsedTransaction {
+  /** Transaction byte length (all of it is consumed). */
+  length: number;
+  /** -1 legacy, 0 for v0. */
+  version: number;
+  signatureCount: number;
+  firstSignatureOffset: number;
+  messageOffset: number;
+  messageLength: number;
+  numRequiredSignatures: number;
+  numReadonlySigned: number;
+  numReadonlyUnsigned: number;
+  accountKeysOffset: number;
+  accountKeysCount: number;
+  recentBlockhashOffset: number;
+  instructionsOffset: number;
+  instructionCount: number;
+  /** -1 for legacy. */
+  addressTableLookupsOffset: number;
+  addressTableLookupCount: number;
+  /** Accounts loaded through lookup tables (writable + readonly indexes). */
+  lookupAccountCount: number;
+  /** SetComputeUnitPrice micro-lamports, -1 if absent (exact up to 2^53). */
+  computeUnitPrice: number;
+  /** SetComputeUnitLimit, -1 if absent. */
+  computeUnitLimit: number;
+}
+
+export function createParsedTransaction(): ParsedTransaction {
+  return {
+    length: 0,
+    version: -1,
+    signatureCount: 0,
+    firstSignatureOffset: 0,
+    messageOffset: 0,
+    messageLength: 0,
+    numRequiredSignatures: 0,
+    numReadonlySigned: 0,
+    numReadonlyUnsigned: 0,
+    accountKeysOffset: 0,
+    accountKeysCount: 0,
+    recentBlockhashOffset: 0,
+    instructionsOffset: 0,
+    instructionCount: 0,
+    addressTableLookupsOffset: -1,
+    addressTableLookupCount: 0,
+    lookupAccountCount: 0,
+    computeUnitPrice: -1,
+    computeUnitLimit: -1,
+  };
+}
+
+const UNDECODABLE_PREFIX = `failed to deserialize ${VERSIONED_TRANSACTION_TYPE}: `;
+const EOF = 'io error: failed to fill whole buffer';
+const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
+
+function undecodable(detail: string): RelayError {
+  return new RelayError(Errors.TX_UNDECODABLE, UNDECODABLE_PREFIX + detail);
+}
+
+/** ComputeBudget111111111111111111111111111111 */
+const COMPUTE_BUDGET_PROGRAM = new Uint8Array(32);
+decodeBase58Into(COMPUTE_BUDGET_PROGRAM, 'ComputeBudget111111111111111111111111111111', 32);
+
+// Cursor state (module-level: the parser is synchronous and single-threaded per isolate).
+let buf: Uint8Array = COMPUTE_BUDGET_PROGRAM;
+let pos = 0;
+let end = 0;
+
+/** solana-short-vec ShortU16 with its exact error order: alias, continuation on byte three, overflow. */
+function readCompactU16(): number {
+  let value = 0;
+  for (let nth = 0; nth < 3; nth++) {
+    if (pos >= end) throw undecodable(EOF);
+    const b = buf[pos++];
+    if (b === 0 && nth !== 0) throw undecodable('invalid value: alias encoding, expected strict form encoding');
+    const done = (b & 0x80) === 0;
+    if (nth === 2 && !done) {
+      throw undecodable(
+        'invalid value: continue signal on byte-three, expected a terminal signal on or before byte-three',
+      );
+    }
+    value |= (b & 0x7f) << (7 * nth);
+    if (value > 0xffff) throw undecodable(`invalid value: integer \`${value}\`, expected a value in the range [0, 65535]`);
+    if (done) return value;
+  }
+  return value; // unreachable: byte three either ends the value or throws
+}
+
+function skip(n: number): void {
+  if (end - pos < n) {
+    pos = end;
+    throw undecodable(EOF);
+  }
+  pos += n;
+}
+
+function readU8(): number {
+  if (pos >= end) throw undecodable(EOF);
+  return buf[pos++];
+}
+
+function isComputeBudgetKey(keyPos: number): boolean {
+  for (let i = 0; i < 32; i++) if (buf[keyPos + i] !== COMPUTE_BUDGET_PROGRAM[i]) return false;
+  return true;
+}
+
+function u32At(p: number): number {
+  return (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) >>> 0;
+}
+
+/**
+ * Parses and sanitizes the transaction at bytes[offset..offset+length) into `out`. Throws RelayError
+ * (TX_UNDECODABLE or TX_INVALID) with Agave's wording. Runs before any signature work.
+ */
+export function parseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): void {
+  buf = bytes;
+  pos = offset;
+  end = offset + length;
+  if (offset < 0 || end > bytes.length) throw new RangeError('parseTransaction: range outside the buffer');
+
+  // ---- phase 1: deserialize (structure only; indexes are recorded for phase 2) ----
+  const signatureCount = readCompactU16();
+  const firstSignatureOffset = pos - offset;
+  skip(signatureCount * SIGNATURE_BYTES);
+  const messageStart = pos;
+  const prefix = readU8();
+  let version = -1;
+  let numRequired: number;
+  if ((prefix & MESSAGE_VERSION_PREFIX) !== 0) {
+    version = prefix & 0x7f;
+    if (version === 127) throw undecodable('off-chain messages are not accepted');
+    if (version !== 0) {
+      throw undecodable(`invalid value: integer \`${version}\`, expected a valid transaction message version`);
+    }
+    numRequired = readU8();
+  } else {
+    numRequired = prefix;
+  }
+  const numReadonlySigned = readU8();
+  const numReadonlyUnsigned = readU8();
+  const accountKeysCount = readCompactU16();
+  const accountKeysOffset = pos - offset;
+  skip(accountKeysCount * PUBKEY_BYTES);
+  const recentBlockhashOffset = pos - offset;
+  skip(32);
+  const instructionCount = readCompactU16();
+  const instructionsOffset = pos - offset;
+  let maxProgramIndex = -1;
+  let programIndexZero = false;
+  let maxAccountIndex = -1;
+  // Compute-budget outcome, raised only after sanitize passes (Agave's order).
+  let budgetError = '';
+  let computeUnitPrice = -1;
+  let computeUnitLimit = -1;
+  let heapSeen = false;
+  let loadedSizeSeen = false;
+  for (let ix = 0; ix < instructionCount; ix++) {
+    const programIndex = readU8();
+    if (programIndex > maxProgramIndex) maxProgramIndex = programIndex;
+    if (programIndex === 0) programIndexZero = true;
+    const accountCount = readCompactU16();
+    const accountsStart = pos;
+    skip(accountCount);
+    for (let a = accountsStart; a < pos; a++) if (buf[a] > maxAccountIndex) maxAccountIndex = buf[a];
+    const dataLength = readCompactU16();
+    const dataStart = pos;
+    skip(dataLength);
+    if (
+      budgetError === '' &&
+      programIndex < accountKeysCount &&
+      isComputeBudgetKey(offset + accountKeysOffset + programIndex * PUBKEY_BYTES)
+    ) {
+      // borsh ComputeBudgetInstruction, trailing data allowed (try_from_slice_unchecked).
+      const tag = dataLength > 0 ? buf[dataStart] : -1;
+      const ixIndex = ix & 0xff;
+      const invalid = `invalid transaction: Error processing Instruction ${ixIndex}: invalid instruction data`;
+      const duplicate = `invalid transaction: Transaction contains a duplicate instruction (${ixIndex}) that is not allowed`;
+      if (tag === 1 && dataLength >= 5) {
+        if (heapSeen) budgetError = duplicate;
+        heapSeen = true;
+      } else if (tag === 2 && dataLength >= 5) {
+        if (computeUnitLimit >= 0) budgetError = duplicate;
+        else computeUnitLimit = u32At(dataStart + 1);
+      } else if (tag === 3 && dataLength >= 9) {
+        if (computeUnitPrice >= 0) budgetError = duplicate;
+        else computeUnitPrice = u32At(dataStart + 1) + u32At(dataStart + 5) * 4294967296;
+      } else if (tag === 4 && dataLength >= 5) {
+        if (loadedSizeSeen) budgetError = duplicate;
+        loadedSizeSeen = true;
+      } else {
+        budgetError = invalid;
+      }
+    }
+  }
+  let addressTableLookupsOffset = -1;
+  let addressTableLookupCount = 0;
+  let lookupAccountCount = 0;
+  let emptyLookup = false;
+  if (version === 0) {
+    addressTableLookupCount = readCompactU16();
+    addressTableLookupsOffset = pos - offset;
+    for (let l = 0; l < addressTableLookupCount; l++) {
+      skip(PUBKEY_BYTES);
+      const writable = readCompactU16();
+      skip(writable);
+      const readonly = readCompactU16();
+      skip(readonly);
+      if (writable + readonly === 0) emptyLookup = true;
+      lookupAccountCount += writable + readonly;
+    }
+  }
+  if (pos !== end) throw undecodable('Slice had bytes remaining after deserialization');
+
+  // ---- phase 2: sanitize ----
+  const staticKeys = accountKeysCount;
+  let ok =
+    numRequired === signatureCount &&
+    signatureCount <= staticKeys &&
+    numRequired + numReadonlyUnsigned <= staticKeys &&
+    numReadonlySigned < numRequired &&
+    !programIndexZero;
+  if (ok) {
+    if (version === 0) {
+      const totalKeys = staticKeys + lookupAccountCount;
+      ok = !emptyLookup && staticKeys > 0 && totalKeys <= 256 && maxProgramIndex < staticKeys && maxAccountIndex < totalKeys;
+    } else {
+      ok = maxProgramIndex < staticKeys && maxAccountIndex < staticKeys;
+    }
+  }
+  if (!ok) throw new RelayError(Errors.TX_INVALID, SANITIZE_FAILURE);
+  if (budgetError !== '') throw new RelayError(Errors.TX_INVALID, budgetError);
+
+  out.length = length;
+  out.version = version;
+  out.signatureCount = signatureCount;
+  out.firstSignatureOffset = firstSignatureOffset;
+  out.messageOffset = messageStart - offset;
+  out.messageLength = end - messageStart;
+  out.numRequiredSignatures = numRequired;
+  out.numReadonlySigned = numReadonlySigned;
+  out.numReadonlyUnsigned = numReadonlyUnsigned;
+  out.accountKeysOffset = accountKeysOffset;
+  out.accountKeysCount = accountKeysCount;
+  out.recentBlockhashOffset = recentBlockhashOffset;
+  out.instructionsOffset = instructionsOffset;
+  out.instructionCount = instructionCount;
+  out.addressTableLookupsOffset = addressTableLookupsOffset;
+  out.addressTableLookupCount = addressTableLookupCount;
+  out.lookupAccountCount = lookupAccountCount;
+  out.computeUnitPrice = computeUnitPrice;
+  out.computeUnitLimit = computeUnitLimit;
+}
