@@ -1,0 +1,493 @@
+// One QUIC client connection to a Solana TPU (egress thread; HOT: trySendTransaction and the datagram handler run per
+// transaction). Owns a CONNECTED UDP socket (sends skip the kernel's route/address lookup), the quiche connection,
+// the send loop and one deadline timer. One transaction per unidirectional stream, data + FIN in ONE streamSend:
+// a FIN sent as a separate empty write can reach the server after the data and leave a stream unfinished.
+// Flow: trySendTransaction -> stream write -> flush (conn.send() until null, each datagram straight to the kernel).
+// When there is no stream credit (peerStreamsLeftUni) or no send capacity (congestion/flow window), the transaction
+// is queued and the queue resumes on the next incoming datagram (an ACK or MAX_STREAMS) or timer: never spin, never drop.
+import dgram from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import { randomFillSync } from 'node:crypto';
+import { quiche, type QuicheConnection } from './quiche.js';
+import { buildClientConfig, type CongestionControl } from './quiche-config.js';
+import { DatagramSlab } from './datagram-slab.js';
+import { DeadlineTimer } from './deadline-timer.js';
+import { closeInfoOf, type QuicCloseInfo } from './close-info.js';
+import type { IdentityCertificate } from './identity-certificate.js';
+import {
+  ALPN_SOLANA_TPU,
+  KEEP_ALIVE_MS,
+  LOCAL_CID_LEN,
+  MAX_IDLE_TIMEOUT_MS,
+  MAX_SEND_UDP_PAYLOAD,
+  PACKET_DATA_SIZE,
+} from './constants.js';
+
+export interface QuicClientOptions {
+  /** Server IP address (v4 or v6). */
+  host: string;
+  port: number;
+  /** Client certificate (its key is our identity); null connects without one (tests of refusals only). */
+  identity: IdentityCertificate | null;
+  /** SNI; default "{ip}.{port}.sol" like Agave (a bare IP is rejected by rustls). */
+  serverName?: string;
+  /** ALPN list; default ['solana-tpu']. */
+  alpn?: readonly string[];
+  /** Default 60 s (Agave); the effective idle timeout is the smaller of both peers'. */
+  maxIdleTimeoutMs?: number;
+  /** Default 45 s (Agave), capped at half the negotiated idle timeout. */
+  keepAliveMs?: number;
+  /** connect() fails if not established by then; default 5 s. */
+  connectTimeoutMs?: number;
+  /** Largest transaction accepted by trySendTransaction; default 1232 (PACKET_DATA_SIZE). */
+  maxTransactionBytes?: number;
+  /** Bound of the wait queue (references, not bytes); trySendTransaction returns false beyond it. Default 4096. */
+  maxQueuedTransactions?: number;
+  /** Copy a transaction when it must be queued (default true) so callers may reuse their buffer at once. */
+  copyQueued?: boolean;
+  congestionControl?: CongestionControl;
+  /** The connection ended; `unsent` are queued transactions never written (hand them to another route). */
+  onClose?: (info: QuicCloseInfo, unsent: Uint8Array[]) => void;
+  /** A queued transaction quiche refused to write (unexpected stream error): it is handed back, not retried. */
+  onWriteFailed?: (tx: Uint8Array) => void;
+  /** The wait queue became empty again (credit/room came back). */
+  onDrain?: () => void;
+  /** Per transaction: microseconds from streamSend to the end of the send loop that handed its datagram(s) to the kernel. */
+  onSendLatency?: (micros: number) => void;
+}
+
+export type QuicClientState = 'connecting' | 'established' | 'closed';
+
+export interface QuicClientStats {
+  readonly state: QuicClientState;
+  /** connect -> established, ms (NaN before). */
+  readonly handshakeMs: number;
+  /** Streams written with data + FIN (accepted by quiche). */
+  readonly transactionsWritten: number;
+  /** Currently waiting for credit/room. */
+  readonly transactionsQueued: number;
+  /** How many were ever queued. */
+  readonly transactionsQueuedTotal: number;
+  /** Streams the peer has read to FIN, as witnessed by the stream credit it returned (MAX_STREAMS). */
+  readonly streamsFinishedByPeer: number;
+  /** Send latency (streamSend -> kernel), microseconds. */
+  readonly sendLatencyCount: number;
+  readonly sendLatencyMeanUs: number;
+  readonly sendLatencyMaxUs: number;
+  readonly datagramsSent: number;
+  readonly datagramsReceived: number;
+  readonly packetsLost: number;
+  readonly packetsRetransmitted: number;
+  /** streamSend / recv / socket errors. */
+  readonly errors: number;
+  readonly closeInfo: QuicCloseInfo | null;
+}
+
+const WRITTEN = 0;
+const NO_CREDIT = 1;
+const NO_ROOM = 2;
+const FAILED = 3;
+type WriteResult = typeof WRITTEN | typeof NO_CREDIT | typeof NO_ROOM | typeof FAILED;
+
+const EMPTY = new Uint8Array(0);
+
+export class QuicClientConnection {
+  /** Resolves when the handshake completes; rejects (with `.closeInfo`) if the connection ends first. */
+  readonly established: Promise<void>;
+  /** Resolves once the connection has ended, with how. */
+  readonly closed: Promise<QuicCloseInfo>;
+  readonly remote: { readonly host: string; readonly port: number };
+
+  private readonly sock: dgram.Socket;
+  private conn!: QuicheConnection;
+  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
+  private readonly timer: DeadlineTimer;
+  private readonly o: Required<Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'identity' | 'serverName'>>;
+  private readonly onCloseCb: QuicClientOptions['onClose'];
+  private readonly onDrainCb: QuicClientOptions['onDrain'];
+  private readonly onLatency: QuicClientOptions['onSendLatency'];
+  private readonly onWriteFailedCb: QuicClientOptions['onWriteFailed'];
+  // Reused RecvInfo: the socket is connected, so every datagram comes from the same peer to the same local address.
+  private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
+
+  private state: QuicClientState = 'connecting';
+  private startMs = 0;
+  private handshakeMs = NaN;
+  /** Next client-initiated unidirectional stream id: 2, 6, 10, ... (4n + 2). */
+  private nextStreamId = 2;
+  /** A stream created (empty write) but not yet written because it had no room; reused for the next write. */
+  private openStreamId = -1;
+  // FIFO wait queue: array + head index, compacted when drained (no per-item allocation beyond the array slot).
+  private queue: Uint8Array[] = [];
+  private queueHead = 0;
+  private queuedTotal = 0;
+  private written = 0;
+  private latencyCount = 0;
+  private latencySumUs = 0;
+  private latencyMaxUs = 0;
+  private datagramsSent = 0;
+  private datagramsReceived = 0;
+  private errors = 0;
+  private keepAliveEffMs: number;
+  private keepAliveDueMs = Infinity;
+  private sentAtKeepAliveCheck = 0;
+  private connectTimer: NodeJS.Timeout | null = null;
+  private closeInfo: QuicCloseInfo | null = null;
+  private resolveEstablished!: () => void;
+  private rejectEstablished!: (e: Error) => void;
+  private resolveClosed!: (i: QuicCloseInfo) => void;
+
+  private constructor(opts: QuicClientOptions) {
+    this.o = {
+      host: opts.host,
+      port: opts.port,
+      alpn: opts.alpn ?? [ALPN_SOLANA_TPU],
+      maxIdleTimeoutMs: opts.maxIdleTimeoutMs ?? MAX_IDLE_TIMEOUT_MS,
+      keepAliveMs: opts.keepAliveMs ?? KEEP_ALIVE_MS,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
+      maxTransactionBytes: opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
+      maxQueuedTransactions: opts.maxQueuedTransactions ?? 4096,
+      copyQueued: opts.copyQueued ?? true,
+      congestionControl: opts.congestionControl ?? 'cubic',
+    };
+    this.onCloseCb = opts.onClose;
+    this.onDrainCb = opts.onDrain;
+    this.onLatency = opts.onSendLatency;
+    this.onWriteFailedCb = opts.onWriteFailed;
+    this.keepAliveEffMs = this.o.keepAliveMs;
+    this.remote = { host: opts.host, port: opts.port };
+    this.sock = dgram.createSocket({ type: isIPv6(opts.host) ? 'udp6' : 'udp4' });
+    this.timer = new DeadlineTimer(this.onTimer);
+    this.established = new Promise<void>((res, rej) => {
+      this.resolveEstablished = res;
+      this.rejectEstablished = rej;
+    });
+    this.established.catch(() => undefined); // observed through `closed`/onClose when nobody awaits it
+    this.closed = new Promise<QuicCloseInfo>((res) => (this.resolveClosed = res));
+  }
+
+  /**
+   * Opens the socket and starts the handshake; resolves as soon as the first flight is sent (await `established`
+   * for the handshake). Transactions given before establishment are queued.
+   */
+  static async open(opts: QuicClientOptions): Promise<QuicClientConnection> {
+    const c = new QuicClientConnection(opts);
+    await c.start(opts);
+    return c;
+  }
+
+  /** open() and wait for the handshake; rejects with an Error carrying `closeInfo` on failure. */
+  static async connect(opts: QuicClientOptions): Promise<QuicClientConnection> {
+    const c = await QuicClientConnection.open(opts);
+    await c.established;
+    return c;
+  }
+
+  private async start(opts: QuicClientOptions): Promise<void> {
+    const sock = this.sock;
+    await new Promise<void>((resolve, reject) => {
+      sock.once('error', reject);
+      sock.connect(opts.port, opts.host, () => {
+        sock.off('error', reject);
+        resolve();
+      });
+    });
+    sock.on('error', this.onSocketError);
+    sock.on('message', this.onMessage);
+    const local = sock.address();
+    const localHp = { host: local.address, port: local.port };
+    const remoteHp = { host: opts.host, port: opts.port };
+    this.recvInfo = { from: remoteHp, to: localHp };
+    const config = buildClientConfig({
+      keyPem: opts.identity?.keyPem ?? null,
+      certPem: opts.identity?.certPem ?? null,
+      alpn: this.o.alpn,
+      maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
+      congestionControl: this.o.congestionControl,
+    });
+    const scid = new Uint8Array(LOCAL_CID_LEN);
+    randomFillSync(scid);
+    const serverName = opts.serverName ?? `${opts.host}.${opts.port}.sol`;
+    this.startMs = performance.now();
+    this.conn = quiche.Connection.connect(serverName, scid, localHp, remoteHp, config);
+    this.connectTimer = setTimeout(this.onConnectTimeout, this.o.connectTimeoutMs);
+    this.flush();
+    this.afterIo();
+  }
+
+  get currentState(): QuicClientState {
+    return this.state;
+  }
+
+  /** Transactions waiting for credit or room. */
+  get queued(): number {
+    return this.queue.length - this.queueHead;
+  }
+
+  /**
+   * Writes one transaction on its own unidirectional stream (data + FIN in one call).
+   * - true: written now (its datagram is already with the kernel).
+   * - 'no-credit': accepted but queued: no stream credit (the peer's concurrent-stream limit, or not yet
+   *   established) or no room in the congestion/flow window. It is written when the peer's next datagram opens room.
+   * - false: NOT accepted (closed, queue full, empty or larger than maxTransactionBytes): the caller still owns it.
+   * Without copyQueued=false the bytes are copied only when queued, so the caller may reuse `tx` right away.
+   */
+  trySendTransaction(tx: Uint8Array): boolean | 'no-credit' {
+    if (this.state === 'closed' || tx.length === 0 || tx.length > this.o.maxTransactionBytes) return false;
+    if (this.state === 'established' && this.queueHead === this.queue.length) {
+      const r = this.writeAndFlush(tx);
+      if (r === WRITTEN) {
+        this.afterIo();
+        return true;
+      }
+      if (r === FAILED) return false;
+    }
+    if (this.queue.length - this.queueHead >= this.o.maxQueuedTransactions) return false;
+    this.queue.push(this.o.copyQueued ? tx.slice() : tx);
+    this.queuedTotal++;
+    return 'no-credit';
+  }
+
+  /** Closes with an application code (0 = no error), sends CONNECTION_CLOSE and releases the socket at once. */
+  close(code = 0, reason = ''): void {
+    if (this.state === 'closed') return;
+    try {
+      this.conn.close(true, code, Buffer.from(reason));
+    } catch {
+      // already closing
+    }
+    this.flush();
+    this.finalize('local');
+  }
+
+  stats(): QuicClientStats {
+    let lost = 0;
+    let retrans = 0;
+    let finished = 0;
+    if (this.conn !== undefined) {
+      const s = this.conn.stats();
+      lost = s.lost;
+      retrans = s.retrans;
+      if (this.state !== 'connecting') {
+        // The peer's current stream limit = streams we opened + streams left; it grew by one per stream it finished.
+        const opened = (this.nextStreamId - 2) / 4;
+        const peerMax = opened + (this.state === 'established' ? this.conn.peerStreamsLeftUni() : 0);
+        finished = Math.max(0, peerMax - s.peerInitialMaxStreamsUni);
+      }
+    }
+    return {
+      state: this.state,
+      handshakeMs: this.handshakeMs,
+      transactionsWritten: this.written,
+      transactionsQueued: this.queued,
+      transactionsQueuedTotal: this.queuedTotal,
+      streamsFinishedByPeer: finished,
+      sendLatencyCount: this.latencyCount,
+      sendLatencyMeanUs: this.latencyCount === 0 ? 0 : this.latencySumUs / this.latencyCount,
+      sendLatencyMaxUs: this.latencyMaxUs,
+      datagramsSent: this.datagramsSent,
+      datagramsReceived: this.datagramsReceived,
+      packetsLost: lost,
+      packetsRetransmitted: retrans,
+      errors: this.errors,
+      closeInfo: this.closeInfo,
+    };
+  }
+
+  // ---- hot path ----
+
+  private writeAndFlush(tx: Uint8Array): WriteResult {
+    const t0 = performance.now();
+    const r = this.writeStream(tx);
+    if (r !== WRITTEN) return r;
+    this.flush();
+    const us = (performance.now() - t0) * 1000;
+    this.latencyCount++;
+    this.latencySumUs += us;
+    if (us > this.latencyMaxUs) this.latencyMaxUs = us;
+    if (this.onLatency !== undefined) this.onLatency(us);
+    return WRITTEN;
+  }
+
+  private writeStream(tx: Uint8Array): WriteResult {
+    const conn = this.conn;
+    let sid = this.openStreamId;
+    try {
+      if (sid < 0) {
+        // Check credit first: a stream past the peer's limit throws StreamLimit (and poisons @matrixai's wrapper).
+        if (conn.peerStreamsLeftUni() === 0) return NO_CREDIT;
+        sid = this.nextStreamId;
+        // An empty write creates the stream so streamCapacity() can be asked; it puts nothing on the wire.
+        conn.streamSend(sid, EMPTY, false);
+        this.nextStreamId += 4;
+        this.openStreamId = sid;
+      }
+      // quiche caps a write by the stream/connection flow window AND the congestion window: write only when the
+      // whole transaction fits, so data and FIN always go in the same call.
+      if (conn.streamCapacity(sid) < tx.length) return NO_ROOM;
+      const n = conn.streamSend(sid, tx, true);
+      if (n !== tx.length) {
+        // Cannot happen after the capacity check; if it does, the stream is unusable: abandon it.
+        this.openStreamId = -1;
+        this.errors++;
+        return FAILED;
+      }
+    } catch {
+      this.openStreamId = -1;
+      this.errors++;
+      return FAILED;
+    }
+    this.openStreamId = -1;
+    this.written++;
+    return WRITTEN;
+  }
+
+  /** conn.send() until null; each packet goes to the kernel at once (connected socket: no address argument). */
+  private flush(): void {
+    const conn = this.conn;
+    const slab = this.slab;
+    const scratch = slab.scratch;
+    for (;;) {
+      let r: [number, unknown] | null;
+      try {
+        r = conn.send(scratch);
+      } catch {
+        this.errors++;
+        return;
+      }
+      if (r === null) return;
+      this.sock.send(slab.take(r[0]));
+      this.datagramsSent++;
+    }
+  }
+
+  private drainQueue(): void {
+    const q = this.queue;
+    let head = this.queueHead;
+    while (head < q.length) {
+      const r = this.writeAndFlush(q[head]);
+      if (r === NO_CREDIT || r === NO_ROOM) break;
+      // A write quiche refused outright (not a lack of room) must not block the queue: hand it back, never drop it.
+      if (r === FAILED && this.onWriteFailedCb !== undefined) this.onWriteFailedCb(q[head]);
+      head++;
+    }
+    if (head === q.length) {
+      this.queue = [];
+      this.queueHead = 0;
+      if (head > 0 && this.onDrainCb !== undefined) this.onDrainCb();
+    } else if (head > 1024) {
+      this.queue = q.slice(head);
+      this.queueHead = 0;
+    } else {
+      this.queueHead = head;
+    }
+  }
+
+  private readonly onMessage = (msg: Buffer): void => {
+    if (this.state === 'closed') return;
+    this.datagramsReceived++;
+    try {
+      this.conn.recv(msg, this.recvInfo);
+    } catch {
+      this.errors++;
+    }
+    if (this.state === 'connecting' && this.conn.isEstablished()) this.onEstablished();
+    if (this.state === 'established' && this.queueHead < this.queue.length) this.drainQueue();
+    this.flush();
+    this.afterIo();
+  };
+
+  private afterIo(): void {
+    const conn = this.conn;
+    if (conn.isClosed()) {
+      this.finalize('local');
+      return;
+    }
+    const now = performance.now();
+    let delay = conn.timeout();
+    if (this.state === 'established') {
+      const ka = this.keepAliveDueMs - now;
+      if (delay === null || ka < delay) delay = ka < 0 ? 0 : ka;
+    }
+    this.timer.arm(delay, now);
+  }
+
+  private readonly onTimer = (): void => {
+    if (this.state === 'closed') return;
+    const conn = this.conn;
+    conn.onTimeout();
+    const now = performance.now();
+    if (this.state === 'established' && now >= this.keepAliveDueMs) {
+      // Keep-alive: PING only when nothing at all went out during the last interval.
+      if (this.datagramsSent === this.sentAtKeepAliveCheck) conn.sendAckEliciting();
+      this.sentAtKeepAliveCheck = this.datagramsSent;
+      this.keepAliveDueMs = now + this.keepAliveEffMs;
+    }
+    if (this.state === 'established' && this.queueHead < this.queue.length) this.drainQueue();
+    this.flush();
+    this.afterIo();
+  };
+
+  // ---- cold path ----
+
+  private onEstablished(): void {
+    this.state = 'established';
+    this.handshakeMs = performance.now() - this.startMs;
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    // Keep-alive below half the NEGOTIATED idle timeout, whatever the configured value: a 10 s-idle peer
+    // (Jet, quinn defaults) would otherwise drop us between 45 s keep-alives.
+    const peerIdle = this.conn.stats().peerMaxIdleTimeout;
+    const idle = Math.min(this.o.maxIdleTimeoutMs || Infinity, peerIdle > 0 ? peerIdle : Infinity);
+    if (Number.isFinite(idle)) this.keepAliveEffMs = Math.min(this.keepAliveEffMs, Math.floor(idle / 2));
+    this.keepAliveDueMs = performance.now() + this.keepAliveEffMs;
+    this.resolveEstablished();
+  }
+
+  private readonly onConnectTimeout = (): void => {
+    this.connectTimer = null;
+    if (this.state !== 'connecting') return;
+    try {
+      this.conn.close(false, 0, Buffer.from('handshake timeout'));
+    } catch {
+      // nothing to close
+    }
+    this.flush();
+    this.finalize('handshake-timeout');
+  };
+
+  private readonly onSocketError = (e: NodeJS.ErrnoException): void => {
+    this.errors++;
+    // ICMP port unreachable on a connected socket: nobody listens there; fail now rather than at the timeout.
+    if (this.state === 'connecting' && e.code === 'ECONNREFUSED') this.finalize('unreachable');
+  };
+
+  private finalize(by: QuicCloseInfo['by']): void {
+    if (this.state === 'closed') return;
+    const wasEstablished = this.state === 'established';
+    this.state = 'closed';
+    this.timer.cancel();
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    this.connectTimer = null;
+    const info =
+      by === 'handshake-timeout' || by === 'unreachable' || by === 'socket'
+        ? { by, isApp: false, code: 0, reason: by, wasEstablished }
+        : closeInfoOf(this.conn, wasEstablished, by);
+    this.closeInfo = info;
+    const unsent = this.queue.slice(this.queueHead);
+    this.queue = [];
+    this.queueHead = 0;
+    try {
+      this.sock.close();
+    } catch {
+      // already closed
+    }
+    if (!wasEstablished) {
+      const err = new Error(`QUIC connect to ${this.o.host}:${this.o.port} failed: ${info.by} code=${info.code} ${info.reason}`);
+      (err as Error & { closeInfo: QuicCloseInfo }).closeInfo = info;
+      this.rejectEstablished(err);
+    }
+    this.resolveClosed(info);
+    if (this.onCloseCb !== undefined) this.onCloseCb(info, unsent);
+  }
+}

@@ -1,0 +1,143 @@
+// Solana identity <-> X.509 certificate, as Agave's tls-utils does it: a self-signed X.509 v3 certificate whose
+// Ed25519 SubjectPublicKeyInfo IS the node/sender identity key (issuer = subject = CN "Solana node", SAN DNS
+// localhost, validity 1970..4096). Cold path: certificates are made once per identity at startup; the key is read
+// from a peer certificate once per connection.
+import { createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import { base58Encode } from './base58.js';
+
+/** PKCS#8 v1 prefix for an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Uint8Array.from([
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+]);
+/** SPKI AlgorithmIdentifier for Ed25519: SEQUENCE { OID 1.3.101.112 } (no parameters). */
+const ED25519_ALGORITHM_ID = Uint8Array.from([0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70]);
+
+/** What quiche's Config.withBoringSslCtx needs, plus the identity it proves. */
+export interface IdentityCertificate {
+  /** Base58 Solana identity (the certificate's Ed25519 public key). */
+  readonly identity: string;
+  /** 32-byte Ed25519 public key. */
+  readonly publicKey: Uint8Array;
+  /** PKCS#8 PEM private key. */
+  readonly keyPem: string;
+  /** X.509 PEM certificate. */
+  readonly certPem: string;
+  /** The same certificate, DER. */
+  readonly certDer: Uint8Array;
+}
+
+let providerSet = false;
+/** @peculiar/x509 types keys with DOM lib types; Node's webcrypto keys are the same objects at runtime. */
+type SelfSignedKeys = Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
+
+/**
+ * Builds the certificate for a Solana keypair. `secret` is either the 64-byte Solana secret key (seed || public key,
+ * as in a keypair JSON file: pass the parsed number array or bytes) or the 32-byte seed. A 64-byte secret whose public
+ * half does not match its seed is refused.
+ */
+export async function createIdentityCertificate(secret: Uint8Array | readonly number[]): Promise<IdentityCertificate> {
+  const bytes = Uint8Array.from(secret);
+  if (bytes.length !== 32 && bytes.length !== 64) {
+    throw new Error(`identity secret must be 32 (seed) or 64 (Solana keypair) bytes, got ${bytes.length}`);
+  }
+  const seed = bytes.subarray(0, 32);
+  const pkcs8 = new Uint8Array(ED25519_PKCS8_PREFIX.length + 32);
+  pkcs8.set(ED25519_PKCS8_PREFIX, 0);
+  pkcs8.set(seed, ED25519_PKCS8_PREFIX.length);
+  const privateKey: KeyObject = createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' });
+  const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+  const publicKey = new Uint8Array(spki.subarray(spki.length - 32));
+  if (bytes.length === 64 && !equalBytes(publicKey, bytes.subarray(32))) {
+    throw new Error('keypair secret: the public half does not match the seed');
+  }
+
+  if (!providerSet) {
+    x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+    providerSet = true;
+  }
+  const subtle = webcrypto.subtle;
+  const cryptoPrivate = await subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, false, ['sign']);
+  const cryptoPublic = await subtle.importKey('raw', publicKey, { name: 'Ed25519' }, true, ['verify']);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=Solana node',
+    notBefore: new Date(Date.UTC(1970, 0, 1)),
+    notAfter: new Date(Date.UTC(4096, 0, 1)),
+    keys: { privateKey: cryptoPrivate, publicKey: cryptoPublic } as unknown as SelfSignedKeys,
+    signingAlgorithm: { name: 'Ed25519' },
+    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }])],
+  });
+  return Object.freeze({
+    identity: base58Encode(publicKey),
+    publicKey,
+    keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    certPem: cert.toString('pem') + '\n',
+    certDer: new Uint8Array(cert.rawData),
+  });
+}
+
+/** A certificate for a fresh random identity (tests, throwaway servers). */
+export async function createRandomIdentityCertificate(): Promise<IdentityCertificate> {
+  return createIdentityCertificate(webcrypto.getRandomValues(new Uint8Array(32)));
+}
+
+/**
+ * The Ed25519 public key in a certificate's SubjectPublicKeyInfo, or null when the DER is malformed or the key is
+ * not Ed25519. A minimal DER walk (Certificate -> tbsCertificate -> 7th field), no dependency, no exceptions.
+ */
+export function ed25519KeyFromCertificate(der: Uint8Array): Uint8Array | null {
+  const cert = readTlv(der, 0);
+  if (cert === null || der[0] !== 0x30) return null;
+  const tbs = readTlv(der, cert.start);
+  if (tbs === null || der[cert.start] !== 0x30) return null;
+  let pos = tbs.start;
+  // [0] EXPLICIT version is optional (absent in v1 certificates).
+  if (der[pos] === 0xa0) {
+    const v = readTlv(der, pos);
+    if (v === null) return null;
+    pos = v.end;
+  }
+  // serialNumber, signature, issuer, validity, subject
+  for (let i = 0; i < 5; i++) {
+    const f = readTlv(der, pos);
+    if (f === null || f.end > tbs.end) return null;
+    pos = f.end;
+  }
+  const spki = readTlv(der, pos);
+  if (spki === null || der[pos] !== 0x30) return null;
+  const alg = readTlv(der, spki.start);
+  if (alg === null || alg.end - spki.start !== ED25519_ALGORITHM_ID.length) return null;
+  if (!equalBytes(der.subarray(spki.start, alg.end), ED25519_ALGORITHM_ID)) return null;
+  const bits = readTlv(der, alg.end);
+  // BIT STRING of 33 bytes: 0 unused bits, then the 32-byte key.
+  if (bits === null || der[alg.end] !== 0x03 || bits.end - bits.start !== 33 || der[bits.start] !== 0) return null;
+  return der.slice(bits.start + 1, bits.end);
+}
+
+/** Base58 identity of a peer certificate (DER), or null when it does not carry an Ed25519 key. */
+export function identityFromCertificate(der: Uint8Array): string | null {
+  const key = ed25519KeyFromCertificate(der);
+  return key === null ? null : base58Encode(key);
+}
+
+function readTlv(der: Uint8Array, pos: number): { start: number; end: number } | null {
+  if (pos + 2 > der.length) return null;
+  let len = der[pos + 1];
+  let start = pos + 2;
+  if (len & 0x80) {
+    const n = len & 0x7f;
+    if (n === 0 || n > 3 || start + n > der.length) return null;
+    len = 0;
+    for (let i = 0; i < n; i++) len = (len << 8) | der[start + i];
+    start += n;
+  }
+  const end = start + len;
+  return end > der.length ? null : { start, end };
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
