@@ -1,0 +1,123 @@
+import bs58 from 'bs58';
+import { describe, expect, it } from 'vitest';
+import { Errors, RelayError } from '../../../src/errors/registry.js';
+import {
+  decodeTransactionInto,
+  describeBase64Error,
+  maxEncodedLengths,
+  parseEncodingParam,
+} from '../../../src/tx/decode-transaction-string.js';
+import { legacyTwoSigners, v0WithLookup } from '../../fixtures/tx/transactions.js';
+
+const T = 'solana_transaction::versioned::VersionedTransaction';
+
+function sabTarget(bytes = 1232): Buffer {
+  return Buffer.from(new SharedArrayBuffer(bytes + 96), 96, bytes);
+}
+
+function rejection(fn: () => unknown): RelayError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof RelayError) return e;
+    throw e;
+  }
+  throw new Error('expected a RelayError');
+}
+
+describe('encoded limits', () => {
+  it("reproduces Agave's golden numbers and derives SIMD-0296's", () => {
+    expect(maxEncodedLengths(1232)).toEqual({ base58Chars: 1683, base64Chars: 1644 });
+    expect(maxEncodedLengths(4096)).toEqual({ base58Chars: 5594, base64Chars: 5464 });
+  });
+});
+
+describe('decodeTransactionInto', () => {
+  it('decodes base64 and base58 of real transactions into a SharedArrayBuffer-backed slot', () => {
+    for (const { bytes } of [legacyTwoSigners(), v0WithLookup()]) {
+      const slot = sabTarget();
+      expect(decodeTransactionInto(slot, bytes.toString('base64'), 'base64', 1232)).toBe(bytes.length);
+      expect(slot.subarray(0, bytes.length).equals(bytes)).toBe(true);
+      const slot58 = sabTarget();
+      expect(decodeTransactionInto(slot58, bs58.encode(bytes), 'base58', 1232)).toBe(bytes.length);
+      expect(slot58.subarray(0, bytes.length).equals(bytes)).toBe(true);
+    }
+  });
+
+  it('refuses over-long encodings before decoding, with Agave wording', () => {
+    let e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1700), 'base64', 1232));
+    expect(e.spec).toBe(Errors.TX_TOO_LARGE_ENCODED);
+    expect(e.message).toBe(`base64 encoded ${T} too large: 1700 bytes (max: encoded/raw 1644/1232)`);
+    e = rejection(() => decodeTransactionInto(sabTarget(), '2'.repeat(1684), 'base58', 1232));
+    expect(e.message).toBe(`base58 encoded ${T} too large: 1684 bytes (max: encoded/raw 1683/1232)`);
+    // Agave measures UTF-8 bytes: 1600 chars of which 100 are 2-byte 'é' is 1700 bytes.
+    e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1500) + 'é'.repeat(100), 'base64', 1232));
+    expect(e.message).toBe(`base64 encoded ${T} too large: 1700 bytes (max: encoded/raw 1644/1232)`);
+    e = rejection(() => decodeTransactionInto(sabTarget(4096), 'A'.repeat(5468), 'base64', 4096));
+    expect(e.message).toBe(`base64 encoded ${T} too large: 5468 bytes (max: encoded/raw 5464/4096)`);
+  });
+
+  it('refuses decoded transactions over the raw limit', () => {
+    let e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1644), 'base64', 1232));
+    expect(e.spec).toBe(Errors.TX_TOO_LARGE_DECODED);
+    expect(e.message).toBe(`decoded ${T} too large: 1233 bytes (max: 1232 bytes)`);
+    e = rejection(() => decodeTransactionInto(sabTarget(), '1'.repeat(1300), 'base58', 1232));
+    expect(e.message).toBe(`decoded ${T} too large: 1300 bytes (max: 1232 bytes)`);
+  });
+
+  it('reports bad base64 like the base64 0.22 crate (Node would silently skip these)', () => {
+    const cases: [string, string][] = [
+      ['AAA!AAAA', 'InvalidByte(3, 33)'],
+      ['AAAA-AAA', 'InvalidByte(4, 45)'],
+      ['AAAA=AAA', 'InvalidByte(4, 61)'],
+      ['AA=AAAAA', 'InvalidByte(2, 61)'],
+      ['AAAAA', 'InvalidLength(5)'],
+      ['AAAA\n', 'InvalidByte(4, 10)'],
+      ['AAAAAA', 'InvalidPadding'],
+      ['AAA==', 'InvalidByte(3, 61)'],
+      ['AB==', 'InvalidLastSymbol(1, 66)'],
+      ['AAB=', 'InvalidLastSymbol(2, 66)'],
+      ['A===', 'InvalidByte(1, 61)'],
+      ['AA=A', 'InvalidByte(2, 61)'],
+      ['AAé=', 'InvalidByte(2, 195)'],
+    ];
+    for (const [input, detail] of cases) {
+      const e = rejection(() => decodeTransactionInto(sabTarget(), input, 'base64', 1232));
+      expect(e.spec, input).toBe(Errors.TX_BAD_ENCODING);
+      expect(e.message, input).toBe(`invalid base64 encoding: ${detail}`);
+    }
+    expect(describeBase64Error(Buffer.from('AAAA'))).toBeNull();
+    expect(describeBase64Error(Buffer.from('AA=='))).toBeNull();
+  });
+
+  it('reports bad base58 like the bs58 crate', () => {
+    const e = rejection(() => decodeTransactionInto(sabTarget(), '3yZe7d0', 'base58', 1232));
+    expect(e.spec).toBe(Errors.TX_BAD_ENCODING);
+    expect(e.message).toBe("invalid base58 encoding: InvalidCharacter { character: '0', index: 6 }");
+    const f = rejection(() => decodeTransactionInto(sabTarget(), 'abcé', 'base58', 1232));
+    expect(f.message).toBe('invalid base58 encoding: NonAsciiCharacter { index: 3 }');
+  });
+
+  it('refuses a target smaller than the limit (programming error)', () => {
+    expect(() => decodeTransactionInto(Buffer.alloc(100), 'AAAA', 'base64', 1232)).toThrow(RangeError);
+  });
+});
+
+describe('parseEncodingParam', () => {
+  it('maps sendTransaction encodings like Agave', () => {
+    expect(parseEncodingParam(undefined)).toBe('base58');
+    expect(parseEncodingParam(null)).toBe('base58');
+    expect(parseEncodingParam('base58')).toBe('base58');
+    expect(parseEncodingParam('binary')).toBe('base58');
+    expect(parseEncodingParam('base64')).toBe('base64');
+    for (const enc of ['json', 'jsonParsed']) {
+      const e = rejection(() => parseEncodingParam(enc));
+      expect(e.spec).toBe(Errors.TX_UNSUPPORTED_ENCODING);
+      expect(e.message).toBe(`unsupported encoding: ${enc}. Supported encodings: base58, base64`);
+    }
+    const e = rejection(() => parseEncodingParam('hex'));
+    expect(e.spec).toBe(Errors.INVALID_PARAMS);
+    expect(e.message).toContain('unknown variant `hex`');
+    expect(rejection(() => parseEncodingParam(5)).spec).toBe(Errors.INVALID_PARAMS);
+  });
+});
