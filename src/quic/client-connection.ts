@@ -399,7 +399,9 @@ export class QuicClientConnection {
 
   private afterIo(): void {
     const conn = this.conn;
-    if (conn.isClosed()) {
+    // Draining = a CONNECTION_CLOSE was exchanged; quiche would wait 3 PTOs before isClosed(). A client has nothing
+    // to absorb in that window: release now so the caller learns the close code at once.
+    if (conn.isClosed() || conn.isDraining()) {
       this.finalize('local');
       return;
     }

@@ -1,0 +1,212 @@
+// Our QUIC client against our TPU-like server endpoint on 127.0.0.1: real signed transactions, identity from the
+// client certificate, the 128-stream limit under 10,000 transactions, and Agave's refusals.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keypair } from '@solana/web3.js';
+import { QUICClient } from '@matrixai/quic';
+import { webcrypto } from 'node:crypto';
+import {
+  QuicClientConnection,
+  QuicServerEndpoint,
+  TPU_CLOSE_CODE,
+  createIdentityCertificate,
+  createRandomIdentityCertificate,
+  type IdentityCertificate,
+  type QuicCloseInfo,
+  type QuicServerPeer,
+} from '../../../src/quic/index.js';
+import { legacyTransfer } from '../../helpers/transactions.js';
+
+interface Received {
+  tx: Buffer;
+  identity: string | null;
+}
+
+const waitFor = async (cond: () => boolean, ms = 10_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+describe('QUIC client -> TPU-like server endpoint', () => {
+  let server: QuicServerEndpoint;
+  let port: number;
+  const received: Received[] = [];
+  let serverCert: IdentityCertificate;
+  const closes: QuicCloseInfo[] = [];
+
+  beforeAll(async () => {
+    serverCert = await createRandomIdentityCertificate();
+    server = await QuicServerEndpoint.listen({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: serverCert,
+      maxConcurrentUniStreams: 128,
+      onTransaction: (tx: Uint8Array, peer: QuicServerPeer) => {
+        received.push({ tx: Buffer.from(tx), identity: peer.identity });
+      },
+      onConnectionClosed: (_p, info) => closes.push(info),
+    });
+    port = server.address().port;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('delivers real signed transactions byte-exact with the identity read from the client certificate', async () => {
+    const keypair = Keypair.generate();
+    const cert = await createIdentityCertificate(keypair.secretKey);
+    expect(cert.identity).toBe(keypair.publicKey.toBase58());
+    const client = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: cert });
+    const before = received.length;
+    const txs = Array.from({ length: 20 }, (_, i) => legacyTransfer(1000 + i).bytes);
+    for (const tx of txs) expect(client.trySendTransaction(tx)).not.toBe(false);
+    await waitFor(() => received.length >= before + txs.length);
+    const got = received.slice(before);
+    expect(got.map((r) => r.tx.toString('hex')).sort()).toEqual(txs.map((t) => t.toString('hex')).sort());
+    expect(new Set(got.map((r) => r.identity))).toEqual(new Set([keypair.publicKey.toBase58()]));
+    expect(client.stats().handshakeMs).toBeGreaterThan(0);
+    client.close();
+  });
+
+  it('10,000 transactions over one connection with a 128-stream limit all arrive, none lost, no spinning', async () => {
+    const cert = await createRandomIdentityCertificate();
+    let drains = 0;
+    const client = await QuicClientConnection.connect({
+      host: '127.0.0.1',
+      port,
+      identity: cert,
+      maxQueuedTransactions: 512,
+      onDrain: () => drains++,
+    });
+    const base = legacyTransfer(1).bytes;
+    const N = 10_000;
+    const before = received.length;
+    let refused = 0;
+    let i = 0;
+    // Producer with back-pressure: when the bounded queue refuses, wait for onDrain-driven progress (no busy loop).
+    while (i < N) {
+      const tx = Buffer.from(base);
+      tx.writeUInt32LE(i, tx.length - 4); // unique payload per transaction
+      const r = client.trySendTransaction(tx);
+      if (r === false) {
+        refused++;
+        await new Promise((res) => setTimeout(res, 1));
+        continue;
+      }
+      i++;
+    }
+    await waitFor(() => received.length >= before + N);
+    const mine = received.slice(before).filter((r) => r.identity === cert.identity);
+    expect(mine.length).toBe(N);
+    const seen = new Set(mine.map((r) => r.tx.readUInt32LE(r.tx.length - 4)));
+    expect(seen.size).toBe(N);
+    const s = client.stats();
+    expect(s.transactionsWritten).toBe(N);
+    expect(s.errors).toBe(0);
+    // Never more streams at once than the server allows, and the peer credited every stream back.
+    await waitFor(() => client.stats().streamsFinishedByPeer === N);
+    // No spinning: resumption is driven by incoming datagrams, so datagrams received bound the work; refusals only
+    // happen when the 512-entry queue is full and each costs the producer a 1 ms sleep.
+    expect(s.datagramsReceived).toBeLessThan(N * 2);
+    expect(refused).toBeLessThan(N);
+    expect(drains).toBeGreaterThan(0);
+    client.close();
+  });
+
+  it('refuses a client without a certificate, and keeps serving', async () => {
+    const rejectedBefore = server.counters.connectionsRejected;
+    let info: QuicCloseInfo | null = null;
+    try {
+      const c = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: null, connectTimeoutMs: 2000 });
+      info = await c.closed; // TLS 1.3 clients may finish before the server checks their certificate
+    } catch (e) {
+      info = (e as { closeInfo: QuicCloseInfo }).closeInfo;
+    }
+    expect(info).not.toBeNull();
+    expect(info!.by).toBe('peer');
+    expect(info!.isApp).toBe(false);
+    expect(info!.code).toBe(0x100 + 116); // TLS alert certificate_required
+    await waitFor(() => server.counters.connectionsRejected > rejectedBefore);
+    await expectGoodClientServed();
+  });
+
+  it('refuses a wrong ALPN, and keeps serving', async () => {
+    const cert = await createRandomIdentityCertificate();
+    const err = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: cert, alpn: ['h3'] }).then(
+      () => null,
+      (e: { closeInfo: QuicCloseInfo }) => e,
+    );
+    expect(err).not.toBeNull();
+    expect(err!.closeInfo.by).toBe('peer');
+    expect(err!.closeInfo.code).toBe(0x100 + 120); // TLS alert no_application_protocol
+    await expectGoodClientServed();
+  });
+
+  it('an oversized stream closes the whole connection with code 5, and the server keeps serving', async () => {
+    const cert = await createRandomIdentityCertificate();
+    const invalidBefore = server.counters.invalidStreams;
+    const client = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: cert, maxTransactionBytes: 4096 });
+    expect(client.trySendTransaction(new Uint8Array(1233).fill(1))).toBe(true);
+    const info = await client.closed;
+    expect(info).toMatchObject({ by: 'peer', isApp: true, code: TPU_CLOSE_CODE.invalidStream });
+    expect(server.counters.invalidStreams).toBe(invalidBefore + 1);
+    await expectGoodClientServed();
+  });
+
+  it('an empty stream closes the whole connection with code 5, and the server keeps serving', async () => {
+    // Our client refuses to write an empty transaction, so an independent client (@matrixai/quic) sends the empty stream.
+    const cert = await createRandomIdentityCertificate();
+    const invalidBefore = server.counters.invalidStreams;
+    const own = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: cert });
+    expect(own.trySendTransaction(new Uint8Array(0))).toBe(false);
+    own.close();
+    const mq = await QUICClient.createQUICClient({
+      host: '127.0.0.1',
+      port,
+      serverName: `127.0.0.1.${port}.sol`,
+      crypto: { ops: { randomBytes: async (b: ArrayBuffer) => void webcrypto.getRandomValues(new Uint8Array(b)) } },
+      config: { verifyPeer: false, applicationProtos: ['solana-tpu'], key: cert.keyPem, cert: cert.certPem },
+    });
+    const connClosed = mq.connection.closedP.catch(() => undefined);
+    const stream = mq.connection.newStream('uni');
+    const w = stream.writable.getWriter();
+    await w.close().catch(() => undefined); // FIN with no data
+    await waitFor(() => server.counters.invalidStreams === invalidBefore + 1);
+    await connClosed;
+    await mq.destroy({ force: true }).catch(() => undefined);
+    await expectGoodClientServed();
+  });
+
+  it('stateless retry (address validation) works end to end', async () => {
+    const srv = await QuicServerEndpoint.listen({
+      host: '127.0.0.1',
+      port: 0,
+      certificate: serverCert,
+      statelessRetry: true,
+      onTransaction: (tx, peer) => received.push({ tx: Buffer.from(tx), identity: peer.identity }),
+    });
+    const cert = await createRandomIdentityCertificate();
+    const c = await QuicClientConnection.connect({ host: '127.0.0.1', port: srv.address().port, identity: cert });
+    const before = received.length;
+    c.trySendTransaction(legacyTransfer(5).bytes);
+    await waitFor(() => received.length > before);
+    expect(srv.counters.retriesSent).toBe(1);
+    expect(received.at(-1)!.identity).toBe(cert.identity);
+    c.close();
+    await srv.close();
+  });
+
+  async function expectGoodClientServed(): Promise<void> {
+    const cert = await createRandomIdentityCertificate();
+    const c = await QuicClientConnection.connect({ host: '127.0.0.1', port, identity: cert });
+    const tx = legacyTransfer(42).bytes;
+    const before = received.length;
+    expect(c.trySendTransaction(tx)).toBe(true);
+    await waitFor(() => received.length > before);
+    expect(received.at(-1)!.tx.equals(tx)).toBe(true);
+    expect(received.at(-1)!.identity).toBe(cert.identity);
+    c.close();
+  }
+});
