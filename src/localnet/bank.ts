@@ -1,0 +1,227 @@
+// The localnet bank: litesvm executes every transaction (localnet process, main thread; HOT for execute(), cold for
+// the rest). litesvm's own blockhash check and transaction history are turned off; this module keeps what a
+// cluster keeps instead: the blockhashes of the last 150 slots (older -> BlockhashNotFound), the status cache
+// (a signature already committed -> AlreadyProcessed) and, per committed transaction, slot/position/err/meta for
+// getSignatureStatuses and getTransaction. A transaction is "committed" (lands in a block) when it executed, or
+// failed in execution and paid its fee; load-time failures (bad signature, unknown fee payer, no funds for the fee,
+// expired blockhash, duplicate) are rejected and leave no trace, as on Agave.
+import bs58 from 'bs58';
+import { FailedTransactionMetadata, LiteSvm, type TransactionMetadata } from 'litesvm/dist/internal.js';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { txErrorJson, type TxErrorJson } from './tx-error.js';
+import { parseWireTransaction, transactionFee, type ParsedTx } from './wire.js';
+
+/** Agave MAX_PROCESSING_AGE / MAX_RECENT_BLOCKHASHES: a blockhash is usable for 150 slots after its own. */
+export const BLOCKHASH_WINDOW_SLOTS = 150;
+/** Faucet balance at genesis: 500M SOL (solana-test-validator's faucet is similarly large). */
+const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
+
+export interface InnerInstructionsJson {
+  index: number;
+  instructions: { programIdIndex: number; accounts: number[]; data: string; stackHeight: number }[];
+}
+
+export interface ReturnDataJson {
+  programId: string;
+  data: [string, 'base64'];
+}
+
+/** One committed transaction: what getSignatureStatuses / getTransaction / landing records need. */
+export interface TxRecord {
+  readonly signature: string;
+  readonly slot: number;
+  /** 0-based index among the transactions committed in its slot. */
+  readonly position: number;
+  readonly blockTime: number;
+  readonly err: TxErrorJson | null;
+  readonly fee: bigint;
+  readonly preBalances: readonly bigint[];
+  readonly postBalances: readonly bigint[];
+  readonly logs: readonly string[];
+  readonly computeUnitsConsumed: bigint;
+  readonly returnData: ReturnDataJson | null;
+  readonly innerInstructions: readonly InnerInstructionsJson[];
+  readonly tx: Uint8Array;
+  readonly parsed: ParsedTx;
+}
+
+export type ExecuteOutcome =
+  | { readonly landed: true; readonly record: TxRecord }
+  | { readonly landed: false; readonly err: TxErrorJson };
+
+export interface BankOptions {
+  /** Slots a blockhash stays valid after the slot that issued it (Agave: 150). */
+  readonly blockhashWindowSlots?: number;
+  /** Slots of committed-transaction history kept for getTransaction/getSignatureStatuses (>= the window). */
+  readonly historySlots?: number;
+  /** Unix time (s) of slot 0, for blockTime. */
+  readonly genesisUnixTime?: number;
+  readonly slotMs?: number;
+}
+
+export function returnDataJson(meta: TransactionMetadata): ReturnDataJson | null {
+  const rd = meta.returnData();
+  const data = rd.data();
+  const pid = rd.programId();
+  if (data.length === 0 && pid.every((b) => b === 0)) return null;
+  return { programId: bs58.encode(pid), data: [Buffer.from(data).toString('base64'), 'base64'] };
+}
+
+export function innerInstructionsJson(meta: TransactionMetadata): InnerInstructionsJson[] {
+  const out: InnerInstructionsJson[] = [];
+  meta.innerInstructions().forEach((list, index) => {
+    if (list.length === 0) return;
+    out.push({
+      index,
+      instructions: list.map((ii) => {
+        const ci = ii.instruction();
+        return { programIdIndex: ci.programIdIndex(), accounts: Array.from(ci.accounts()), data: bs58.encode(ci.data()), stackHeight: ii.stackHeight() };
+      }),
+    });
+  });
+  return out;
+}
+
+export class Bank {
+  readonly svm: LiteSvm;
+  readonly windowSlots: number;
+  private readonly historySlots: number;
+  private readonly genesisUnixTime: number;
+  private readonly slotMs: number;
+  private currentSlot = 0;
+  private positionInSlot = 0;
+  /** blockhash -> slot that issued it; pruned past the window. */
+  private readonly blockhashSlots = new Map<string, number>();
+  /** Issued blockhashes in slot order (ring of the window). */
+  private readonly recentHashes: { slot: number; hash: string }[] = [];
+  /** signature -> record, insertion (= slot) order; pruned past historySlots. */
+  private readonly records = new Map<string, TxRecord>();
+  private readonly faucet = Keypair.generate();
+  readonly genesisHash: string;
+
+  constructor(opts: BankOptions = {}) {
+    this.windowSlots = opts.blockhashWindowSlots ?? BLOCKHASH_WINDOW_SLOTS;
+    this.historySlots = Math.max(opts.historySlots ?? 3_000, this.windowSlots + 1);
+    this.genesisUnixTime = opts.genesisUnixTime ?? Math.floor(Date.now() / 1000);
+    this.slotMs = opts.slotMs ?? 400;
+    this.svm = new LiteSvm();
+    this.svm.setBlockhashCheck(false);
+    this.svm.setTransactionHistory(0n);
+    this.svm.setSigverify(true);
+    this.genesisHash = this.svm.latestBlockhash();
+    this.svm.airdrop(this.faucet.publicKey.toBytes(), FAUCET_LAMPORTS);
+    this.issueBlockhash(0);
+  }
+
+  get slot(): number {
+    return this.currentSlot;
+  }
+
+  private issueBlockhash(slot: number): void {
+    this.svm.warpToSlot(BigInt(slot));
+    this.svm.expireBlockhash();
+    const hash = this.svm.latestBlockhash();
+    this.blockhashSlots.set(hash, slot);
+    this.recentHashes.push({ slot, hash });
+    while (this.recentHashes.length > 0 && this.recentHashes[0].slot < slot - this.windowSlots) {
+      this.blockhashSlots.delete(this.recentHashes.shift()!.hash);
+    }
+  }
+
+  /** Start a new slot: a new blockhash, position 0, history pruned. Called by the slot clock. */
+  advanceToSlot(slot: number): void {
+    if (slot <= this.currentSlot) return;
+    this.currentSlot = slot;
+    this.positionInSlot = 0;
+    this.issueBlockhash(slot);
+    const oldest = slot - this.historySlots;
+    for (const [sig, rec] of this.records) {
+      if (rec.slot >= oldest) break;
+      this.records.delete(sig);
+    }
+  }
+
+  /** The blockhash issued at `slot` (or the latest one at or before it still in the window). */
+  blockhashAt(slot: number): { blockhash: string; slot: number } {
+    for (let i = this.recentHashes.length - 1; i >= 0; i--) {
+      const h = this.recentHashes[i];
+      if (h.slot <= slot) return { blockhash: h.hash, slot: h.slot };
+    }
+    const h = this.recentHashes[0];
+    return { blockhash: h.hash, slot: h.slot };
+  }
+
+  /** Slot that issued a blockhash still in the window, or undefined (expired or unknown). */
+  blockhashSlot(hash: string): number | undefined {
+    const s = this.blockhashSlots.get(hash);
+    return s !== undefined && this.currentSlot - s <= this.windowSlots ? s : undefined;
+  }
+
+  blockTime(slot: number): number {
+    return this.genesisUnixTime + Math.floor((slot * this.slotMs) / 1000);
+  }
+
+  record(signature: string): TxRecord | undefined {
+    return this.records.get(signature);
+  }
+
+  balance(address: Uint8Array): bigint {
+    return this.svm.getBalance(address) ?? 0n;
+  }
+
+  /**
+   * Execute a transaction into the current slot. The bank keeps `tx` (and `parsed`, which views it) in its history:
+   * the caller must not reuse the buffer.
+   */
+  execute(tx: Uint8Array, parsed: ParsedTx = parseWireTransaction(tx)): ExecuteOutcome {
+    if (this.blockhashSlot(parsed.recentBlockhash) === undefined) return { landed: false, err: 'BlockhashNotFound' };
+    if (this.records.has(parsed.signatures[0])) return { landed: false, err: 'AlreadyProcessed' };
+    const keys = parsed.keyBytes;
+    const pre = new Array<bigint>(keys.length);
+    for (let i = 0; i < keys.length; i++) pre[i] = this.svm.getBalance(keys[i]) ?? 0n;
+    const result = this.svm.sendVersionedTransaction(tx);
+    const post = new Array<bigint>(keys.length);
+    for (let i = 0; i < keys.length; i++) post[i] = this.svm.getBalance(keys[i]) ?? 0n;
+    const failed = result instanceof FailedTransactionMetadata;
+    const err = failed ? txErrorJson(result.err()) : null;
+    // Fee charged <=> the fee payer's balance moved: the transaction was committed (possibly failed).
+    if (failed && pre[0] === post[0]) return { landed: false, err: err! };
+    const meta = failed ? result.meta() : (result as TransactionMetadata);
+    const record: TxRecord = {
+      signature: parsed.signatures[0],
+      slot: this.currentSlot,
+      position: this.positionInSlot++,
+      blockTime: this.blockTime(this.currentSlot),
+      err,
+      fee: transactionFee(parsed),
+      preBalances: pre,
+      postBalances: post,
+      logs: meta.logs(),
+      computeUnitsConsumed: meta.computeUnitsConsumed(),
+      returnData: returnDataJson(meta),
+      innerInstructions: innerInstructionsJson(meta),
+      tx,
+      parsed,
+    };
+    this.records.set(record.signature, record);
+    return { landed: true, record };
+  }
+
+  /** Airdrop from the faucet: a real transfer, signed with the current blockhash, committed in this slot. */
+  airdrop(to: PublicKey, lamports: bigint): ExecuteOutcome {
+    const tx = new Transaction({ feePayer: this.faucet.publicKey, blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: this.currentSlot + this.windowSlots });
+    tx.add(SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports }));
+    tx.sign(this.faucet);
+    return this.execute(tx.serialize());
+  }
+
+  /** Toggle litesvm's signature verification around a call (simulateTransaction with sigVerify false). */
+  withSigverify<T>(on: boolean, fn: () => T): T {
+    this.svm.setSigverify(on);
+    try {
+      return fn();
+    } finally {
+      this.svm.setSigverify(true);
+    }
+  }
+}
