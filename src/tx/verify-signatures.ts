@@ -62,12 +62,12 @@ export function verifyTransactionSignatures(bytes: Uint8Array, offset: number, p
   const sigBase = offset + parsed.firstSignatureOffset;
   const keyBase = offset + parsed.accountKeysOffset;
   for (let i = 0; i < parsed.signatureCount; i++) {
-    const key = ed25519KeyObject(b, keyBase + i * PUBKEY_BYTES);
     const s = sigBase + i * SIGNATURE_BYTES;
     try {
+      const key = ed25519KeyObject(b, keyBase + i * PUBKEY_BYTES);
       if (!verify(null, message, key, b.subarray(s, s + SIGNATURE_BYTES))) return false;
     } catch {
-      return false; // e.g. a key that is not a valid curve point
+      return false; // a key OpenSSL refuses (not a curve point) cannot have signed anything
     }
   }
   return true;
