@@ -20,6 +20,8 @@ export interface FakeRpcUpstream {
   mode: 'ok' | 'rpc-error' | 'http-500';
   /** Requests currently being delayed. */
   pending(): number;
+  /** TCP connections accepted so far (keep-alive checks). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,8 @@ export async function startFakeRpcUpstream(init: Partial<Pick<FakeRpcUpstream, '
       }, kit.delayMs);
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const kit: FakeRpcUpstream = {
@@ -63,6 +67,7 @@ export async function startFakeRpcUpstream(init: Partial<Pick<FakeRpcUpstream, '
     delayMs: init.delayMs ?? 0,
     mode: init.mode ?? 'ok',
     pending: () => pending,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

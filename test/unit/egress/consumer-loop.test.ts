@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { runEgressConsumer, type EgressTask } from '../../../src/egress/consumer-loop.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
+import { configSchema } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
+import { EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
+import { createRing, requestStop, ringDepth, RingProducer } from '../../../src/shm/ring.js';
+
+const log = createLogger('silent', 'test');
+const config = configSchema.parse({ rings: { workers: 1, slotsPerRing: 16 }, log: { level: 'silent' } });
+const RPC = 1 << ROUTE_IDS.rpc;
+const DIRECT = 1 << ROUTE_IDS.direct;
+const JITO = 1 << ROUTE_IDS.jito;
+
+/** A route that answers synchronously. */
+class SyncRoute implements EgressRoute {
+  readonly seen: number[] = [];
+  constructor(
+    readonly id: number,
+    readonly name: 'direct',
+  ) {}
+  send(tx: TxView): EgressOutcome {
+    this.seen.push(tx.bytes.readUInt32LE(0));
+    return 'sent';
+  }
+  async close(): Promise<void> {}
+}
+
+/** A route that answers later; the delay depends on the record so completions come out of order. */
+class AsyncRoute implements EgressRoute {
+  readonly id = ROUTE_IDS.rpc;
+  readonly name = 'rpc' as const;
+  readonly seen: number[] = [];
+  blocked = false;
+  send(tx: TxView): Promise<EgressOutcome> {
+    const n = tx.bytes.readUInt32LE(0);
+    if (n === 13) throw new Error('route bug');
+    return new Promise((resolve) => {
+      const finish = () => {
+        this.seen.push(n);
+        resolve(n % 5 === 0 ? 'failed' : 'sent');
+      };
+      if (this.blocked) return; // never answers (until the consumer stops)
+      setTimeout(finish, (7 - (n % 7)) * 3);
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+function publish(p: RingProducer, n: number, mask: number): void {
+  const off = p.reserve();
+  if (off < 0) throw new Error('ring full');
+  p.bytes.writeUInt32LE(n, off);
+  p.publish(4, 0, mask, -1, performance.timeOrigin + performance.now(), `t${n}`);
+}
+
+async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+function task(ring: SharedArrayBuffer, counters: SharedArrayBuffer, extra: Partial<EgressTask> = {}): EgressTask {
+  return { ringIndex: 0, ring, counters, config, attempt: 0, ...extra };
+}
+
+describe('egress consumer loop', () => {
+  it('dispatches by route mask, counts outcomes, releases out-of-order completions in order', async () => {
+    const ring = createRing(16, 1232);
+    const counters = createWorkerCounters(1);
+    const p = new RingProducer(ring);
+    const rpc = new AsyncRoute();
+    const direct = new SyncRoute(ROUTE_IDS.direct, 'direct');
+    const routes = [rpc, direct, null, null];
+    const loop = runEgressConsumer(task(ring, counters), { routes, log });
+    let published = 0;
+    for (let n = 0; n < 40; n++) {
+      await until(() => p.reserve() >= 0);
+      publish(p, n, n % 4 === 0 ? RPC | DIRECT | JITO : RPC);
+      published++;
+    }
+    await until(() => ringDepth(ring) === 0);
+    requestStop(ring);
+    await loop;
+    const c = workerCounterRegion(counters, 0);
+    const count = (route: number, o: EgressOutcome) => c[egressCounterIndex(route, EGRESS_OUTCOMES.indexOf(o))];
+    expect(c[WORKER_COUNTER.consumed]).toBe(published);
+    expect(c[WORKER_COUNTER.released]).toBe(published);
+    // n % 5 === 0 fail on rpc (8 of them), n = 13 throws (failed), the rest are sent.
+    expect(count(ROUTE_IDS.rpc, 'failed')).toBe(9);
+    expect(count(ROUTE_IDS.rpc, 'sent')).toBe(31);
+    expect(count(ROUTE_IDS.direct, 'sent')).toBe(10);
+    expect(count(ROUTE_IDS.jito, 'dropped:route_unavailable')).toBe(10);
+    // undelivered: rpc failed and no direct copy: n%5==0 && n%4!=0 (5,10,15,25,30,35) plus 13
+    expect(c[WORKER_COUNTER.undelivered]).toBe(7);
+    expect(direct.seen).toEqual([0, 4, 8, 12, 16, 20, 24, 28, 32, 36]);
+    expect(rpc.seen).not.toEqual([...rpc.seen].sort((a, b) => a - b)); // completions really came out of order
+  });
+
+  it('a crashed consumer leaves unfinished records in the ring, and the next one sends them', async () => {
+    const ring = createRing(16, 1232);
+    const counters = createWorkerCounters(1);
+    const p = new RingProducer(ring);
+    const stuck = new AsyncRoute();
+    stuck.blocked = true;
+    for (let n = 0; n < 6; n++) publish(p, n + 100, RPC);
+    const crashing = runEgressConsumer(task(ring, counters, { testHooks: { crashAfterRecords: 4, crashMode: 'throw' } }), { routes: [stuck, null, null, null], log });
+    await expect(crashing).rejects.toThrow(/crash after 4 records/);
+    expect(ringDepth(ring)).toBe(6);
+    const rpc = new AsyncRoute();
+    const again = runEgressConsumer(task(ring, counters, { attempt: 1, testHooks: { crashAfterRecords: 4 } }), { routes: [rpc, null, null, null], log });
+    await until(() => ringDepth(ring) === 0);
+    requestStop(ring);
+    await again;
+    expect([...rpc.seen].sort()).toEqual([100, 101, 102, 103, 104, 105]);
+  });
+});
