@@ -80,7 +80,7 @@ export class TpuListener {
       onTransaction: (view: Uint8Array, peer: QuicServerPeer) => {
         const arrivalNs = process.hrtime.bigint();
         // The endpoint's view is only valid during this call: one copy, which the callee may keep.
-        const tx = view.slice();
+        const tx = new Uint8Array(view); // a real copy: Buffer#slice would alias the reused buffer
         const info: TpuTransactionInfo = { validatorIdentity, senderIdentity: peer.identity, arrivalNs };
         if (delayMs === 0) onTransaction(tx, info);
         else this.enqueue({ tx, info, dueMs: performance.now() + delayMs });

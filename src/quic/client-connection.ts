@@ -243,7 +243,8 @@ export class QuicClientConnection {
       if (r === FAILED) return false;
     }
     if (this.queue.length - this.queueHead >= this.o.maxQueuedTransactions) return false;
-    this.queue.push(this.o.copyQueued ? tx.slice() : tx);
+    // new Uint8Array(x) always copies; Buffer#slice would not.
+    this.queue.push(this.o.copyQueued ? new Uint8Array(tx) : tx);
     this.queuedTotal++;
     return 'no-credit';
   }
