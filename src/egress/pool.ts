@@ -10,7 +10,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import { LatencyAggregator } from '../metrics/histogram-merge.js';
+import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
 import { createWorkerCounters, sumWorkerCounters } from '../metrics/worker-counters.js';
 import { createRing, requestStop, ringDepth } from '../shm/ring.js';
 import { renderEgressMetrics } from '../metrics/egress-metrics.js';
@@ -59,6 +59,8 @@ interface RingState {
   attempt: number;
   consecutiveFailures: number;
   task: Promise<void> | null;
+  /** Resolves when the current task's consumer sent its last latency histogram. */
+  final: Promise<void> | null;
   timer: NodeJS.Timeout | null;
 }
 
@@ -84,7 +86,7 @@ export class EgressPool {
       throw new Error(`egress pool: ${this.rings.length} rings for ${config.rings.workers} workers`);
     }
     this.counters = createWorkerCounters(this.rings.length);
-    this.state = this.rings.map(() => ({ attempt: 0, consecutiveFailures: 0, task: null, timer: null }));
+    this.state = this.rings.map(() => ({ attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null }));
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
     const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
     this.piscina = new Piscina({
@@ -111,7 +113,12 @@ export class EgressPool {
     st.timer = null;
     if (this.stopping) return;
     const { port1, port2 } = new MessageChannel();
-    port1.on('message', (m: unknown) => this.latency.accept(m));
+    st.final = new Promise<void>((resolve) => {
+      port1.on('message', (m: unknown) => {
+        if (isLatencyFinal(m)) resolve();
+        else this.latency.accept(m);
+      });
+    });
     port1.unref();
     const task: EgressTask = {
       ringIndex: index,
@@ -181,8 +188,10 @@ export class EgressPool {
     for (const r of this.rings) requestStop(r);
     const tasks = this.state.map((s) => s.task).filter((t): t is Promise<void> => t !== null);
     let grace: NodeJS.Timeout | undefined;
+    const finals = this.state.map((s) => s.final).filter((f): f is Promise<void> => f !== null);
     await Promise.race([
-      Promise.allSettled(tasks),
+      // Tasks settled and their last latency histograms arrived (they travel on another channel than the result).
+      Promise.allSettled(tasks).then(() => Promise.race([Promise.all(finals), sleep(200)])),
       new Promise<void>((resolve) => {
         grace = setTimeout(resolve, Math.max(deadline - Date.now(), 0) + STOP_GRACE_MS);
       }),

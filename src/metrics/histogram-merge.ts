@@ -21,6 +21,12 @@ export interface LatencyMessage {
   readonly encoded: string;
 }
 
+export const LATENCY_FINAL = Object.freeze({ kind: 'latency-final' } as const);
+
+export function isLatencyFinal(msg: unknown): boolean {
+  return msg !== null && typeof msg === 'object' && (msg as { kind?: unknown }).kind === 'latency-final';
+}
+
 /** Worker side: one histogram per route, flushed to `port`. */
 export class LatencyRecorder {
   private readonly histograms: Histogram[] = [];
@@ -48,9 +54,11 @@ export class LatencyRecorder {
     }
   }
 
+  /** Last flush, then LATENCY_FINAL so the main thread knows nothing more comes on this port. */
   close(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.flush();
+    this.port?.postMessage(LATENCY_FINAL);
   }
 }
 
