@@ -2,6 +2,7 @@ import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { Errors, RelayError } from '../../../src/errors/registry.js';
 import {
+  canonicalBase64Length,
   decodeTransactionInto,
   describeBase64Error,
   maxEncodedLengths,
@@ -88,6 +89,40 @@ describe('decodeTransactionInto', () => {
     }
     expect(describeBase64Error(Buffer.from('AAAA'))).toBeNull();
     expect(describeBase64Error(Buffer.from('AA=='))).toBeNull();
+  });
+
+  it('accepts exactly the canonical strings (random mutations vs the char-by-char oracle)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ !\n';
+    let accepted = 0;
+    for (let i = 0; i < 3000; i++) {
+      const raw = Buffer.from(Array.from({ length: i % 40 }, () => Math.floor(Math.random() * 256)));
+      const chars = raw.toString('base64').split('');
+      const edits = i % 3;
+      for (let k = 0; k < edits && chars.length > 0; k++) {
+        const at = Math.floor(Math.random() * chars.length);
+        const op = Math.floor(Math.random() * 3);
+        const c = alphabet[Math.floor(Math.random() * alphabet.length)];
+        if (op === 0) chars[at] = c;
+        else if (op === 1) chars.splice(at, 1);
+        else chars.splice(at, 0, c);
+      }
+      const input = chars.join('');
+      const oracle = canonicalBase64Length(input);
+      const slot = sabTarget();
+      let got: number;
+      try {
+        got = decodeTransactionInto(slot, input, 'base64', 1232);
+      } catch (e) {
+        expect(e, input).toBeInstanceOf(RelayError);
+        expect((e as RelayError).spec, input).toBe(Errors.TX_BAD_ENCODING);
+        expect(oracle, input).toBe(-1);
+        continue;
+      }
+      accepted++;
+      expect(got, input).toBe(oracle);
+      expect(slot.subarray(0, got).equals(Buffer.from(input, 'base64')), input).toBe(true);
+    }
+    expect(accepted).toBeGreaterThan(1000);
   });
 
   it('reports bad base58 like the bs58 crate', () => {

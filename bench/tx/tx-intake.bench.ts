@@ -1,0 +1,120 @@
+// Micro benches of the transaction intake hot path (src/tx): decode into a SharedArrayBuffer slot, parse + sanitize,
+// first-signature base58 (ours vs the bs58 package, ratio printed from the same run), Ed25519 verify.
+//   npx tsc -p tsconfig.json && node dist/bench/tx/tx-intake.bench.js [timeMs per task, default 300]
+import { randomBytes } from 'node:crypto';
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  Keypair,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import bs58 from 'bs58';
+import { Bench } from 'tinybench';
+import {
+  clearKeyCache,
+  createParsedTransaction,
+  decodeTransactionInto,
+  encodeSignatureBase58,
+  parseTransaction,
+  verifyTransactionSignatures,
+} from '../../src/tx/index.js';
+
+const MAX = 1232;
+const blockhash = bs58.encode(Buffer.alloc(32, 9));
+
+function legacyTx(): Buffer {
+  const payer = Keypair.generate();
+  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1 }).add(
+    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1000 }),
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
+  );
+  tx.sign(payer);
+  return Buffer.from(tx.serialize());
+}
+
+function v0Tx(): Buffer {
+  const payer = Keypair.generate();
+  const addresses = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
+  const table = new AddressLookupTableAccount({
+    key: Keypair.generate().publicKey,
+    state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses },
+  });
+  const instructions = addresses.map((to) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1 }));
+  const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message([table]);
+  const tx = new VersionedTransaction(msg);
+  tx.sign([payer]);
+  return Buffer.from(tx.serialize());
+}
+
+async function main(): Promise<void> {
+  const time = Number(process.argv[2] ?? 300);
+  const sab = new SharedArrayBuffer(96 + MAX);
+  const slot = Buffer.from(sab, 96, MAX);
+  // 1644 base64 chars with two pads = 1231 bytes: the largest canonical base64 under the 1232-byte limit.
+  const big64 = randomBytes(1231).toString('base64');
+  if (big64.length !== 1644) throw new Error(`expected 1644 chars, got ${big64.length}`);
+  const legacy = legacyTx();
+  const v0 = v0Tx();
+  const legacy58 = bs58.encode(legacy);
+  const parsed = createParsedTransaction();
+  const parsedLegacy = createParsedTransaction();
+  parseTransaction(legacy, 0, legacy.length, parsedLegacy);
+  const sig = legacy.subarray(1, 65);
+  let sink = 0;
+
+  const bench = new Bench({ time, warmupTime: 100 });
+  bench
+    .add('decode base64 1644 chars -> SAB slot (validated)', () => {
+      sink += decodeTransactionInto(slot, big64, 'base64', MAX);
+    })
+    .add('  reference: Buffer.write base64, unvalidated', () => {
+      sink += slot.write(big64, 0, 'base64');
+    })
+    .add(`decode base58 ${legacy58.length} chars (legacy tx)`, () => {
+      sink += decodeTransactionInto(slot, legacy58, 'base58', MAX);
+    })
+    .add(`parse+sanitize legacy (${legacy.length} B)`, () => {
+      parseTransaction(legacy, 0, legacy.length, parsed);
+      sink += parsed.messageLength;
+    })
+    .add(`parse+sanitize v0 + lookup table (${v0.length} B)`, () => {
+      parseTransaction(v0, 0, v0.length, parsed);
+      sink += parsed.messageLength;
+    })
+    .add('first signature base58: ours', () => {
+      sink += encodeSignatureBase58(legacy, 1).length;
+    })
+    .add('first signature base58: bs58 package', () => {
+      sink += bs58.encode(sig).length;
+    })
+    .add('verify 1 signature (cached KeyObject)', () => {
+      sink += verifyTransactionSignatures(legacy, 0, parsedLegacy) ? 1 : 0;
+    })
+    .add('verify 1 signature (KeyObject rebuilt)', () => {
+      clearKeyCache();
+      sink += verifyTransactionSignatures(legacy, 0, parsedLegacy) ? 1 : 0;
+    });
+
+  await bench.run();
+  console.table(
+    bench.tasks.map((t) => {
+      const r = t.result;
+      return {
+        task: t.name,
+        'mean (us)': r ? (r.latency.mean * 1000).toFixed(3) : 'n/a',
+        'p99 (us)': r?.latency.p99 !== undefined ? (r.latency.p99 * 1000).toFixed(3) : 'n/a',
+        'ops/s': r ? Math.round(r.throughput.mean).toLocaleString('en-US') : 'n/a',
+        samples: r ? r.latency.samples.length : 0,
+      };
+    }),
+  );
+  const mean = (name: string): number => bench.tasks.find((t) => t.name === name)?.result?.latency.mean ?? NaN;
+  const ratio = mean('first signature base58: bs58 package') / mean('first signature base58: ours');
+  console.log(`base58 signature speed-up vs bs58 (same run): ${ratio.toFixed(1)}x`);
+  if (sink === -1) console.log(sink); // keep results observable
+}
+
+await main();
