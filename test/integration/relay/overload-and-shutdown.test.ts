@@ -49,7 +49,12 @@ describe('overload and shutdown', () => {
     }
     const metrics = await (await fetch(`${relay.relayUrl}/metrics`)).text();
     expect(metrics).toMatch(/slotrelay_rejections_total\{reason="overloaded"\} 4/);
-    // Room again once the route finished: the relay serves normally.
+    // Room again once the route finished (the upstream answers after its delay): the relay serves normally.
+    const until = Date.now() + 10_000;
+    while (!/slotrelay_ring_depth\{ring="0"\} 0\b/.test(await (await fetch(`${relay.relayUrl}/metrics`)).text())) {
+      if (Date.now() > until) throw new Error('the ring never drained');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     expect((await submit(relay.relayUrl, legacyTransfer())).status).toBe(200);
   });
 

@@ -105,7 +105,7 @@ describe('relay host', () => {
     const text = await (await fetch(`${relay.relayUrl}/metrics`)).text();
     expect(text).toMatch(/slotrelay_requests_total\{host="relay",method="\/v1\/submit",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/slotrelay_rejections_total\{reason="unauthorized"\} [1-9]/);
-    expect(text).toMatch(/slotrelay_egress_total\{route="rpc",outcome="sent"\} [1-9]/);
+    expect(text).toMatch(/slotrelay_egress_outcomes_total\{route="rpc",outcome="sent"\} [1-9]/);
     expect(text).toMatch(/slotrelay_ring_depth\{ring="0"\} \d+/);
     expect(text).toMatch(/slotrelay_request_duration_seconds\{path="\/v1\/submit",quantile="0.99"\}/);
     expect(text).not.toContain(TEST_KEY);
