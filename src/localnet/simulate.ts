@@ -78,6 +78,10 @@ export function simulate(bank: Bank, tx: Uint8Array, parsed: ParsedTx, opts: Sim
   if (!opts.replaceRecentBlockhash && bank.blockhashSlot(parsed.recentBlockhash) === undefined) {
     return value('BlockhashNotFound', null, null, null, nullAccounts);
   }
+  // Agave's simulation runs check_transactions (age + status cache): a committed signature is AlreadyProcessed.
+  if (!opts.replaceRecentBlockhash && bank.record(parsed.signatures[0]) !== undefined) {
+    return value('AlreadyProcessed', null, null, null, nullAccounts);
+  }
   const pre = keys.map((k) => bank.balance(k));
   const result = bank.withSigverify(opts.sigVerify, () => bank.svm.simulateVersionedTransaction(bytes));
   if (result instanceof FailedTransactionMetadata) {

@@ -11,8 +11,8 @@ export interface ValidatorSpec {
   readonly stake: bigint;
 }
 
-/** Default stakes for N validators: 10M SOL split N : N-1 : ... : 1, so the schedule is visibly stake-weighted. */
-export const DEFAULT_TOTAL_STAKE_LAMPORTS = 10_000_000n * 1_000_000_000n;
+/** Default stakes for N validators: 1M SOL (stays below 2^53 lamports: exact as a JSON number) split N : N-1 : ... : 1, so the schedule is visibly stake-weighted. */
+export const DEFAULT_TOTAL_STAKE_LAMPORTS = 1_000_000n * 1_000_000_000n;
 
 function seeded(seed: string, what: string, i: number): Keypair {
   const bytes = createHash('sha256').update(`slotrelay-localnet/${seed}/${what}/${i}`).digest();

@@ -1,0 +1,53 @@
+// Localnet-only facade methods for benchmark harnesses (localnet process, main thread; cold).
+//
+// localnet_getLandings [{from?: number, limit?: number}] -> {total, first, next, landings: [...]}
+//   Landing records in landing order, starting at index `from` (default 0), at most `limit` (default and max 10000).
+//   Poll with from = previous `next`. Each record: {signature, slot, position, validator, sender, arrivalNs,
+//   executedNs, err}. `arrivalNs`/`executedNs` are decimal strings of process.hrtime.bigint() (CLOCK_MONOTONIC ns,
+//   comparable with process.hrtime.bigint() in any process on the same host; strings because they can exceed 2^53).
+//   `validator` is the identity whose TPU listener received the transaction, `sender` the client certificate's
+//   identity (null if none), `position` the 0-based index in the slot. Only transactions that came in through a TPU
+//   listener (or the facade's own sendTransaction, which uses the TPU path) are recorded; airdrops are not.
+// localnet_getCounters [] -> {slot, totalLandings, validators: {identity: {received, landed, buffered, dropped:
+//   {not_leader, undecodable, invalid, rejected}, rejectedBy: {BlockhashNotFound: n, ...}}}}
+//   Per-validator TPU gate counters: what reached each validator and why it did or did not land.
+import type { MethodHandler } from '../../jsonrpc/dispatch.js';
+import { configObject, optionalUsize, paramsArray } from '../../jsonrpc/params.js';
+import type { FacadeContext } from './context.js';
+
+type H = MethodHandler<FacadeContext>;
+
+export const MAX_LANDINGS_PER_CALL = 10_000;
+
+const getLandings: H = (params, ctx) => {
+  const p = paramsArray(params, 0, 1);
+  const cfg = configObject(p[0]) ?? {};
+  const from = optionalUsize(cfg.from, 'from') ?? 0;
+  const limit = Math.min(optionalUsize(cfg.limit, 'limit') ?? MAX_LANDINGS_PER_CALL, MAX_LANDINGS_PER_CALL);
+  const page = ctx.landings.page(from, limit);
+  return JSON.stringify({
+    total: ctx.landings.total,
+    first: page.first,
+    next: page.next,
+    landings: page.records.map((r) => ({
+      signature: r.signature,
+      slot: r.slot,
+      position: r.position,
+      validator: r.validator,
+      sender: r.sender,
+      arrivalNs: r.arrivalNs.toString(),
+      executedNs: r.executedNs.toString(),
+      err: r.err,
+    })),
+  });
+};
+
+const getCounters: H = (params, ctx) => {
+  paramsArray(params, 0, 0);
+  return JSON.stringify({ slot: ctx.clock.current, totalLandings: ctx.landings.total, validators: Object.fromEntries(ctx.landings.counters) });
+};
+
+export const localnetMethods: ReadonlyArray<readonly [string, H]> = [
+  ['localnet_getLandings', getLandings],
+  ['localnet_getCounters', getCounters],
+];

@@ -1,0 +1,179 @@
+// startLocalnet: wires the embedded local cluster (localnet process, main thread; cold set-up and shutdown).
+// bank (litesvm) <- block producer <- TPU gate <- one QUIC TPU listener per validator; slot clock -> bank,
+// prioritization fees, gate (held transactions), PubSub; RPC facade (HTTP + WebSocket) over all of it. The bank is
+// synchronous and CPU-bound: run this in its own process (run-localnet.ts via `slotrelay localnet`; the relay
+// starts it as a child, src/localnet-child.ts), never on the relay's front thread. Tests may run it in-process.
+import { Bank, BLOCKHASH_WINDOW_SLOTS } from './bank.js';
+import { BlockProducer } from './block-producer.js';
+import { FacadeServer } from './facade/rpc-server.js';
+import type { FacadeContext, FacadeValidator } from './facade/context.js';
+import { LandingLog } from './landings.js';
+import { LeaderSchedule } from './leader-schedule.js';
+import { PrioritizationFees } from './prioritization-fees.js';
+import { RpcTpuSender, type TpuTarget } from './rpc-tpu-sender.js';
+import { SlotClock } from './slot-clock.js';
+import { TpuGate } from './tpu-gate.js';
+import { TpuListener } from './tpu-listener.js';
+import { makeValidators } from './validators.js';
+
+export interface LocalnetOptions {
+  /** Interface for the facade and every TPU listener; default 127.0.0.1. */
+  readonly host?: string;
+  /** Facade HTTP port (PubSub on port + 1); 0 = ephemeral pair. Default 0. */
+  readonly rpcPort?: number;
+  /** Number of validators; default 4. */
+  readonly validators?: number;
+  /** Stake per validator in lamports; default 1M SOL split N : N-1 : ... : 1. */
+  readonly stakes?: readonly bigint[];
+  /** Slot duration; default 400 ms. */
+  readonly slotMs?: number;
+  /** Default 8192 (must be a multiple of 4). */
+  readonly slotsPerEpoch?: number;
+  /** Seed for identities and the leader schedule; default "slotrelay". */
+  readonly seed?: string;
+  /** One-way delay per validator's TPU listener (ms), index = validator; default 0. */
+  readonly oneWayDelaysMs?: readonly number[];
+  /** How long before its window the next leader accepts transactions; default half a slot. */
+  readonly graceMs?: number;
+  /** Largest transaction (1232; 4096 after SIMD-0296). */
+  readonly maxTransactionBytes?: number;
+  /** Concurrent uni streams per connection on each listener; default 128 (unstaked peer). */
+  readonly maxStreams?: number;
+  /** Slots until a committed transaction is confirmed / finalized; default 1 / 32. */
+  readonly confirmedDepth?: number;
+  readonly finalizedDepth?: number;
+  /** Blockhash validity in slots; default 150 (Agave). */
+  readonly blockhashWindowSlots?: number;
+  readonly onInternalError?: (err: unknown, method: string) => void;
+}
+
+export interface LocalnetValidator {
+  readonly identity: string;
+  readonly votePubkey: string;
+  /** Lamports. */
+  readonly stake: number;
+  /** "host:port" of its TPU QUIC listener. */
+  readonly tpuQuic: string;
+  readonly oneWayDelayMs: number;
+}
+
+export interface Localnet {
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly validators: readonly LocalnetValidator[];
+  /** In-process access for tests and benches. */
+  readonly bank: Bank;
+  readonly schedule: LeaderSchedule;
+  readonly clock: SlotClock;
+  readonly gate: TpuGate;
+  readonly landings: LandingLog;
+  stop(): Promise<void>;
+}
+
+export async function startLocalnet(options: LocalnetOptions = {}): Promise<Localnet> {
+  const host = options.host ?? '127.0.0.1';
+  const slotMs = options.slotMs ?? 400;
+  const n = options.validators ?? 4;
+  const seed = options.seed ?? 'slotrelay';
+  const maxTransactionBytes = options.maxTransactionBytes ?? 1232;
+  const specs = makeValidators(n, seed, options.stakes);
+  const identities = specs.map((v) => v.identity.publicKey.toBase58());
+
+  const bank = new Bank({ blockhashWindowSlots: options.blockhashWindowSlots ?? BLOCKHASH_WINDOW_SLOTS, slotMs });
+  const fees = new PrioritizationFees();
+  const landings = new LandingLog(identities);
+  const producer = new BlockProducer(bank, fees, landings);
+  const schedule = new LeaderSchedule(
+    specs.map((v, i) => ({ identity: identities[i], stake: v.stake })),
+    options.slotsPerEpoch ?? 8192,
+    seed,
+  );
+  const clock = new SlotClock(slotMs);
+  const gate = new TpuGate(schedule, clock, producer, landings, { graceMs: options.graceMs ?? slotMs / 2, maxTransactionBytes });
+
+  const listeners: TpuListener[] = [];
+  const validators: LocalnetValidator[] = [];
+  const targets = new Map<string, TpuTarget>();
+  try {
+    for (let i = 0; i < n; i++) {
+      const oneWayDelayMs = options.oneWayDelaysMs?.[i] ?? 0;
+      const l = new TpuListener({
+        host,
+        port: 0,
+        validatorIdentity: identities[i],
+        maxStreams: options.maxStreams,
+        maxTransactionBytes,
+        oneWayDelayMs,
+        onTransaction: (tx, info) => {
+          gate.submit(tx, info);
+        },
+      });
+      await l.start();
+      listeners.push(l);
+      const addr = l.address();
+      targets.set(identities[i], { identity: identities[i], host: addr.host, port: addr.port });
+      validators.push({
+        identity: identities[i],
+        votePubkey: specs[i].vote.publicKey.toBase58(),
+        stake: Number(specs[i].stake),
+        tpuQuic: `${addr.host}:${addr.port}`,
+        oneWayDelayMs,
+      });
+    }
+  } catch (err) {
+    for (const l of listeners) await l.stop();
+    throw err;
+  }
+
+  const sender = new RpcTpuSender(targets, schedule, clock, maxTransactionBytes);
+  const ctx: FacadeContext = {
+    bank,
+    producer,
+    schedule,
+    clock,
+    gate,
+    fees,
+    landings,
+    validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic })),
+    confirmedDepth: options.confirmedDepth ?? 1,
+    finalizedDepth: options.finalizedDepth ?? 32,
+    maxTransactionBytes,
+    rpcAddress: '',
+    pubsubAddress: '',
+    sendToTpu: (tx) => sender.send(tx),
+  };
+  const server = new FacadeServer(ctx, { host, port: options.rpcPort ?? 0, onInternalError: options.onInternalError });
+  try {
+    await server.start();
+  } catch (err) {
+    for (const l of listeners) await l.stop();
+    throw err;
+  }
+
+  // Order per slot: the bank's new blockhash first, then what the new leader held, then subscribers.
+  clock.onSlot((slot) => producer.startSlot(slot));
+  clock.onSlot((slot) => gate.onSlot(slot));
+  clock.onSlot((slot) => server.pubsub.onSlot(slot));
+  producer.onCommit((rec) => server.pubsub.onCommit(rec));
+  clock.start();
+
+  let stopped = false;
+  return {
+    rpcUrl: server.rpcUrl,
+    wsUrl: server.wsUrl,
+    validators,
+    bank,
+    schedule,
+    clock,
+    gate,
+    landings,
+    async stop(): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      clock.stop();
+      server.stop();
+      await sender.stop();
+      for (const l of listeners) await l.stop();
+    },
+  };
+}
