@@ -133,10 +133,13 @@ export class RingProducer extends RingEnd {
   private nextHead: number;
   /** Header offset of the slot handed out by the last reserve(), -1 when none. */
   private reservedBase = -1;
+  /** Last TAIL seen: re-read only when the ring looks full, so the consumer's cache line is not pulled per push. */
+  private cachedTail: number;
 
   constructor(sab: SharedArrayBuffer) {
     super(sab);
     this.nextHead = Atomics.load(this.ctl, CTL_HEAD);
+    this.cachedTail = Atomics.load(this.ctl, CTL_TAIL);
   }
 
   /**
@@ -145,9 +148,12 @@ export class RingProducer extends RingEnd {
    */
   reserve(): number {
     const head = this.nextHead;
-    if (((head - Atomics.load(this.ctl, CTL_TAIL)) | 0) >= this.slotCount) {
-      this.reservedBase = -1;
-      return -1;
+    if (((head - this.cachedTail) | 0) >= this.slotCount) {
+      this.cachedTail = Atomics.load(this.ctl, CTL_TAIL);
+      if (((head - this.cachedTail) | 0) >= this.slotCount) {
+        this.reservedBase = -1;
+        return -1;
+      }
     }
     const base = CTL_BYTES + (head & this.mask) * this.slotBytes;
     this.reservedBase = base;
@@ -202,6 +208,8 @@ export class RingConsumer extends RingEnd {
   /** 1 = the record in this slot is complete but not yet released (an earlier one is still in flight). */
   private readonly done: Uint8Array;
   private detached = false;
+  /** Last HEAD seen: re-read only when every record up to it was taken. */
+  private cachedHead: number;
   /** ATTACHED generation of this consumer. */
   readonly generation: number;
 
@@ -210,6 +218,7 @@ export class RingConsumer extends RingEnd {
     this.generation = (Atomics.add(this.ctl, CTL_ATTACHED, 1) + 1) | 0;
     this.released = Atomics.load(this.ctl, CTL_TAIL);
     this.nextTake = this.released;
+    this.cachedHead = this.released;
     this.done = new Uint8Array(this.slotCount);
   }
 
@@ -225,7 +234,10 @@ export class RingConsumer extends RingEnd {
 
   /** Next record's slot index, or -1 when none is published. */
   take(): number {
-    if (this.nextTake === Atomics.load(this.ctl, CTL_HEAD)) return -1;
+    if (this.nextTake === this.cachedHead) {
+      this.cachedHead = Atomics.load(this.ctl, CTL_HEAD);
+      if (this.nextTake === this.cachedHead) return -1;
+    }
     const slot = this.nextTake & this.mask;
     this.nextTake = (this.nextTake + 1) | 0;
     return slot;
