@@ -6,7 +6,7 @@
 // failed in execution and paid its fee; load-time failures (bad signature, unknown fee payer, no funds for the fee,
 // expired blockhash, duplicate) are rejected and leave no trace, as on Agave.
 import bs58 from 'bs58';
-import { FailedTransactionMetadata, LiteSvm, type TransactionMetadata } from 'litesvm/dist/internal.js';
+import { Account, FailedTransactionMetadata, LiteSvm, type TransactionMetadata } from 'litesvm/dist/internal.js';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { txErrorJson, type TxErrorJson } from './tx-error.js';
 import { parseWireTransaction, transactionFee, type ParsedTx } from './wire.js';
@@ -109,7 +109,8 @@ export class Bank {
     this.svm.setTransactionHistory(0n);
     this.svm.setSigverify(true);
     this.genesisHash = this.svm.latestBlockhash();
-    this.svm.airdrop(this.faucet.publicKey.toBytes(), FAUCET_LAMPORTS);
+    // Genesis account (litesvm's own airdrop account holds less than this faucet).
+    this.svm.setAccount(this.faucet.publicKey.toBytes(), new Account(FAUCET_LAMPORTS, new Uint8Array(0), new Uint8Array(32), false, 0n));
     this.issueBlockhash(0);
   }
 
