@@ -65,7 +65,8 @@ describe('identity certificate', () => {
       expect(base58Encode(pk.toBytes())).toBe(pk.toBase58());
       expect(Buffer.from(base58Decode(pk.toBase58()))).toEqual(pk.toBuffer());
     }
-    expect(base58Encode(new Uint8Array([0, 0, 1]))).toBe('112');
+    expect(base58Encode(new Uint8Array(32))).toBe('11111111111111111111111111111111');
+    expect(() => base58Encode(new Uint8Array([0, 0, 1]))).toThrow(RangeError); // identities only
   });
 });
 
