@@ -13,6 +13,7 @@ import { ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } f
 import { RingConsumer } from '../shm/ring.js';
 import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
 import { RpcRoute } from './rpc-route.js';
+import { DiscardRoute } from './discard-route.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -50,6 +51,7 @@ export interface ConsumerDeps {
 
 export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[] {
   const routes: (EgressRoute | null)[] = new Array(ROUTE_COUNT).fill(null);
+  if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
   const rpc = new RpcRoute(config.routes.rpc, log);
   routes[rpc.id] = rpc;
   return routes;

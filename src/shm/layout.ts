@@ -67,6 +67,7 @@ export const EGRESS_OUTCOMES = Object.freeze([
   'dropped:no_endpoint', // the route has nothing to send to (e.g. rpc route with no endpoints configured)
   'dropped:route_unavailable', // the route is not built into this relay yet or is disabled
   'dropped:shutdown', // the relay stopped before the route could finish
+  'dropped:discarded', // routes.discard (benchmark runs only): released without sending
 ] as const);
 export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
 export const EGRESS_OUTCOME_COUNT = EGRESS_OUTCOMES.length;
