@@ -89,6 +89,8 @@ export class Bank {
   private readonly genesisUnixTime: number;
   private readonly slotMs: number;
   private currentSlot = 0;
+  /** Committed transactions since genesis (getEpochInfo.transactionCount). */
+  transactionCount = 0;
   private positionInSlot = 0;
   /** blockhash -> slot that issued it; pruned past the window. */
   private readonly blockhashSlots = new Map<string, number>();
@@ -205,6 +207,7 @@ export class Bank {
       parsed,
     };
     this.records.set(record.signature, record);
+    this.transactionCount++;
     return { landed: true, record };
   }
 

@@ -31,7 +31,7 @@ const getEpochInfo: H = (params, ctx) => {
     epoch: s.epochOf(slot),
     slotIndex: slot % s.slotsPerEpoch,
     slotsInEpoch: s.slotsPerEpoch,
-    transactionCount: null,
+    transactionCount: ctx.bank.transactionCount,
   });
 };
 
