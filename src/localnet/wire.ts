@@ -3,7 +3,7 @@
 // execution — because litesvm's native deserializer aborts the process on malformed bytes instead of returning an
 // error. It also extracts what the bank records: signatures, static account keys with their writability, the recent
 // blockhash and the compute-budget instructions (unit limit and price) used for fees and prioritization fees.
-import bs58 from 'bs58';
+import { encodePubkeyBase58, encodeSignatureBase58 } from '../tx/base58.js';
 
 export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** Agave: MAX_COMPUTE_UNIT_LIMIT (compute-budget crate). */
@@ -119,7 +119,11 @@ export function parseWireTransaction(tx: Uint8Array): ParsedTx {
   const r = new Reader(tx);
   const nSig = r.shortVec();
   const signatures: string[] = [];
-  for (let i = 0; i < nSig; i++) signatures.push(bs58.encode(r.bytes(64)));
+  for (let i = 0; i < nSig; i++) {
+    r.need(64);
+    signatures.push(encodeSignatureBase58(tx, r.pos));
+    r.pos += 64;
+  }
   const messageOffset = r.pos;
   let version: 'legacy' | 0 = 'legacy';
   let first = r.u8();
@@ -136,12 +140,14 @@ export function parseWireTransaction(tx: Uint8Array): ParsedTx {
   const accountKeys: string[] = [];
   const keyBytes: Uint8Array[] = [];
   for (let i = 0; i < nKeys; i++) {
-    const k = r.bytes(32);
-    keyBytes.push(k);
-    accountKeys.push(bs58.encode(k));
+    r.need(32);
+    accountKeys.push(encodePubkeyBase58(tx, r.pos));
+    keyBytes.push(r.bytes(32));
   }
   const blockhashOffset = r.pos;
-  const recentBlockhash = bs58.encode(r.bytes(32));
+  r.need(32);
+  const recentBlockhash = encodePubkeyBase58(tx, r.pos);
+  r.pos += 32;
   const nIx = r.shortVec();
   const ixs: WireInstruction[] = [];
   for (let i = 0; i < nIx; i++) {
