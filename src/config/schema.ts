@@ -138,6 +138,66 @@ export const configSchema = z
           })
           .strict()
           .default({}),
+        /** Direct-to-leader QUIC egress (src/egress/direct-route.ts). Leader data from upstream.rpcUrl. */
+        direct: z
+          .object({
+            /** Offer the direct route (requests naming it are refused while false). */
+            enabled: z.boolean().default(false),
+            /**
+             * next-leaders: the current leader and the next `leaders` distinct leaders, always (Agave tpu-client-next).
+             * window-aware: the current leader; in the last `windowTailSlots` slots of its window also the next
+             * `leaders` (Yellowstone Jet SmartFanout).
+             */
+            fanout: z.enum(['next-leaders', 'window-aware']).default('window-aware'),
+            /** How many leaders after the current one get each transaction (when the policy includes them). */
+            leaders: z.number().int().min(0).max(16).default(1),
+            /** window-aware: the last N slots of a 4-slot leader window also go to the next leaders. */
+            windowTailSlots: z.number().int().min(0).max(4).default(2),
+            /** Leader windows ahead whose connections are opened in advance (no handshake on a transaction's path). */
+            lookahead: z.number().int().min(0).max(64).default(4),
+            /** Open QUIC connections per worker (least recently used beyond it are evicted). */
+            maxConnections: positiveInt.default(64),
+            /** An evicted connection gets this long to write what it has queued before it is closed. */
+            evictionGraceMs: positiveInt.default(5_000),
+            /** Close a connection not used and not pre-warmed for this long. */
+            idleCloseMs: positiveInt.default(30_000),
+            /** QUIC max idle timeout we offer (Agave 60 s; the effective value is the smaller of both peers'). */
+            maxIdleTimeoutMs: positiveInt.default(60_000),
+            /** QUIC keep-alive PING interval (Agave 45 s; capped at half the negotiated idle timeout). */
+            keepAliveMs: positiveInt.default(45_000),
+            /** A handshake not done by then fails (Agave servers drop it after 2 s anyway). */
+            connectTimeoutMs: positiveInt.default(2_000),
+            /** After a failed connection: first retry delay, doubled up to retryMaxMs. */
+            retryMinMs: positiveInt.default(100),
+            retryMaxMs: positiveInt.default(5_000),
+            /** Transactions waiting for stream credit per connection; beyond it a target answers dropped:queue_full. */
+            maxQueuedPerConnection: positiveInt.default(4096),
+            /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
+            staleLeaderMs: positiveInt.default(10_000),
+            /** How often the in-worker leader source polls getSlot (until the telemetry snapshot replaces it). */
+            slotPollMs: positiveInt.default(200),
+          })
+          .strict()
+          .default({}),
+        /** Fixed QUIC peers that get every transaction on the static route (like Jet's extra fanout). */
+        static: z
+          .object({
+            /** "ip:port" TPU QUIC addresses. */
+            peers: z.array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/, 'must be "ip:port"')).default([]),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({}),
+    /**
+     * The relay's identity: a Solana keypair JSON file (64-number array). Its public key is the client certificate
+     * every QUIC connection presents; validators grant QoS by its stake. Absent: a fresh keypair is generated at
+     * start (unstaked, with a warning); a path that does not exist yet is created with a fresh keypair.
+     */
+    identity: z
+      .object({
+        keypairPath: z.string().min(1).optional(),
       })
       .strict()
       .default({}),

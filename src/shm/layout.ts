@@ -68,6 +68,9 @@ export const EGRESS_OUTCOMES = Object.freeze([
   'dropped:route_unavailable', // the route is not built into this relay yet or is disabled
   'dropped:shutdown', // the relay stopped before the route could finish
   'dropped:discarded', // routes.discard (benchmark runs only): released without sending
+  'dropped:no_leader', // direct: no fresh leader schedule / slot, or no leader with a tpuQuic address
+  'dropped:no_connection', // direct/static: no target had a usable QUIC connection (all connecting failed / retrying)
+  'dropped:queue_full', // direct/static: every target's wait-for-stream-credit queue was full
 ] as const);
 export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
 export const EGRESS_OUTCOME_COUNT = EGRESS_OUTCOMES.length;
