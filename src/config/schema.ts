@@ -187,6 +187,49 @@ export const configSchema = z
           })
           .strict()
           .default({}),
+        /** The Jito block engine route (sendTransaction on {url}/api/v1/transactions). Absent: route unavailable. */
+        jito: z
+          .object({
+            /** Block engine base URL, e.g. https://mainnet.block-engine.jito.wtf (logs show origin + path only). */
+            url: z.string().url(),
+            /** Sent as the x-jito-auth header when set. Never logged. */
+            authUuid: uuid.optional(),
+            /** Append ?bundleOnly=true: the block engine forwards the transaction only inside a bundle. */
+            bundleOnly: z.boolean().default(false),
+            /** Per-request timeout. */
+            timeoutMs: positiveInt.default(5_000),
+            /** Keep-alive connections to the block engine, per worker. */
+            connections: positiveInt.default(8),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict()
+      .default({}),
+    /**
+     * Rebroadcast (egress workers, src/egress/retry-scheduler.ts): a transaction with maxRetries != 0 is copied out of
+     * the ring after its first send and sent again every intervalMs to the routes of its route set (∩ retries.routes)
+     * until it lands (confirmed/finalized per getSignatureStatuses on upstream.rpcUrl), its blockhash expires, or its
+     * retries run out.
+     */
+    retries: z
+      .object({
+        /** Time between two sends of one transaction (Agave send-transaction-service retry rate: 2000 ms). */
+        intervalMs: positiveInt.default(2_000),
+        /** Transactions held for rebroadcast per egress worker; beyond it new ones are shed (counted, logged). */
+        maxQueue: positiveInt.default(10_000),
+        /** maxRetries when the client gave none. -1 = until it lands or its blockhash expires (Agave's default). */
+        defaultMaxRetries: z.number().int().min(-1).default(-1),
+        /** How often queued signatures are checked with getSignatureStatuses (256 per call) and blockhashes with isBlockhashValid. */
+        statusPollMs: positiveInt.default(1_000),
+        /**
+         * Blockhash lifetime after the relay received the transaction when the upstream cannot say (no
+         * isBlockhashValid answer): 150 slots x 400-600 ms = 60-90 s after the blockhash was made, which was before
+         * the client signed.
+         */
+        blockhashTtlMs: positiveInt.default(90_000),
+        /** Routes rebroadcasts go to (intersected with each transaction's route set). */
+        routes: z.array(z.enum(ROUTE_NAMES)).default(['rpc', 'direct', 'jito', 'static']),
       })
       .strict()
       .default({}),

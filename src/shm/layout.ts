@@ -85,11 +85,39 @@ export const WORKER_COUNTER = Object.freeze({
   /** first egress-outcome counter: index = EGRESS_BASE + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex */
   egressBase: 8,
 } as const);
-export const WORKER_COUNTER_SLOTS = 64;
-if (WORKER_COUNTER.egressBase + ROUTE_COUNT * EGRESS_OUTCOME_COUNT > WORKER_COUNTER_SLOTS) {
-  throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome matrix');
-}
+export const WORKER_COUNTER_SLOTS = 128;
 
 export function egressCounterIndex(routeId: number, outcomeIndex: number): number {
   return WORKER_COUNTER.egressBase + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex;
+}
+
+// Rebroadcasts (src/egress/retry-scheduler.ts) are counted apart from first sends, so the first-send matrix above
+// keeps exactly one outcome per (transaction, requested route): its rows sum to the transactions per route.
+/** Rebroadcast outcomes: a second matrix shaped like the first, right after it. */
+export const REBROADCAST_BASE = WORKER_COUNTER.egressBase + ROUTE_COUNT * EGRESS_OUTCOME_COUNT;
+export function rebroadcastCounterIndex(routeId: number, outcomeIndex: number): number {
+  return REBROADCAST_BASE + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex;
+}
+
+/**
+ * Retry lifecycle of a transaction that asked for rebroadcasts (maxRetries != 0), one counter per label. Every such
+ * transaction is counted once as `queued` or `dropped:retry_queue_full`, and each queued one ends once as landed,
+ * dropped:expired, dropped:retries_exhausted or dropped:shutdown (queued - those = the queue depth).
+ */
+export const RETRY_OUTCOMES = Object.freeze([
+  'queued', // copied out of the ring into the worker's retry queue after its first send
+  'dropped:retry_queue_full', // shed: the retry queue was full (the first send still happened)
+  'landed', // getSignatureStatuses reported it confirmed or finalized: rebroadcast stopped
+  'dropped:expired', // its recent blockhash is no longer valid (isBlockhashValid false, or retries.blockhashTtlMs)
+  'dropped:retries_exhausted', // maxRetries rebroadcasts done and one more interval without landing
+  'dropped:shutdown', // still queued when the worker stopped
+  'recovered', // not counted in the sum: its first send reached no route, a rebroadcast did
+] as const);
+export type RetryOutcome = (typeof RETRY_OUTCOMES)[number];
+export const RETRY_BASE = REBROADCAST_BASE + ROUTE_COUNT * EGRESS_OUTCOME_COUNT;
+export function retryCounterIndex(outcomeIndex: number): number {
+  return RETRY_BASE + outcomeIndex;
+}
+if (RETRY_BASE + RETRY_OUTCOMES.length > WORKER_COUNTER_SLOTS) {
+  throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome and retry counters');
 }
