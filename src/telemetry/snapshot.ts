@@ -1,0 +1,237 @@
+// Publishing and reading the leader-slot snapshot (layout: ./snapshot-layout.ts).
+// SnapshotWriter runs on the telemetry thread (cold-ish: once per slot). SnapshotReader runs on the front thread
+// and in egress workers (HOT: current() is called per getLeaderSlots request / per scheduling decision, and costs one
+// Atomics.load while the generation is unchanged; the payload is copied and decoded once per new generation).
+import type { LeaderInfo } from './leader-source.js';
+import {
+  HDR_BYTES,
+  HDR_FIRST_SLOT,
+  HDR_GENERATED_AT,
+  HDR_LEADER_COUNT,
+  HDR_LEADERS_BYTES,
+  HDR_ROW_COUNT,
+  HDR_ROWS_BYTES,
+  HDR_SCHEMA_VERSION,
+  HDR_SLOT_MS,
+  HDR_SNAPSHOT_SLOT,
+  MAX_LEADERS,
+  SNAP_CTL_LEN,
+  SNAP_CTL_PUBLISHED,
+  SNAP_CTL_SEQ,
+  SNAPSHOT_SCHEMA_VERSION,
+  attachSnapshotBuffer,
+  bufferBase,
+  leaderIndexOffset,
+  rowOffsetsOffset,
+  sectionsOffset,
+} from './snapshot-layout.js';
+
+/** What the telemetry thread publishes. `rows[i]` is the JSON text of slot firstSlot + i (ASCII only). */
+export interface SnapshotContent {
+  readonly schemaVersion: number;
+  readonly firstSlot: number;
+  readonly snapshotSlot: number;
+  readonly generatedAtUnixMs: number;
+  readonly slotMs: number;
+  readonly leaders: readonly LeaderInfo[];
+  /** Index into `leaders` per row (same length as rows). */
+  readonly leaderIndex: ArrayLike<number>;
+  readonly rows: readonly string[];
+}
+
+/** A decoded generation, immutable, shared by every caller until the next generation. */
+export interface SnapshotView {
+  readonly generation: number;
+  readonly schemaVersion: number;
+  /** False when schemaVersion is not SNAPSHOT_SCHEMA_VERSION: only the header fields are decoded. */
+  readonly supported: boolean;
+  readonly firstSlot: number;
+  /** firstSlot + rowCount - 1 (firstSlot - 1 when empty). */
+  readonly lastSlot: number;
+  readonly rowCount: number;
+  readonly snapshotSlot: number;
+  readonly generatedAtUnixMs: number;
+  readonly slotMs: number;
+  readonly leaders: readonly LeaderInfo[];
+  readonly leaderIndex: Uint16Array;
+  /** Every row's JSON joined with ','; rows i..j-1 are rowsText.slice(rowOffsets[i], rowOffsets[j] - 1). */
+  readonly rowsText: string;
+  readonly rowOffsets: Uint32Array;
+}
+
+export class SnapshotWriter {
+  private readonly ctl: Int32Array;
+  private readonly capacity: number;
+  private readonly sab: SharedArrayBuffer;
+
+  constructor(sab: SharedArrayBuffer) {
+    const a = attachSnapshotBuffer(sab);
+    this.ctl = a.ctl;
+    this.capacity = a.capacity;
+    this.sab = sab;
+  }
+
+  get generation(): number {
+    return Atomics.load(this.ctl, SNAP_CTL_PUBLISHED) >>> 0;
+  }
+
+  /** Publish one generation; returns its number. Throws (publishing nothing) if the content does not fit. */
+  publish(c: SnapshotContent): number {
+    const rowCount = c.rows.length;
+    if (c.leaderIndex.length !== rowCount) throw new Error('leaderIndex and rows differ in length');
+    if (c.leaders.length > MAX_LEADERS) throw new Error(`too many leaders in one snapshot (${c.leaders.length})`);
+    const leadersJson = JSON.stringify(c.leaders.map((l) => [l.identity, l.tpuQuic, l.stake]));
+    const rowsText = c.rows.join(',');
+    const leadersBytes = Buffer.byteLength(leadersJson, 'utf8');
+    if (Buffer.byteLength(rowsText, 'utf8') !== rowsText.length) {
+      throw new Error('row text must be ASCII (escape other characters as \\uXXXX)');
+    }
+    const sections = sectionsOffset(rowCount);
+    const total = sections + leadersBytes + rowsText.length;
+    if (total > this.capacity) throw new Error(`snapshot of ${total} bytes exceeds the buffer capacity ${this.capacity}`);
+
+    const published = this.generation;
+    const gen = (published + 1) >>> 0 || 1; // skip 0 (= nothing published) on wrap
+    const b = (gen - 1) & 1;
+    const base = bufferBase(b, this.capacity);
+    Atomics.add(this.ctl, SNAP_CTL_SEQ[b], 1); // odd: being written
+    const dv = new DataView(this.sab, base, total);
+    dv.setUint32(HDR_SCHEMA_VERSION, c.schemaVersion, true);
+    dv.setUint32(HDR_ROW_COUNT, rowCount, true);
+    dv.setFloat64(HDR_FIRST_SLOT, c.firstSlot, true);
+    dv.setFloat64(HDR_SNAPSHOT_SLOT, c.snapshotSlot, true);
+    dv.setFloat64(HDR_GENERATED_AT, c.generatedAtUnixMs, true);
+    dv.setFloat64(HDR_SLOT_MS, c.slotMs, true);
+    dv.setUint32(HDR_LEADER_COUNT, c.leaders.length, true);
+    dv.setUint32(HDR_LEADERS_BYTES, leadersBytes, true);
+    dv.setUint32(HDR_ROWS_BYTES, rowsText.length, true);
+    dv.setUint32(HDR_BYTES - 4, 0, true);
+    const idx = new Uint16Array(this.sab, base + leaderIndexOffset(), rowCount);
+    for (let i = 0; i < rowCount; i++) idx[i] = c.leaderIndex[i];
+    const offs = new Uint32Array(this.sab, base + rowOffsetsOffset(rowCount), rowCount + 1);
+    let at = 0;
+    for (let i = 0; i < rowCount; i++) {
+      offs[i] = at;
+      at += c.rows[i].length + 1;
+    }
+    offs[rowCount] = at === 0 ? 1 : at; // = rowsText.length + 1
+    const bytes = Buffer.from(this.sab, base, total);
+    bytes.write(leadersJson, sections, 'utf8');
+    bytes.write(rowsText, sections + leadersBytes, 'latin1');
+    Atomics.store(this.ctl, SNAP_CTL_LEN[b], total);
+    Atomics.add(this.ctl, SNAP_CTL_SEQ[b], 1); // even: complete
+    Atomics.store(this.ctl, SNAP_CTL_PUBLISHED, gen | 0);
+    return gen;
+  }
+}
+
+/** How many times a reader retries a copy the writer overwrote underneath it before keeping its previous view. */
+const READ_RETRIES = 8;
+
+export class SnapshotReader {
+  private readonly ctl: Int32Array;
+  private readonly capacity: number;
+  private readonly sab: SharedArrayBuffer;
+  private view: SnapshotView | null = null;
+  private scratch = new Uint8Array(0);
+  /** Copies discarded because the writer reused the buffer during the copy (observability for the torn-read test). */
+  retries = 0;
+
+  constructor(sab: SharedArrayBuffer) {
+    const a = attachSnapshotBuffer(sab);
+    this.ctl = a.ctl;
+    this.capacity = a.capacity;
+    this.sab = sab;
+  }
+
+  /** Generations published so far (0: none). */
+  generation(): number {
+    return Atomics.load(this.ctl, SNAP_CTL_PUBLISHED) >>> 0;
+  }
+
+  /** The latest whole snapshot, or null when nothing was ever published. No I/O, no allocation when unchanged. */
+  current(): SnapshotView | null {
+    const gen = Atomics.load(this.ctl, SNAP_CTL_PUBLISHED) >>> 0;
+    if (gen === 0) return null;
+    if (this.view !== null && this.view.generation === gen) return this.view;
+    return this.refresh(gen);
+  }
+
+  private refresh(firstGen: number): SnapshotView | null {
+    let gen = firstGen;
+    for (let attempt = 0; attempt < READ_RETRIES; attempt++) {
+      const b = (gen - 1) & 1;
+      const s1 = Atomics.load(this.ctl, SNAP_CTL_SEQ[b]);
+      if ((s1 & 1) === 0) {
+        const len = Atomics.load(this.ctl, SNAP_CTL_LEN[b]);
+        if (len >= HDR_BYTES && len <= this.capacity) {
+          if (this.scratch.length < len) this.scratch = new Uint8Array(Math.max(len, this.scratch.length * 2));
+          const copy = this.scratch.subarray(0, len);
+          copy.set(new Uint8Array(this.sab, bufferBase(b, this.capacity), len));
+          if (Atomics.load(this.ctl, SNAP_CTL_SEQ[b]) === s1) {
+            this.view = decode(copy, gen);
+            return this.view;
+          }
+        }
+      }
+      this.retries++;
+      gen = Atomics.load(this.ctl, SNAP_CTL_PUBLISHED) >>> 0;
+    }
+    return this.view; // the writer kept lapping us: the previous whole view is still consistent
+  }
+}
+
+/** Decode a private copy of one buffer's payload. */
+function decode(copy: Uint8Array, generation: number): SnapshotView {
+  const dv = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
+  const schemaVersion = dv.getUint32(HDR_SCHEMA_VERSION, true);
+  const rowCount = dv.getUint32(HDR_ROW_COUNT, true);
+  const firstSlot = dv.getFloat64(HDR_FIRST_SLOT, true);
+  const head = {
+    generation,
+    schemaVersion,
+    firstSlot,
+    snapshotSlot: dv.getFloat64(HDR_SNAPSHOT_SLOT, true),
+    generatedAtUnixMs: dv.getFloat64(HDR_GENERATED_AT, true),
+    slotMs: dv.getFloat64(HDR_SLOT_MS, true),
+  };
+  if (schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
+    return Object.freeze({
+      ...head,
+      supported: false,
+      rowCount: 0,
+      lastSlot: firstSlot - 1,
+      leaders: [],
+      leaderIndex: new Uint16Array(0),
+      rowsText: '',
+      rowOffsets: new Uint32Array(1),
+    });
+  }
+  const leadersBytes = dv.getUint32(HDR_LEADERS_BYTES, true);
+  const rowsBytes = dv.getUint32(HDR_ROWS_BYTES, true);
+  const leaderIndex = new Uint16Array(rowCount);
+  for (let i = 0; i < rowCount; i++) leaderIndex[i] = dv.getUint16(leaderIndexOffset() + i * 2, true);
+  const rowOffsets = new Uint32Array(rowCount + 1);
+  const oo = rowOffsetsOffset(rowCount);
+  for (let i = 0; i <= rowCount; i++) rowOffsets[i] = dv.getUint32(oo + i * 4, true);
+  const sections = sectionsOffset(rowCount);
+  const buf = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength);
+  const raw = JSON.parse(buf.toString('utf8', sections, sections + leadersBytes)) as [string, string | null, number][];
+  const leaders: LeaderInfo[] = raw.map(([identity, tpuQuic, stake]) => Object.freeze({ identity, tpuQuic, stake }));
+  const rowsText = buf.toString('latin1', sections + leadersBytes, sections + leadersBytes + rowsBytes);
+  return Object.freeze({
+    ...head,
+    supported: true,
+    rowCount,
+    lastSlot: firstSlot + rowCount - 1,
+    leaders: Object.freeze(leaders),
+    leaderIndex,
+    rowsText,
+    rowOffsets,
+  });
+}
+
+/** Rows [i, i + n) of a view as one JSON fragment "row,row,..." (a V8 sliced string: no copy). */
+export function rowsSlice(view: SnapshotView, i: number, n: number): string {
+  return view.rowsText.slice(view.rowOffsets[i], view.rowOffsets[i + n] - 1);
+}
