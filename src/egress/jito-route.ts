@@ -73,11 +73,9 @@ export class JitoRoute implements EgressRoute {
     };
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     this.request = secure ? https.request : http.request;
-    this.baseHeaders = Object.freeze(
-      options.authUuid === undefined
-        ? { 'content-type': 'application/json' }
-        : { 'content-type': 'application/json', 'x-jito-auth': options.authUuid },
-    );
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (options.authUuid !== undefined) headers['x-jito-auth'] = options.authUuid;
+    this.baseHeaders = Object.freeze(headers);
   }
 
   send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
