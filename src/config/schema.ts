@@ -68,6 +68,126 @@ export const keySchema = z
 
 export type KeyConfig = z.infer<typeof keySchema>;
 
+// ASCII only: region and provider names end up in precomputed row text, which is ASCII by construction.
+const label = z.string().min(1).max(64).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII');
+const latitude = z.number().min(-90).max(90);
+const longitude = z.number().min(-180).max(180);
+
+const telemetryRegion = z
+  .object({
+    /** Region name as rows show it (pingToLeaders.region, txPaths.pathRegion, routeScores.active_region). */
+    name: label,
+    latitude,
+    longitude,
+    /** routeScores.market_latency_ms: one-way ms from this region to the market the client reacts to. */
+    marketLatencyMs: z.number().min(0).default(0),
+    /** Listed in routeScores (an inactive region still serves as a path's entry region). */
+    active: z.boolean().default(true),
+  })
+  .strict();
+
+export const locationEntrySchema = z
+  .object({
+    /** Match by validator identity (base58) or by the IP of its tpuQuic address; identity wins. */
+    identity: z.string().min(32).max(44).optional(),
+    ip: z.string().min(2).optional(),
+    dataCenterKey: label,
+    region: label,
+    latitude,
+    longitude,
+  })
+  .strict()
+  .refine((e) => e.identity !== undefined || e.ip !== undefined, 'needs identity or ip');
+
+const telemetryPath = z
+  .object({
+    /** txPaths.provider, e.g. "static:ams-1" or "partner:acme". "direct" is reserved for the relay's own TPU path. */
+    provider: label.refine((p) => p !== 'direct', '"direct" is reserved'),
+    kind: z.enum(['static', 'partner']),
+    /** Region where the path enters the cluster (one of telemetry.regions). */
+    region: label,
+    /** One-way ms from this relay to the path's entry point. */
+    hopLatencyMs: z.number().min(0),
+    doublezeroAvailable: z.boolean().default(false),
+  })
+  .strict();
+
+const telemetrySchema = z
+  .object({
+    /** Run the telemetry thread. Off: getLeaderSlots always answers "snapshot missing". */
+    enabled: z.boolean().default(true),
+    /** Cluster JSON-RPC for slot, schedule, nodes and stake. Default: upstream.rpcUrl (or the embedded localnet). */
+    rpcUrl: z.string().url().optional(),
+    /** PubSub for slotSubscribe. Default: rpcUrl with ws(s):// and port + 1 (Agave's convention). */
+    wsUrl: z.string().url().optional(),
+    /** getSlot polling interval while the subscription is down (the fallback). */
+    slotPollIntervalMs: positiveInt.default(400),
+    /** Refresh of getClusterNodes (tpuQuic) and getVoteAccounts (stake). */
+    clusterRefreshMs: positiveInt.default(30_000),
+    /** Upstream request timeout. */
+    requestTimeoutMs: positiveInt.default(5_000),
+    /** getLeaderSlots fails closed (stale) when the snapshot is older than this. ~5 slots. */
+    maxSnapshotAgeMs: positiveInt.default(2_000),
+    /** Rows kept before the snapshot's slot, so a client whose slot lags a little is still covered. */
+    lookbackSlots: z.number().int().min(0).max(1_000).default(8),
+    /** Rows after the snapshot's slot (the horizon). 512 slots ~ 3.4 minutes. */
+    horizonSlots: z.number().int().min(1).max(20_000).default(512),
+    /** getLeaderSlots `limit` when the client gives none; the cap is 100 (v1). */
+    defaultLimit: z.number().int().min(1).max(100).default(20),
+    /** This relay's own region: its ping is measured, the others are estimated. */
+    region: label.default('local'),
+    regions: z.array(telemetryRegion).min(1).default([{ name: 'local', latitude: 0, longitude: 0 }]),
+    /** Validator-location dataset: inline entries and/or a YAML/JSON file (a list of entries; path relative to the working directory). */
+    locations: z
+      .object({ file: z.string().optional(), entries: z.array(locationEntrySchema).default([]) })
+      .strict()
+      .default({}),
+    /** The relay's own TPU path ("direct"). */
+    direct: z.object({ doublezeroAvailable: z.boolean().default(false) }).strict().default({}),
+    /** Static peers and partner routes that can also reach leaders. */
+    paths: z.array(telemetryPath).default([]),
+    /** Latency estimates: RTT = baseRttMs + 2 x distance_km x routeFactor / kmPerMs; unknownRttMs when there is no location. */
+    estimate: z
+      .object({
+        kmPerMs: z.number().positive().default(200),
+        routeFactor: z.number().min(1).default(1.5),
+        baseRttMs: z.number().min(0).default(1),
+        unknownRttMs: z.number().min(0).default(200),
+      })
+      .strict()
+      .default({}),
+    /** QUIC handshake probe of upcoming leaders (measures this region's ping until the egress reports live RTTs). */
+    probe: z
+      .object({
+        enabled: z.boolean().default(true),
+        intervalMs: positiveInt.default(5_000),
+        timeoutMs: positiveInt.default(1_000),
+        leaders: z.number().int().min(1).max(64).default(8),
+      })
+      .strict()
+      .default({}),
+    /** Route measurements older than this are ignored. */
+    measurementTtlMs: positiveInt.default(60_000),
+    /** Bytes of one snapshot buffer (two are allocated). */
+    snapshotCapacityBytes: z.number().int().min(65_536).max(256 << 20).multipleOf(8).default(4 << 20),
+    /** Testing only: publish snapshots with this schema version (anything but 1 makes getLeaderSlots fail closed). */
+    publishSchemaVersion: z.number().int().min(0).default(1),
+    /** First restart delay after the thread dies; doubles per consecutive crash, up to 5 s. */
+    restartBackoffMs: positiveInt.default(200),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const names = new Set(t.regions.map((r) => r.name));
+    if (names.size !== t.regions.length) ctx.addIssue({ code: 'custom', path: ['regions'], message: 'region names must be unique' });
+    if (!names.has(t.region)) ctx.addIssue({ code: 'custom', path: ['region'], message: `"${t.region}" is not one of telemetry.regions` });
+    t.paths.forEach((p, i) => {
+      if (!names.has(p.region)) ctx.addIssue({ code: 'custom', path: ['paths', i, 'region'], message: `"${p.region}" is not one of telemetry.regions` });
+    });
+  })
+  .default({});
+
+export type TelemetryConfig = z.infer<typeof telemetrySchema>;
+
 export const configSchema = z
   .object({
     /** The JSON-RPC host ({base_url}): POST / with the JSON-RPC envelope, GET /health, GET /metrics. */
@@ -244,6 +364,8 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** The telemetry thread and getLeaderSlots (docs/get-leader-slots.md). */
+    telemetry: telemetrySchema,
     /** API keys inline (or in keysFile). */
     keys: z.array(keySchema).default([]),
     /** YAML/JSON file with more keys (a list in the same shape as `keys`), relative to the config file. */
