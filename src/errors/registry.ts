@@ -63,6 +63,12 @@ export const Errors = Object.freeze({
   ROUTE_NOT_ALLOWED: spec(33, 'route_not_allowed', -32602, 200, 403, 'Invalid params: none of the requested routes is allowed for this API key'),
   UNKNOWN_ROUTE: spec(34, 'unknown_route', -32602, 200, 400, 'Invalid params: unknown route'),
   SHUTTING_DOWN: spec(35, 'shutting_down', -32005, 503, 503, 'Node is unhealthy: the relay is shutting down', true),
+  // getLeaderSlots fails closed (docs/get-leader-slots.md): one code per family, each one @solana/kit decodes.
+  LEADER_SNAPSHOT_MISSING: spec(50, 'leader_snapshot_missing', -32014, 200, 503, 'Leader-slot snapshot not available yet: retry shortly or use the default transaction path'),
+  LEADER_SNAPSHOT_STALE: spec(51, 'leader_snapshot_stale', -32004, 200, 503, 'Leader-slot snapshot is stale: retry shortly or use the default transaction path'),
+  LEADER_RANGE_NOT_COVERED: spec(52, 'leader_range_not_covered', -32016, 200, 400, 'Requested slot range is not covered by the leader-slot snapshot: refresh the current slot and request a near-future range'),
+  LEADER_SNAPSHOT_UNSUPPORTED_SCHEMA: spec(53, 'leader_snapshot_unsupported_schema', -32015, 200, 500, 'Unsupported leader-slot snapshot schema version'),
+  LEADER_SLOTS_IN_BATCH: spec(54, 'leader_slots_in_batch', -32600, 200, 400, 'Invalid request: getLeaderSlots must be sent as its own request, never inside a batch'),
   // HTTP transport.
   BODY_TOO_LARGE: spec(40, 'body_too_large', -32600, 413, 413, 'Payload too large'),
   UNSUPPORTED_MEDIA_TYPE: spec(41, 'unsupported_media_type', -32600, 415, 415, 'Unsupported media type'),
