@@ -1,0 +1,162 @@
+// The connection cache (egress worker; get() is HOT, maintenance is a cold timer): one ConnectionWorker per TPU
+// address ("ip:port"), shared by the direct and static routes of this worker (Agave tpu-client-next workers_cache.rs).
+// - get(target) returns the worker, creating (connecting) it on a miss. The scheduler pre-warms the next leaders
+//   through the same call, so a transaction's path normally finds an active connection.
+// - At most maxConnections workers. A new one evicts the least recently used worker that is neither pinned (static
+//   peers) nor used within evictionGraceMs; the evicted worker gets evictionGraceMs to write what it has queued
+//   (state `closing`). When every worker is busy, get() answers null (the route counts dropped:no_connection).
+// - Every MAINTENANCE_MS, workers unused for idleCloseMs that are neither pinned nor pre-warmed are closed.
+// - report() returns every connection's measurements (handshake ms, send latency p50/p99/max, counts): the function
+//   telemetry reads (see docs/configuration.md "Egress connection reports").
+import type { Logger } from '../log/logger.js';
+import type { IdentityCertificate } from '../quic/index.js';
+import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
+
+/** How often idle connections are looked for (ms). */
+const MAINTENANCE_MS = 1_000;
+
+export interface ConnectionCacheOptions {
+  readonly identity: IdentityCertificate;
+  readonly maxConnections: number;
+  readonly evictionGraceMs: number;
+  readonly idleCloseMs: number;
+  readonly maxIdleTimeoutMs: number;
+  readonly keepAliveMs: number;
+  readonly connectTimeoutMs: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+  readonly maxQueuedPerConnection: number;
+  readonly log: Logger;
+  /** Bench hook: every send latency sample (us) of every connection. */
+  readonly onSendLatency?: (us: number) => void;
+}
+
+export interface CacheCounters {
+  created: number;
+  evicted: number;
+  idleClosed: number;
+  refusedFull: number;
+}
+
+export class ConnectionCache {
+  private readonly workers = new Map<string, ConnectionWorker>();
+  private readonly closing = new Set<Promise<void>>();
+  private readonly pinned = new Set<string>();
+  /** Targets the scheduler wants warm right now (replaced on every leader-window change). */
+  private warm = new Set<string>();
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+  readonly counters: CacheCounters = { created: 0, evicted: 0, idleClosed: 0, refusedFull: 0 };
+
+  constructor(private readonly o: ConnectionCacheOptions) {
+    this.timer = setInterval(this.maintain, MAINTENANCE_MS);
+    this.timer.unref();
+  }
+
+  get size(): number {
+    return this.workers.size;
+  }
+
+  /** Hot: the worker for "ip:port" (created on a miss), or null when the cache is full of busy connections. */
+  get(target: string, label?: string): ConnectionWorker | null {
+    const w = this.workers.get(target);
+    if (w !== undefined && w.state !== 'closed' && w.state !== 'closing') return w;
+    if (this.closed) return null;
+    return this.create(target, label);
+  }
+
+  /** A target that is never evicted nor idle-closed (static peers). */
+  pin(target: string, label?: string): ConnectionWorker | null {
+    this.pinned.add(target);
+    return this.get(target, label);
+  }
+
+  /** Pre-warm: open (or keep) connections to these targets; they are exempt from idle close until replaced. */
+  prewarm(targets: readonly { target: string; label?: string }[]): void {
+    const next = new Set<string>();
+    for (const t of targets) {
+      next.add(t.target);
+      const w = this.get(t.target, t.label);
+      w?.touch();
+    }
+    this.warm = next;
+  }
+
+  report(): ConnectionReport[] {
+    return [...this.workers.values()].map((w) => w.report());
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    const all = [...this.workers.values()].map((w) => w.close(0));
+    this.workers.clear();
+    await Promise.all([...all, ...this.closing]);
+  }
+
+  // ---- cold ----
+
+  private create(target: string, label?: string): ConnectionWorker | null {
+    if (this.workers.size >= this.o.maxConnections && !this.evictOne()) {
+      this.counters.refusedFull++;
+      return null;
+    }
+    const colon = target.lastIndexOf(':');
+    let host = target.slice(0, colon);
+    if (host.startsWith('[')) host = host.slice(1, -1);
+    const w = new ConnectionWorker({
+      host,
+      port: Number(target.slice(colon + 1)),
+      label,
+      identity: this.o.identity,
+      maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
+      keepAliveMs: this.o.keepAliveMs,
+      connectTimeoutMs: this.o.connectTimeoutMs,
+      retryMinMs: this.o.retryMinMs,
+      retryMaxMs: this.o.retryMaxMs,
+      maxQueued: this.o.maxQueuedPerConnection,
+      log: this.o.log,
+      onSendLatency: this.o.onSendLatency,
+    });
+    this.workers.set(target, w);
+    this.counters.created++;
+    return w;
+  }
+
+  /** Evict the least recently used worker outside its grace period; false when there is none. */
+  private evictOne(): boolean {
+    const now = Date.now();
+    let victim: ConnectionWorker | null = null;
+    for (const w of this.workers.values()) {
+      if (this.pinned.has(w.target) || this.warm.has(w.target)) continue;
+      if (now - w.lastUsedMs < this.o.evictionGraceMs) continue;
+      if (victim === null || w.lastUsedMs < victim.lastUsedMs) victim = w;
+    }
+    if (victim === null) return false;
+    this.retire(victim, this.o.evictionGraceMs);
+    this.counters.evicted++;
+    return true;
+  }
+
+  private retire(w: ConnectionWorker, graceMs: number): void {
+    this.workers.delete(w.target);
+    const p = w.close(graceMs);
+    this.closing.add(p);
+    void p.then(() => this.closing.delete(p));
+  }
+
+  private readonly maintain = (): void => {
+    const now = Date.now();
+    for (const w of [...this.workers.values()]) {
+      if (w.state === 'closed') {
+        this.workers.delete(w.target);
+        continue;
+      }
+      if (this.pinned.has(w.target) || this.warm.has(w.target)) continue;
+      if (now - w.lastUsedMs >= this.o.idleCloseMs) {
+        this.retire(w, this.o.evictionGraceMs);
+        this.counters.idleClosed++;
+      }
+    }
+  };
+}

@@ -1,0 +1,322 @@
+// One QUIC connection to one validator TPU (or static peer) as an explicit state machine (egress worker; HOT: send()
+// runs per transaction and target). Modelled on Agave tpu-client-next connection_worker.rs:
+//
+//   connecting --established--> active --peer/idle close--> retrying --backoff--> connecting
+//   connecting --failed (timeout, refused, TLS)--> retrying (backoff doubles: retryMinMs .. retryMaxMs)
+//   any --close(grace) (evicted, idle, shutdown)--> closing --queue drained or grace over--> closed
+//
+// send() never waits for a handshake it could avoid (the scheduler pre-warms), never spins and never drops silently:
+//   active + stream credit      -> 'sent' synchronously (the datagram is already with the kernel)
+//   connecting or no credit     -> queued inside the QUIC connection (copied); the promise answers 'sent' when the
+//                                  stream is written, or 'dropped:no_connection' if the connection ends first
+//   queue full                  -> 'dropped:queue_full'
+//   retrying / closing / closed -> 'dropped:no_connection' at once (other targets are not held up)
+// Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
+// to the kernel), read by report().
+import hdr from 'hdr-histogram-js';
+import { QuicClientConnection, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
+import type { Logger } from '../log/logger.js';
+
+export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+/** What one target did with one transaction (a subset of EGRESS_OUTCOMES). */
+export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropped:queue_full';
+
+export interface ConnectionWorkerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Validator identity when known (logs/reports only). */
+  readonly label?: string;
+  readonly identity: IdentityCertificate;
+  readonly maxIdleTimeoutMs: number;
+  readonly keepAliveMs: number;
+  readonly connectTimeoutMs: number;
+  readonly retryMinMs: number;
+  readonly retryMaxMs: number;
+  readonly maxQueued: number;
+  readonly log: Logger;
+  /** Test/bench hook: every send latency sample, microseconds. */
+  readonly onSendLatency?: (us: number) => void;
+}
+
+/** Per-connection measurements, published for telemetry (see ConnectionCache.report()). */
+export interface ConnectionReport {
+  readonly target: string;
+  readonly label: string | null;
+  readonly state: ConnectionState;
+  /** Handshake time of the current/last connection (ms, NaN before the first). */
+  readonly handshakeMs: number;
+  readonly connects: number;
+  readonly connectFailures: number;
+  readonly sent: number;
+  readonly queued: number;
+  readonly droppedNoConnection: number;
+  readonly droppedQueueFull: number;
+  readonly failed: number;
+  readonly sendLatencyCount: number;
+  readonly sendLatencyP50Us: number;
+  readonly sendLatencyP99Us: number;
+  readonly sendLatencyMaxUs: number;
+  readonly lastUsedMs: number;
+}
+
+type Resolve = (o: TargetOutcome) => void;
+
+export class ConnectionWorker {
+  private st: ConnectionState = 'connecting';
+  private conn: QuicClientConnection | null = null;
+  /** Transactions given while the socket is still being opened (copied), written into the connection on open. */
+  private preOpen: Uint8Array[] = [];
+  /** FIFO of callers waiting for a queued transaction, in the connection's queue order. */
+  private waiters: Resolve[] = [];
+  private waitHead = 0;
+  /** Set while trySendTransaction runs: a latency sample then belongs to that direct write, not to a waiter. */
+  private inDirectSend = false;
+  private backoffMs: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private graceTimer: NodeJS.Timeout | null = null;
+  private handshakeMs = NaN;
+  private connects = 0;
+  private connectFailures = 0;
+  private sent = 0;
+  private droppedNoConnection = 0;
+  private droppedQueueFull = 0;
+  private failed = 0;
+  private readonly latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 2 });
+  /** Date.now() of the last send() (LRU and idle decisions). */
+  lastUsedMs = Date.now();
+  readonly target: string;
+
+  constructor(private readonly o: ConnectionWorkerOptions) {
+    this.target = `${o.host}:${o.port}`;
+    this.backoffMs = o.retryMinMs;
+    this.connect();
+  }
+
+  get state(): ConnectionState {
+    return this.st;
+  }
+
+  /** Hot: one transaction to this target. `tx` may be reused by the caller as soon as this returns. */
+  send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome> {
+    this.lastUsedMs = Date.now();
+    const st = this.st;
+    if (st === 'active' || (st === 'connecting' && this.conn !== null)) {
+      const c = this.conn!;
+      this.inDirectSend = true;
+      const r = c.trySendTransaction(tx);
+      this.inDirectSend = false;
+      if (r === true) {
+        this.sent++;
+        return 'sent';
+      }
+      if (r === 'no-credit') return this.waitFor();
+      if (c.queued >= this.o.maxQueued) {
+        this.droppedQueueFull++;
+        return 'dropped:queue_full';
+      }
+      this.failed++;
+      return 'failed';
+    }
+    if (st === 'connecting') {
+      if (this.preOpen.length >= this.o.maxQueued) {
+        this.droppedQueueFull++;
+        return 'dropped:queue_full';
+      }
+      this.preOpen.push(new Uint8Array(tx));
+      return this.waitFor();
+    }
+    this.droppedNoConnection++;
+    return 'dropped:no_connection';
+  }
+
+  /** Pre-warm: make sure a connection is (being) opened; a retrying worker keeps its backoff. */
+  touch(): void {
+    if (this.st === 'closed') return;
+    this.lastUsedMs = Date.now();
+  }
+
+  /**
+   * Closing: stop taking transactions; let the queued ones be written for up to `graceMs`, then close.
+   * Resolves when closed.
+   */
+  close(graceMs: number): Promise<void> {
+    if (this.st === 'closed') return Promise.resolve();
+    const c = this.conn;
+    const wasRetrying = this.st === 'retrying';
+    this.st = 'closing';
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (c === null || wasRetrying) {
+      this.toClosed();
+      return Promise.resolve();
+    }
+    if (c.queued === 0 || graceMs <= 0) c.close(0, 'closing');
+    else this.graceTimer = setTimeout(() => c.close(0, 'eviction grace over'), graceMs);
+    return c.closed.then(() => undefined);
+  }
+
+  report(): ConnectionReport {
+    const h = this.latency;
+    const n = h.totalCount;
+    return {
+      target: this.target,
+      label: this.o.label ?? null,
+      state: this.st,
+      handshakeMs: this.handshakeMs,
+      connects: this.connects,
+      connectFailures: this.connectFailures,
+      sent: this.sent,
+      queued: (this.conn?.queued ?? 0) + this.preOpen.length,
+      droppedNoConnection: this.droppedNoConnection,
+      droppedQueueFull: this.droppedQueueFull,
+      failed: this.failed,
+      sendLatencyCount: n,
+      sendLatencyP50Us: n === 0 ? 0 : h.getValueAtPercentile(50),
+      sendLatencyP99Us: n === 0 ? 0 : h.getValueAtPercentile(99),
+      sendLatencyMaxUs: n === 0 ? 0 : h.maxValue,
+      lastUsedMs: this.lastUsedMs,
+    };
+  }
+
+  // ---- transitions (cold) ----
+
+  private connect(): void {
+    this.st = 'connecting';
+    this.connects++;
+    QuicClientConnection.open({
+      host: this.o.host,
+      port: this.o.port,
+      identity: this.o.identity,
+      maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
+      keepAliveMs: this.o.keepAliveMs,
+      connectTimeoutMs: this.o.connectTimeoutMs,
+      maxQueuedTransactions: this.o.maxQueued,
+      onSendLatency: this.onLatency,
+      onWriteFailed: this.onWriteFailed,
+      onDrain: this.onDrain,
+      onClose: this.onClose,
+    }).then(
+      (c) => {
+        if (this.st === 'closing' || this.st === 'closed') {
+          // closed while the socket was opening: release it, answer what was waiting
+          this.conn = c;
+          c.close(0, 'closing');
+          return;
+        }
+        this.conn = c;
+        const pending = this.preOpen;
+        this.preOpen = [];
+        // Same order as their waiters: each one is queued (not established yet) or refused.
+        for (const tx of pending) {
+          if (c.trySendTransaction(tx) === false) this.resolveNext('dropped:queue_full');
+        }
+        c.established.then(() => {
+          if (this.conn !== c || this.st !== 'connecting') return;
+          this.st = 'active';
+          this.handshakeMs = c.stats().handshakeMs;
+          this.backoffMs = this.o.retryMinMs;
+          this.o.log.debug({ target: this.target, validator: this.o.label, handshakeMs: this.handshakeMs }, 'egress: connection active');
+        }, () => undefined);
+      },
+      (err: unknown) => {
+        // socket could not even be opened (bad address): treat as a failed connect
+        this.o.log.warn({ target: this.target, err: err instanceof Error ? err.message : String(err) }, 'egress: connection open failed');
+        this.failedConnect();
+      },
+    );
+  }
+
+  private readonly onClose = (info: QuicCloseInfo, unsent: Uint8Array[]): void => {
+    if (this.graceTimer !== null) clearTimeout(this.graceTimer);
+    this.graceTimer = null;
+    // Every queued transaction still has its waiter: none of them was written.
+    const left = this.waiters.length - this.waitHead;
+    for (let i = 0; i < left; i++) this.resolveNext('dropped:no_connection');
+    if (unsent.length > 0 || left > 0) {
+      this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
+    }
+    if (this.st === 'closing' || this.st === 'closed') {
+      this.toClosed();
+      return;
+    }
+    this.conn = null;
+    if (info.wasEstablished) {
+      this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed; reconnecting');
+      this.backoffMs = this.o.retryMinMs;
+      this.toRetrying();
+    } else {
+      this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason, retryInMs: this.backoffMs }, 'egress: connect failed; retrying with backoff');
+      this.failedConnect();
+    }
+  };
+
+  private failedConnect(): void {
+    this.connectFailures++;
+    this.conn = null;
+    const pending = this.preOpen.length;
+    this.preOpen = [];
+    for (let i = 0; i < pending; i++) this.resolveNext('dropped:no_connection');
+    if (this.st === 'closing' || this.st === 'closed') {
+      this.toClosed();
+      return;
+    }
+    this.toRetrying();
+    this.backoffMs = Math.min(this.o.retryMaxMs, this.backoffMs * 2);
+  }
+
+  private toRetrying(): void {
+    this.st = 'retrying';
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      if (this.st === 'retrying') this.connect();
+    }, this.backoffMs);
+  }
+
+  private toClosed(): void {
+    this.st = 'closed';
+    this.conn = null;
+    const pending = this.preOpen.length;
+    this.preOpen = [];
+    for (let i = 0; i < pending; i++) this.resolveNext('dropped:no_connection');
+  }
+
+  // ---- waiters (hot when queueing) ----
+
+  private waitFor(): Promise<TargetOutcome> {
+    return new Promise<TargetOutcome>((resolve) => this.waiters.push(resolve));
+  }
+
+  private resolveNext(o: TargetOutcome): void {
+    if (this.waitHead >= this.waiters.length) return;
+    const r = this.waiters[this.waitHead++];
+    if (this.waitHead === this.waiters.length) {
+      this.waiters = [];
+      this.waitHead = 0;
+    } else if (this.waitHead > 1024) {
+      this.waiters = this.waiters.slice(this.waitHead);
+      this.waitHead = 0;
+    }
+    if (o === 'sent') this.sent++;
+    else if (o === 'dropped:no_connection') this.droppedNoConnection++;
+    else if (o === 'dropped:queue_full') this.droppedQueueFull++;
+    else this.failed++;
+    r(o);
+  }
+
+  private readonly onLatency = (us: number): void => {
+    this.latency.recordValue(us < 1 ? 1 : Math.round(us));
+    if (this.o.onSendLatency !== undefined) this.o.onSendLatency(us);
+    // A write from the queue (ACK/credit came back): it is the oldest waiter's transaction.
+    if (!this.inDirectSend) this.resolveNext('sent');
+  };
+
+  private readonly onWriteFailed = (): void => {
+    this.resolveNext('failed');
+  };
+
+  private readonly onDrain = (): void => {
+    if (this.st === 'closing' && this.conn !== null && this.conn.queued === 0) this.conn.close(0, 'closing');
+  };
+}

@@ -1,0 +1,121 @@
+// The direct route (egress worker, HOT): each transaction goes over QUIC straight to the TPUs of the leaders the
+// scheduler picks (current leader, plus the next ones by the fanout policy), on connections the scheduler keeps warm
+// for the next `lookahead` leader windows. Outcome (closed set, src/shm/layout.ts):
+//   sent                    written (data + FIN, datagram with the kernel) on at least one leader's connection
+//   dropped:no_leader       no fresh slot / schedule, or no leader advertises a tpuQuic
+//   dropped:no_connection   every target was connecting-and-failed, retrying with backoff, or closing
+//   dropped:queue_full      every target's stream-credit queue was full
+//   failed                  quiche refused the write (unexpected)
+//   dropped:shutdown        the worker stopped before the transaction could be written
+// Drops are logged (rate-limited: the first of each reason per second with the trace id, then a count).
+// Leader data: PollingLeaderSource (polls upstream.rpcUrl) until the telemetry snapshot is wired into the workers;
+// swap it in createLeaderSource() below.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { ROUTE_IDS } from '../shm/layout.js';
+import type { LeaderSource } from '../telemetry/leader-source.js';
+import { PollingLeaderSource } from './polling-leader-source.js';
+import { fanout, type QuicEgress } from './quic-egress.js';
+import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+import { Scheduler } from './scheduler.js';
+import type { ConnectionWorker } from './connection-worker.js';
+
+/** How often the pre-warm set is re-checked (ms); it changes once per 4-slot leader window. */
+const PREWARM_CHECK_MS = 50;
+/** At most one drop log line per reason per this interval (ms). */
+const DROP_LOG_INTERVAL_MS = 1_000;
+
+/** The one line that decides where leader data comes from. */
+export function createLeaderSource(config: Readonly<Config>, log: Logger): (LeaderSource & { start(): void; close(): void }) | null {
+  const rpcUrl = config.upstream.rpcUrl;
+  if (rpcUrl === undefined) return null;
+  return new PollingLeaderSource({ rpcUrl, slotPollMs: config.routes.direct.slotPollMs, log });
+}
+
+/** Rate-limited drop logging shared by the QUIC routes. */
+export class DropLog {
+  private readonly last = new Map<string, { atMs: number; suppressed: number }>();
+  constructor(
+    private readonly log: Logger,
+    private readonly route: string,
+  ) {}
+  note(outcome: EgressOutcome, traceId: string): void {
+    if (outcome === 'sent') return;
+    const now = Date.now();
+    const e = this.last.get(outcome);
+    if (e !== undefined && now - e.atMs < DROP_LOG_INTERVAL_MS) {
+      e.suppressed++;
+      return;
+    }
+    this.log.warn({ route: this.route, outcome, traceId, suppressedSinceLast: e?.suppressed ?? 0 }, `egress ${this.route}: transaction not delivered (${outcome})`);
+    this.last.set(outcome, { atMs: now, suppressed: 0 });
+  }
+}
+
+export class DirectRoute implements EgressRoute {
+  readonly id = ROUTE_IDS.direct;
+  readonly name = 'direct' as const;
+  readonly scheduler: Scheduler;
+  private readonly timer: NodeJS.Timeout;
+  private readonly drops: DropLog;
+  private closed = false;
+  private readonly workers: (ConnectionWorker | null)[] = [];
+
+  constructor(
+    private readonly quic: QuicEgress,
+    private readonly source: LeaderSource & { start?(): void; close?(): void },
+    opts: Config['routes']['direct'],
+    log: Logger,
+  ) {
+    this.scheduler = new Scheduler(source, {
+      fanout: opts.fanout,
+      leaders: opts.leaders,
+      windowTailSlots: opts.windowTailSlots,
+      lookahead: opts.lookahead,
+      staleLeaderMs: opts.staleLeaderMs,
+    });
+    this.drops = new DropLog(log, 'direct');
+    source.start?.();
+    this.timer = setInterval(this.prewarm, PREWARM_CHECK_MS);
+  }
+
+  send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
+    if (this.closed) return 'dropped:shutdown';
+    const cache = this.quic.cache;
+    if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+    const targets = this.scheduler.targets();
+    if (targets.length === 0) {
+      this.drops.note('dropped:no_leader', tx.traceId);
+      return 'dropped:no_leader';
+    }
+    const ws = this.workers;
+    ws.length = targets.length;
+    for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);
+    const r = fanout(ws, tx.bytes);
+    if (typeof r === 'string') {
+      if (r !== 'sent') this.drops.note(r, tx.traceId);
+      return r;
+    }
+    const traceId = tx.traceId;
+    return r.then((o) => {
+      const out: EgressOutcome = o === 'sent' || !this.closed ? o : 'dropped:shutdown';
+      if (out !== 'sent') this.drops.note(out, traceId);
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.source.close?.();
+    await this.quic.close();
+  }
+
+  private readonly prewarm = (): void => {
+    const cache = this.quic.cache;
+    if (cache === null || this.closed) return;
+    const warm = this.scheduler.prewarmTargets();
+    if (warm === null) return;
+    cache.prewarm(warm.map((t) => ({ target: t.target, label: t.identity })));
+  };
+}

@@ -1,0 +1,98 @@
+// What the direct and static routes of one egress worker share (egress worker; cold setup, HOT fanout()): the relay
+// identity certificate and ONE connection cache, so a static peer that is also a leader gets one connection, not two.
+// fanout() sends one transaction to several connection workers and folds their per-target answers into one route
+// outcome: `sent` as soon as any target wrote it (the others keep going and are counted per connection), otherwise the
+// most telling failure once every target answered.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { IdentityCertificate } from '../quic/index.js';
+import { ConnectionCache } from './connection-cache.js';
+import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
+import { generateKeypairSecret, loadIdentityCertificate } from './identity.js';
+import { createIdentityCertificate } from '../quic/index.js';
+import type { EgressOutcome } from './route.js';
+
+export class QuicEgress {
+  /** Null until the identity certificate is built (a few ms after the worker starts). */
+  cache: ConnectionCache | null = null;
+  identity: IdentityCertificate | null = null;
+  readonly ready: Promise<ConnectionCache>;
+  private closed = false;
+
+  constructor(config: Readonly<Config>, log: Logger, onSendLatency?: (us: number) => void) {
+    const d = config.routes.direct;
+    const path = config.identity.keypairPath;
+    const cert =
+      path !== undefined
+        ? loadIdentityCertificate(path)
+        : createIdentityCertificate(generateKeypairSecret()).then((c) => {
+            log.warn({ identity: c.identity }, 'egress: no identity.keypairPath reached this worker: using a generated UNSTAKED identity');
+            return c;
+          });
+    this.ready = cert.then((identity) => {
+      this.identity = identity;
+      this.cache = new ConnectionCache({
+        identity,
+        maxConnections: d.maxConnections,
+        evictionGraceMs: d.evictionGraceMs,
+        idleCloseMs: d.idleCloseMs,
+        maxIdleTimeoutMs: d.maxIdleTimeoutMs,
+        keepAliveMs: d.keepAliveMs,
+        connectTimeoutMs: d.connectTimeoutMs,
+        retryMinMs: d.retryMinMs,
+        retryMaxMs: d.retryMaxMs,
+        maxQueuedPerConnection: d.maxQueuedPerConnection,
+        log,
+        onSendLatency,
+      });
+      if (this.closed) void this.cache.close();
+      return this.cache;
+    });
+    this.ready.catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'egress: relay identity unusable; QUIC routes fail'));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.cache?.close();
+  }
+}
+
+/** Failure precedence when no target wrote the transaction (most actionable first). */
+function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
+  const rank = (o: TargetOutcome): number => (o === 'failed' ? 3 : o === 'dropped:queue_full' ? 2 : o === 'dropped:no_connection' ? 1 : 0);
+  return rank(b) > rank(a) ? b : a;
+}
+
+/**
+ * Hot: one transaction to every worker (null = the cache had no room: no_connection). `bytes` may be reused by the
+ * caller once this returns (queued copies are made by the connections).
+ */
+export function fanout(workers: readonly (ConnectionWorker | null)[], bytes: Uint8Array): EgressOutcome | Promise<EgressOutcome> {
+  let sync: TargetOutcome | null = null;
+  let pending: Promise<TargetOutcome>[] | null = null;
+  for (let i = 0; i < workers.length; i++) {
+    const w = workers[i];
+    const r = w === null ? 'dropped:no_connection' : w.send(bytes);
+    if (typeof r === 'string') {
+      if (r === 'sent') sync = 'sent';
+      else if (sync !== 'sent') sync = sync === null ? r : worse(sync, r);
+    } else {
+      (pending ??= []).push(r);
+    }
+  }
+  if (sync === 'sent' || pending === null) return sync ?? 'dropped:no_connection';
+  const first: TargetOutcome = sync ?? 'dropped:no_connection';
+  const all = pending;
+  return new Promise<EgressOutcome>((resolve) => {
+    let left = all.length;
+    let acc: TargetOutcome | null = sync;
+    for (const p of all) {
+      void p.then((o) => {
+        if (o === 'sent') resolve('sent');
+        acc = acc === null ? o : worse(acc, o);
+        if (--left === 0) resolve(acc ?? first);
+      });
+    }
+  });
+}

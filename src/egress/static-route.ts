@@ -1,0 +1,63 @@
+// The static route (egress worker, HOT): every transaction goes over QUIC to each configured peer
+// (routes.static.peers, "ip:port"), like Jet's extra fanout to fixed validators or relays. Peers are pinned in the
+// worker's shared connection cache (never evicted nor idle-closed; reconnected with backoff when they drop).
+// Outcome: `sent` when at least one peer's connection wrote it; otherwise the most telling failure
+// (failed > dropped:queue_full > dropped:no_connection); dropped:shutdown after close(). Per-peer counts and
+// latencies are in the connection reports.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { ROUTE_IDS } from '../shm/layout.js';
+import type { ConnectionWorker } from './connection-worker.js';
+import { DropLog } from './direct-route.js';
+import { fanout, type QuicEgress } from './quic-egress.js';
+import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+
+export class StaticRoute implements EgressRoute {
+  readonly id = ROUTE_IDS.static;
+  readonly name = 'static' as const;
+  private readonly drops: DropLog;
+  private readonly workers: (ConnectionWorker | null)[] = [];
+  private closed = false;
+
+  constructor(
+    private readonly quic: QuicEgress,
+    private readonly peers: readonly string[],
+    log: Logger,
+  ) {
+    this.drops = new DropLog(log, 'static');
+    // Connect at once: the first transaction should not pay for the handshake.
+    void quic.ready.then((cache) => {
+      for (const p of peers) cache.pin(p, `static:${p}`);
+    }, () => undefined);
+  }
+
+  /** Static peers from config: normalised "ip:port" strings (validated by the schema). */
+  static peersOf(config: Readonly<Config>): readonly string[] {
+    return config.routes.static.peers;
+  }
+
+  send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
+    if (this.closed) return 'dropped:shutdown';
+    const cache = this.quic.cache;
+    if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+    const ws = this.workers;
+    ws.length = this.peers.length;
+    for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], `static:${this.peers[i]}`);
+    const r = fanout(ws, tx.bytes);
+    if (typeof r === 'string') {
+      if (r !== 'sent') this.drops.note(r, tx.traceId);
+      return r;
+    }
+    const traceId = tx.traceId;
+    return r.then((o) => {
+      const out: EgressOutcome = o === 'sent' || !this.closed ? o : 'dropped:shutdown';
+      if (out !== 'sent') this.drops.note(out, traceId);
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.quic.close();
+  }
+}
