@@ -9,11 +9,14 @@ import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
 import { workerCounterRegion } from '../metrics/worker-counters.js';
-import { ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
+import { ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
 import { RingConsumer } from '../shm/ring.js';
 import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
 import { RpcRoute } from './rpc-route.js';
 import { DiscardRoute } from './discard-route.js';
+import { DirectRoute, createLeaderSource } from './direct-route.js';
+import { StaticRoute } from './static-route.js';
+import { QuicEgress } from './quic-egress.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -54,6 +57,15 @@ export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[]
   if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
   const rpc = new RpcRoute(config.routes.rpc, log);
   routes[rpc.id] = rpc;
+  // direct + static share one identity certificate and one QUIC connection cache per worker.
+  const wantDirect = config.routes.direct.enabled && config.upstream.rpcUrl !== undefined;
+  const wantStatic = config.routes.static.peers.length > 0;
+  const quic = wantDirect || wantStatic ? new QuicEgress(config, log) : null;
+  if (quic !== null && wantDirect) {
+    const source = createLeaderSource(config, log);
+    if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
+  }
+  if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log);
   return routes;
 }
 
