@@ -16,6 +16,7 @@ import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
 import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
+import { resolveIdentityPath } from './egress/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { printStartBanner } from './start-banner.js';
 
@@ -25,9 +26,22 @@ export interface RunOptions {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** Routes this build can deliver by (bits of ROUTE_IDS). direct/jito/static arrive with the QUIC egress issue. */
+/** Routes this build can deliver by (bits of ROUTE_IDS). */
 function availableRoutes(config: Readonly<Config>): number {
-  return config.routes.discard || config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
+  if (config.routes.discard) return routeMask(['rpc']);
+  let mask = config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
+  // direct needs leader data from the upstream (the localnet's when none is configured).
+  if (config.routes.direct.enabled && config.upstream.rpcUrl !== undefined) mask |= routeMask(['direct']);
+  if (config.routes.static.peers.length > 0) mask |= routeMask(['static']);
+  return mask;
+}
+
+/** Resolve the relay identity once (generating an unstaked one when none is configured) so every worker shares it. */
+function withIdentity(config: Readonly<Config>, log: Logger): Readonly<Config> {
+  if (!config.routes.direct.enabled && config.routes.static.peers.length === 0) return config;
+  const { path, identity } = resolveIdentityPath(config.identity.keypairPath, log);
+  log.info({ event: 'relay_identity', identity }, 'relay QUIC identity');
+  return Object.freeze({ ...config, identity: Object.freeze({ ...config.identity, keypairPath: path }) });
 }
 
 function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
@@ -56,6 +70,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     localnet = await startLocalnetChild(cli, log);
     config = withLocalnet(config, localnet.rpcUrl);
   }
+
+  config = withIdentity(config, log);
 
   const rings = Array.from({ length: config.rings.workers }, () =>
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
