@@ -1,0 +1,90 @@
+// getLeaderSlots [startSlot, limit?] (front thread, HOT, synchronous: no I/O, no awaiting). Served entirely from the
+// shared leader-slot snapshot (src/telemetry/snapshot.ts): the rows' JSON was built by the telemetry thread at publish
+// time, so an answer is one Atomics.load, a few comparisons and a string slice + concatenation.
+// Fails closed (docs/get-leader-slots.md): params -> missing -> unsupported schema -> stale -> range not covered.
+import { Errors, RelayError } from '../../errors/registry.js';
+import type { MethodHandler } from '../../jsonrpc/dispatch.js';
+import { paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../telemetry/snapshot-layout.js';
+import { rowsSlice, type SnapshotReader } from '../../telemetry/snapshot.js';
+
+/** The v1 cap on `limit` (spec section 8): larger values are served as 100. */
+export const GET_LEADER_SLOTS_MAX_LIMIT = 100;
+
+export interface GetLeaderSlotsOptions {
+  /** null when the telemetry thread is disabled: every call answers "snapshot missing". */
+  readonly reader: SnapshotReader | null;
+  /** `limit` when the client gives none (telemetry.defaultLimit). */
+  readonly defaultLimit: number;
+  /** telemetry.maxSnapshotAgeMs. */
+  readonly maxSnapshotAgeMs: number;
+  readonly now?: () => number;
+}
+
+/** A u64 parameter as JSON number: negative, fractional, non-number or beyond 2^53 - 1 -> -32602 (serde wording). */
+function u64Param(v: unknown, name: string): number {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'number' && Number.isInteger(v) && v < 0) {
+    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid value: integer \`${v}\`, expected u64 for \`${name}\``);
+  }
+  if (typeof v === 'number' && Number.isInteger(v)) {
+    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: \`${name}\` too large: ${v} exceeds 2^53 - 1`);
+  }
+  throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(v)}, expected u64 for \`${name}\``);
+}
+
+const SUPPORTED_SCHEMAS = Object.freeze([SNAPSHOT_SCHEMA_VERSION]);
+
+export function getLeaderSlotsMethod<C>(o: GetLeaderSlotsOptions): MethodHandler<C> {
+  const reader = o.reader;
+  const now = o.now ?? Date.now;
+  const defaultLimit = Math.min(o.defaultLimit, GET_LEADER_SLOTS_MAX_LIMIT);
+  const maxAge = o.maxSnapshotAgeMs;
+  return (params) => {
+    const p = paramsArray(params, 1, 2);
+    const startSlot = u64Param(p[0], 'startSlot');
+    let limit = p[1] === undefined || p[1] === null ? defaultLimit : u64Param(p[1], 'limit');
+    if (limit === 0) throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `limit` must be at least 1');
+    if (limit > GET_LEADER_SLOTS_MAX_LIMIT) limit = GET_LEADER_SLOTS_MAX_LIMIT;
+
+    const view = reader === null ? null : reader.current();
+    if (view === null) throw new RelayError(Errors.LEADER_SNAPSHOT_MISSING);
+    if (!view.supported) {
+      throw new RelayError(Errors.LEADER_SNAPSHOT_UNSUPPORTED_SCHEMA, Errors.LEADER_SNAPSHOT_UNSUPPORTED_SCHEMA.message, {
+        schemaVersion: view.schemaVersion,
+        supportedSchemaVersions: SUPPORTED_SCHEMAS,
+      });
+    }
+    const ageMs = Math.max(0, Math.round(now() - view.generatedAtUnixMs));
+    if (ageMs > maxAge) {
+      throw new RelayError(Errors.LEADER_SNAPSHOT_STALE, Errors.LEADER_SNAPSHOT_STALE.message, {
+        snapshotSlot: view.snapshotSlot,
+        snapshotAgeMs: ageMs,
+        maxSnapshotAgeMs: maxAge,
+      });
+    }
+    if (startSlot < view.firstSlot || startSlot > view.lastSlot) {
+      throw new RelayError(Errors.LEADER_RANGE_NOT_COVERED, Errors.LEADER_RANGE_NOT_COVERED.message, {
+        contextSlot: view.snapshotSlot,
+        startSlot,
+        firstSlot: view.firstSlot,
+        lastSlot: view.lastSlot,
+      });
+    }
+    const i = startSlot - view.firstSlot;
+    const n = Math.min(limit, view.rowCount - i);
+    return (
+      '{"success":true,"total":' +
+      n +
+      ',"data":[' +
+      rowsSlice(view, i, n) +
+      '],"snapshotSlot":' +
+      view.snapshotSlot +
+      ',"snapshotGeneratedAtUnixMs":' +
+      view.generatedAtUnixMs +
+      ',"snapshotAgeMs":' +
+      ageMs +
+      '}'
+    );
+  };
+}
