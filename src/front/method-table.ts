@@ -4,11 +4,24 @@ import type { MethodTable, MethodHandler } from '../jsonrpc/dispatch.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { sendTransactionMethod } from './methods/send-transaction.js';
+import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
+import type { SnapshotReader } from '../telemetry/snapshot.js';
 
-/** Methods of the JSON-RPC host (POST / on {base_url}). */
-export function rpcHostMethods(deps: FrontDeps): MethodTable<CallContext> {
+/**
+ * Methods of the JSON-RPC host (POST / on {base_url}). `leaderSnapshot` is the telemetry snapshot's reader (main.ts);
+ * null or absent: getLeaderSlots answers "snapshot missing".
+ */
+export function rpcHostMethods(deps: FrontDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
   const send: MethodHandler<CallContext> = sendTransactionMethod({ intake: deps.intake, upstream: deps.upstream });
-  return new Map<string, MethodHandler<CallContext>>([['sendTransaction', send]]);
+  const leaderSlots = getLeaderSlotsMethod<CallContext>({
+    reader: leaderSnapshot,
+    defaultLimit: deps.config.telemetry.defaultLimit,
+    maxSnapshotAgeMs: deps.config.telemetry.maxSnapshotAgeMs,
+  });
+  return new Map<string, MethodHandler<CallContext>>([
+    ['sendTransaction', send],
+    ['getLeaderSlots', leaderSlots],
+  ]);
 }
 
 /** Methods of the relay host's JSON-RPC compatibility path (POST /v1/sendTransaction): sendTransaction only. */
