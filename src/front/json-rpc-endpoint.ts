@@ -5,7 +5,7 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
-import { parseJsonRpcBody, type JsonRpcId } from '../jsonrpc/envelope.js';
+import { isInvalid, parseJsonRpcBody, type JsonRpcId } from '../jsonrpc/envelope.js';
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
 import { readBody } from './body-reader.js';
@@ -55,6 +55,10 @@ export function jsonRpcEndpoint(
         return rejectRpc(deps, st, Errors.RATE_LIMITED, retryAfterSeconds(waitMs), { reason: 'rate_limited', retryAfterMs: waitMs }, id);
       }
 
+      // Spec 7.2 / 8: a batch that contains getLeaderSlots is rejected as a whole, with one error (id null).
+      if (parsed.kind === 'batch' && parsed.elements.some((e) => !isInvalid(e) && e.method === 'getLeaderSlots')) {
+        return rejectRpc(deps, st, Errors.LEADER_SLOTS_IN_BATCH);
+      }
       let singleError: ErrorSpec | undefined;
       const hooks: DispatchHooks = {
         onInternalError: (err, call) => deps.log.error({ err, method: call.method, requestId: st.requestId, key: key.name }, 'internal error in method'),
