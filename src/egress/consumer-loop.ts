@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
 import { workerCounterRegion } from '../metrics/worker-counters.js';
-import { ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
 import { RingConsumer } from '../shm/ring.js';
 import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
 import { RpcRoute } from './rpc-route.js';
@@ -17,6 +17,8 @@ import { DiscardRoute } from './discard-route.js';
 import { DirectRoute, createLeaderSource } from './direct-route.js';
 import { StaticRoute } from './static-route.js';
 import { QuicEgress } from './quic-egress.js';
+import { JitoRoute } from './jito-route.js';
+import { RetryScheduler } from './retry-scheduler.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -50,6 +52,8 @@ export interface ConsumerDeps {
   /** Routes by id (index = ROUTE_IDS value); null = not available in this relay. Default: built from config. */
   readonly routes?: readonly (EgressRoute | null)[];
   readonly log?: Logger;
+  /** Rebroadcast scheduler (retry-scheduler.ts); null = no rebroadcasts. Default: built from config (none with routes.discard). */
+  readonly retry?: RetryScheduler | null;
 }
 
 export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[] {
@@ -66,6 +70,7 @@ export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[]
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
   }
   if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log);
+  if (config.routes.jito !== undefined) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log);
   return routes;
 }
 
@@ -79,6 +84,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const routes = deps.routes ?? buildRoutes(task.config, log);
   const latency = new LatencyRecorder(task.latencyPort ?? null);
+  const retry =
+    deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log });
   const hooks = task.attempt === 0 ? task.testHooks : undefined;
   const crashAfter = hooks?.crashAfterRecords ?? -1;
 
@@ -87,6 +94,12 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const pending = new Int32Array(slotCount);
   /** 1 once any route reported `sent` for the record in this slot. */
   const delivered = new Uint8Array(slotCount);
+  /** The record's view (built when a route exists), for the retry queue's copy at release. */
+  const views: (TxView | null)[] = new Array(slotCount).fill(null);
+  /** Outcome index + 1 per (slot, route), read only for records where some route did not send (`troubled`). */
+  const outcomes = new Uint8Array(slotCount * ROUTE_COUNT);
+  /** 1 once a route answered anything but `sent` (or the benchmark's dropped:discarded) for the record. */
+  const troubled = new Uint8Array(slotCount);
   let inFlight = 0;
   let taken = 0;
   /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
@@ -104,6 +117,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     } else if (idx === OUTCOME_INDEX.sent) {
       delivered[slot] = 1;
     }
+    outcomes[slot * ROUTE_COUNT + routeId] = idx + 1;
+    if (idx !== OUTCOME_INDEX.sent && idx !== OUTCOME_INDEX['dropped:discarded']) troubled[slot] = 1;
     counters[egressCounterIndex(routeId, idx)]++;
     if (timed) latency.record(routeId, (nowMs() - receivedAtMs) * 1000);
   };
@@ -114,9 +129,26 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     if (!detached) {
       counters[WORKER_COUNTER.released]++;
       if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
+      // The ring slot is still ours: the retry queue copies what it keeps before the slot is released.
+      const view = views[slot];
+      const queued = retry !== null && view !== null ? retry.admit(view, consumer.routeMask(slot), delivered[slot] === 1) : null;
+      if (troubled[slot] === 1) account(slot, queued);
     }
+    views[slot] = null;
     consumer.complete(slot); // no-op once detached
     if (inFlight === 0 && settledWaiter !== null) settledWaiter();
+  };
+
+  /** Delivery accounting: one log line per record that some route did not take, with every route's outcome. */
+  const account = (slot: number, retry: string | null): void => {
+    const byRoute: Record<string, string> = {};
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      const o = outcomes[slot * ROUTE_COUNT + id];
+      if (o !== 0) byRoute[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+    }
+    const fields = { traceId: consumer.traceId(slot), keyId: consumer.keyId(slot), outcomes: byRoute, retry: retry ?? 'none' };
+    if (delivered[slot] === 1) log.info(fields, 'egress: delivered, but not by every requested route');
+    else log.warn(fields, 'egress: transaction not delivered by any route');
   };
 
   const routeError = (slot: number, routeId: number, receivedAtMs: number, traceId: string, err: unknown): void => {
@@ -128,6 +160,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     const mask = consumer.routeMask(slot);
     const receivedAtMs = consumer.receivedAtMs(slot);
     delivered[slot] = 0;
+    troubled[slot] = 0;
+    outcomes.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
     pending[slot] = 1; // dispatch guard: synchronous outcomes cannot release the record early
     inFlight++;
     let view: TxView | null = null;
@@ -153,6 +187,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
           traceId: consumer.traceId(slot),
           receivedAtMs,
         };
+        views[slot] = view;
       }
       let r: Promise<EgressOutcome> | EgressOutcome;
       try {
@@ -200,6 +235,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     // Release nothing more: records still in flight stay in the ring for the next consumer (at-least-once).
     consumer.detach();
     detached = true;
+    retry?.close(); // queued transactions end as dropped:shutdown (counted, logged) before the routes close
     await Promise.all(routes.map((r) => r?.close()));
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {

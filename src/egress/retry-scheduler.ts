@@ -1,0 +1,320 @@
+// Rebroadcast scheduler (egress worker; warm: timers, never on the ring's take path). After a record's first send
+// finished on every route, the consumer loop calls admit(): a transaction whose effective maxRetries is not 0 is
+// copied into the bounded RetryQueue (or shed, counted `dropped:retry_queue_full`, when it is full) and the ring slot
+// is released. Every retries.intervalMs the scheduler sends it again to the routes of its route set (∩ retries.routes)
+// by calling the route again — the direct route picks the then-current leaders itself — until:
+//   landed                     getSignatureStatuses (upstream.rpcUrl, <= 256 per call) says confirmed/finalized;
+//   dropped:expired            its recent blockhash is no longer valid: isBlockhashValid answered false (after the
+//                              blockhash was seen valid, or UNKNOWN_BLOCKHASH_GRACE_MS after admission: a lagging
+//                              upstream may not know a fresh blockhash yet), or, when the upstream gives no answer,
+//                              retries.blockhashTtlMs after admission (150 slots x 400-600 ms = 60-90 s);
+//   dropped:retries_exhausted  maxRetries rebroadcasts done and one more interval passed without landing;
+//   dropped:shutdown           the worker stopped (the queue lives in the worker: a crash loses it too; the first
+//                              send had already happened).
+// Effective maxRetries: the client's value, else retries.defaultMaxRetries; -1 = no count limit (Agave's default).
+// Counters (single writer: this worker): the rebroadcast outcome matrix per route and RETRY_OUTCOMES; every admitted
+// transaction is counted once as queued or shed and every queued one ends once (landed/expired/exhausted/shutdown).
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../shm/layout.js';
+import { RetryQueue, type RetryEntry } from './retry-queue.js';
+import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from './route.js';
+import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-poller.js';
+
+/** A blockhash the upstream calls invalid but never called valid is trusted only after this long (upstream lag). */
+export const UNKNOWN_BLOCKHASH_GRACE_MS = 15_000;
+/** Scheduler tick: a quarter of the interval (rebroadcasts are due within 25 % of it), between these bounds. */
+const TICK_MIN_MS = 5;
+const TICK_MAX_MS = 250;
+
+const RETRY_INDEX: Readonly<Record<RetryOutcome, number>> = Object.freeze(
+  Object.fromEntries(RETRY_OUTCOMES.map((o, i) => [o, i])) as Record<RetryOutcome, number>,
+);
+
+interface BlockhashState {
+  /** Last isBlockhashValid answer (null = none / failed). */
+  valid: boolean | null;
+  /** performance.now() of that answer. */
+  at: number;
+  /** Ever answered true. */
+  seenValid: boolean;
+}
+
+export interface RetrySchedulerDeps {
+  readonly config: Config;
+  /** Routes by id, the consumer loop's table (null = unavailable). */
+  readonly routes: readonly (EgressRoute | null | undefined)[];
+  /** This worker's counter region (single writer). */
+  readonly counters: Float64Array;
+  readonly log: Logger;
+  /** Status source; default: upstream.rpcUrl (none configured: no landing detection, expiry by TTL only). */
+  readonly poller?: SignatureStatusPoller | null;
+}
+
+export class RetryScheduler {
+  readonly queue: RetryQueue;
+  private readonly routes: readonly (EgressRoute | null | undefined)[];
+  private readonly counters: Float64Array;
+  private readonly log: Logger;
+  private readonly poller: SignatureStatusPoller | null;
+  private readonly intervalMs: number;
+  private readonly statusPollMs: number;
+  private readonly ttlMs: number;
+  private readonly defaultMaxRetries: number;
+  private readonly retryMask: number;
+  private readonly blockhashes = new Map<string, BlockhashState>();
+  private tickTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private polling = false;
+  private closed = false;
+  private pollFailureLogged = false;
+
+  constructor(deps: RetrySchedulerDeps) {
+    const r = deps.config.retries;
+    this.routes = deps.routes;
+    this.counters = deps.counters;
+    this.log = deps.log;
+    this.intervalMs = r.intervalMs;
+    this.statusPollMs = r.statusPollMs;
+    this.ttlMs = r.blockhashTtlMs;
+    this.defaultMaxRetries = r.defaultMaxRetries;
+    this.retryMask = r.routes.reduce((m, name) => m | (1 << ROUTE_IDS[name]), 0);
+    this.queue = new RetryQueue(r.maxQueue, deps.config.transactions.maxTransactionBytes);
+    const url = deps.config.upstream.rpcUrl;
+    this.poller = deps.poller !== undefined ? deps.poller : url !== undefined ? new SignatureStatusPoller(url) : null;
+  }
+
+  /** Rebroadcasts a transaction with this maxRetries gets: 0 none, -1 unlimited (until landed / expired). */
+  effectiveRetries(maxRetries: number): number {
+    return maxRetries >= 0 ? maxRetries : this.defaultMaxRetries;
+  }
+
+  /**
+   * After the first send of a record finished on every route (its ring slot still valid): copy it into the queue
+   * when it asks for rebroadcasts. `delivered` = some route answered `sent` on the first send.
+   */
+  admit(view: TxView, routeMask: number, delivered: boolean): 'queued' | 'dropped:retry_queue_full' | null {
+    if (this.closed) return null;
+    const retries = this.effectiveRetries(view.maxRetries);
+    const mask = routeMask & this.retryMask;
+    if (retries === 0 || mask === 0) return null;
+    const now = performance.now();
+    let entry: RetryEntry | null;
+    try {
+      entry = this.queue.admit(view, {
+        routeMask: mask,
+        retriesLeft: retries,
+        nextSendAt: now + this.intervalMs,
+        expiresAt: now + this.ttlMs,
+        admittedAt: now,
+        delivered,
+      });
+    } catch (err) {
+      // Never let the retry path break the ring's release: count it like a shed one, with the reason logged.
+      this.count('dropped:retry_queue_full');
+      this.log.error({ traceId: view.traceId, err: err instanceof Error ? err.message : String(err) }, 'retry: could not queue the transaction');
+      return 'dropped:retry_queue_full';
+    }
+    if (entry === null) {
+      this.count('dropped:retry_queue_full');
+      this.log.warn(
+        { traceId: view.traceId, keyId: view.keyId, reason: 'dropped:retry_queue_full', queued: this.queue.size, maxQueue: this.queue.capacity },
+        'retry: queue full, transaction shed (sent once, no rebroadcast)',
+      );
+      return 'dropped:retry_queue_full';
+    }
+    this.count('queued');
+    this.arm();
+    return 'queued';
+  }
+
+  /** Transactions waiting for rebroadcast or their status. */
+  get size(): number {
+    return this.queue.size;
+  }
+
+  private arm(): void {
+    if (this.tickTimer === null) {
+      const tickMs = Math.min(TICK_MAX_MS, Math.max(TICK_MIN_MS, Math.floor(this.intervalMs / 4)));
+      this.tickTimer = setInterval(() => this.tick(), tickMs);
+      this.tickTimer.unref();
+    }
+    if (this.pollTimer === null && this.poller !== null) {
+      this.pollTimer = setInterval(() => void this.poll(), this.statusPollMs);
+      this.pollTimer.unref();
+    }
+  }
+
+  private disarmIfIdle(): void {
+    if (this.queue.entries.size > 0) return;
+    if (this.tickTimer !== null) clearInterval(this.tickTimer);
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.tickTimer = null;
+    this.pollTimer = null;
+    this.blockhashes.clear();
+  }
+
+  /** Expire, exhaust or rebroadcast whatever is due. */
+  tick(): void {
+    if (this.closed) return;
+    const now = performance.now();
+    for (const e of this.queue.entries) {
+      if (e.finished) continue;
+      if (this.expired(e, now)) {
+        this.end(e, 'dropped:expired');
+        continue;
+      }
+      if (now < e.nextSendAt || e.inFlight > 0) continue; // the previous round is still being sent: no pile-up
+      if (e.retriesLeft === 0) {
+        this.end(e, 'dropped:retries_exhausted');
+        continue;
+      }
+      this.rebroadcast(e, now);
+    }
+    this.disarmIfIdle();
+  }
+
+  private expired(e: RetryEntry, now: number): boolean {
+    const bh = e.blockhash === '' ? undefined : this.blockhashes.get(e.blockhash);
+    const fresh = bh !== undefined && bh.valid !== null && now - bh.at <= 3 * this.statusPollMs + 5_000;
+    if (fresh && bh.valid === false && (bh.seenValid || now - e.admittedAt >= UNKNOWN_BLOCKHASH_GRACE_MS)) return true;
+    if (fresh && bh.valid === true) return false;
+    return now >= e.expiresAt;
+  }
+
+  private rebroadcast(e: RetryEntry, now: number): void {
+    e.rounds++;
+    if (e.retriesLeft > 0) e.retriesLeft--;
+    e.nextSendAt = now + this.intervalMs;
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      if ((e.routeMask & (1 << id)) === 0) continue;
+      const route = this.routes[id];
+      if (route === null || route === undefined) {
+        this.rebroadcastOutcome(e, id, 'dropped:route_unavailable');
+        continue;
+      }
+      let r: Promise<EgressOutcome> | EgressOutcome;
+      try {
+        r = route.send(e.view);
+      } catch (err) {
+        this.log.error({ traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route threw');
+        this.rebroadcastOutcome(e, id, 'failed');
+        continue;
+      }
+      if (typeof r === 'string') {
+        this.rebroadcastOutcome(e, id, r);
+        continue;
+      }
+      e.inFlight++;
+      r.then(
+        (o) => this.answered(e, id, o),
+        (err: unknown) => {
+          this.log.error({ traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route rejected');
+          this.answered(e, id, 'failed');
+        },
+      );
+    }
+  }
+
+  private answered(e: RetryEntry, routeId: number, o: EgressOutcome): void {
+    e.inFlight--;
+    this.rebroadcastOutcome(e, routeId, o);
+    this.queue.release(e);
+  }
+
+  private rebroadcastOutcome(e: RetryEntry, routeId: number, o: EgressOutcome): void {
+    if (this.closed) return;
+    const idx = OUTCOME_INDEX[o] ?? OUTCOME_INDEX.failed;
+    this.counters[rebroadcastCounterIndex(routeId, idx)]++;
+    if (idx === OUTCOME_INDEX.sent && !e.delivered) {
+      e.delivered = true;
+      this.count('recovered');
+      this.log.info({ traceId: e.view.traceId, keyId: e.view.keyId, route: routeId, round: e.rounds }, 'retry: first delivery by a rebroadcast');
+    }
+  }
+
+  /** One status round: signatures (landed?) then the blockhashes in use (expired?). */
+  async poll(): Promise<void> {
+    if (this.closed || this.polling || this.poller === null) return;
+    this.polling = true;
+    try {
+      const bySignature = new Map<string, RetryEntry[]>();
+      for (const e of this.queue.entries) {
+        if (e.finished || e.signature === '') continue;
+        const list = bySignature.get(e.signature);
+        if (list === undefined) bySignature.set(e.signature, [e]);
+        else list.push(e);
+      }
+      if (bySignature.size === 0) return;
+      const signatures = [...bySignature.keys()];
+      const res = await this.poller.statuses(signatures);
+      if (this.closed) return;
+      if (res.failedCalls > 0 && !this.pollFailureLogged) {
+        this.pollFailureLogged = true; // once per worker: it repeats every poll while the upstream is down
+        this.log.warn({ calls: res.calls, failed: res.failedCalls, err: res.lastError }, 'retry: getSignatureStatuses failed; landing not detected until it answers');
+      } else if (res.failedCalls === 0) {
+        this.pollFailureLogged = false;
+      }
+      for (let i = 0; i < signatures.length; i++) {
+        if (res.states[i] !== SIGNATURE_STATE.landed) continue;
+        for (const e of bySignature.get(signatures[i])!) {
+          if (e.finished) continue;
+          this.end(e, 'landed', res.errors[i] === null ? undefined : { txErr: res.errors[i] });
+        }
+      }
+      await this.checkBlockhashes();
+    } finally {
+      this.polling = false;
+      this.disarmIfIdle();
+    }
+  }
+
+  private async checkBlockhashes(): Promise<void> {
+    const inUse = new Set<string>();
+    for (const e of this.queue.entries) if (!e.finished && e.blockhash !== '') inUse.add(e.blockhash);
+    for (const h of this.blockhashes.keys()) if (!inUse.has(h)) this.blockhashes.delete(h);
+    for (const h of inUse) {
+      const valid = await this.poller!.blockhashValid(h);
+      if (this.closed) return;
+      const st = this.blockhashes.get(h) ?? { valid: null, at: 0, seenValid: false };
+      if (valid !== null) {
+        st.valid = valid;
+        st.at = performance.now();
+        if (valid) st.seenValid = true;
+      }
+      this.blockhashes.set(h, st);
+    }
+  }
+
+  private end(e: RetryEntry, outcome: RetryOutcome, extra?: Record<string, unknown>): void {
+    this.queue.finish(e);
+    this.count(outcome);
+    const fields = {
+      traceId: e.view.traceId,
+      keyId: e.view.keyId,
+      signature: e.signature,
+      reason: outcome,
+      rebroadcasts: e.rounds,
+      delivered: e.delivered,
+      ...extra,
+    };
+    if (outcome === 'landed') this.log.debug(fields, 'retry: landed, rebroadcast stopped');
+    else if (e.delivered) this.log.info(fields, 'retry: rebroadcast stopped without seeing the transaction land');
+    else this.log.warn(fields, 'retry: transaction never reached a route and rebroadcast stopped');
+  }
+
+  private count(o: RetryOutcome): void {
+    if (!this.closed) this.counters[retryCounterIndex(RETRY_INDEX[o])]++;
+  }
+
+  /** Stop: every queued transaction ends as dropped:shutdown (counted, logged). Later route answers are ignored. */
+  close(): void {
+    if (this.closed) return;
+    for (const e of this.queue.entries) if (!e.finished) this.end(e, 'dropped:shutdown');
+    this.closed = true;
+    if (this.tickTimer !== null) clearInterval(this.tickTimer);
+    if (this.pollTimer !== null) clearInterval(this.pollTimer);
+    this.tickTimer = null;
+    this.pollTimer = null;
+  }
+}
