@@ -33,6 +33,7 @@ function availableRoutes(config: Readonly<Config>): number {
   // direct needs leader data from the upstream (the localnet's when none is configured).
   if (config.routes.direct.enabled && config.upstream.rpcUrl !== undefined) mask |= routeMask(['direct']);
   if (config.routes.static.peers.length > 0) mask |= routeMask(['static']);
+  if (config.routes.jito !== undefined) mask |= routeMask(['jito']);
   return mask;
 }
 
