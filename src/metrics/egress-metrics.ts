@@ -1,7 +1,16 @@
 // The egress part of GET /metrics (front thread, cold: runs per scrape). The front's handler concatenates it with
 // its own text, or passes its TextBuilder to renderEgressMetrics().
 import type { Histogram } from 'hdr-histogram-js';
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
+import {
+  EGRESS_OUTCOMES,
+  RETRY_OUTCOMES,
+  ROUTE_BY_ID,
+  ROUTE_COUNT,
+  WORKER_COUNTER,
+  egressCounterIndex,
+  rebroadcastCounterIndex,
+  retryCounterIndex,
+} from '../shm/layout.js';
 import { TextBuilder } from './prometheus.js';
 
 /** What the renderer needs; EgressPool provides it. */
@@ -22,6 +31,23 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
       if (v !== 0 || r === 0) tb.sample('slotrelay_egress_outcomes_total', { route: ROUTE_BY_ID[r], outcome: EGRESS_OUTCOMES[o] }, v);
     }
   }
+  tb.declare('slotrelay_egress_rebroadcasts_total', 'counter', 'Rebroadcast sends (retries), by route and outcome; first sends are in slotrelay_egress_outcomes_total.');
+  for (let r = 0; r < ROUTE_COUNT; r++) {
+    for (let o = 0; o < EGRESS_OUTCOMES.length; o++) {
+      const v = c[rebroadcastCounterIndex(r, o)];
+      if (v !== 0) tb.sample('slotrelay_egress_rebroadcasts_total', { route: ROUTE_BY_ID[r], outcome: EGRESS_OUTCOMES[o] }, v);
+    }
+  }
+  tb.declare('slotrelay_retry_transactions_total', 'counter', 'Transactions that asked for rebroadcasts: queued or shed, and how each queued one ended.');
+  let retryOpen = 0;
+  for (let o = 0; o < RETRY_OUTCOMES.length; o++) {
+    const v = c[retryCounterIndex(o)];
+    tb.sample('slotrelay_retry_transactions_total', { outcome: RETRY_OUTCOMES[o] }, v);
+    if (RETRY_OUTCOMES[o] === 'queued') retryOpen += v;
+    else if (RETRY_OUTCOMES[o] !== 'dropped:retry_queue_full' && RETRY_OUTCOMES[o] !== 'recovered') retryOpen -= v;
+  }
+  tb.declare('slotrelay_retry_queue_depth', 'gauge', 'Transactions in the egress workers\' retry queues (queued minus ended).');
+  tb.sample('slotrelay_retry_queue_depth', {}, retryOpen);
   tb.declare('slotrelay_egress_records_total', 'counter', 'Records taken from the rings (consumed), released after every route finished, or released with no route sent.');
   tb.sample('slotrelay_egress_records_total', { stage: 'consumed' }, c[WORKER_COUNTER.consumed]);
   tb.sample('slotrelay_egress_records_total', { stage: 'released' }, c[WORKER_COUNTER.released]);
