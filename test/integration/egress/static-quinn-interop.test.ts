@@ -1,0 +1,108 @@
+// Interop: the static route's egress (QuicEgress cache -> connection worker -> quiche driver) against quinn-tpu-sink,
+// an independent quinn + rustls TPU-like server, with its 128-stream limit: 10,000 distinct transactions, every
+// outcome `sent`, and the sink reports unfinished=0 rejected=0 and our identity as the client key. Built like
+// test/integration/quic/quinn-interop.test.ts (skipped only on a machine without cargo).
+import { Keypair } from '@solana/web3.js';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../../src/config/schema.js';
+import { QuicEgress } from '../../../src/egress/quic-egress.js';
+import type { EgressOutcome, TxView } from '../../../src/egress/route.js';
+import { StaticRoute } from '../../../src/egress/static-route.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { legacyTransfer } from '../../helpers/transactions.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const outDir = path.join(root, 'out', 'quinn');
+
+let binary: string | null = null;
+let skipReason = '';
+try {
+  const printed = execFileSync(path.join(root, 'scripts', 'build-quinn-sink.sh'), [outDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+  binary = printed.trim().split('\n').at(-1) ?? null;
+  if (binary === null || !existsSync(binary)) throw new Error(`build printed no binary: ${printed}`);
+} catch (e) {
+  let cargo = true;
+  try {
+    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
+  } catch {
+    cargo = false;
+  }
+  if (cargo) throw e;
+  skipReason = `quinn-tpu-sink not built (no cargo on this machine): ${(e as Error).message}`;
+  binary = null;
+}
+
+describe.skipIf(binary === null)(`static route -> quinn-tpu-sink${skipReason ? ` (SKIPPED: ${skipReason})` : ''}`, () => {
+  let sink: ChildProcess;
+  let port = 0;
+  const lines: string[] = [];
+  let onLine: ((l: string) => void) | null = null;
+  const relayKey = Keypair.generate();
+
+  function waitLine(match: (l: string) => boolean, ms: number): Promise<string> {
+    const found = lines.find(match);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no matching sink line; last: ${lines.slice(-3).join(' | ')}`)), ms);
+      onLine = (l) => {
+        if (match(l)) {
+          clearTimeout(t);
+          onLine = null;
+          resolve(l);
+        }
+      };
+    });
+  }
+
+  beforeAll(async () => {
+    sink = spawn(binary!, ['127.0.0.1:0', path.join(outDir, 'server.key.der'), path.join(outDir, 'server.crt.der'), '--max-uni', '128'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    createInterface({ input: sink.stdout! }).on('line', (l) => {
+      lines.push(l);
+      onLine?.(l);
+    });
+    const listen = await waitLine((l) => l.startsWith('LISTEN '), 10_000);
+    port = Number(listen.split(':').at(-1));
+  });
+  afterAll(() => {
+    sink?.kill();
+  });
+
+  it('10,000 transactions, --max-uni 128: all sent, unfinished=0 rejected=0, client_key = relay identity', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'slotrelay-interop-'));
+    const keypairPath = path.join(dir, 'id.json');
+    writeFileSync(keypairPath, JSON.stringify(Array.from(relayKey.secretKey)));
+    const config = configSchema.parse({ identity: { keypairPath }, routes: { direct: { maxQueuedPerConnection: 16_384 }, static: { peers: [`127.0.0.1:${port}`] } } });
+    const log = createLogger('silent', 'test');
+    const quic = new QuicEgress(config, log);
+    const route = new StaticRoute(quic, config.routes.static.peers, log);
+    await quic.ready;
+    const conn = await waitLine((l) => l.startsWith('CONN '), 5_000);
+    expect(conn).toContain('alpn=solana-tpu');
+    expect(conn.split('client_key=')[1]).toBe(Buffer.from(relayKey.publicKey.toBytes()).toString('hex'));
+
+    const base = legacyTransfer(7).bytes;
+    const N = 10_000;
+    // One reused buffer, like a ring slot: the route must copy whatever it queues.
+    const slot = Buffer.from(base);
+    const outs: (EgressOutcome | Promise<EgressOutcome>)[] = [];
+    for (let i = 0; i < N; i++) {
+      slot.writeUInt32LE(i, slot.length - 4);
+      const v: TxView = { bytes: slot, sab: new SharedArrayBuffer(0), byteOffset: 0, length: slot.length, signatureOffset: 1, keyId: 0, maxRetries: -1, traceId: `i${i}`, receivedAtMs: Date.now() };
+      outs.push(route.send(v));
+    }
+    const resolved = await Promise.all(outs);
+    expect(resolved.filter((o) => o !== 'sent')).toEqual([]);
+    const stats = await waitLine((l) => l.startsWith('STATS ') && l.includes(` tx=${N} `), 20_000);
+    expect(stats).toMatch(new RegExp(`conns=1 tx=${N} unfinished=0 rejected=0 bytes=${N * base.length}$`));
+    const rep = quic.cache!.report()[0];
+    expect(rep).toMatchObject({ state: 'active', sent: N, droppedNoConnection: 0, droppedQueueFull: 0, failed: 0 });
+    await route.close();
+  }, 60_000);
+});
