@@ -1,0 +1,190 @@
+// Retry queue + scheduler + status poller with in-process routes and a scripted status source (the HTTP paths are
+// covered by test/integration/egress/retry-*.test.ts). Intervals are tens of ms to keep the suite fast.
+import { describe, expect, it } from 'vitest';
+import { configSchema, type ConfigInput } from '../../../src/config/schema.js';
+import { signatureAndBlockhashOffsets } from '../../../src/egress/retry-queue.js';
+import { RetryScheduler } from '../../../src/egress/retry-scheduler.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
+import { MAX_SIGNATURES_PER_CALL, SignatureStatusPoller, type StatusRpc } from '../../../src/egress/signature-status-poller.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { EGRESS_OUTCOMES, RETRY_OUTCOMES, ROUTE_IDS, WORKER_COUNTER_SLOTS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../../../src/shm/layout.js';
+import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';
+import { legacyTransfer, v0Transfer, type SignedTx } from '../../helpers/transactions.js';
+
+const log = createLogger('silent', 'test');
+const RPC = 1 << ROUTE_IDS.rpc;
+const JITO = 1 << ROUTE_IDS.jito;
+
+class RecordingRoute implements EgressRoute {
+  readonly seen: Buffer[] = [];
+  answer: EgressOutcome = 'sent';
+  constructor(
+    readonly id: number,
+    readonly name: 'rpc' | 'jito',
+    private readonly async = false,
+  ) {}
+  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
+    this.seen.push(Buffer.from(Buffer.from(tx.sab, tx.byteOffset, tx.length)));
+    return this.async ? new Promise((r) => setTimeout(() => r(this.answer), 2)) : this.answer;
+  }
+  async close(): Promise<void> {}
+}
+
+/** Scripted upstream: statuses by signature, blockhash validity, call log. */
+class ScriptedRpc implements StatusRpc {
+  readonly landed = new Set<string>();
+  readonly calls: { method: string; params: readonly unknown[] }[] = [];
+  blockhashValid: boolean | 'error' = 'error';
+  statusError = false;
+  async call<T>(method: string, params: readonly unknown[]): Promise<T> {
+    this.calls.push({ method, params });
+    if (method === 'getSignatureStatuses') {
+      if (this.statusError) throw new Error('upstream getSignatureStatuses error -32601: Method not found');
+      const sigs = params[0] as string[];
+      return { context: { slot: 1 }, value: sigs.map((s) => (this.landed.has(s) ? { slot: 1, confirmations: 0, err: null, confirmationStatus: 'confirmed' } : null)) } as T;
+    }
+    if (method === 'isBlockhashValid') {
+      if (this.blockhashValid === 'error') throw new Error('upstream isBlockhashValid error -32601: Method not found');
+      return { context: { slot: 1 }, value: this.blockhashValid } as T;
+    }
+    throw new Error(`unexpected ${method}`);
+  }
+}
+
+function setup(retries: ConfigInput['retries'] = {}, rpc: ScriptedRpc | null = new ScriptedRpc(), asyncRoutes = false) {
+  const config = configSchema.parse({ retries: { intervalMs: 20, statusPollMs: 10, ...retries }, log: { level: 'silent' } });
+  const rpcRoute = new RecordingRoute(ROUTE_IDS.rpc, 'rpc', asyncRoutes);
+  const jito = new RecordingRoute(ROUTE_IDS.jito, 'jito', asyncRoutes);
+  const counters = new Float64Array(WORKER_COUNTER_SLOTS);
+  const routes = [rpcRoute, null, jito, null];
+  const sched = new RetryScheduler({ config, routes, counters, log, poller: rpc === null ? null : new SignatureStatusPoller(rpc) });
+  const retry = (o: RetryOutcome) => counters[retryCounterIndex(RETRY_OUTCOMES.indexOf(o))];
+  const rebroadcasts = (route: number, o: EgressOutcome = 'sent') => counters[rebroadcastCounterIndex(route, EGRESS_OUTCOMES.indexOf(o))];
+  return { sched, rpcRoute, jito, rpc, retry, rebroadcasts };
+}
+
+/** The tx in a real ring slot; returns the view and the producer (to overwrite the slot afterwards). */
+function ringView(tx: SignedTx, maxRetries: number, traceId = 'trace-r'): { view: TxView; overwrite: () => void } {
+  const sab = createRing(2, 1232);
+  const p = new RingProducer(sab);
+  const off = p.reserve();
+  tx.bytes.copy(p.bytes, off);
+  p.publish(tx.bytes.length, 1, RPC | JITO, maxRetries, performance.timeOrigin + performance.now(), traceId);
+  const c = new RingConsumer(sab);
+  const slot = c.take();
+  const o = c.txOffset(slot);
+  return {
+    view: { bytes: c.txBytes(slot), sab, byteOffset: o, length: tx.bytes.length, signatureOffset: 1, keyId: 1, maxRetries, traceId, receivedAtMs: c.receivedAtMs(slot) },
+    overwrite: () => c.bytes.fill(0xee, o, o + tx.bytes.length),
+  };
+}
+
+async function until(cond: () => boolean, ms = 3_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+describe('retry scheduler', () => {
+  it('maxRetries 0 sends once (nothing queued); -1 takes retries.defaultMaxRetries', () => {
+    const { sched, retry } = setup({ defaultMaxRetries: 0 });
+    expect(sched.admit(ringView(legacyTransfer(), 0).view, RPC, true)).toBeNull();
+    expect(sched.admit(ringView(legacyTransfer(), -1).view, RPC, true)).toBeNull();
+    expect(retry('queued')).toBe(0);
+    expect(sched.effectiveRetries(-1)).toBe(0);
+    expect(setup({ defaultMaxRetries: 7 }).sched.effectiveRetries(-1)).toBe(7);
+    sched.close();
+  });
+
+  it('rebroadcasts its own copy (the ring slot is reused) maxRetries times, then ends as retries_exhausted', async () => {
+    const { sched, rpcRoute, jito, retry, rebroadcasts } = setup({}, null);
+    const tx = v0Transfer();
+    const { view, overwrite } = ringView(tx, 3);
+    expect(sched.admit(view, RPC | JITO, true)).toBe('queued');
+    overwrite(); // the consumer released the slot and the producer reused it
+    await until(() => retry('dropped:retries_exhausted') === 1);
+    expect(rpcRoute.seen).toHaveLength(3);
+    expect(jito.seen).toHaveLength(3);
+    for (const b of [...rpcRoute.seen, ...jito.seen]) expect(b.equals(tx.bytes)).toBe(true);
+    expect(rebroadcasts(ROUTE_IDS.rpc)).toBe(3);
+    expect(rebroadcasts(ROUTE_IDS.jito)).toBe(3);
+    expect(retry('queued')).toBe(1);
+    expect(sched.size).toBe(0);
+    sched.close();
+  });
+
+  it('stops rebroadcasting once getSignatureStatuses reports the signature confirmed', async () => {
+    const { sched, rpcRoute, rpc, retry } = setup({ defaultMaxRetries: -1 }, new ScriptedRpc(), true);
+    const tx = legacyTransfer();
+    sched.admit(ringView(tx, -1).view, RPC, true);
+    await until(() => rpcRoute.seen.length >= 2);
+    rpc!.landed.add(tx.signature);
+    await until(() => retry('landed') === 1);
+    const sends = rpcRoute.seen.length;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(rpcRoute.seen.length).toBeLessThanOrEqual(sends + 1); // at most one round already under way
+    const statusCall = rpc!.calls.find((c) => c.method === 'getSignatureStatuses')!;
+    expect(statusCall.params[0]).toEqual([tx.signature]);
+    expect(sched.size).toBe(0);
+    sched.close();
+  });
+
+  it('a full queue sheds with dropped:retry_queue_full; close() ends the rest as dropped:shutdown', () => {
+    const { sched, retry } = setup({ maxQueue: 2, intervalMs: 60_000 });
+    const answers = [0, 1, 2, 3].map(() => sched.admit(ringView(legacyTransfer(), 5).view, RPC, true));
+    expect(answers).toEqual(['queued', 'queued', 'dropped:retry_queue_full', 'dropped:retry_queue_full']);
+    expect(retry('queued')).toBe(2);
+    expect(retry('dropped:retry_queue_full')).toBe(2);
+    sched.close();
+    expect(retry('dropped:shutdown')).toBe(2);
+    expect(sched.admit(ringView(legacyTransfer(), 5).view, RPC, true)).toBeNull(); // closed: not counted again
+  });
+
+  it('expires when isBlockhashValid turns false after being true, or after blockhashTtlMs when the upstream cannot say', async () => {
+    const a = setup({ defaultMaxRetries: -1 });
+    a.rpc!.blockhashValid = true;
+    a.sched.admit(ringView(legacyTransfer(), -1).view, RPC, true);
+    await until(() => a.rpc!.calls.some((c) => c.method === 'isBlockhashValid'));
+    await new Promise((r) => setTimeout(r, 30));
+    a.rpc!.blockhashValid = false;
+    await until(() => a.retry('dropped:expired') === 1);
+    a.sched.close();
+
+    const b = setup({ defaultMaxRetries: -1, blockhashTtlMs: 80 }); // isBlockhashValid errors: TTL decides
+    b.rpc!.statusError = true;
+    b.sched.admit(ringView(legacyTransfer(), -1).view, RPC, true);
+    const t0 = Date.now();
+    await until(() => b.retry('dropped:expired') === 1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(70);
+    b.sched.close();
+  });
+
+  it('counts a first delivery made by a rebroadcast as recovered', async () => {
+    const { sched, retry } = setup({}, null);
+    sched.admit(ringView(legacyTransfer(), 1).view, RPC, false);
+    await until(() => retry('dropped:retries_exhausted') === 1);
+    expect(retry('recovered')).toBe(1);
+    sched.close();
+  });
+
+  it('the poller asks for at most 256 signatures per call', async () => {
+    const rpc = new ScriptedRpc();
+    const sigs = Array.from({ length: 600 }, (_, i) => `sig${i}`);
+    rpc.landed.add('sig300');
+    const res = await new SignatureStatusPoller(rpc).statuses(sigs);
+    expect(rpc.calls.map((c) => (c.params[0] as string[]).length)).toEqual([MAX_SIGNATURES_PER_CALL, MAX_SIGNATURES_PER_CALL, 88]);
+    expect(res.states.filter((s) => s === 2)).toHaveLength(1);
+    expect(res.states[300]).toBe(2);
+  });
+
+  it('reads the first signature and the recent blockhash of legacy and v0 transactions', () => {
+    for (const tx of [legacyTransfer(), v0Transfer()]) {
+      const [sig, hash] = signatureAndBlockhashOffsets(tx.bytes, 0, tx.bytes.length);
+      expect(sig).toBe(1);
+      expect(tx.bytes.subarray(hash, hash + 32).equals(Buffer.alloc(32, 7))).toBe(true); // the helpers' blockhash
+    }
+    expect(signatureAndBlockhashOffsets(Buffer.from([5, 1, 2]), 0, 3)).toEqual([-1, -1]);
+  });
+});
