@@ -23,6 +23,8 @@ export interface JitoBlockEngine {
   /** 'ok': result = signature; 'rate-limited': HTTP 429 + -32097; 'error': HTTP 200 + -32602 error. */
   mode: 'ok' | 'rate-limited' | 'error';
   delayMs: number;
+  /** When > 0: every n-th sendTransaction (n, 2n, ...) is answered 429 / -32097 whatever the mode. */
+  rateLimitEvery: number;
   /** Transactions received on sendTransaction, in arrival order. */
   sent(): Buffer[];
   waitForSends(n: number, timeoutMs?: number): Promise<Buffer[]>;
@@ -36,6 +38,7 @@ export async function startJitoBlockEngine(): Promise<JitoBlockEngine> {
     requests,
     mode: 'ok',
     delayMs: 0,
+    rateLimitEvery: 0,
     sent: () => requests.filter((r) => r.method === 'sendTransaction' && r.tx !== undefined).map((r) => r.tx!),
     waitForSends: async (n, timeoutMs = 10_000) => {
       const until = Date.now() + timeoutMs;
@@ -81,7 +84,8 @@ export async function startJitoBlockEngine(): Promise<JitoBlockEngine> {
           res.end('{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}');
           return;
         }
-        if (engine.mode === 'rate-limited') {
+        const nth = requests.length;
+        if (engine.mode === 'rate-limited' || (engine.rateLimitEvery > 0 && nth % engine.rateLimitEvery === 0)) {
           res.writeHead(429, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32097, message: 'Rate limit exceeded. Limit: 1 per second for txn requests' }, id: body.id ?? null }));
           return;
