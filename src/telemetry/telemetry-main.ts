@@ -1,0 +1,299 @@
+// The telemetry thread's body (its own worker_thread, not Piscina; cold: timers, one publish per slot).
+// Follows the cluster — slot by slotSubscribe with getSlot polling while the subscription is down, the leader
+// schedule of the current and next epoch, cluster nodes (identity -> tpuQuic), stake per identity — takes route
+// measurements (egress reports via the main thread, and its own QUIC handshake probe), and on every new slot
+// publishes the leader-slot snapshot (rows lookbackSlots before .. horizonSlots after the slot) into shared memory.
+// It never publishes without a slot advance: if the cluster or the upstream stalls, the snapshot ages and
+// getLeaderSlots fails closed.
+import type { TelemetryConfig } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
+import { loadLocations, type LocationTable } from './locations.js';
+import { MeasurementStore, isRouteMeasurementBatch } from './measurements.js';
+import { probeHandshakes } from './probe.js';
+import { RouteModel, rowText } from './route-model.js';
+import { SnapshotWriter } from './snapshot.js';
+import type { LeaderInfo } from './leader-source.js';
+import { SlotSubscription } from './ws-slot-client.js';
+
+export interface TelemetryWorkerData {
+  readonly telemetry: TelemetryConfig;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly logLevel: string;
+  readonly snapshot: SharedArrayBuffer;
+  /** Tests only: honour {type: 'crash'} messages. */
+  readonly allowTestCrash?: boolean;
+}
+
+/** Solana's target slot time, used until two slots have been observed. */
+const DEFAULT_SLOT_MS = 400;
+/** Retry delay for schedule / epoch fetches that failed. */
+const RETRY_MS = 500;
+
+interface EpochSchedule {
+  readonly first: number;
+  readonly length: number;
+  /** Leader identity per slot offset. */
+  readonly leaders: readonly string[];
+}
+
+export class TelemetryFollower {
+  private slot = -1;
+  private slotSeenAt = 0;
+  private slotMs = DEFAULT_SLOT_MS;
+  private epochs: EpochSchedule[] = [];
+  private epochLength = 0;
+  private fetchingSchedule = false;
+  private nodes = new Map<string, string | null>();
+  private identityByTarget = new Map<string, string>();
+  private stakes = new Map<string, number>();
+  private readonly store: MeasurementStore;
+  private readonly model: RouteModel;
+  private readonly locations: LocationTable;
+  private readonly writer: SnapshotWriter;
+  private readonly rpc: ClusterRpc;
+  private ws: SlotSubscription | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private probing = false;
+  /** Probe once as soon as the schedule and nodes are known, then every probe.intervalMs. */
+  private firstProbe = false;
+  private stopped = false;
+  private pollBusy = false;
+  private readonly warned = new Set<string>();
+  publishes = 0;
+
+  constructor(
+    private readonly d: TelemetryWorkerData,
+    private readonly log: Logger,
+  ) {
+    this.store = new MeasurementStore(d.telemetry.measurementTtlMs);
+    this.model = new RouteModel(d.telemetry);
+    this.locations = loadLocations(d.telemetry);
+    this.writer = new SnapshotWriter(d.snapshot);
+    this.rpc = new ClusterRpc(d.rpcUrl, d.telemetry.requestTimeoutMs);
+  }
+
+  start(): void {
+    const t = this.d.telemetry;
+    this.log.info({ event: 'telemetry_started', rpcUrl: this.d.rpcUrl, wsUrl: this.d.wsUrl, locations: this.locations.size, generation: this.writer.generation }, 'telemetry thread started');
+    this.ws = new SlotSubscription({
+      url: this.d.wsUrl,
+      onSlot: (s) => this.onSlot(s),
+      onState: (up) => this.log.info({ event: up ? 'slot_subscription_up' : 'slot_subscription_down' }, up ? 'slot subscription active' : 'slot subscription lost: polling getSlot'),
+    });
+    this.ws.start();
+    this.every(t.slotPollIntervalMs, () => this.poll());
+    this.every(t.clusterRefreshMs, () => void this.refreshCluster());
+    if (t.probe.enabled) this.every(t.probe.intervalMs, () => void this.probe());
+    this.firstProbe = t.probe.enabled;
+    this.every(Math.min(t.measurementTtlMs, 10_000), () => this.store.prune(Date.now()));
+    void this.refreshCluster();
+    this.poll();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.ws?.close();
+  }
+
+  /** A batch from an egress worker (relayed by the main thread). */
+  onMessage(m: unknown): void {
+    if (!isRouteMeasurementBatch(m)) return;
+    const now = Date.now();
+    for (const it of m.items) {
+      const identity = it.identity ?? (it.target ? this.identityByTarget.get(it.target) : undefined);
+      if (identity === undefined || identity === null || typeof it.provider !== 'string') continue;
+      this.store.add(identity, it.provider, it, now);
+    }
+  }
+
+  private every(ms: number, fn: () => void): void {
+    const t = setInterval(fn, ms);
+    this.timers.push(t);
+  }
+
+  private warnOnce(kind: string, err: unknown): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    this.log.warn({ err: (err as Error).message ?? String(err), kind }, 'telemetry input failed; retrying');
+  }
+
+  private poll(): void {
+    if (this.stopped || this.pollBusy || this.ws?.isSubscribed) return;
+    this.pollBusy = true;
+    this.rpc.getSlot().then(
+      (s) => {
+        this.pollBusy = false;
+        this.warned.delete('getSlot');
+        this.onSlot(s);
+      },
+      (err: unknown) => {
+        this.pollBusy = false;
+        this.warnOnce('getSlot', err);
+      },
+    );
+  }
+
+  private onSlot(s: number): void {
+    if (this.stopped || s <= this.slot) return;
+    const now = Date.now();
+    if (this.slot >= 0 && s - this.slot <= 8) {
+      const per = (now - this.slotSeenAt) / (s - this.slot);
+      if (per > 0) this.slotMs = this.slotMs * 0.8 + per * 0.2;
+    }
+    this.slot = s;
+    this.slotSeenAt = now;
+    if (this.needSchedule()) void this.fetchSchedule();
+    this.publish();
+  }
+
+  /** True when the slot's epoch or the next one is not loaded. */
+  private needSchedule(): boolean {
+    const e = this.epochOf(this.slot);
+    if (e === undefined) return true;
+    return this.epochs.indexOf(e) === this.epochs.length - 1; // no next epoch yet
+  }
+
+  private epochOf(slot: number): EpochSchedule | undefined {
+    for (const e of this.epochs) if (slot >= e.first && slot < e.first + e.length) return e;
+    return undefined;
+  }
+
+  private async fetchSchedule(): Promise<void> {
+    if (this.fetchingSchedule || this.stopped) return;
+    this.fetchingSchedule = true;
+    try {
+      let cur = this.epochOf(this.slot);
+      if (cur === undefined) {
+        const info: EpochInfo = await this.rpc.getEpochInfo();
+        const first = info.absoluteSlot - info.slotIndex;
+        this.epochLength = info.slotsInEpoch;
+        cur = await this.loadEpoch(first, info.slotsInEpoch);
+        if (cur === undefined) return;
+      }
+      const nextFirst = cur.first + cur.length;
+      if (this.epochOf(nextFirst) === undefined) await this.loadEpoch(nextFirst, this.epochLength || cur.length);
+      this.epochs = this.epochs.filter((e) => e.first + e.length > this.slot - this.d.telemetry.lookbackSlots - this.epochLength);
+      this.warned.delete('getLeaderSchedule');
+    } catch (err) {
+      this.warnOnce('getLeaderSchedule', err);
+      setTimeout(() => this.needSchedule() && void this.fetchSchedule(), RETRY_MS).unref();
+    } finally {
+      this.fetchingSchedule = false;
+    }
+  }
+
+  private async loadEpoch(first: number, length: number): Promise<EpochSchedule | undefined> {
+    const sched = await this.rpc.getLeaderSchedule(first);
+    if (sched === null) return undefined; // not known yet (the next epoch early on): retried on a later slot
+    const leaders = new Array<string>(length);
+    for (const [identity, offsets] of Object.entries(sched)) for (const o of offsets) if (o < length) leaders[o] = identity;
+    const e: EpochSchedule = { first, length, leaders };
+    this.epochs.push(e);
+    this.epochs.sort((a, b) => a.first - b.first);
+    this.log.info({ event: 'leader_schedule_loaded', firstSlot: first, slots: length, leaders: Object.keys(sched).length }, 'leader schedule loaded');
+    this.publish();
+    return e;
+  }
+
+  private async refreshCluster(): Promise<void> {
+    try {
+      const [nodes, stakes] = await Promise.all([this.rpc.getClusterNodes(), this.rpc.getStakes()]);
+      this.nodes = nodes;
+      this.stakes = stakes;
+      this.identityByTarget = new Map([...nodes].filter(([, t]) => t !== null).map(([id, t]) => [t as string, id]));
+      this.warned.delete('cluster');
+    } catch (err) {
+      this.warnOnce('cluster', err);
+      if (!this.stopped) setTimeout(() => void this.refreshCluster(), RETRY_MS * 4).unref();
+    }
+  }
+
+  leaderAt(slot: number): string | undefined {
+    const e = this.epochOf(slot);
+    return e === undefined ? undefined : e.leaders[slot - e.first];
+  }
+
+  private async probe(): Promise<void> {
+    if (this.probing || this.slot < 0) return;
+    this.probing = true;
+    try {
+      const targets: { identity: string; tpuQuic: string }[] = [];
+      const seen = new Set<string>();
+      const p = this.d.telemetry.probe;
+      for (let s = this.slot; s < this.slot + this.d.telemetry.horizonSlots && targets.length < p.leaders; s++) {
+        const id = this.leaderAt(s);
+        if (id === undefined) break;
+        const tpu = this.nodes.get(id);
+        if (seen.has(id) || tpu == null) continue;
+        seen.add(id);
+        targets.push({ identity: id, tpuQuic: tpu });
+      }
+      const results = await probeHandshakes(targets, p.timeoutMs);
+      const now = Date.now();
+      for (const r of results) if (r.rttMs !== null) this.store.add(r.identity, 'direct', { handshakeRttMs: r.rttMs }, now);
+    } catch (err) {
+      this.warnOnce('probe', err);
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  /** Build and publish the snapshot for the current slot (no-op until the slot's schedule is known). */
+  publish(): void {
+    const t = this.d.telemetry;
+    if (this.stopped || this.slot < 0 || this.leaderAt(this.slot) === undefined) return;
+    let first = Math.max(0, this.slot - t.lookbackSlots);
+    while (this.leaderAt(first) === undefined) first++;
+    const now = Date.now();
+    const leaders: LeaderInfo[] = [];
+    const indexOf = new Map<string, number>();
+    const tails: string[] = [];
+    const rows: string[] = [];
+    const leaderIndex: number[] = [];
+    for (let s = first; s < this.slot + t.horizonSlots; s++) {
+      const id = this.leaderAt(s);
+      if (id === undefined) break;
+      let li = indexOf.get(id);
+      if (li === undefined) {
+        li = leaders.length;
+        indexOf.set(id, li);
+        const tpuQuic = this.nodes.get(id) ?? null;
+        const stake = this.stakes.get(id) ?? 0;
+        leaders.push({ identity: id, tpuQuic, stake });
+        tails.push(
+          this.model.tail({
+            identity: id,
+            stake,
+            tpuQuic,
+            location: this.locations.lookup(id, tpuQuic),
+            measured: (provider) => this.store.get(id, provider, now),
+          }),
+        );
+      }
+      leaderIndex.push(li);
+      rows.push(rowText(s, tails[li]));
+    }
+    try {
+      this.writer.publish({
+        schemaVersion: t.publishSchemaVersion,
+        firstSlot: first,
+        snapshotSlot: this.slot,
+        generatedAtUnixMs: now,
+        slotMs: this.slotMs,
+        leaders,
+        leaderIndex,
+        rows,
+      });
+      this.publishes++;
+      if (this.firstProbe && this.nodes.size > 0) {
+        this.firstProbe = false;
+        void this.probe();
+      }
+    } catch (err) {
+      this.warnOnce('publish', err);
+    }
+  }
+}

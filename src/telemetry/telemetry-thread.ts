@@ -1,0 +1,131 @@
+// TelemetryThread (main thread, cold): owns the leader-slot snapshot buffer and supervises the dedicated telemetry
+// worker_thread (dist/workers/telemetry-worker.js) that fills it. If the thread dies it is restarted after a backoff
+// (doubling per consecutive crash, up to RESTART_BACKOFF_MAX_MS); the new thread attaches the same buffer and
+// continues the generation count. While it is down nothing is published: the snapshot ages and getLeaderSlots fails
+// closed (stale) — readers never see a half-written snapshot.
+//
+// Egress workers report route measurements through measurementPort(): the main thread keeps one end and forwards
+// each batch to whichever telemetry thread is current, so reports survive telemetry restarts.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { TelemetryConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import { isRouteMeasurementBatch } from './measurements.js';
+import { createSnapshotBuffer } from './snapshot-layout.js';
+import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
+
+const RESTART_BACKOFF_MAX_MS = 5_000;
+/** A thread that ran this long before dying resets the backoff. */
+const RESTART_STABLE_MS = 10_000;
+
+/** Agave's convention: PubSub on the RPC port + 1, ws(s):// for http(s)://. */
+export function defaultWsUrl(rpcUrl: string): string {
+  const u = new URL(rpcUrl);
+  const secure = u.protocol === 'https:';
+  const port = Number(u.port || (secure ? 443 : 80)) + 1;
+  u.protocol = secure ? 'wss:' : 'ws:';
+  u.port = String(port);
+  return u.toString();
+}
+
+export interface TelemetryThreadOptions {
+  readonly telemetry: TelemetryConfig;
+  /** Cluster JSON-RPC (telemetry.rpcUrl ?? upstream.rpcUrl). */
+  readonly rpcUrl: string;
+  readonly logLevel: string;
+  readonly log: Logger;
+  /** Default: dist/workers/telemetry-worker.js next to this module's dist/src/telemetry/. */
+  readonly workerFile?: URL;
+  /** Tests only: the worker honours {type: 'crash'}. */
+  readonly allowTestCrash?: boolean;
+}
+
+export class TelemetryThread {
+  readonly snapshot: SharedArrayBuffer;
+  private worker: Worker | null = null;
+  private stopping = false;
+  private consecutive = 0;
+  private startedAt = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly ports: MessagePort[] = [];
+  private readonly data: TelemetryWorkerData;
+  restarts = 0;
+
+  constructor(private readonly o: TelemetryThreadOptions) {
+    this.snapshot = createSnapshotBuffer(o.telemetry.snapshotCapacityBytes);
+    this.data = {
+      telemetry: o.telemetry,
+      rpcUrl: o.rpcUrl,
+      wsUrl: o.telemetry.wsUrl ?? defaultWsUrl(o.rpcUrl),
+      logLevel: o.logLevel,
+      snapshot: this.snapshot,
+      allowTestCrash: o.allowTestCrash ?? false,
+    };
+  }
+
+  start(): void {
+    if (this.worker !== null || this.stopping) return;
+    const file = this.o.workerFile ?? new URL('../../workers/telemetry-worker.js', import.meta.url);
+    const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
+    this.worker = w;
+    this.startedAt = Date.now();
+    w.on('error', (err) => this.o.log.error({ err, event: 'telemetry_thread_error' }, 'telemetry thread failed'));
+    w.once('exit', (code) => {
+      if (this.worker === w) this.worker = null;
+      if (this.stopping) return;
+      if (Date.now() - this.startedAt > RESTART_STABLE_MS) this.consecutive = 0;
+      const delay = Math.min(this.o.telemetry.restartBackoffMs * 2 ** this.consecutive, RESTART_BACKOFF_MAX_MS);
+      this.consecutive++;
+      this.restarts++;
+      this.o.log.error({ event: 'telemetry_thread_exit', code, restartInMs: delay }, 'telemetry thread exited; restarting (the snapshot ages meanwhile)');
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.start();
+      }, delay);
+    });
+  }
+
+  /** A port for one egress worker (transfer it): batches posted on it reach the current telemetry thread. */
+  measurementPort(): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (m: unknown) => {
+      if (isRouteMeasurementBatch(m)) this.worker?.postMessage(m);
+    });
+    port1.unref();
+    this.ports.push(port1);
+    return port2;
+  }
+
+  /** Tests only: make the thread throw (requires allowTestCrash). */
+  crashForTest(): void {
+    this.worker?.postMessage({ type: 'crash' });
+  }
+
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    for (const p of this.ports) p.close();
+    const w = this.worker;
+    this.worker = null;
+    if (w !== null) await w.terminate();
+  }
+}
+
+/** The worker side (workers/telemetry-worker.ts). */
+export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort): void {
+  const log = createLogger(data.logLevel as Parameters<typeof createLogger>[0], 'telemetry');
+  const follower = new TelemetryFollower(data, log);
+  port.on('message', (m: unknown) => {
+    if (data.allowTestCrash && typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'crash') {
+      setImmediate(() => {
+        throw new Error('telemetry test crash');
+      });
+      return;
+    }
+    follower.onMessage(m);
+  });
+  follower.start();
+}

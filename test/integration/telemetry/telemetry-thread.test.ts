@@ -1,0 +1,138 @@
+// The real telemetry worker_thread (dist/workers/telemetry-worker.js) following the real embedded localnet (in this
+// process): the snapshot's rows match the localnet's schedule, stake and TPU addresses; the QUIC probe measures this
+// region's ping; `selected` moves when a path gets slower (synthetic egress reports through measurementPort());
+// the thread is restarted after it dies and keeps publishing into the same buffer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../../src/config/schema.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { postRouteMeasurements } from '../../../src/telemetry/measurements.js';
+import { SnapshotReader, rowsSlice, type SnapshotView } from '../../../src/telemetry/snapshot.js';
+import { SnapshotLeaderSource } from '../../../src/telemetry/snapshot-leader-source.js';
+import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
+import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
+
+let localnet: Localnet;
+let thread: TelemetryThread;
+let reader: SnapshotReader;
+
+async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+type Row = { slot: number; identity: string; stake: number; pingToLeaders: any[]; txPaths: any[]; routeScores: any[]; location?: any };
+const rows = (v: SnapshotView): Row[] => JSON.parse('[' + rowsSlice(v, 0, v.rowCount) + ']');
+
+beforeAll(async () => {
+  ensureDistFresh();
+  localnet = await startLocalnet({ validators: 3, slotMs: 100, slotsPerEpoch: 64 });
+  const config = configSchema.parse({
+    telemetry: {
+      region: 'fra',
+      regions: [
+        { name: 'fra', latitude: 50.11, longitude: 8.68, marketLatencyMs: 2 },
+        { name: 'nyc', latitude: 40.71, longitude: -74.0, marketLatencyMs: 0 },
+      ],
+      locations: { entries: localnet.validators.map((v, i) => ({ identity: v.identity, dataCenterKey: `fra-dc${i}`, region: 'fra', latitude: 50.11, longitude: 8.68 })) },
+      paths: [{ provider: 'static:peer', kind: 'static', region: 'fra', hopLatencyMs: 50 }],
+      probe: { intervalMs: 60_000, timeoutMs: 1_000 },
+      horizonSlots: 100,
+    },
+  });
+  thread = new TelemetryThread({
+    telemetry: config.telemetry,
+    rpcUrl: localnet.rpcUrl,
+    logLevel: 'warn',
+    log: createLogger('silent', 'test'),
+    workerFile: new URL(distUrl('workers/telemetry-worker.js')),
+    allowTestCrash: true,
+  });
+  thread.start();
+  reader = new SnapshotReader(thread.snapshot);
+});
+
+afterAll(async () => {
+  await thread?.stop();
+  await localnet?.stop();
+});
+
+describe('telemetry thread against the localnet', () => {
+  it('publishes every slot; rows and the leader table match the localnet schedule, stake and TPU addresses', async () => {
+    const v = await until('a snapshot', () => reader.current());
+    expect(v.supported).toBe(true);
+    expect(Math.abs(v.snapshotSlot - localnet.clock.current)).toBeLessThanOrEqual(2);
+    expect(v.firstSlot).toBe(Math.max(0, v.snapshotSlot - 8));
+    const byId = new Map(localnet.validators.map((x) => [x.identity, x]));
+    for (const r of rows(v)) {
+      expect(r.identity).toBe(localnet.schedule.leaderAt(r.slot));
+      expect(r.stake).toBe(byId.get(r.identity)!.stake);
+      expect(r.location).toMatchObject({ region: 'fra', latitude: 50.11 });
+      expect(r.txPaths.map((p) => p.provider)).toEqual(['direct', 'static:peer']);
+      expect(r.routeScores.map((s) => s.active_region)).toEqual(['fra', 'nyc']);
+      for (const s of r.routeScores) expect(s.score_ms).toBeCloseTo(s.market_latency_ms + s.tx_latency_ms, 2);
+      expect(r.routeScores.filter((s) => s.selected)).toHaveLength(1);
+    }
+    const src = new SnapshotLeaderSource(thread.snapshot, { maxAgeMs: 2_000 });
+    for (let s = v.snapshotSlot; s < v.snapshotSlot + 20; s++) {
+      const l = src.leaderAt(s)!;
+      expect(l.identity).toBe(localnet.schedule.leaderAt(s));
+      expect(l.tpuQuic).toBe(byId.get(l.identity)!.tpuQuic);
+      expect(l.stake).toBe(byId.get(l.identity)!.stake);
+    }
+    const g = v.generation;
+    await until('a later generation', () => (reader.current()!.generation > g + 3 ? true : null));
+  });
+
+  it('the QUIC probe measures this region\'s ping; other regions stay estimates', async () => {
+    const v = await until('a measured ping', () => {
+      const c = reader.current();
+      return c && rows(c).find((r) => r.pingToLeaders.some((p) => p.region === 'fra' && p.estimated === false)) ? c : null;
+    });
+    const r = rows(v).find((x) => x.pingToLeaders.some((p) => p.region === 'fra' && !p.estimated))!;
+    const fra = r.pingToLeaders.find((p) => p.region === 'fra');
+    const nyc = r.pingToLeaders.find((p) => p.region === 'nyc');
+    expect(fra.latencyMs).toBeGreaterThan(0);
+    expect(fra.latencyMs).toBeLessThan(100); // loopback handshake
+    expect(nyc).toMatchObject({ estimated: true });
+    expect(nyc.latencyMs).toBeGreaterThan(80); // ~6,200 km, 1.5 route factor at 200 km/ms, round trip
+    expect(r.txPaths.find((p) => p.provider === 'direct')).toMatchObject({ measured: true, selected: true });
+  });
+
+  it('`selected` moves to the static peer when the direct path gets slower, and back', async () => {
+    const port = thread.measurementPort();
+    const target = localnet.schedule.leaderAt(localnet.clock.current + 20);
+    const pathsOf = () => {
+      const c = reader.current()!;
+      const r = rows(c).find((x) => x.identity === target && x.slot > c.snapshotSlot);
+      return r?.txPaths;
+    };
+    postRouteMeasurements(port, [{ identity: target, provider: 'direct', handshakeRttMs: 400, sendLatencyUs: 50 }]);
+    const slow = await until('static selected', () => {
+      const p = pathsOf();
+      return p?.find((x) => x.provider === 'static:peer')?.selected ? p : null;
+    });
+    expect(slow.find((x) => x.provider === 'direct')).toMatchObject({ latencyMs: 200.05, measured: true, selected: false });
+    // A report by TPU address (as the egress connection cache knows it) moves it back.
+    const tpu = localnet.validators.find((x) => x.identity === target)!.tpuQuic;
+    postRouteMeasurements(port, [{ target: tpu, provider: 'direct', handshakeRttMs: 1, sendLatencyUs: 20 }]);
+    const fast = await until('direct selected again', () => {
+      const p = pathsOf();
+      return p?.find((x) => x.provider === 'direct')?.selected ? p : null;
+    });
+    expect(fast.find((x) => x.provider === 'direct')!.latencyMs).toBeCloseTo(0.52, 2);
+  });
+
+  it('restarts the thread after it dies; the new thread keeps publishing into the same buffer', async () => {
+    const before = reader.current()!.generation;
+    thread.crashForTest();
+    await until('the restart', () => thread.restarts === 1);
+    await until('publishing again', () => (reader.current()!.generation > before + 3 ? true : null));
+    expect(Date.now() - reader.current()!.generatedAtUnixMs).toBeLessThan(1_000);
+  });
+});
