@@ -19,6 +19,8 @@ import { EgressPool } from './egress/pool.js';
 import { resolveIdentityPath } from './egress/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { printStartBanner } from './start-banner.js';
+import { SnapshotReader } from './telemetry/snapshot.js';
+import { TelemetryThread } from './telemetry/telemetry-thread.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -74,6 +76,14 @@ export async function runRelay(opts: RunOptions): Promise<void> {
 
   config = withIdentity(config, log);
 
+  // Telemetry thread: follows the cluster and publishes the leader-slot snapshot (getLeaderSlots; egress leaders).
+  const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
+  const telemetry =
+    config.telemetry.enabled && telemetryRpcUrl !== undefined
+      ? new TelemetryThread({ telemetry: config.telemetry, rpcUrl: telemetryRpcUrl, logLevel: config.log.level, log })
+      : null;
+  telemetry?.start();
+
   const rings = Array.from({ length: config.rings.workers }, () =>
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
   );
@@ -103,16 +113,20 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     },
     health: () => (shuttingDown ? 'unknown' : 'ok'),
   };
-  const front = new FrontServer(deps, rpcHostMethods(deps), relayRpcMethods(deps));
+  const front = new FrontServer(deps, rpcHostMethods(deps, telemetry ? new SnapshotReader(telemetry.snapshot) : null), relayRpcMethods(deps));
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();
   } catch (err) {
     await pool.drain(1000);
+    await telemetry?.stop();
     localnet?.stop();
     throw err;
   }
-  log.info({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl ?? null, workers: config.rings.workers }, 'slotrelay ready');
+  // The ready line is a contract with supervisors and tests (one JSON line on stdout), printed whatever the log level.
+  process.stdout.write(
+    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl ?? null, workers: config.rings.workers }) + '\n',
+  );
   printStartBanner({ listeners, config, configFile, newKey, localnet });
 
   const shutdown = async (signal: string): Promise<void> => {
@@ -125,6 +139,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     if (drained.undelivered > 0) {
       log.error({ records: drained.undelivered }, 'drain timed out: records left in the rings were not delivered');
     }
+    await telemetry?.stop();
     localnet?.stop();
     log.info({ event: 'relay_stopped', ...drained }, 'slotrelay stopped');
     process.exit(drained.undelivered > 0 ? 1 : 0);
