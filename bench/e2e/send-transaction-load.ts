@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   base.kill('SIGTERM');
   await new Promise((r) => base.once('exit', r));
 
-  const handed = Number(/slotrelay_worker_records_total\{[^}]*\} (\d+)/.exec(metrics)?.[1] ?? NaN);
+  const handed = Number(/slotrelay_egress_records_total\{stage="consumed"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
   console.table(results.map((r) => ({ ...r, requestsPerSec: Math.round(r.requestsPerSec) })));
   const ratio = results[0].requestsPerSec / results[1].requestsPerSec;
   console.log(`uWS / node:http = ${ratio.toFixed(2)}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s, load generator on the same 2 cores)`);
