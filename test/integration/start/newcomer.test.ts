@@ -1,0 +1,62 @@
+// The newcomer path of `make start`: no config at all -> a local config with a fresh key (printed once), the
+// embedded localnet as upstream and rpc route, and a first transaction that really lands.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Connection } from '@solana/web3.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildExampleTransaction } from '../../../src/client/example-transaction.js';
+import { RelayClient } from '../../../src/client/relay-client.js';
+
+const CLI = resolve('dist/src/cli.js');
+const cwd = mkdtempSync(join(tmpdir(), 'slotrelay-newcomer-'));
+const out: string[] = [];
+const child = spawn(process.execPath, [CLI, 'start'], {
+  cwd,
+  env: { PATH: process.env.PATH, SLOTRELAY_RPC_PORT: '0', SLOTRELAY_RELAY_PORT: '0' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+createInterface({ input: child.stdout! }).on('line', (l) => out.push(l));
+afterAll(async () => {
+  if (child.exitCode === null) child.kill('SIGTERM');
+  await exited;
+});
+
+async function waitFor(pred: () => boolean, what: string, ms = 45_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > until || child.exitCode !== null) throw new Error(`${what} not seen:\n${out.join('\n')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('make start for a newcomer', () => {
+  it('creates a key, prints it once with a copy-paste request, and a first transaction lands', async () => {
+    await waitFor(() => out.some((l) => l.startsWith('Or through JSON-RPC')), 'the start banner');
+    expect(existsSync(join(cwd, 'local/config.yaml'))).toBe(true);
+    const key = /key: ([0-9a-f-]{36})/.exec(readFileSync(join(cwd, 'local/keys.yaml'), 'utf8'))![1];
+    expect(out.filter((l) => l.includes(key))).toEqual([`  export SLOTRELAY_KEY=${key}`]);
+    const ready = JSON.parse(out.find((l) => l.includes('"relay_ready"'))!) as { listeners: { name: string; port: number }[]; upstream: string };
+    expect(out.some((l) => l.includes('curl -s http://127.0.0.1:') && l.includes('/v1/submit'))).toBe(true);
+    const relayPort = ready.listeners.find((l) => l.name === 'relay')!.port;
+
+    const tx = await buildExampleTransaction(ready.upstream);
+    const res = await new RelayClient({ url: `http://127.0.0.1:${relayPort}`, apiKey: key }).submit(tx);
+    expect(res.accepted).toBe(true);
+    const conn = new Connection(ready.upstream, 'confirmed');
+    const until = Date.now() + 20_000;
+    let status = (await conn.getSignatureStatuses([res.signature])).value[0];
+    while (status?.confirmationStatus !== 'confirmed' && status?.confirmationStatus !== 'finalized') {
+      if (Date.now() > until) throw new Error(`never confirmed: ${JSON.stringify(status)}`);
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await conn.getSignatureStatuses([res.signature])).value[0];
+    }
+    expect(status.err).toBeNull();
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 90_000);
+});
