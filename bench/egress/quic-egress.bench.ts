@@ -92,11 +92,13 @@ async function oursRingLatency(): Promise<void> {
   const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000_000, numberOfSignificantValueDigits: 3 });
   const record = (at: number): void => h.recordValue(Math.max(1, Math.round((wall() - at) * 1000)));
   let notSent = 0;
+  let calls = 0;
   const timed: EgressRoute = {
     id: ROUTE_IDS.static,
     name: 'static',
     send(t: TxView): EgressOutcome | Promise<EgressOutcome> {
       const at = t.receivedAtMs;
+      calls++;
       const r = inner.send(t);
       if (r === 'sent') record(at); // the datagram went to the kernel inside send()
       else if (typeof r === 'string') notSent++;
@@ -128,7 +130,7 @@ async function oursRingLatency(): Promise<void> {
   const rep = cache.report()[0];
   requestStop(ring);
   await loop;
-  console.log(`static route (quiche driver) @${RATE}/s ring entry -> datagram to kernel: p50 ${h.getValueAtPercentile(50)} us, p99 ${h.getValueAtPercentile(99)} us (n=${h.totalCount}, not sent ${notSent}; includes waiting for the peer's stream credit)`);
+  console.log(`static route (quiche driver) @${RATE}/s ring entry -> datagram to kernel: p50 ${h.getValueAtPercentile(50)} us, p99 ${h.getValueAtPercentile(99)} us (n=${h.totalCount}, routed ${calls}, published ${sent}, not sent ${notSent}; includes waiting for the peer's stream credit)`);
   console.log(`static route (quiche driver) @${RATE}/s streamSend -> kernel (connection report): p50 ${rep.sendLatencyP50Us} us, p99 ${rep.sendLatencyP99Us} us, handshake ${rep.handshakeMs.toFixed(1)} ms`);
 }
 
