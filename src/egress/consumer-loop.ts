@@ -4,6 +4,9 @@
 // Atomics.waitAsync when the ring is empty, so the worker's event loop keeps running the routes' I/O.
 // Runs until the pool sets the ring's STOP word; on stop or on a throw it stops releasing records first (a
 // replacement consumer resends whatever was taken and not finished), then closes the routes.
+// Just before a record is released, a transaction that asks for rebroadcasts is copied into the retry queue
+// (retry-scheduler.ts), and a record some route did not take gets one accounting log line (trace id, every route's
+// outcome): each (record, requested route) gets exactly one first-send outcome counted.
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
