@@ -23,6 +23,10 @@ import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-polle
 
 /** A blockhash the upstream calls invalid but never called valid is trusted only after this long (upstream lag). */
 export const UNKNOWN_BLOCKHASH_GRACE_MS = 15_000;
+/** A blockhash answered valid is asked again only after this long, or 4 polls if shorter (validity only ever ends). */
+const VALID_BLOCKHASH_RECHECK_MS = 4_000;
+/** isBlockhashValid calls per poll at most (mainnet queues span ~150 blockhashes); the rest wait for the next poll. */
+const MAX_BLOCKHASH_CHECKS_PER_POLL = 32;
 /** Scheduler tick: a quarter of the interval (rebroadcasts are due within 25 % of it), between these bounds. */
 const TICK_MIN_MS = 5;
 const TICK_MAX_MS = 250;
@@ -60,6 +64,7 @@ export class RetryScheduler {
   private readonly intervalMs: number;
   private readonly statusPollMs: number;
   private readonly ttlMs: number;
+  private readonly recheckMs: number;
   private readonly defaultMaxRetries: number;
   private readonly retryMask: number;
   private readonly blockhashes = new Map<string, BlockhashState>();
@@ -77,6 +82,7 @@ export class RetryScheduler {
     this.intervalMs = r.intervalMs;
     this.statusPollMs = r.statusPollMs;
     this.ttlMs = r.blockhashTtlMs;
+    this.recheckMs = Math.min(VALID_BLOCKHASH_RECHECK_MS, 4 * r.statusPollMs);
     this.defaultMaxRetries = r.defaultMaxRetries;
     this.retryMask = r.routes.reduce((m, name) => m | (1 << ROUTE_IDS[name]), 0);
     this.queue = new RetryQueue(r.maxQueue, deps.config.transactions.maxTransactionBytes);
@@ -176,7 +182,7 @@ export class RetryScheduler {
 
   private expired(e: RetryEntry, now: number): boolean {
     const bh = e.blockhash === '' ? undefined : this.blockhashes.get(e.blockhash);
-    const fresh = bh !== undefined && bh.valid !== null && now - bh.at <= 3 * this.statusPollMs + 5_000;
+    const fresh = bh !== undefined && bh.valid !== null && now - bh.at <= this.recheckMs + 3 * this.statusPollMs;
     if (fresh && bh.valid === false && (bh.seenValid || now - e.admittedAt >= UNKNOWN_BLOCKHASH_GRACE_MS)) return true;
     if (fresh && bh.valid === true) return false;
     return now >= e.expiresAt;
@@ -273,7 +279,11 @@ export class RetryScheduler {
     const inUse = new Set<string>();
     for (const e of this.queue.entries) if (!e.finished && e.blockhash !== '') inUse.add(e.blockhash);
     for (const h of this.blockhashes.keys()) if (!inUse.has(h)) this.blockhashes.delete(h);
+    let checks = 0;
     for (const h of inUse) {
+      const known = this.blockhashes.get(h);
+      if (known !== undefined && known.valid === true && performance.now() - known.at < this.recheckMs) continue;
+      if (checks++ === MAX_BLOCKHASH_CHECKS_PER_POLL) break;
       const valid = await this.poller!.blockhashValid(h);
       if (this.closed) return;
       const st = this.blockhashes.get(h) ?? { valid: null, at: 0, seenValid: false };
