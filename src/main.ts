@@ -88,7 +88,13 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
   );
   const producers = rings.map((r) => new RingProducer(r));
-  const pool = new EgressPool({ config, rings, log });
+  const pool = new EgressPool({
+    config,
+    rings,
+    log,
+    snapshot: telemetry?.snapshot,
+    measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
+  });
   pool.start();
 
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());

@@ -49,6 +49,10 @@ export interface EgressTask {
   /** Where latency histograms are posted (histogram-merge.ts); absent = not recorded. */
   readonly latencyPort?: MessagePort;
   readonly testHooks?: EgressTestHooks;
+  /** The telemetry thread's leader-slot snapshot: the direct route's leader source (one source of truth). */
+  readonly snapshot?: SharedArrayBuffer;
+  /** Where the QUIC routes report connection measurements (telemetry/measurements.ts). */
+  readonly measurementPort?: MessagePort;
 }
 
 export interface ConsumerDeps {
@@ -59,7 +63,11 @@ export interface ConsumerDeps {
   readonly retry?: RetryScheduler | null;
 }
 
-export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[] {
+export function buildRoutes(
+  config: Config,
+  log: Logger,
+  telemetry: { readonly snapshot?: SharedArrayBuffer; readonly measurementPort?: MessagePort } = {},
+): (EgressRoute | null)[] {
   const routes: (EgressRoute | null)[] = new Array(ROUTE_COUNT).fill(null);
   if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
   const rpc = new RpcRoute(config.routes.rpc, log);
@@ -69,9 +77,10 @@ export function buildRoutes(config: Config, log: Logger): (EgressRoute | null)[]
   const wantStatic = config.routes.static.peers.length > 0;
   const quic = wantDirect || wantStatic ? new QuicEgress(config, log) : null;
   if (quic !== null && wantDirect) {
-    const source = createLeaderSource(config, log);
+    const source = createLeaderSource(config, log, telemetry.snapshot);
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
   }
+  if (quic !== null && telemetry.measurementPort !== undefined) quic.reportMeasurementsTo(telemetry.measurementPort);
   if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log);
   if (config.routes.jito !== undefined) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log);
   return routes;
@@ -85,7 +94,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const log = deps.log ?? createLogger(task.config.log.level, 'egress', { worker: task.ringIndex });
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
-  const routes = deps.routes ?? buildRoutes(task.config, log);
+  const routes = deps.routes ?? buildRoutes(task.config, log, task);
   const latency = new LatencyRecorder(task.latencyPort ?? null);
   const retry =
     deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log });

@@ -14,6 +14,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
+import { SnapshotLeaderSource } from '../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
 import { fanout, type QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
@@ -26,7 +27,16 @@ const PREWARM_CHECK_MS = 50;
 const DROP_LOG_INTERVAL_MS = 1_000;
 
 /** The one line that decides where leader data comes from. */
-export function createLeaderSource(config: Readonly<Config>, log: Logger): (LeaderSource & { start(): void; close(): void }) | null {
+export function createLeaderSource(
+  config: Readonly<Config>,
+  log: Logger,
+  snapshot?: SharedArrayBuffer,
+): (LeaderSource & { start(): void; close(): void }) | null {
+  if (snapshot !== undefined) {
+    // The telemetry thread's snapshot: the same data getLeaderSlots serves; stale beyond maxSnapshotAgeMs.
+    const source = new SnapshotLeaderSource(snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs });
+    return Object.assign(source, { start: () => undefined, close: () => undefined });
+  }
   const rpcUrl = config.upstream.rpcUrl;
   if (rpcUrl === undefined) return null;
   return new PollingLeaderSource({ rpcUrl, slotPollMs: config.routes.direct.slotPollMs, log });

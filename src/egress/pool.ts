@@ -6,7 +6,7 @@
 // consumer resumes at the ring's TAIL, so nothing taken-but-unfinished is lost.
 // Latency histograms come back through one MessagePort per task (histogram-merge.ts); counters are read straight
 // from the shared counter regions.
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -37,6 +37,10 @@ export interface EgressPoolOptions {
   /** Test-only fault injection, per ring index. */
   readonly testHooks?: Readonly<Record<number, EgressTestHooks>>;
   readonly restartBackoffMs?: number;
+  /** The telemetry thread's leader-slot snapshot, handed to every worker (the direct route's leader source). */
+  readonly snapshot?: SharedArrayBuffer;
+  /** Makes one measurement port per worker task (TelemetryThread.measurementPort). */
+  readonly measurementPort?: () => MessagePort;
 }
 
 export interface DrainResult {
@@ -128,9 +132,12 @@ export class EgressPool {
       attempt: st.attempt,
       latencyPort: port2,
       testHooks: this.options.testHooks?.[index],
+      snapshot: this.options.snapshot,
+      measurementPort: this.options.measurementPort?.(),
     };
     const startedAt = Date.now();
-    const run = this.piscina.run(task, { transferList: [port2] });
+    const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
+    const run = this.piscina.run(task, { transferList });
     st.task = run.then(
       () => this.ended(index, startedAt, null),
       (err: unknown) => this.ended(index, startedAt, err),

@@ -11,6 +11,11 @@ import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
 import { generateKeypairSecret, loadIdentityCertificate } from './identity.js';
 import { createIdentityCertificate } from '../quic/index.js';
 import type { EgressOutcome } from './route.js';
+import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
+import type { MessagePort } from 'node:worker_threads';
+
+/** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */
+const MEASUREMENT_REPORT_MS = 1_000;
 
 export class QuicEgress {
   /** Null until the identity certificate is built (a few ms after the worker starts). */
@@ -18,6 +23,7 @@ export class QuicEgress {
   identity: IdentityCertificate | null = null;
   readonly ready: Promise<ConnectionCache>;
   private closed = false;
+  private reportTimer: NodeJS.Timeout | null = null;
 
   constructor(config: Readonly<Config>, log: Logger, onSendLatency?: (us: number) => void) {
     const d = config.routes.direct;
@@ -51,9 +57,18 @@ export class QuicEgress {
     this.ready.catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'egress: relay identity unusable; QUIC routes fail'));
   }
 
+  /** Post the connection cache's measurements to the telemetry thread every MEASUREMENT_REPORT_MS (cold). */
+  reportMeasurementsTo(port: MessagePort): void {
+    this.reportTimer = setInterval(() => {
+      if (this.cache !== null) postRouteMeasurements(port, fromConnectionReports(this.cache.report()));
+    }, MEASUREMENT_REPORT_MS);
+    this.reportTimer.unref();
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.reportTimer !== null) clearInterval(this.reportTimer);
     await this.cache?.close();
   }
 }
