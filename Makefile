@@ -5,8 +5,12 @@ CONFIG ?=
 
 .PHONY: start install build test typecheck bench bench-micro bench-e2e clean
 
+# `npm install` rather than `npm ci`: the registry this project installs from does not serve every other-platform
+# optional binary named in the lockfile (e.g. @matrixai/quic-darwin-arm64@2.0.9), which npm 11's `npm ci` refuses as
+# "lockfile out of sync". With the committed lockfile in sync, `npm install` installs exactly the locked versions and
+# leaves package-lock.json untouched (--no-save makes sure of it).
 node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund --no-save
 	@touch $@
 
 install: node_modules/.installed
