@@ -1,9 +1,8 @@
 // A validator-like TPU listener for the embedded localnet (localnet thread; hot per transaction). Built on the QUIC
 // server endpoint: ALPN solana-tpu, client certificate required (the sender identity), uni streams only, a
 // concurrent-stream limit, one transaction per stream on FIN, code 5 on empty/oversized streams. `oneWayDelayMs`
-// models the distance to this validator: each transaction is handed to onTransaction that much later (handshakes and
-// ACKs are not delayed). Delayed deliveries share one timer over a FIFO (the delay is constant, so due times are
-// ordered) instead of one setTimeout per transaction.
+// models the distance to this validator: every datagram is delayed that much in each direction (the endpoint's
+// pathDelayMs), so a handshake takes 2 x oneWayDelayMs longer and a transaction arrives oneWayDelayMs later.
 import {
   PACKET_DATA_SIZE,
   UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
@@ -18,7 +17,7 @@ export interface TpuTransactionInfo {
   readonly validatorIdentity: string;
   /** The sender's identity from its client certificate (null if not a single Ed25519 certificate). */
   readonly senderIdentity: string | null;
-  /** process.hrtime.bigint() when the stream's FIN was read (before oneWayDelayMs). */
+  /** process.hrtime.bigint() when the stream's FIN was read (after the path delay, like a real arrival). */
   readonly arrivalNs: bigint;
 }
 
@@ -32,7 +31,7 @@ export interface TpuListenerOptions {
   maxStreams?: number;
   /** Largest transaction; default 1232, 4096 after SIMD-0296. Longer or empty streams close the connection (code 5). */
   maxTransactionBytes?: number;
-  /** Artificial one-way delay before delivery (ms); default 0 = delivered synchronously at FIN. */
+  /** Artificial one-way path delay (ms) applied to every datagram in both directions; default 0. */
   oneWayDelayMs?: number;
   /** The server certificate; default a fresh random one (clients do not verify it). */
   certificate?: IdentityCertificate;
@@ -49,18 +48,10 @@ export interface TpuListenerCounters {
   readonly unfinishedStreams: number;
 }
 
-interface Delayed {
-  tx: Uint8Array;
-  info: TpuTransactionInfo;
-  dueMs: number;
-}
 
 export class TpuListener {
   private endpoint: QuicServerEndpoint | null = null;
   private readonly delayMs: number;
-  private readonly pending: Delayed[] = [];
-  private pendingHead = 0;
-  private delayTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: TpuListenerOptions) {
     this.delayMs = Math.max(0, opts.oneWayDelayMs ?? 0);
@@ -70,29 +61,24 @@ export class TpuListener {
     if (this.endpoint !== null) return;
     const validatorIdentity = this.opts.validatorIdentity;
     const onTransaction = this.opts.onTransaction;
-    const delayMs = this.delayMs;
     this.endpoint = await QuicServerEndpoint.listen({
       host: this.opts.host,
       port: this.opts.port,
       certificate: this.opts.certificate ?? (await createRandomIdentityCertificate()),
       maxConcurrentUniStreams: this.opts.maxStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
       maxTransactionBytes: this.opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
+      pathDelayMs: this.delayMs,
       onTransaction: (view: Uint8Array, peer: QuicServerPeer) => {
         const arrivalNs = process.hrtime.bigint();
         // The endpoint's view is only valid during this call: one copy, which the callee may keep.
         const tx = new Uint8Array(view); // a real copy: Buffer#slice would alias the reused buffer
         const info: TpuTransactionInfo = { validatorIdentity, senderIdentity: peer.identity, arrivalNs };
-        if (delayMs === 0) onTransaction(tx, info);
-        else this.enqueue({ tx, info, dueMs: performance.now() + delayMs });
+        onTransaction(tx, info);
       },
     });
   }
 
   async stop(): Promise<void> {
-    if (this.delayTimer !== null) clearTimeout(this.delayTimer);
-    this.delayTimer = null;
-    this.pending.length = 0;
-    this.pendingHead = 0;
     const e = this.endpoint;
     if (e !== null) await e.close();
   }
@@ -114,29 +100,4 @@ export class TpuListener {
       unfinishedStreams: c?.unfinishedStreams ?? 0,
     };
   }
-
-  private enqueue(d: Delayed): void {
-    this.pending.push(d);
-    if (this.delayTimer === null) this.delayTimer = setTimeout(this.deliverDue, this.delayMs);
-  }
-
-  private readonly deliverDue = (): void => {
-    this.delayTimer = null;
-    const q = this.pending;
-    const now = performance.now();
-    let head = this.pendingHead;
-    while (head < q.length && q[head].dueMs <= now) {
-      const d = q[head++];
-      this.opts.onTransaction(d.tx, d.info);
-    }
-    if (head === q.length) {
-      q.length = 0;
-      head = 0;
-    } else if (head > 4096) {
-      q.splice(0, head);
-      head = 0;
-    }
-    this.pendingHead = head;
-    if (head < q.length) this.delayTimer = setTimeout(this.deliverDue, Math.max(1, q[head].dueMs - now));
-  };
 }

@@ -26,6 +26,7 @@ import {
   TRANSPORT_CODE_NO_APPLICATION_PROTOCOL,
   UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
 } from './constants.js';
+import { DelayLine } from './delay-line.js';
 
 /** A connected peer as the stream handler sees it. */
 export interface QuicServerPeer {
@@ -55,6 +56,12 @@ export interface QuicServerOptions {
   /** Stateless retry (address validation, one extra round trip). Agave/quinn do not; default false. */
   statelessRetry?: boolean;
   congestionControl?: CongestionControl;
+  /**
+   * Localnet only: one-way path delay applied to every datagram in both directions (received datagrams are processed,
+   * and sent datagrams handed to the kernel, this much later), so handshake RTTs and delivery times model distance.
+   * 0 (default) keeps the zero-copy path.
+   */
+  pathDelayMs?: number;
   /**
    * One finished stream = one transaction. `tx` is a view into a reused buffer, valid only during the call: copy it
    * to keep it.
@@ -131,6 +138,9 @@ export class QuicServerEndpoint {
   };
 
   private readonly sock: dgram.Socket;
+  /** Path-delay queues (localnet distance model); null without pathDelayMs. */
+  private readonly inbound: DelayLine<{ msg: Buffer; rinfo: dgram.RemoteInfo }> | null;
+  private readonly outbound: DelayLine<{ buf: Buffer; port: number; address: string }> | null;
   private readonly config: QuicheConfig;
   private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
   /** Stream reads land here: one byte more than the max so an oversized stream shows on its first read. */
@@ -155,6 +165,9 @@ export class QuicServerEndpoint {
 
   private constructor(private readonly opts: QuicServerOptions) {
     this.maxTx = opts.maxTransactionBytes ?? PACKET_DATA_SIZE;
+    const delay = Math.max(0, opts.pathDelayMs ?? 0);
+    this.inbound = delay > 0 ? new DelayLine(delay, (d) => this.onDatagram(d.msg, d.rinfo)) : null;
+    this.outbound = delay > 0 ? new DelayLine(delay, (d) => this.sock.send(d.buf, d.port, d.address)) : null;
     this.rx = Buffer.allocUnsafeSlow(this.maxTx + 1);
     this.maxConnections = opts.maxConnections ?? 1024;
     this.handshakeTimeoutMs = opts.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS;
@@ -206,6 +219,7 @@ export class QuicServerEndpoint {
     if (this.stopped) return;
     this.stopped = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.inbound?.clear();
     for (const c of [...this.bySlot.values()]) {
       try {
         c.conn.close(true, 0, Buffer.from('shutdown'));
@@ -221,11 +235,23 @@ export class QuicServerEndpoint {
   // ---- hot path ----
 
   private readonly onMessage = (msg: Buffer, rinfo: dgram.RemoteInfo): void => {
+    // dgram hands each message its own Buffer, so it can be kept until the delayed processing.
+    if (this.inbound !== null) this.inbound.push({ msg, rinfo });
+    else this.onDatagram(msg, rinfo);
+  };
+
+  private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo): void {
     this.counters.datagramsReceived++;
     const c = this.route(msg);
     if (c !== null) this.recv(c, msg, rinfo);
     else this.accept(msg, rinfo);
-  };
+  }
+
+  /** Hand one datagram to the kernel, after the path delay when one is configured (then from a copy). */
+  private sendDatagram(buf: Buffer, port: number, address: string): void {
+    if (this.outbound === null) this.sock.send(buf, port, address);
+    else this.outbound.push({ buf: Buffer.from(buf), port, address }); // a copy: the slab is reused on return
+  }
 
   /**
    * Finds the connection without parsing the header through the binding (which allocates a JS object and arrays
@@ -331,7 +357,7 @@ export class QuicServerEndpoint {
       }
       if (r === null) return;
       // Migration is disabled: the peer address is the connection's own (SendInfo.to would be the same).
-      this.sock.send(slab.take(r[0]), c.remotePort, c.remoteAddress);
+      this.sendDatagram(slab.take(r[0]), c.remotePort, c.remoteAddress);
       this.counters.datagramsSent++;
     }
   }
@@ -375,7 +401,7 @@ export class QuicServerEndpoint {
     }
     if (!quiche.versionIsSupported(hdr.version)) {
       const n = quiche.negotiateVersion(hdr.scid, hdr.dcid, this.slab.scratch);
-      this.sock.send(this.slab.take(n), rinfo.port, rinfo.address);
+      this.sendDatagram(this.slab.take(n), rinfo.port, rinfo.address);
       this.counters.versionNegotiationsSent++;
       return;
     }
@@ -391,7 +417,7 @@ export class QuicServerEndpoint {
         const newCid = this.newCid();
         const t = this.retry.mint(hdr.dcid, rinfo.address, rinfo.port);
         const n = quiche.retry(hdr.scid, hdr.dcid, newCid, t, hdr.version, this.slab.scratch);
-        this.sock.send(this.slab.take(n), rinfo.port, rinfo.address);
+        this.sendDatagram(this.slab.take(n), rinfo.port, rinfo.address);
         this.counters.retriesSent++;
         return;
       }

@@ -12,6 +12,7 @@ import { SnapshotLeaderSource } from '../../../src/telemetry/snapshot-leader-sou
 import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
 
+const FAR_MS = 60;
 let localnet: Localnet;
 let thread: TelemetryThread;
 let reader: SnapshotReader;
@@ -31,7 +32,8 @@ const rows = (v: SnapshotView): Row[] => JSON.parse('[' + rowsSlice(v, 0, v.rowC
 
 beforeAll(async () => {
   ensureDistFresh();
-  localnet = await startLocalnet({ validators: 3, slotMs: 100, slotsPerEpoch: 64 });
+  // Validator 1 is "far": 60 ms one way on every datagram (handshake RTT + 120 ms).
+  localnet = await startLocalnet({ validators: 3, slotMs: 100, slotsPerEpoch: 64, oneWayDelaysMs: [0, FAR_MS, 0] });
   const config = configSchema.parse({
     telemetry: {
       region: 'fra',
@@ -94,7 +96,8 @@ describe('telemetry thread against the localnet', () => {
       const c = reader.current();
       return c && rows(c).find((r) => r.pingToLeaders.some((p) => p.region === 'fra' && p.estimated === false)) ? c : null;
     });
-    const r = rows(v).find((x) => x.pingToLeaders.some((p) => p.region === 'fra' && !p.estimated))!;
+    const near = new Set([localnet.validators[0].identity, localnet.validators[2].identity]);
+    const r = rows(v).find((x) => near.has(x.identity) && x.pingToLeaders.some((p) => p.region === 'fra' && !p.estimated))!;
     const fra = r.pingToLeaders.find((p) => p.region === 'fra');
     const nyc = r.pingToLeaders.find((p) => p.region === 'nyc');
     expect(fra.latencyMs).toBeGreaterThan(0);
@@ -104,9 +107,28 @@ describe('telemetry thread against the localnet', () => {
     expect(r.txPaths.find((p) => p.provider === 'direct')).toMatchObject({ measured: true, selected: true });
   });
 
+  it("the measured ping reflects each listener's configured one-way delay", async () => {
+    const pingOf = (identity: string): number | null => {
+      const c = reader.current();
+      const r = c && rows(c).find((x) => x.identity === identity);
+      const p = r?.pingToLeaders.find((q) => q.region === 'fra' && q.estimated === false);
+      return p ? (p.latencyMs as number) : null;
+    };
+    const [near, far, near2] = localnet.validators.map((x) => x.identity);
+    await until('measured pings for every validator', () => pingOf(near) !== null && pingOf(far) !== null && pingOf(near2) !== null, 15_000);
+    expect(pingOf(far)!).toBeGreaterThanOrEqual(2 * FAR_MS);
+    expect(pingOf(far)!).toBeLessThan(2 * FAR_MS + 80);
+    expect(pingOf(near)!).toBeLessThan(FAR_MS);
+    expect(pingOf(near2)!).toBeLessThan(FAR_MS);
+  });
+
   it('`selected` moves to the static peer when the direct path gets slower, and back', async () => {
     const port = thread.measurementPort();
-    const target = localnet.schedule.leaderAt(localnet.clock.current + 20);
+    // A near validator: the far one's direct path is already slower than the static peer.
+    const far = localnet.validators[1].identity;
+    let at = localnet.clock.current + 20;
+    while (localnet.schedule.leaderAt(at) === far) at++;
+    const target = localnet.schedule.leaderAt(at);
     const pathsOf = () => {
       const c = reader.current()!;
       const r = rows(c).find((x) => x.identity === target && x.slot > c.snapshotSlot);
