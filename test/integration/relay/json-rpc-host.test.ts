@@ -96,7 +96,7 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
       const err = await connection(relay.rpcUrl, { 'x-api-key': TEST_KEY }).sendRawTransaction(tx.bytes).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SendTransactionError);
       expect((err as SendTransactionError).message).toContain('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1');
-      expect((err as SendTransactionError).transactionLogs).toEqual(['Program log: boom']);
+      expect((err as SendTransactionError).logs).toEqual(['Program log: boom']);
       const raw = await rpc({ jsonrpc: '2.0', id: 9, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64' }] });
       expect(raw.status).toBe(200);
       expect(raw.json.id).toBe(9);
@@ -123,7 +123,7 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
     const r = await rpc([
       { jsonrpc: '2.0', id: 'first', method: 'sendTransaction', params: [a.base64, { encoding: 'base64', skipPreflight: true }] },
       { jsonrpc: '2.0', method: 'sendTransaction', params: [legacyTransfer().base64, { encoding: 'base64', skipPreflight: true }] },
-      { jsonrpc: '2.0', id: 2, method: 'getLeaderSlots', params: [] },
+      { jsonrpc: '2.0', id: 2, method: 'noSuchMethod', params: [] },
       { jsonrpc: '2.0', id: 3, method: 'sendTransaction', params: [b.base64, { encoding: 'base64', skipPreflight: true }] },
     ]);
     expect(r.json).toEqual([

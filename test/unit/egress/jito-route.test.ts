@@ -1,6 +1,6 @@
 // The jito route against a real loopback listener mimicking the block engine (test/helpers/jito-block-engine.ts).
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JitoRoute, jitoAnswerError, jitoTransactionsUrl } from '../../../src/egress/jito-route.js';
 import type { TxView } from '../../../src/egress/route.js';
@@ -12,7 +12,7 @@ const AUTH = '0f9e8d7c-6b5a-4938-8271-605f4e3d2c1b';
 const engines: JitoBlockEngine[] = [];
 const routes: JitoRoute[] = [];
 
-function capturingLog(): { log: pino.Logger; lines: string[] } {
+function capturingLog(): { log: Logger; lines: string[] } {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -29,7 +29,7 @@ async function engine(): Promise<JitoBlockEngine> {
   return e;
 }
 
-function route(url: string, log: pino.Logger, extra: Partial<ConstructorParameters<typeof JitoRoute>[0]> = {}): JitoRoute {
+function route(url: string, log: Logger, extra: Partial<ConstructorParameters<typeof JitoRoute>[0]> = {}): JitoRoute {
   const r = new JitoRoute({ url, bundleOnly: false, timeoutMs: 2_000, connections: 2, ...extra }, log);
   routes.push(r);
   return r;

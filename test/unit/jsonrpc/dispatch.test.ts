@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonRpcBody } from '../../../src/jsonrpc/envelope.js';
-import { dispatchJsonRpc, type MethodTable } from '../../../src/jsonrpc/dispatch.js';
+import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../../src/jsonrpc/dispatch.js';
 import { Errors, RelayError } from '../../../src/errors/registry.js';
 import { paramsArray } from '../../../src/jsonrpc/params.js';
 
-const table: MethodTable<null> = new Map([
+const table: MethodTable<null> = new Map<string, MethodHandler<null>>([
   ['echo', (p: unknown) => JSON.stringify(paramsArray(p, 1, 1)[0])],
   ['later', (p: unknown) => Promise.resolve(JSON.stringify(paramsArray(p, 0, 1).length))],
   ['fail', () => { throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: nope'); }],
