@@ -87,7 +87,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rings = Array.from({ length: config.rings.workers }, () =>
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
   );
-  const producers = rings.map((r) => new RingProducer(r));
+  const producers = rings.map((r) => new RingProducer(r, { coalesceWakeups: true }));
   const pool = new EgressPool({
     config,
     rings,
@@ -101,13 +101,18 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
   const intake = new Intake(producers, config.transactions.maxTransactionBytes);
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
+  // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
+  const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
+  const rpcTable = rpcHostMethods({ config, intake, upstream }, leaderSnapshot);
+  const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
   const deps: FrontDeps = {
     config,
     keys,
     intake,
     upstream,
-    metrics: new FrontMetrics(['sendTransaction']),
+    // Every method either table serves gets its own label; anything else a client sends is "unknown".
+    metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
     log,
     availableRouteMask: availableRoutes(config),
     responseOptions: { corsOrigin: config.http.corsAllowOrigin },
@@ -119,7 +124,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     },
     health: () => (shuttingDown ? 'unknown' : 'ok'),
   };
-  const front = new FrontServer(deps, rpcHostMethods(deps, telemetry ? new SnapshotReader(telemetry.snapshot) : null), relayRpcMethods(deps));
+  const front = new FrontServer(deps, rpcTable, relayTable);
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();

@@ -25,7 +25,7 @@ const rings = Array.from({ length: config.rings.workers }, () => createRing(conf
 const pool = new EgressPool({ config, rings, log });
 pool.start();
 const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
-const intake = new Intake(rings.map((r) => new RingProducer(r)), config.transactions.maxTransactionBytes);
+const intake = new Intake(rings.map((r) => new RingProducer(r, { coalesceWakeups: true })), config.transactions.maxTransactionBytes);
 const table = new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod({ intake, upstream: null })]]);
 const hooks = { onInternalError: () => undefined };
 

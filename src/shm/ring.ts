@@ -127,6 +127,21 @@ abstract class RingEnd {
   }
 }
 
+export interface RingProducerOptions {
+  /**
+   * Wake a sleeping consumer once per event-loop turn instead of once per record. Atomics.notify on an async waiter
+   * is a cross-thread task post (a mutex and an eventfd write): measured as the largest single cost of the front
+   * thread's sendTransaction handler when every request woke the worker. uWS runs all sockets that are ready in one
+   * poll phase, then setImmediate callbacks run: under load one notify covers the whole batch; an idle relay still
+   * wakes the consumer at the end of the turn that published (microseconds later). Only for producers whose thread
+   * returns to its event loop (the front); a producer pushing in a synchronous loop must not use it.
+   */
+  readonly coalesceWakeups?: boolean;
+}
+
+/** Coalesced mode: a burst this long wakes the consumer without waiting for the end of the turn. */
+const COALESCE_MAX_RECORDS = 64;
+
 /** Front-thread end. Single producer: exactly one RingProducer per ring, on one thread. */
 export class RingProducer extends RingEnd {
   /** Producer's copy of HEAD (it is the only writer). */
@@ -135,11 +150,17 @@ export class RingProducer extends RingEnd {
   private reservedBase = -1;
   /** Last TAIL seen: re-read only when the ring looks full, so the consumer's cache line is not pulled per push. */
   private cachedTail: number;
+  /** Coalesced wake-ups (see RingProducerOptions): a check of WAITING is scheduled for the end of this I/O turn. */
+  private readonly coalesce: boolean;
+  private wakeScheduled = false;
+  /** Records published since the last wake check (coalesced mode): a long burst wakes the consumer early. */
+  private unwoken = 0;
 
-  constructor(sab: SharedArrayBuffer) {
+  constructor(sab: SharedArrayBuffer, options: RingProducerOptions = {}) {
     super(sab);
     this.nextHead = Atomics.load(this.ctl, CTL_HEAD);
     this.cachedTail = Atomics.load(this.ctl, CTL_TAIL);
+    this.coalesce = options.coalesceWakeups ?? false;
   }
 
   /**
@@ -183,11 +204,31 @@ export class RingProducer extends RingEnd {
     this.nextHead = head;
     // Seq-cst store: every header/tx write above is visible to a consumer that loads this HEAD.
     Atomics.store(this.ctl, CTL_HEAD, head);
-    // Dekker pairing with the consumer (it stores WAITING then re-loads HEAD): one of us sees the other.
+    if (!this.coalesce) {
+      this.wakeIfWaiting();
+    } else if (++this.unwoken >= COALESCE_MAX_RECORDS) {
+      this.wakeIfWaiting();
+    } else if (!this.wakeScheduled) {
+      this.wakeScheduled = true;
+      setImmediate(this.scheduledWake);
+    }
+  }
+
+  /**
+   * Dekker pairing with the consumer (it stores WAITING, then re-loads HEAD): one of us sees the other, so a record
+   * published before this check is never left behind a sleeping consumer, however late the check runs.
+   */
+  private wakeIfWaiting(): void {
+    this.unwoken = 0;
     if (Atomics.load(this.ctl, CTL_WAITING) !== 0 && Atomics.compareExchange(this.ctl, CTL_WAITING, 1, 0) === 1) {
       Atomics.notify(this.ctl, CTL_HEAD, 1);
     }
   }
+
+  private readonly scheduledWake = (): void => {
+    this.wakeScheduled = false;
+    this.wakeIfWaiting();
+  };
 
   /** Records the ring can still accept. */
   free(): number {

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { CTL_BYTES, CTL_HEAD, CTL_MAGIC, CTL_TAIL, CTL_VERSION, REC_TX_DATA, TRACE_MAX_BYTES } from '../../../src/shm/layout.js';
+import { CTL_BYTES, CTL_HEAD, CTL_MAGIC, CTL_TAIL, CTL_VERSION, CTL_WAITING, REC_TX_DATA, TRACE_MAX_BYTES } from '../../../src/shm/layout.js';
 import { RingConsumer, RingProducer, createRing, requestStop, ringDepth } from '../../../src/shm/ring.js';
 import { distUrl, ensureDist } from '../../integration/egress/dist-build.js';
 
@@ -149,7 +149,31 @@ describe('ring', () => {
     expect(c.stopRequested()).toBe(true);
   });
 
-  it('exchanges 200k records between two threads with checksums, completing out of order', async () => {
+  it('coalesced wake-ups: a sleeping consumer is woken at the end of the turn, or at once after a long burst', async () => {
+    const sab = createRing(128, TX);
+    const ctl = new Int32Array(sab, 0, CTL_BYTES >> 2);
+    const p = new RingProducer(sab, { coalesceWakeups: true });
+    const c = new RingConsumer(sab);
+    const t0 = performance.now();
+    const waiting = c.waitForRecords(5_000);
+    expect(ctl[CTL_WAITING]).toBe(1);
+    push(p, 1);
+    push(p, 2);
+    expect(ctl[CTL_WAITING]).toBe(1); // not yet: one wake per turn
+    await waiting;
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(ctl[CTL_WAITING]).toBe(0);
+    expect([c.take(), c.take(), c.take()]).toEqual([0, 1, -1]);
+    const again = c.waitForRecords(5_000);
+    for (let i = 0; i < 64; i++) push(p, i);
+    expect(ctl[CTL_WAITING]).toBe(0); // the 64th record of a burst woke it synchronously
+    await again;
+  });
+
+  it.each([
+    ['per record', false],
+    ['coalesced', true],
+  ])('exchanges 200k records between two threads with checksums, completing out of order (wake-ups %s)', async (_label, coalesceWakeups) => {
     ensureDist();
     const total = 200_000;
     const sab = createRing(256, TX, 0xffff_ff00);
@@ -185,7 +209,7 @@ describe('ring', () => {
       });
     });
     done.catch(() => {});
-    const p = new RingProducer(sab);
+    const p = new RingProducer(sab, { coalesceWakeups });
     let seed = 0x2545f491;
     const deadline = Date.now() + 25_000;
     for (let i = 0; i < total; i++) {
