@@ -1,7 +1,8 @@
 // Configuration schema and defaults (cold: parsed once at start). Every object is strict: an unknown key is refused
 // with a message naming it. The commented example with every field is config/slotrelay.example.yaml; the reference
-// is docs/configuration.md. Workers receive the validated, frozen result through workerData and never read the
-// environment themselves.
+// is docs/configuration.md. Egress workers receive the validated config in their Piscina task payload (and
+// deep-freeze the clone on arrival); the telemetry thread gets its `telemetry` section through workerData. No worker
+// reads the environment.
 import { z } from 'zod';
 
 export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
@@ -54,6 +55,11 @@ export const keySchema = z
     bundles: z.boolean().default(false),
     /** Simulation rate limit: preflight simulations and simulateTransaction calls. */
     simulateLimit: tokenBucket(10, 20),
+    /**
+     * Rate limit of the other JSON-RPC calls (getLeaderSlots, unknown methods, invalid elements), apart from
+     * submissions so that a client polling getLeaderSlots every slot does not spend its send budget.
+     */
+    readLimit: tokenBucket(100, 200),
     /**
      * What sendTransaction with skipPreflight: false does for this key:
      * simulate — run the preflight through the upstream RPC (Agave behaviour; the default);

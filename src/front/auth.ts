@@ -16,6 +16,8 @@ export interface KeyEntry {
   readonly defaultMask: number;
   readonly submitBucket: TokenBucket;
   readonly simulateBucket: TokenBucket;
+  /** Every JSON-RPC call that is not a submission (getLeaderSlots, ...). */
+  readonly readBucket: TokenBucket;
 }
 
 export function routeMask(routes: readonly RouteName[]): number {
@@ -37,6 +39,7 @@ export class KeyTable {
       defaultMask: routeMask(k.defaultRoutes ?? defaultRoutes.filter((r) => k.allowedRoutes.includes(r))),
       submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
       simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
+      readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
     }));
     for (const e of this.entries) this.byKey.set(e.config.key.toLowerCase(), e);
   }
@@ -50,7 +53,9 @@ export class KeyTable {
 
 /**
  * The key a request carries, from the first carrier present in the spec's order: x-token, x-api-key,
- * Authorization: Bearer, ?key=. Must be called synchronously inside the uWS handler (headers die after it returns).
+ * Authorization: Bearer, ?key=. An Authorization header with another scheme (Basic, a proxy's own token...) is not a
+ * key carrier, so it does not hide a `?key=`. Must be called synchronously inside the uWS handler (headers die after
+ * it returns).
  */
 export function extractKey(xToken: string, xApiKey: string, authorization: string, queryKey: string): string {
   if (xToken !== '') return xToken.trim();
@@ -58,7 +63,6 @@ export function extractKey(xToken: string, xApiKey: string, authorization: strin
   if (authorization !== '') {
     const a = authorization.trim();
     if (a.length > 7 && a.slice(0, 7).toLowerCase() === 'bearer ') return a.slice(7).trim();
-    return '';
   }
   return queryKey;
 }

@@ -5,10 +5,11 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
-import { isInvalid, parseJsonRpcBody, type JsonRpcId } from '../jsonrpc/envelope.js';
+import { isInvalid, parseJsonRpcBody, type JsonRpcElement, type JsonRpcId, type ParsedBody } from '../jsonrpc/envelope.js';
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
 import { readBody } from './body-reader.js';
+import type { KeyEntry } from './auth.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
@@ -32,6 +33,38 @@ export function rejectRpc(
   writeResponse(st, deps.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(id, spec.rpcCode, spec.message, data), retryAfterS, close);
 }
 
+/** Methods charged to the key's submission bucket; every other element (reads, invalid ones) to its read bucket. */
+const SUBMISSION_METHODS: ReadonlySet<string> = new Set(['sendTransaction']);
+
+function isSubmission(e: JsonRpcElement): boolean {
+  return !isInvalid(e) && SUBMISSION_METHODS.has(e.method);
+}
+
+/**
+ * Charge every element of the body (a batch counts each one) to the key's submission or read bucket, all or nothing.
+ * Returns 0 when admitted, else the milliseconds until it would be.
+ */
+function takeRateTokens(key: KeyEntry, parsed: ParsedBody, nowMs: number): number {
+  let submissions = 0;
+  let reads = 0;
+  if (parsed.kind === 'single') {
+    if (isSubmission(parsed.element)) submissions = 1;
+    else reads = 1;
+  } else if (parsed.kind === 'batch') {
+    for (const e of parsed.elements) {
+      if (isSubmission(e)) submissions++;
+      else reads++;
+    }
+  } else {
+    reads = 1;
+  }
+  const submitWait = submissions > 0 ? key.submitBucket.take(submissions, nowMs) : 0;
+  if (submitWait > 0) return submitWait;
+  const readWait = reads > 0 ? key.readBucket.take(reads, nowMs) : 0;
+  if (readWait > 0 && submissions > 0) key.submitBucket.refund(submissions);
+  return readWait;
+}
+
 export function jsonRpcEndpoint(
   deps: FrontDeps,
   table: MethodTable<CallContext>,
@@ -48,8 +81,7 @@ export function jsonRpcEndpoint(
 
     readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
       const parsed = parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize);
-      const elements = parsed.kind === 'batch' ? parsed.elements.length : 1;
-      const waitMs = key.submitBucket.take(elements, st.receivedAtMs);
+      const waitMs = takeRateTokens(key, parsed, st.receivedAtMs);
       if (waitMs > 0) {
         const id = parsed.kind === 'single' ? parsed.element.id : null;
         return rejectRpc(deps, st, Errors.RATE_LIMITED, retryAfterSeconds(waitMs), { reason: 'rate_limited', retryAfterMs: waitMs }, id);
@@ -61,7 +93,8 @@ export function jsonRpcEndpoint(
       }
       let singleError: ErrorSpec | undefined;
       const hooks: DispatchHooks = {
-        onInternalError: (err, call) => deps.log.error({ err, method: call.method, requestId: st.requestId, key: key.name }, 'internal error in method'),
+        // keyName, not key: the logger redacts every `key` field (src/log/logger.ts), which would hide the name too.
+        onInternalError: (err, call) => deps.log.error({ err, method: call.method, requestId: st.requestId, keyName: key.name }, 'internal error in method'),
         onOutcome: (method, reason) => {
           deps.metrics.countRequest(host, deps.metrics.methodLabel(method), reason ?? 'ok');
           if (reason !== null && parsed.kind === 'single') singleError = SPEC_BY_REASON.get(reason);

@@ -32,4 +32,9 @@ export class TokenBucket {
     const missing = Math.min(n, this.burst) - this.tokens;
     return Math.max(1, Math.ceil((missing * 1000) / this.perSecond));
   }
+
+  /** Give back tokens taken by take() for a request that was refused by another bucket. */
+  refund(n: number): void {
+    this.tokens = Math.min(this.burst, this.tokens + n);
+  }
 }
