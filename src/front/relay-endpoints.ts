@@ -68,12 +68,24 @@ export function resolveRoutes(requested: unknown, key: KeyEntry, available: numb
   return effective;
 }
 
+const MAX_RETRIES_MESSAGE = 'Invalid params: `maxRetries` must be a non-negative integer';
+
+/** `maxRetries` of a JSON body: absent/null -> -1 (none given). */
 function maxRetriesFrom(v: unknown): number {
   if (v === undefined || v === null) return -1;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-    throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `maxRetries` must be a non-negative integer');
-  }
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RelayError(Errors.INVALID_PARAMS, MAX_RETRIES_MESSAGE);
   return v;
+}
+
+/**
+ * `?maxRetries=` of /v1/transactions: absent -> -1; otherwise decimal digits only. Number() would read "" as 0 and
+ * accept " 5", "1e3" or "0x10", so the text is checked first.
+ */
+function maxRetriesFromQuery(params: URLSearchParams): number {
+  const text = params.get('maxRetries');
+  if (text === null) return -1;
+  if (!/^[0-9]{1,15}$/.test(text)) throw new RelayError(Errors.INVALID_PARAMS, MAX_RETRIES_MESSAGE);
+  return Number(text);
 }
 
 /** Common prologue: key (401) and rate limit (429). Returns the key or undefined when already answered. */
@@ -90,7 +102,8 @@ function admit(deps: FrontDeps, head: ReturnType<typeof beginRequest>): KeyEntry
 function takeToken(deps: FrontDeps, st: RequestState, key: KeyEntry): boolean {
   const waitMs = key.submitBucket.take(1, st.receivedAtMs);
   if (waitMs === 0) return true;
-  rejectRest(deps, st, Errors.RATE_LIMITED, undefined, { retryAfterMs: waitMs }, retryAfterSeconds(waitMs));
+  // Same data as the JSON-RPC paths (docs/errors.md): {reason, retryAfterMs}.
+  rejectRest(deps, st, Errors.RATE_LIMITED, undefined, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs }, retryAfterSeconds(waitMs));
   return false;
 }
 
@@ -160,7 +173,7 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
       if (!takeToken(deps, st, key)) return;
       try {
         const mask = resolveRoutes(undefined, key, deps.availableRouteMask);
-        const m = meta(key, st, mask, maxRetriesFrom(params.has('maxRetries') ? Number(params.get('maxRetries')) : undefined));
+        const m = meta(key, st, mask, maxRetriesFromQuery(params));
         let sig: string;
         if (raw) {
           if (body.length === 0) throw new RelayError(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body');
