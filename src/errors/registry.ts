@@ -52,6 +52,8 @@ export const Errors = Object.freeze({
   TX_UNSUPPORTED_ENCODING: spec(15, 'tx_unsupported_encoding', -32602, 200, 400, 'unsupported encoding'),
   SIGNATURE_VERIFICATION_FAILED: spec(16, 'signature_verification_failed', -32003, 200, 400, 'Transaction signature verification failure'),
   UNSUPPORTED_TX_VERSION: spec(17, 'unsupported_transaction_version', -32015, 200, 400, 'Transaction version is not supported'),
+  // Agave's RpcCustomError::MinContextSlotNotReached (data {contextSlot}): the relay has not seen minContextSlot yet.
+  MIN_CONTEXT_SLOT_NOT_REACHED: spec(18, 'min_context_slot_not_reached', -32016, 200, 400, 'Minimum context slot has not been reached'),
   // Preflight.
   PREFLIGHT_FAILED: spec(20, 'preflight_failed', -32002, 200, 422, 'Transaction simulation failed'),
   PREFLIGHT_NOT_ALLOWED: spec(21, 'preflight_not_allowed', -32602, 200, 400, 'Invalid params: preflight simulation is not enabled for this API key; send with skipPreflight: true'),
@@ -89,16 +91,32 @@ export function errorById(id: number): ErrorSpec | undefined {
 }
 
 /**
- * A registry error raised off the hot path (intake, handlers). `message` defaults to the registry message; intake
- * passes Agave's full wording (e.g. "base64 encoded ... too large: 1700 bytes (max: encoded/raw 1644/1232)").
- * Errors on hot rejection paths (rate limit, overload, auth) use precomputed bodies instead of this class.
+ * A registry error thrown by intake and method handlers (including overload and shutdown from Intake.reserve()).
+ * `message` defaults to the registry message; intake passes Agave's full wording (e.g. "base64 encoded ... too large:
+ * 1700 bytes (max: encoded/raw 1644/1232)"). Rejections decided in the endpoints before any handler runs (auth, rate
+ * limit, media type, body size) skip this class and write the ErrorSpec directly (rejectRpc / rejectRest); their
+ * bodies are still serialised per response, not precomputed.
  */
 export class RelayError extends Error {
+  readonly data?: unknown;
   constructor(
     readonly spec: ErrorSpec,
     message: string = spec.message,
-    readonly data?: unknown,
+    data?: unknown,
   ) {
     super(message);
+    // -32005 covers rate limits, overload, shutdown and an unavailable preflight upstream: `data.reason` tells them
+    // apart (docs/errors.md), so an error of that code always carries at least {reason}.
+    this.data = data === undefined && spec.rpcCode === NODE_UNHEALTHY_CODE ? reasonData(spec) : data;
   }
+}
+
+/** Agave's JSON_RPC_SERVER_ERROR_NODE_UNHEALTHY, which @solana/kit decodes as "back off". */
+const NODE_UNHEALTHY_CODE = -32005;
+
+const REASON_DATA = new Map<ErrorSpec, Readonly<{ reason: string }>>();
+for (const e of Object.values(Errors)) if (e.rpcCode === NODE_UNHEALTHY_CODE) REASON_DATA.set(e, Object.freeze({ reason: e.reason }));
+
+function reasonData(spec: ErrorSpec): Readonly<{ reason: string }> {
+  return REASON_DATA.get(spec) ?? Object.freeze({ reason: spec.reason });
 }

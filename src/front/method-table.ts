@@ -1,18 +1,29 @@
 // The JSON-RPC method tables (cold: built once at start). Later issues add their methods here; a method that is
-// not in the table answers -32601 "Method not found".
+// not in the table answers -32601 "Method not found". main.ts labels metrics with every name in these tables.
 import type { MethodTable, MethodHandler } from '../jsonrpc/dispatch.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { sendTransactionMethod } from './methods/send-transaction.js';
+import { sendTransactionMethod, type SendTransactionDeps } from './methods/send-transaction.js';
 import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 
+/** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
+export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'>;
+
+function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): SendTransactionDeps {
+  return {
+    intake: deps.intake,
+    upstream: deps.upstream,
+    clusterSlot: { reader: leaderSnapshot, maxAgeMs: deps.config.telemetry.maxSnapshotAgeMs },
+  };
+}
+
 /**
  * Methods of the JSON-RPC host (POST / on {base_url}). `leaderSnapshot` is the telemetry snapshot's reader (main.ts);
- * null or absent: getLeaderSlots answers "snapshot missing".
+ * null or absent: getLeaderSlots answers "snapshot missing" and sendTransaction does not check minContextSlot.
  */
-export function rpcHostMethods(deps: FrontDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
-  const send: MethodHandler<CallContext> = sendTransactionMethod({ intake: deps.intake, upstream: deps.upstream });
+export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
+  const send: MethodHandler<CallContext> = sendTransactionMethod(sendDeps(deps, leaderSnapshot));
   const leaderSlots = getLeaderSlotsMethod<CallContext>({
     reader: leaderSnapshot,
     defaultLimit: deps.config.telemetry.defaultLimit,
@@ -25,8 +36,6 @@ export function rpcHostMethods(deps: FrontDeps, leaderSnapshot: SnapshotReader |
 }
 
 /** Methods of the relay host's JSON-RPC compatibility path (POST /v1/sendTransaction): sendTransaction only. */
-export function relayRpcMethods(deps: FrontDeps): MethodTable<CallContext> {
-  return new Map<string, MethodHandler<CallContext>>([
-    ['sendTransaction', sendTransactionMethod({ intake: deps.intake, upstream: deps.upstream })],
-  ]);
+export function relayRpcMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
+  return new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod(sendDeps(deps, leaderSnapshot))]]);
 }

@@ -30,8 +30,10 @@ export async function runPreflight(
     if (err instanceof UpstreamError && err.rpcError) {
       const e = err.rpcError;
       if (SIGVERIFY_CODES.has(e.code)) throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
-      // The upstream judged the request itself invalid (e.g. minContextSlot not reached): pass its verdict on.
-      if (e.code === -32016 || e.code === -32602) throw new RelayError({ ...Errors.INVALID_PARAMS, rpcCode: e.code }, e.message, e.data);
+      // The upstream has not reached minContextSlot at the preflight commitment: Agave's -32016, data {contextSlot}.
+      if (e.code === -32016) throw new RelayError(Errors.MIN_CONTEXT_SLOT_NOT_REACHED, e.message, e.data);
+      // The upstream judged the request itself invalid: pass its verdict on.
+      if (e.code === -32602) throw new RelayError(Errors.INVALID_PARAMS, e.message, e.data);
     }
     throw new RelayError(Errors.PREFLIGHT_UNAVAILABLE);
   }

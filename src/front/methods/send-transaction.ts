@@ -1,8 +1,10 @@
 // JSON-RPC sendTransaction (front thread, HOT when skipPreflight). Agave's params and defaults:
 // [tx, {skipPreflight=false, preflightCommitment, encoding=base58, maxRetries, minContextSlot}], unknown config keys
-// ignored. With skipPreflight (or a key whose preflight policy is "skip") the call is synchronous: decode into the
-// ring, answer the signature. Otherwise the upstream simulates first (signatures verified) and a failure answers
-// -32002 with the simulation value; policy "reject" answers -32602 instead (docs/protocol-decisions.md).
+// ignored. With skipPreflight (or a key whose preflight policy is "skip") the call is synchronous: minContextSlot is
+// checked against the slot the telemetry snapshot last saw (one Atomics.load, no I/O), then decode into the ring,
+// answer the signature. Otherwise the upstream simulates first (signatures verified; it checks minContextSlot at the
+// preflight commitment) and a failure answers -32002 with the simulation value; policy "reject" answers -32602
+// instead (docs/protocol-decisions.md).
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import {
@@ -15,6 +17,7 @@ import {
 } from '../../jsonrpc/params.js';
 import { runPreflight } from '../../rpc/preflight.js';
 import type { UpstreamRpcClient } from '../../rpc/upstream-client.js';
+import type { SnapshotReader } from '../../telemetry/snapshot.js';
 import { parseEncodingParam } from '../../tx/index.js';
 import type { CallContext } from '../call-context.js';
 import type { Intake, SubmissionMeta } from '../intake.js';
@@ -23,6 +26,22 @@ export interface SendTransactionDeps {
   readonly intake: Intake;
   /** null when no upstream is configured: preflight then answers -32005. */
   readonly upstream: UpstreamRpcClient | null;
+  /**
+   * The telemetry snapshot (the slot the relay last saw) and how old it may be (telemetry.maxSnapshotAgeMs). Absent,
+   * null, or no fresh snapshot: minContextSlot is not checked on the skip-preflight path.
+   */
+  readonly clusterSlot?: { readonly reader: SnapshotReader | null; readonly maxAgeMs: number; readonly now?: () => number };
+}
+
+/**
+ * The slot the relay knows the cluster has processed, or -1 when it does not know (no snapshot, or older than
+ * maxAgeMs). Header fields only, so an unsupported row schema does not matter here.
+ */
+function knownSlot(o: SendTransactionDeps['clusterSlot']): number {
+  const view = o?.reader?.current() ?? null;
+  if (view === null) return -1;
+  const age = (o!.now ?? Date.now)() - view.generatedAtUnixMs;
+  return age > o!.maxAgeMs ? -1 : view.snapshotSlot;
 }
 
 function quote(signature: string): string {
@@ -30,7 +49,7 @@ function quote(signature: string): string {
 }
 
 export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<CallContext> {
-  const { intake, upstream } = deps;
+  const { intake, upstream, clusterSlot } = deps;
   return (params, ctx) => {
     const p = paramsArray(params, 1, 2);
     const encoded = expectString(p[0], 'a string');
@@ -52,11 +71,22 @@ export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<
       verifySignatures: key.config.verifySignatures,
     };
     const policy = key.config.preflight;
-    if (skipPreflight || policy === 'skip') return quote(intake.submitEncoded(encoded, encoding, meta));
+    if (skipPreflight || policy === 'skip') {
+      // Agave checks minContextSlot even with skipPreflight (against its processed bank). Ours is the slot telemetry
+      // saw; checked before decoding (Agave: after decoding, before sanitizing), so only the order of two errors differs.
+      if (minContextSlot !== undefined) {
+        const slot = knownSlot(clusterSlot);
+        if (slot >= 0 && slot < minContextSlot) {
+          throw new RelayError(Errors.MIN_CONTEXT_SLOT_NOT_REACHED, Errors.MIN_CONTEXT_SLOT_NOT_REACHED.message, { contextSlot: slot });
+        }
+      }
+      return quote(intake.submitEncoded(encoded, encoding, meta));
+    }
     if (policy === 'reject') throw new RelayError(Errors.PREFLIGHT_NOT_ALLOWED);
 
-    // Preflight path: check locally first (bad input never reaches the upstream), then simulate.
-    const checked = intake.check(encoded, encoding, false);
+    // Preflight path: check locally first (bad input, and bad signatures when the key asks for verification, never
+    // reach the upstream), then simulate.
+    const checked = intake.check(encoded, encoding, key.config.verifySignatures);
     if (upstream === null) throw new RelayError(Errors.PREFLIGHT_UNAVAILABLE);
     const retryMs = key.simulateBucket.take(1, Date.now());
     if (retryMs > 0) throw new RelayError(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: 'simulate_rate_limited', retryAfterMs: retryMs });

@@ -41,7 +41,15 @@ describe('overload and shutdown', () => {
     expect(refused.length).toBe(4);
     for (const r of refused) {
       expect(r.retryAfter).toBe('1');
-      expect(r.json).toMatchObject({ accepted: false, error: { code: -32005, reason: 'overloaded' } });
+      expect(r.json).toEqual({
+        accepted: false,
+        error: {
+          code: -32005,
+          reason: 'overloaded',
+          message: 'Server overloaded: the transaction queue is full, retry after the Retry-After delay',
+          data: { reason: 'overloaded' },
+        },
+      });
     }
     const sent = await upstream.waitForSends(4);
     for (let i = 0; i < 8; i++) {
@@ -56,6 +64,46 @@ describe('overload and shutdown', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect((await submit(relay.relayUrl, legacyTransfer())).status).toBe(200);
+  });
+
+  it('a full ring refuses JSON-RPC sendTransaction with 503 + Retry-After and the exact -32005 error, id kept', async () => {
+    upstream = await startRecordingUpstream();
+    upstream.delayMs = 1500;
+    relay = await startRelay({
+      upstream: { rpcUrl: upstream.url },
+      routes: { rpc: { endpoints: [upstream.url] } },
+      rings: { workers: 1, slotsPerRing: 4 },
+    });
+    const txs = Array.from({ length: 8 }, () => legacyTransfer());
+    const answers: { status: number; json: any; retryAfter: string | null }[] = [];
+    for (const [i, tx] of txs.entries()) {
+      // Both JSON-RPC paths share the rings: alternate the JSON-RPC host and the relay host's /v1/sendTransaction.
+      const url = i % 2 === 0 ? relay.rpcUrl : `${relay.relayUrl}/v1/sendTransaction`;
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ jsonrpc: '2.0', id: `t${i}`, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64', skipPreflight: true }] }),
+      });
+      answers.push({ status: res.status, json: await res.json(), retryAfter: res.headers.get('retry-after') });
+    }
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 503, 503, 503, 503]);
+    for (const [i, a] of answers.entries()) {
+      if (a.status === 200) {
+        expect(a.json).toEqual({ jsonrpc: '2.0', result: txs[i].signature, id: `t${i}` });
+        continue;
+      }
+      expect(a.retryAfter).toBe('1');
+      expect(a.json).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32005, message: 'Server overloaded: the transaction queue is full, retry after the Retry-After delay', data: { reason: 'overloaded' } },
+        id: `t${i}`,
+      });
+    }
+    const sent = await upstream.waitForSends(4);
+    for (let i = 0; i < 8; i++) expect(sent.some((b) => b.equals(txs[i].bytes))).toBe(i < 4);
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(metrics).toMatch(/slotrelay_requests_total\{host="rpc",method="sendTransaction",outcome="overloaded"\} 2/);
+    expect(metrics).toMatch(/slotrelay_requests_total\{host="relay",method="sendTransaction",outcome="overloaded"\} 2/);
   });
 
   it('SIGTERM stops accepting, drains the rings into the route and exits 0', async () => {
