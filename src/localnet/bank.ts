@@ -5,6 +5,11 @@
 // getSignatureStatuses and getTransaction. A transaction is "committed" (lands in a block) when it executed, or
 // failed in execution and paid its fee; load-time failures (bad signature, unknown fee payer, no funds for the fee,
 // expired blockhash, duplicate) are rejected and leave no trace, as on Agave.
+// Memory is bounded at any rate: full records (bytes, logs, balances) are kept for `historySlots` slots but at most
+// `maxHistoryRecords` of them (oldest evicted first, a ring); a record evicted by that cap while its slot is still
+// inside the blockhash window leaves a light status (slot, err) behind, so AlreadyProcessed and getSignatureStatuses
+// keep working for every signature of the last 150 slots (Agave's status cache keeps at least that much), and
+// getTransaction for the most recent `maxHistoryRecords`.
 import bs58 from 'bs58';
 import { Account, FailedTransactionMetadata, LiteSvm, type TransactionMetadata } from 'litesvm/dist/internal.js';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
@@ -13,6 +18,8 @@ import { parseWireTransaction, transactionFee, type ParsedTx } from './wire.js';
 
 /** Agave MAX_PROCESSING_AGE / MAX_RECENT_BLOCKHASHES: a blockhash is usable for 150 slots after its own. */
 export const BLOCKHASH_WINDOW_SLOTS = 150;
+/** Default cap on full transaction records: ~2.4 KB of heap each for a SOL transfer (measured), so ~120 MB. */
+export const DEFAULT_MAX_HISTORY_RECORDS = 50_000;
 /** Faucet balance at genesis: 500M SOL (solana-test-validator's faucet is similarly large). */
 const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
 
@@ -45,6 +52,12 @@ export interface TxRecord {
   readonly parsed: ParsedTx;
 }
 
+/** What getSignatureStatuses, signatureSubscribe and the status cache need of a committed transaction. */
+export interface TxStatus {
+  readonly slot: number;
+  readonly err: TxErrorJson | null;
+}
+
 export type ExecuteOutcome =
   | { readonly landed: true; readonly record: TxRecord }
   | { readonly landed: false; readonly err: TxErrorJson };
@@ -54,6 +67,8 @@ export interface BankOptions {
   readonly blockhashWindowSlots?: number;
   /** Slots of committed-transaction history kept for getTransaction/getSignatureStatuses (>= the window). */
   readonly historySlots?: number;
+  /** At most this many full records (default 50,000); older ones keep only a status while inside the window. */
+  readonly maxHistoryRecords?: number;
   /** Unix time (s) of slot 0, for blockTime. */
   readonly genesisUnixTime?: number;
   readonly slotMs?: number;
@@ -96,14 +111,23 @@ export class Bank {
   private readonly blockhashSlots = new Map<string, number>();
   /** Issued blockhashes in slot order (ring of the window). */
   private readonly recentHashes: { slot: number; hash: string }[] = [];
-  /** signature -> record, insertion (= slot) order; pruned past historySlots. */
+  /** signature -> full record; pruned past historySlots and beyond maxHistoryRecords (see `order`). */
   private readonly records = new Map<string, TxRecord>();
+  /** The same records in commit (= slot) order: a fixed-capacity ring, oldest at `head`. */
+  private readonly order: (TxRecord | undefined)[];
+  private head = 0;
+  private kept = 0;
+  /** signature -> status of records evicted by the count cap while still inside the blockhash window; slot order. */
+  private readonly statuses = new Map<string, TxStatus>();
   private readonly faucet = Keypair.generate();
   readonly genesisHash: string;
 
   constructor(opts: BankOptions = {}) {
     this.windowSlots = opts.blockhashWindowSlots ?? BLOCKHASH_WINDOW_SLOTS;
     this.historySlots = Math.max(opts.historySlots ?? 3_000, this.windowSlots + 1);
+    const maxRecords = opts.maxHistoryRecords ?? DEFAULT_MAX_HISTORY_RECORDS;
+    if (!(Number.isSafeInteger(maxRecords) && maxRecords >= 1)) throw new RangeError('maxHistoryRecords must be a positive integer');
+    this.order = new Array<TxRecord | undefined>(maxRecords);
     this.genesisUnixTime = opts.genesisUnixTime ?? Math.floor(Date.now() / 1000);
     this.slotMs = opts.slotMs ?? 400;
     this.svm = new LiteSvm();
@@ -138,10 +162,27 @@ export class Bank {
     this.positionInSlot = 0;
     this.issueBlockhash(slot);
     const oldest = slot - this.historySlots;
-    for (const [sig, rec] of this.records) {
-      if (rec.slot >= oldest) break;
-      this.records.delete(sig);
+    while (this.kept > 0 && this.order[this.head]!.slot < oldest) this.evictOldest();
+    const oldestStatus = slot - this.windowSlots;
+    for (const [sig, st] of this.statuses) {
+      if (st.slot >= oldestStatus) break;
+      this.statuses.delete(sig);
     }
+  }
+
+  /** Drop the oldest full record; keep its status if a duplicate of it could still be submitted (inside the window). */
+  private evictOldest(): void {
+    const rec = this.order[this.head]!;
+    this.order[this.head] = undefined;
+    this.head = (this.head + 1) % this.order.length;
+    this.kept--;
+    this.records.delete(rec.signature);
+    if (rec.slot >= this.currentSlot - this.windowSlots) this.statuses.set(rec.signature, { slot: rec.slot, err: rec.err });
+  }
+
+  /** Full records and evicted statuses currently kept (for tests and memory checks). */
+  get historySize(): { records: number; statuses: number } {
+    return { records: this.records.size, statuses: this.statuses.size };
   }
 
   /** The blockhash issued at `slot` (or the latest one at or before it still in the window). */
@@ -164,8 +205,14 @@ export class Bank {
     return this.genesisUnixTime + Math.floor((slot * this.slotMs) / 1000);
   }
 
+  /** The full record (getTransaction): recent signatures only, see the header. */
   record(signature: string): TxRecord | undefined {
     return this.records.get(signature);
+  }
+
+  /** Slot and error of a committed signature (status cache): every signature of the blockhash window at least. */
+  status(signature: string): TxStatus | undefined {
+    return this.records.get(signature) ?? this.statuses.get(signature);
   }
 
   balance(address: Uint8Array): bigint {
@@ -178,7 +225,8 @@ export class Bank {
    */
   execute(tx: Uint8Array, parsed: ParsedTx = parseWireTransaction(tx)): ExecuteOutcome {
     if (this.blockhashSlot(parsed.recentBlockhash) === undefined) return { landed: false, err: 'BlockhashNotFound' };
-    if (this.records.has(parsed.signatures[0])) return { landed: false, err: 'AlreadyProcessed' };
+    const sig = parsed.signatures[0];
+    if (this.records.has(sig) || this.statuses.has(sig)) return { landed: false, err: 'AlreadyProcessed' };
     const keys = parsed.keyBytes;
     const pre = new Array<bigint>(keys.length);
     for (let i = 0; i < keys.length; i++) pre[i] = this.svm.getBalance(keys[i]) ?? 0n;
@@ -206,6 +254,9 @@ export class Bank {
       tx,
       parsed,
     };
+    if (this.kept === this.order.length) this.evictOldest();
+    this.order[(this.head + this.kept) % this.order.length] = record;
+    this.kept++;
     this.records.set(record.signature, record);
     this.transactionCount++;
     return { landed: true, record };

@@ -31,16 +31,23 @@ function emptyCounters(): ValidatorCounters {
   return { received: 0, landed: 0, buffered: 0, dropped: { not_leader: 0, undecodable: 0, invalid: 0, rejected: 0 }, rejectedBy: {} };
 }
 
+/** Default number of landing records kept; beyond it the oldest are overwritten. */
+export const DEFAULT_MAX_LANDING_RECORDS = 1_000_000;
+
 export class LandingLog {
-  private readonly records: LandingRecord[] = [];
-  /** Index of records[0] in the whole history (records are trimmed from the front). */
-  private base = 0;
+  /**
+   * Fixed-capacity ring: record number i (0-based over the whole history) lives at slot i % capacity. The array
+   * grows to `capacity` and is then overwritten in place, so add() is O(1) whatever the history length.
+   */
+  private readonly ring: LandingRecord[] = [];
+  /** Records ever added; the ring holds numbers [max(0, added - capacity), added). */
+  private added = 0;
+  private readonly capacity: number;
   readonly counters = new Map<string, ValidatorCounters>();
 
-  constructor(
-    validators: readonly string[],
-    private readonly maxRecords = 1_000_000,
-  ) {
+  constructor(validators: readonly string[], maxRecords = DEFAULT_MAX_LANDING_RECORDS) {
+    if (!(Number.isSafeInteger(maxRecords) && maxRecords >= 1)) throw new RangeError('maxRecords must be a positive integer');
+    this.capacity = maxRecords;
     for (const v of validators) this.counters.set(v, emptyCounters());
   }
 
@@ -54,22 +61,27 @@ export class LandingLog {
   }
 
   add(r: LandingRecord): void {
-    this.records.push(r);
-    if (this.records.length > this.maxRecords) {
-      const drop = this.records.length - this.maxRecords;
-      this.records.splice(0, drop);
-      this.base += drop;
-    }
+    const i = this.added % this.capacity;
+    if (i === this.ring.length) this.ring.push(r);
+    else this.ring[i] = r;
+    this.added++;
+  }
+
+  /** Index of the oldest record still kept. */
+  get first(): number {
+    return Math.max(0, this.added - this.capacity);
   }
 
   /** Records with index >= `from`, at most `limit`; `next` is the index to ask for next time. */
   page(from: number, limit: number): { records: readonly LandingRecord[]; first: number; next: number } {
-    const start = Math.max(from, this.base);
-    const slice = this.records.slice(start - this.base, start - this.base + limit);
-    return { records: slice, first: start, next: start + slice.length };
+    const start = Math.max(from, this.first);
+    const end = Math.min(this.added, start + Math.max(0, limit));
+    const records: LandingRecord[] = [];
+    for (let i = start; i < end; i++) records.push(this.ring[i % this.capacity]);
+    return { records, first: start, next: start + records.length };
   }
 
   get total(): number {
-    return this.base + this.records.length;
+    return this.added;
   }
 }

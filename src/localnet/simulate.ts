@@ -79,7 +79,7 @@ export function simulate(bank: Bank, tx: Uint8Array, parsed: ParsedTx, opts: Sim
     return value('BlockhashNotFound', null, null, null, nullAccounts);
   }
   // Agave's simulation runs check_transactions (age + status cache): a committed signature is AlreadyProcessed.
-  if (!opts.replaceRecentBlockhash && bank.record(parsed.signatures[0]) !== undefined) {
+  if (!opts.replaceRecentBlockhash && bank.status(parsed.signatures[0]) !== undefined) {
     return value('AlreadyProcessed', null, null, null, nullAccounts);
   }
   const pre = keys.map((k) => bank.balance(k));

@@ -98,7 +98,7 @@ const getSignatureStatuses: H = (params, ctx) => {
   if (!Array.isArray(p[0])) throw invalidParams('Invalid params: invalid type: expected a sequence');
   if (p[0].length > MAX_SIGNATURE_STATUSES) throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
   const out = p[0].map((s) => {
-    const rec = ctx.bank.record(signatureParam(s));
+    const rec = ctx.bank.status(signatureParam(s));
     return rec === undefined ? null : statusOf(ctx, rec.slot, rec.err);
   });
   return withContext(ctx.clock.current, out);

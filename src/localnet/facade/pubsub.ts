@@ -124,7 +124,7 @@ export class PubSub {
 
   private check(sub: SignatureSub): void {
     if (!this.sigSubs.has(sub.id)) return;
-    const rec = this.ctx.bank.record(sub.signature);
+    const rec = this.ctx.bank.status(sub.signature);
     if (rec === undefined) return;
     const depth = this.ctx.clock.current - rec.slot;
     const need = sub.commitment === 'processed' ? 0 : sub.commitment === 'confirmed' ? this.ctx.confirmedDepth : this.ctx.finalizedDepth;
