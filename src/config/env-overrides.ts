@@ -1,5 +1,5 @@
 // The one documented mapping from environment variables to config fields (cold: start-up only, main thread).
-// Nothing else in slotrelay reads the environment; workers get the frozen config through workerData.
+// Nothing else in slotrelay reads the environment; workers get their config from the main thread (docs/configuration.md).
 // Documented in docs/configuration.md; test/unit/config/load.test.ts keeps the two in step.
 
 export interface EnvOverride {

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { configSchema, keySchema, type Config } from './schema.js';
 import { applyEnvOverrides, setPath } from './env-overrides.js';
+import { deepFreeze } from './freeze.js';
 
 export class ConfigError extends Error {}
 
@@ -34,14 +35,6 @@ export function formatIssues(source: string, error: z.ZodError): string {
     return `${at}: ${i.message}`;
   });
   return `invalid configuration in ${source}:\n  ${lines.join('\n  ')}`;
-}
-
-function deepFreeze<T>(o: T): T {
-  if (o !== null && typeof o === 'object' && !Object.isFrozen(o)) {
-    Object.freeze(o);
-    for (const v of Object.values(o as Record<string, unknown>)) deepFreeze(v);
-  }
-  return o;
 }
 
 export interface LoadOptions {

@@ -43,6 +43,7 @@ export interface EgressTask {
   readonly ringIndex: number;
   readonly ring: SharedArrayBuffer;
   readonly counters: SharedArrayBuffer;
+  /** The validated config. It travels here, not in workerData; workers/egress-worker.ts deep-freezes the clone. */
   readonly config: Config;
   /** 0 on the first run for this ring, +1 per restart. */
   readonly attempt: number;

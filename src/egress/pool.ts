@@ -128,7 +128,7 @@ export class EgressPool {
       ringIndex: index,
       ring: this.rings[index],
       counters: this.counters,
-      config: this.config,
+      config: this.config, // cloned into the worker (frozen again there: workers/egress-worker.ts); not workerData
       attempt: st.attempt,
       latencyPort: port2,
       testHooks: this.options.testHooks?.[index],
