@@ -104,8 +104,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         maxStreams: options.maxStreams,
         maxTransactionBytes,
         oneWayDelayMs,
-        onTransaction: (tx, info) => {
-          gate.submit(tx, info);
+        copy: false, // the gate copies what it keeps
+        onTransaction: (view, info) => {
+          gate.submit(view, info);
         },
       });
       await l.start();

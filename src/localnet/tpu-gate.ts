@@ -39,7 +39,10 @@ export class TpuGate {
     this.graceNs = BigInt(Math.round(opts.graceMs * 1e6));
   }
 
-  /** The listeners' onTransaction. `tx` may be a view the caller reuses: it is copied before it is kept. */
+  /**
+   * The listeners' onTransaction (listeners run with copy: false). `view` may be a view the caller reuses once this
+   * returns: it is copied exactly once, after the leader and size checks (a not_leader drop costs no copy).
+   */
   submit(view: Uint8Array, arrival: TpuArrival): GateVerdict {
     const c = this.landings.countersOf(arrival.validatorIdentity);
     c.received++;
@@ -56,9 +59,11 @@ export class TpuGate {
       holdUntil = next;
     }
     let parsed: ParsedTx;
-    const tx = Uint8Array.from(view);
+    let tx: Uint8Array;
     try {
-      if (tx.length === 0 || tx.length > this.opts.maxTransactionBytes) throw new WireError('undecodable', 'bad size');
+      if (view.length === 0 || view.length > this.opts.maxTransactionBytes) throw new WireError('undecodable', 'bad size');
+      // The one copy (a memcpy; Uint8Array.from would iterate): the bank keeps these bytes and `parsed` views them.
+      tx = new Uint8Array(view);
       parsed = parseWireTransaction(tx);
     } catch (err) {
       const kind = err instanceof WireError ? err.kind : 'undecodable';

@@ -35,8 +35,13 @@ export interface TpuListenerOptions {
   oneWayDelayMs?: number;
   /** The server certificate; default a fresh random one (clients do not verify it). */
   certificate?: IdentityCertificate;
-  /** `tx` is a copy the callee may keep. */
+  /**
+   * With `copy` (default true) `tx` is a copy the callee may keep. With copy: false it is the endpoint's view into a
+   * reused buffer, valid only during the call: a callee that keeps only some transactions copies just those (the
+   * localnet's TPU gate does, so a transaction is copied once, and a dropped one not at all).
+   */
   onTransaction: (tx: Uint8Array, info: TpuTransactionInfo) => void;
+  copy?: boolean;
 }
 
 export interface TpuListenerCounters {
@@ -61,6 +66,7 @@ export class TpuListener {
     if (this.endpoint !== null) return;
     const validatorIdentity = this.opts.validatorIdentity;
     const onTransaction = this.opts.onTransaction;
+    const copy = this.opts.copy ?? true;
     this.endpoint = await QuicServerEndpoint.listen({
       host: this.opts.host,
       port: this.opts.port,
@@ -70,10 +76,10 @@ export class TpuListener {
       pathDelayMs: this.delayMs,
       onTransaction: (view: Uint8Array, peer: QuicServerPeer) => {
         const arrivalNs = process.hrtime.bigint();
-        // The endpoint's view is only valid during this call: one copy, which the callee may keep.
-        const tx = new Uint8Array(view); // a real copy: Buffer#slice would alias the reused buffer
         const info: TpuTransactionInfo = { validatorIdentity, senderIdentity: peer.identity, arrivalNs };
-        onTransaction(tx, info);
+        // The endpoint's view is only valid during this call. new Uint8Array(view) is a real copy (Buffer#slice
+        // would alias the reused buffer).
+        onTransaction(copy ? new Uint8Array(view) : view, info);
       },
     });
   }
