@@ -5,7 +5,10 @@
 //   {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},"subscription":n}}
 //   (or value "receivedSignature" first, with enableReceivedNotification). A signature subscription fires once, when
 //   the transaction reaches the requested commitment (default finalized), and is then removed, as on Agave.
+//   A signature that is not base58 of 64 bytes answers -32602 "Invalid Request: Invalid signature provided" (Agave's
+//   rpc_pubsub param::<Signature>).
 // The same JSON-RPC envelope rules as HTTP (src/jsonrpc); batches are answered in order.
+import bs58 from 'bs58';
 import type { WebSocket } from 'uWebSockets.js';
 import type { TxRecord } from '../bank.js';
 import { dispatchJsonRpc, type MethodHandler } from '../../jsonrpc/dispatch.js';
@@ -31,6 +34,23 @@ interface Conn {
 }
 
 const MAX_BATCH = 100;
+/** Agave MAX_BASE58_SIGNATURE_LEN: a longer string is refused before decoding. */
+const MAX_BASE58_SIGNATURE_LEN = 88;
+
+/** Agave's Signature::from_str as used by rpc_pubsub's param(): base58 that decodes to exactly 64 bytes. */
+function signatureParam(v: unknown): string {
+  if (typeof v !== 'string') throw invalidParams('Invalid params: invalid type: expected a string');
+  let ok = v.length <= MAX_BASE58_SIGNATURE_LEN;
+  if (ok) {
+    try {
+      ok = bs58.decode(v).length === 64;
+    } catch {
+      ok = false;
+    }
+  }
+  if (!ok) throw invalidParams('Invalid Request: Invalid signature provided');
+  return v;
+}
 
 export class PubSub {
   private nextId = 0;
@@ -75,12 +95,12 @@ export class PubSub {
 
   private signatureSubscribe(params: unknown, c: Conn): string {
     const p = paramsArray(params, 1, 2);
-    if (typeof p[0] !== 'string') throw invalidParams('Invalid params: invalid type: expected a string');
+    const signature = signatureParam(p[0]);
     const cfg = configObject(p[1]) ?? {};
     const commitment = optionalCommitment(cfg.commitment, 'commitment') ?? 'finalized';
     const received = optionalBoolean(cfg.enableReceivedNotification, 'enableReceivedNotification') ?? false;
     const id = this.nextId++;
-    const sub: SignatureSub = { id, ws: c.ws, signature: p[0], commitment };
+    const sub: SignatureSub = { id, ws: c.ws, signature, commitment };
     this.sigSubs.set(id, sub);
     c.ws.getUserData().subs.add(id);
     // Notify after the subscription id has been answered.
