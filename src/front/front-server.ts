@@ -2,14 +2,15 @@
 // JSON-RPC host: POST / (method table), GET /health, GET /metrics. Relay host: POST /v1/submit, /v1/transactions,
 // /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
 import uWS from 'uWebSockets.js';
-import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors } from '../errors/registry.js';
 import type { MethodTable } from '../jsonrpc/dispatch.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { answerCorsPreflight, restErrorBody, RequestState, writeResponse, JSON_TYPE, TEXT_TYPE } from './http.js';
+import { restErrorBody, RequestState, statusLine, writeResponse, JSON_TYPE, KEEP_ALIVE_HINT, TEXT_TYPE, type ResponseOptions } from './http.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
+import { requestIdFor } from './request-id.js';
 import { errorJson } from '../jsonrpc/response.js';
 
 export interface ListenInfo {
@@ -18,20 +19,36 @@ export interface ListenInfo {
   readonly port: number;
 }
 
-function plain(res: HttpResponse, deps: FrontDeps, status: number, type: string, body: string): void {
-  const st = new RequestState(res, '', 0);
+/** A synchronous answer with no body to read (health, metrics, 404/405): echoes or generates x-request-id. */
+function plain(res: HttpResponse, req: HttpRequest, deps: FrontDeps, status: number, type: string, body: string): void {
+  const st = new RequestState(res, requestIdFor(req.getHeader('x-request-id')), 0);
   writeResponse(st, deps.responseOptions, status, type, body);
 }
 
+/** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
+function corsPreflight(res: HttpResponse, req: HttpRequest, opts: ResponseOptions): void {
+  const requestId = requestIdFor(req.getHeader('x-request-id'));
+  res.cork(() => {
+    res.writeStatus(statusLine(204));
+    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
+    res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
+    res.writeHeader('access-control-allow-headers', 'content-type, x-api-key, x-token, authorization, x-request-id, solana-client');
+    res.writeHeader('access-control-max-age', '86400');
+    res.writeHeader('x-request-id', requestId);
+    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
+    res.end();
+  });
+}
+
 function commonRoutes(app: TemplatedApp, deps: FrontDeps, notFoundBody: () => string, notFoundStatus: number): void {
-  app.get('/health', (res) => plain(res, deps, 200, TEXT_TYPE, deps.health()));
+  app.get('/health', (res, req) => plain(res, req, deps, 200, TEXT_TYPE, deps.health()));
   if (deps.config.http.metrics) {
-    app.get('/metrics', (res) => plain(res, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
+    app.get('/metrics', (res, req) => plain(res, req, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
   }
-  app.options('/*', (res) => answerCorsPreflight(res, deps.responseOptions));
-  app.any('/*', (res) => {
+  app.options('/*', (res, req) => corsPreflight(res, req, deps.responseOptions));
+  app.any('/*', (res, req) => {
     deps.metrics.countRejection(notFoundStatus === 405 ? Errors.METHOD_NOT_ALLOWED.reason : Errors.NOT_FOUND.reason);
-    plain(res, deps, notFoundStatus, JSON_TYPE, notFoundBody());
+    plain(res, req, deps, notFoundStatus, JSON_TYPE, notFoundBody());
   });
 }
 

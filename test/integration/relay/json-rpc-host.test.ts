@@ -4,7 +4,7 @@ import { Connection, SendTransactionError } from '@solana/web3.js';
 import { createSolanaRpc, type Base64EncodedWireTransaction } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
-import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { defaultKeys, OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 
 let upstream: RecordingUpstream;
@@ -12,8 +12,25 @@ let relay: RelayHandle;
 
 beforeAll(async () => {
   upstream = await startRecordingUpstream();
-  relay = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } } });
+  relay = await startRelay({
+    upstream: { rpcUrl: upstream.url },
+    routes: { rpc: { endpoints: [upstream.url] } },
+    keys: [...defaultKeys(), { key: VERIFY_KEY, name: 'verify-bot', verifySignatures: true }],
+  });
 });
+
+/** A key with verifySignatures: true (and the default preflight policy, simulate). */
+const VERIFY_KEY = '5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9';
+
+/** The four key carriers of the spec, as [name, url, headers] for a base URL. */
+function carriers(base: string, path = ''): [string, string, Record<string, string>][] {
+  return [
+    ['x-token', base + path, { 'x-token': TEST_KEY }],
+    ['x-api-key', base + path, { 'x-api-key': TEST_KEY }],
+    ['Authorization: Bearer', base + path, { authorization: `Bearer ${TEST_KEY}` }],
+    ['?key=', `${base}${path || '/'}?key=${TEST_KEY}`, {}],
+  ];
+}
 afterAll(async () => {
   await relay?.stop();
   await upstream?.close();
@@ -70,6 +87,48 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
     await lastSentEquals(tx.bytes);
     const call = upstream.calls.find((c) => c.method === 'sendTransaction' && c.tx?.equals(tx.bytes));
     expect(call?.params[1]).toMatchObject({ encoding: 'base64', skipPreflight: true, maxRetries: 3 });
+  });
+
+  it('@solana/kit authenticates with each of the four key carriers', async () => {
+    for (const [name, url, headers] of carriers(relay.rpcUrl)) {
+      const tx = v0Transfer();
+      const sig = await createSolanaRpc(url, { headers } as Parameters<typeof createSolanaRpc>[1])
+        .sendTransaction(tx.base64 as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true })
+        .send();
+      expect([name, sig]).toEqual([name, tx.signature]);
+      await lastSentEquals(tx.bytes);
+    }
+  });
+
+  it('a non-Bearer Authorization header does not hide ?key=', async () => {
+    const tx = legacyTransfer();
+    const body = { jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64', skipPreflight: true }] };
+    const res = await fetch(`${relay.rpcUrl}/?key=${TEST_KEY}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Basic dXNlcjpwYXNz' },
+      body: JSON.stringify(body),
+    });
+    expect([res.status, await res.json()]).toEqual([200, { jsonrpc: '2.0', result: tx.signature, id: 1 }]);
+    await lastSentEquals(tx.bytes);
+    // Through a real client too: kit with the proxy's Authorization header and the key in the URL.
+    const kitTx = v0Transfer();
+    const sig = await createSolanaRpc(`${relay.rpcUrl}/?key=${TEST_KEY}`, { headers: { authorization: 'Basic dXNlcjpwYXNz' } })
+      .sendTransaction(kitTx.base64 as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true })
+      .send();
+    expect(sig).toBe(kitTx.signature);
+  });
+
+  it('a key with verifySignatures refuses a bad signature before preflight: -32003, the upstream never simulates it', async () => {
+    const tx = legacyTransfer();
+    const forged = Buffer.from(tx.bytes);
+    forged[1] ^= 0xff; // first byte of the first signature
+    const r = await rpc({ jsonrpc: '2.0', id: 'v', method: 'sendTransaction', params: [forged.toString('base64'), { encoding: 'base64' }] }, { 'x-api-key': VERIFY_KEY });
+    expect(r.json).toEqual({ jsonrpc: '2.0', error: { code: -32003, message: 'Transaction signature verification failure' }, id: 'v' });
+    expect(upstream.calls.some((c) => c.tx?.equals(forged))).toBe(false);
+    // The genuine transaction passes the same key's verification, is simulated, then sent.
+    expect(await connection(relay.rpcUrl, { 'x-api-key': VERIFY_KEY }).sendRawTransaction(tx.bytes)).toBe(tx.signature);
+    await lastSentEquals(tx.bytes);
+    expect(upstream.calls.filter((c) => c.tx?.equals(tx.bytes)).map((c) => c.method)).toEqual(['simulateTransaction', 'sendTransaction']);
   });
 
   it('base58 is the default encoding, as in Agave', async () => {
@@ -154,5 +213,37 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
     expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const get = await fetch(`${relay.rpcUrl}/other`);
     expect(get.status).toBe(405);
+  });
+
+  it('x-request-id is echoed (or generated) on /health, /metrics, 405 and OPTIONS too', async () => {
+    const answers = (id?: string) => {
+      const h: Record<string, string> = id === undefined ? {} : { 'x-request-id': id };
+      return Promise.all([
+        fetch(`${relay.rpcUrl}/health`, { headers: h }),
+        fetch(`${relay.rpcUrl}/metrics`, { headers: h }),
+        fetch(`${relay.rpcUrl}/other`, { headers: h }),
+        fetch(relay.rpcUrl, { method: 'OPTIONS', headers: h }),
+      ]);
+    };
+    const echoed = await answers('trace-plain-1');
+    expect(echoed.map((r) => [r.status, r.headers.get('x-request-id')])).toEqual([
+      [200, 'trace-plain-1'],
+      [200, 'trace-plain-1'],
+      [405, 'trace-plain-1'],
+      [204, 'trace-plain-1'],
+    ]);
+    for (const r of await answers()) expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    // Not printable ASCII or too long: replaced, never echoed.
+    for (const r of await answers('x'.repeat(65))) expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('/metrics labels every method in the table (getLeaderSlots is not "unknown")', async () => {
+    const r = await rpc({ jsonrpc: '2.0', id: 'g', method: 'getLeaderSlots', params: [1] });
+    expect(r.json.id).toBe('g');
+    await rpc({ jsonrpc: '2.0', id: 'n', method: 'noSuchMethod', params: [] });
+    const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(text).toMatch(/slotrelay_requests_total\{host="rpc",method="getLeaderSlots",outcome="[a-z_]+"\} [1-9]/);
+    expect(text).toMatch(/slotrelay_requests_total\{host="rpc",method="unknown",outcome="method_not_found"\} [1-9]/);
+    expect(text).toMatch(/slotrelay_requests_total\{host="rpc",method="sendTransaction",outcome="ok"\} [1-9]/);
   });
 });

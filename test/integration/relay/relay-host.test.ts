@@ -1,4 +1,5 @@
 // The relay host's three paths with fetch and the relay client library, route policy, auth carriers, metrics.
+import { Connection, SendTransactionError } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayClient, RelaySubmitError } from '../../../src/client/relay-client.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
@@ -95,6 +96,76 @@ describe('relay host', () => {
     expect(bad).toMatchObject({ status: 400, json: { error: { reason: 'invalid_params' } } });
     const notJson = await call('/v1/submit', '{', 'application/json');
     expect(notJson).toMatchObject({ status: 400, json: { error: { reason: 'parse_error' } } });
+  });
+
+  it('each of the four key carriers works on each of the three paths', async () => {
+    const carriers: [string, string, Record<string, string>][] = [
+      ['x-token', '', { 'x-token': TEST_KEY }],
+      ['x-api-key', '', { 'x-api-key': TEST_KEY }],
+      ['Authorization: Bearer', '', { authorization: `Bearer ${TEST_KEY}` }],
+      ['?key=', `?key=${TEST_KEY}`, {}],
+    ];
+    for (const [name, query, headers] of carriers) {
+      const a = legacyTransfer();
+      const submit = await call(`/v1/submit${query}`, JSON.stringify({ transaction: a.base64 }), 'application/json', headers);
+      expect([name, submit.status, submit.json]).toEqual([name, 200, { accepted: true, signature: a.signature, routes: ['rpc'] }]);
+      const b = v0Transfer();
+      const raw = await call(`/v1/transactions${query}`, b.bytes, 'application/octet-stream', headers);
+      expect([name, raw.status, raw.json]).toEqual([name, 200, { accepted: true, signature: b.signature, routes: ['rpc'] }]);
+      const c = legacyTransfer();
+      const rpcBody = JSON.stringify({ jsonrpc: '2.0', id: name, method: 'sendTransaction', params: [c.base64, { encoding: 'base64', skipPreflight: true }] });
+      const rpc = await call(`/v1/sendTransaction${query}`, rpcBody, 'application/json', headers);
+      expect([name, rpc.status, rpc.json]).toEqual([name, 200, { jsonrpc: '2.0', result: c.signature, id: name }]);
+      for (const t of [a, b, c]) await arrived(t.bytes);
+    }
+  });
+
+  it('a non-Bearer Authorization header does not hide ?key=', async () => {
+    const tx = legacyTransfer();
+    const r = await call(`/v1/submit?key=${TEST_KEY}`, JSON.stringify({ transaction: tx.base64 }), 'application/json', { authorization: 'Basic dXNlcjpwYXNz' });
+    expect([r.status, r.json]).toEqual([200, { accepted: true, signature: tx.signature, routes: ['rpc'] }]);
+    await arrived(tx.bytes);
+  });
+
+  it('@solana/web3.js Connection pointed at {relay}/v1/sendTransaction: sendRawTransaction with and without preflight', async () => {
+    const conn = (url: string, headers: Record<string, string>) =>
+      new Connection(url, { httpHeaders: headers, disableRetryOnRateLimit: true, commitment: 'processed' });
+    const skip = legacyTransfer();
+    expect(await conn(`${relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(skip.bytes, { skipPreflight: true })).toBe(skip.signature);
+    await arrived(skip.bytes);
+    // Default skipPreflight: false, key in the URL: the upstream simulates first, then the route sends.
+    const pre = v0Transfer();
+    expect(await conn(`${relay.relayUrl}/v1/sendTransaction?key=${TEST_KEY}`, {}).sendRawTransaction(pre.bytes)).toBe(pre.signature);
+    await arrived(pre.bytes);
+    expect(upstream.calls.filter((c) => c.tx?.equals(pre.bytes)).map((c) => c.method)).toEqual(['simulateTransaction', 'sendTransaction']);
+    // Errors reach web3.js as it expects them: a failed preflight with its logs.
+    upstream.simulation = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 };
+    try {
+      const bad = legacyTransfer();
+      const err = await conn(`${relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(bad.bytes).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SendTransactionError);
+      expect((err as SendTransactionError).logs).toEqual(['Program log: boom']);
+    } finally {
+      upstream.simulation = { err: null, logs: [], unitsConsumed: 1 };
+    }
+  });
+
+  it('x-request-id is echoed (or generated) on /health, /metrics, 404 and OPTIONS too', async () => {
+    const h = { 'x-request-id': 'relay-trace-7' };
+    const answers = await Promise.all([
+      fetch(`${relay.relayUrl}/health`, { headers: h }),
+      fetch(`${relay.relayUrl}/metrics`, { headers: h }),
+      fetch(`${relay.relayUrl}/v2/nothing`, { method: 'POST', headers: h }),
+      fetch(`${relay.relayUrl}/v1/submit`, { method: 'OPTIONS', headers: h }),
+    ]);
+    expect(answers.map((r) => [r.status, r.headers.get('x-request-id')])).toEqual([
+      [200, 'relay-trace-7'],
+      [200, 'relay-trace-7'],
+      [404, 'relay-trace-7'],
+      [204, 'relay-trace-7'],
+    ]);
+    const generated = await fetch(`${relay.relayUrl}/health`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
   it('unknown path -> 404 JSON; /metrics shows requests, rejections, ring depth and egress outcomes', async () => {
