@@ -298,9 +298,15 @@ export const configSchema = z
             retryMaxMs: positiveInt.default(5_000),
             /** Transactions waiting for stream credit per connection; beyond it a target answers dropped:queue_full. */
             maxQueuedPerConnection: positiveInt.default(4096),
+            /**
+             * A transaction waiting on a connection (handshake, stream credit, congestion room) longer than this ends as
+             * dropped:stale, which releases its ring slot. ~ one leader window (4 slots x 400 ms) plus margin: after
+             * that the leader it was aimed at has moved on, and a rebroadcast (retries.intervalMs) sends a fresh copy.
+             */
+            staleAfterMs: positiveInt.default(2_000),
             /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
             staleLeaderMs: positiveInt.default(10_000),
-            /** How often the in-worker leader source polls getSlot (until the telemetry snapshot replaces it). */
+            /** How often the in-worker leader source polls getSlot (only when the telemetry thread is disabled). */
             slotPollMs: positiveInt.default(200),
           })
           .strict()

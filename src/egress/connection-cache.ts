@@ -26,6 +26,10 @@ export interface ConnectionCacheOptions {
   readonly retryMinMs: number;
   readonly retryMaxMs: number;
   readonly maxQueuedPerConnection: number;
+  /** A transaction queued on a connection longer than this ends as dropped:stale. */
+  readonly staleAfterMs: number;
+  /** Largest transaction a connection writes (transactions.maxTransactionBytes). */
+  readonly maxTransactionBytes?: number;
   readonly log: Logger;
   /** Bench hook: every send latency sample (us) of every connection. */
   readonly onSendLatency?: (us: number) => void;
@@ -115,6 +119,8 @@ export class ConnectionCache {
       retryMinMs: this.o.retryMinMs,
       retryMaxMs: this.o.retryMaxMs,
       maxQueued: this.o.maxQueuedPerConnection,
+      staleAfterMs: this.o.staleAfterMs,
+      maxTransactionBytes: this.o.maxTransactionBytes,
       log: this.o.log,
       onSendLatency: this.o.onSendLatency,
     });

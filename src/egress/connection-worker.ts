@@ -8,20 +8,28 @@
 // send() never waits for a handshake it could avoid (the scheduler pre-warms), never spins and never drops silently:
 //   active + stream credit      -> 'sent' synchronously (the datagram is already with the kernel)
 //   connecting or no credit     -> queued inside the QUIC connection (copied); the promise answers 'sent' when the
-//                                  stream is written, or 'dropped:no_connection' if the connection ends first
+//                                  stream is written, 'dropped:stale' when it waited staleAfterMs without credit or
+//                                  room (a parked or silent peer), or 'dropped:no_connection' if the connection ends
 //   queue full                  -> 'dropped:queue_full'
+//   empty / too large           -> 'failed' (the transaction is refused, never queued)
 //   retrying / closing / closed -> 'dropped:no_connection' at once (other targets are not held up)
+// Waiters: the connection's queue is FIFO and each queued transaction leaves it once, from the head (written, write
+// failed, stale) or at close (unsent), so one waiter is pushed per queued transaction, in the same order, and answered
+// positionally. Transactions given before the socket exists keep their own resolver until they reach the queue.
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
-import { QuicClientConnection, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
+import { PACKET_DATA_SIZE, QuicClientConnection, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
 import type { Logger } from '../log/logger.js';
 
 export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
 /** What one target did with one transaction (a subset of EGRESS_OUTCOMES). */
-export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropped:queue_full';
+export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropped:queue_full' | 'dropped:stale';
+
+/** At most one "transactions went stale" warning per connection per this interval (ms); the rest are counted. */
+const STALE_LOG_INTERVAL_MS = 1_000;
 
 export interface ConnectionWorkerOptions {
   readonly host: string;
@@ -35,6 +43,10 @@ export interface ConnectionWorkerOptions {
   readonly retryMinMs: number;
   readonly retryMaxMs: number;
   readonly maxQueued: number;
+  /** A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs). */
+  readonly staleAfterMs: number;
+  /** Largest transaction written (transactions.maxTransactionBytes); larger ones answer `failed`. Default 1232. */
+  readonly maxTransactionBytes?: number;
   readonly log: Logger;
   /** Test/bench hook: every send latency sample, microseconds. */
   readonly onSendLatency?: (us: number) => void;
@@ -53,6 +65,7 @@ export interface ConnectionReport {
   readonly queued: number;
   readonly droppedNoConnection: number;
   readonly droppedQueueFull: number;
+  readonly droppedStale: number;
   readonly failed: number;
   readonly sendLatencyCount: number;
   readonly sendLatencyP50Us: number;
@@ -63,16 +76,21 @@ export interface ConnectionReport {
 
 type Resolve = (o: TargetOutcome) => void;
 
+/** A transaction given before the socket existed, with its own waiter. */
+interface PreOpen {
+  readonly tx: Uint8Array;
+  readonly resolve: Resolve;
+}
+
 export class ConnectionWorker {
   private st: ConnectionState = 'connecting';
   private conn: QuicClientConnection | null = null;
-  /** Transactions given while the socket is still being opened (copied), written into the connection on open. */
-  private preOpen: Uint8Array[] = [];
+  /** Transactions given while the socket is still being opened (copied), moved into the connection on open. */
+  private preOpen: PreOpen[] = [];
   /** FIFO of callers waiting for a queued transaction, in the connection's queue order. */
   private waiters: Resolve[] = [];
   private waitHead = 0;
-  /** Set while trySendTransaction runs: a latency sample then belongs to that direct write, not to a waiter. */
-  private inDirectSend = false;
+  private readonly maxTxBytes: number;
   private backoffMs: number;
   private retryTimer: NodeJS.Timeout | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
@@ -82,7 +100,10 @@ export class ConnectionWorker {
   private sent = 0;
   private droppedNoConnection = 0;
   private droppedQueueFull = 0;
+  private droppedStale = 0;
   private failed = 0;
+  private staleLogAtMs = -Infinity;
+  private staleUnlogged = 0;
   private readonly latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 2 });
   /** Date.now() of the last send() (LRU and idle decisions). */
   lastUsedMs = Date.now();
@@ -90,6 +111,7 @@ export class ConnectionWorker {
 
   constructor(private readonly o: ConnectionWorkerOptions) {
     this.target = `${o.host}:${o.port}`;
+    this.maxTxBytes = o.maxTransactionBytes ?? PACKET_DATA_SIZE;
     this.backoffMs = o.retryMinMs;
     this.connect();
   }
@@ -102,11 +124,13 @@ export class ConnectionWorker {
   send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome> {
     this.lastUsedMs = Date.now();
     const st = this.st;
+    if (tx.length === 0 || tx.length > this.maxTxBytes) {
+      this.failed++;
+      return 'failed';
+    }
     if (st === 'active' || (st === 'connecting' && this.conn !== null)) {
       const c = this.conn!;
-      this.inDirectSend = true;
       const r = c.trySendTransaction(tx);
-      this.inDirectSend = false;
       if (r === true) {
         this.sent++;
         return 'sent';
@@ -124,8 +148,8 @@ export class ConnectionWorker {
         this.droppedQueueFull++;
         return 'dropped:queue_full';
       }
-      this.preOpen.push(new Uint8Array(tx));
-      return this.waitFor();
+      const copy = new Uint8Array(tx);
+      return new Promise<TargetOutcome>((resolve) => this.preOpen.push({ tx: copy, resolve }));
     }
     this.droppedNoConnection++;
     return 'dropped:no_connection';
@@ -171,6 +195,7 @@ export class ConnectionWorker {
       queued: (this.conn?.queued ?? 0) + this.preOpen.length,
       droppedNoConnection: this.droppedNoConnection,
       droppedQueueFull: this.droppedQueueFull,
+      droppedStale: this.droppedStale,
       failed: this.failed,
       sendLatencyCount: n,
       sendLatencyP50Us: n === 0 ? 0 : h.getValueAtPercentile(50),
@@ -193,8 +218,12 @@ export class ConnectionWorker {
       keepAliveMs: this.o.keepAliveMs,
       connectTimeoutMs: this.o.connectTimeoutMs,
       maxQueuedTransactions: this.o.maxQueued,
+      maxTransactionBytes: this.maxTxBytes,
+      maxQueueWaitMs: this.o.staleAfterMs,
       onSendLatency: this.onLatency,
+      onQueuedSent: this.onQueuedSent,
       onWriteFailed: this.onWriteFailed,
+      onStale: this.onStale,
       onDrain: this.onDrain,
       onClose: this.onClose,
     }).then(
@@ -208,9 +237,12 @@ export class ConnectionWorker {
         this.conn = c;
         const pending = this.preOpen;
         this.preOpen = [];
-        // Same order as their waiters: each one is queued (not established yet) or refused.
-        for (const tx of pending) {
-          if (c.trySendTransaction(tx) === false) this.resolveNext('dropped:queue_full');
+        // Not established yet, so each one is queued (its waiter joins the FIFO in queue order) or refused (it is
+        // answered itself: the only refusal left after send()'s size check is a full queue).
+        for (const p of pending) {
+          const r = c.trySendTransaction(p.tx);
+          if (r === 'no-credit') this.waiters.push(p.resolve);
+          else this.answer(p.resolve, r === true ? 'sent' : c.queued >= this.o.maxQueued ? 'dropped:queue_full' : 'failed');
         }
         c.established.then(() => {
           if (this.conn !== c || this.st !== 'connecting') return;
@@ -255,9 +287,7 @@ export class ConnectionWorker {
   private failedConnect(): void {
     this.connectFailures++;
     this.conn = null;
-    const pending = this.preOpen.length;
-    this.preOpen = [];
-    for (let i = 0; i < pending; i++) this.resolveNext('dropped:no_connection');
+    this.answerPreOpen('dropped:no_connection');
     if (this.st === 'closing' || this.st === 'closed') {
       this.toClosed();
       return;
@@ -277,9 +307,13 @@ export class ConnectionWorker {
   private toClosed(): void {
     this.st = 'closed';
     this.conn = null;
-    const pending = this.preOpen.length;
+    this.answerPreOpen('dropped:no_connection');
+  }
+
+  private answerPreOpen(o: TargetOutcome): void {
+    const pending = this.preOpen;
     this.preOpen = [];
-    for (let i = 0; i < pending; i++) this.resolveNext('dropped:no_connection');
+    for (const p of pending) this.answer(p.resolve, o);
   }
 
   // ---- waiters (hot when queueing) ----
@@ -288,6 +322,7 @@ export class ConnectionWorker {
     return new Promise<TargetOutcome>((resolve) => this.waiters.push(resolve));
   }
 
+  /** Answers the oldest waiter: the connection's queue head just left the queue with outcome `o`. */
   private resolveNext(o: TargetOutcome): void {
     if (this.waitHead >= this.waiters.length) return;
     const r = this.waiters[this.waitHead++];
@@ -298,9 +333,14 @@ export class ConnectionWorker {
       this.waiters = this.waiters.slice(this.waitHead);
       this.waitHead = 0;
     }
+    this.answer(r, o);
+  }
+
+  private answer(r: Resolve, o: TargetOutcome): void {
     if (o === 'sent') this.sent++;
     else if (o === 'dropped:no_connection') this.droppedNoConnection++;
     else if (o === 'dropped:queue_full') this.droppedQueueFull++;
+    else if (o === 'dropped:stale') this.droppedStale++;
     else this.failed++;
     r(o);
   }
@@ -308,12 +348,41 @@ export class ConnectionWorker {
   private readonly onLatency = (us: number): void => {
     this.latency.recordValue(us < 1 ? 1 : Math.round(us));
     if (this.o.onSendLatency !== undefined) this.o.onSendLatency(us);
-    // A write from the queue (ACK/credit came back): it is the oldest waiter's transaction.
-    if (!this.inDirectSend) this.resolveNext('sent');
+  };
+
+  /** A write from the queue (ACK/credit came back): it is the oldest waiter's transaction. */
+  private readonly onQueuedSent = (): void => {
+    this.resolveNext('sent');
   };
 
   private readonly onWriteFailed = (): void => {
     this.resolveNext('failed');
+  };
+
+  /** The queue head waited staleAfterMs without credit or room (a parked or silent peer). */
+  private readonly onStale = (_tx: Uint8Array, waitedMs: number): void => {
+    this.resolveNext('dropped:stale');
+    const now = Date.now();
+    if (now - this.staleLogAtMs < STALE_LOG_INTERVAL_MS) {
+      this.staleUnlogged++;
+      return;
+    }
+    const c = this.conn;
+    this.o.log.warn(
+      {
+        target: this.target,
+        validator: this.o.label,
+        outcome: 'dropped:stale',
+        waitedMs: Math.round(waitedMs),
+        staleSinceLast: this.staleUnlogged,
+        staleTotal: this.droppedStale,
+        queued: c?.queued ?? 0,
+        peerStreamsLeft: c !== null && c.currentState === 'established' ? c.peerStreamsLeft() : null,
+      },
+      'egress: queued transactions waited too long for stream credit / congestion room (dropped:stale)',
+    );
+    this.staleLogAtMs = now;
+    this.staleUnlogged = 0;
   };
 
   private readonly onDrain = (): void => {

@@ -48,6 +48,8 @@ export class QuicEgress {
         retryMinMs: d.retryMinMs,
         retryMaxMs: d.retryMaxMs,
         maxQueuedPerConnection: d.maxQueuedPerConnection,
+        staleAfterMs: d.staleAfterMs,
+        maxTransactionBytes: config.transactions.maxTransactionBytes,
         log,
         onSendLatency,
       });
@@ -75,7 +77,8 @@ export class QuicEgress {
 
 /** Failure precedence when no target wrote the transaction (most actionable first). */
 function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
-  const rank = (o: TargetOutcome): number => (o === 'failed' ? 3 : o === 'dropped:queue_full' ? 2 : o === 'dropped:no_connection' ? 1 : 0);
+  const rank = (o: TargetOutcome): number =>
+    o === 'failed' ? 4 : o === 'dropped:queue_full' ? 3 : o === 'dropped:stale' ? 2 : o === 'dropped:no_connection' ? 1 : 0;
   return rank(b) > rank(a) ? b : a;
 }
 

@@ -4,7 +4,11 @@
 // a FIN sent as a separate empty write can reach the server after the data and leave a stream unfinished.
 // Flow: trySendTransaction -> stream write -> flush (conn.send() until null, each datagram straight to the kernel).
 // When there is no stream credit (peerStreamsLeftUni) or no send capacity (congestion/flow window), the transaction
-// is queued and the queue resumes on the next incoming datagram (an ACK or MAX_STREAMS) or timer: never spin, never drop.
+// is queued and the queue resumes on the next incoming datagram (an ACK or MAX_STREAMS) or timer: never spin. A queued
+// transaction waits at most maxQueueWaitMs (the same timer fires for the queue head): then it leaves the queue through
+// onStale, so a peer that grants no credit or never ACKs cannot hold anything forever. Every queued transaction
+// leaves the queue exactly once, in FIFO order, through onQueuedSent, onWriteFailed, onStale or onClose's `unsent`:
+// an owner that keeps one waiter per queued transaction can answer them positionally.
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';
@@ -29,7 +33,7 @@ export interface QuicClientOptions {
   port: number;
   /** Client certificate (its key is our identity); null connects without one (tests of refusals only). */
   identity: IdentityCertificate | null;
-  /** SNI; default "{ip}.{port}.sol" like Agave (a bare IP is rejected by rustls). */
+  /** SNI; default quicServerName(host, port): "{ip}.{port}.sol" like Agave (a bare IP is rejected by rustls). */
   serverName?: string;
   /** ALPN list; default ['solana-tpu']. */
   alpn?: readonly string[];
@@ -45,11 +49,20 @@ export interface QuicClientOptions {
   maxQueuedTransactions?: number;
   /** Copy a transaction when it must be queued (default true) so callers may reuse their buffer at once. */
   copyQueued?: boolean;
+  /**
+   * Longest time a transaction may wait in the queue (for credit, room or the handshake), ms; then it is handed to
+   * onStale instead of being written. Default Infinity (no limit: the owner must then bound the wait itself).
+   */
+  maxQueueWaitMs?: number;
   congestionControl?: CongestionControl;
   /** The connection ended; `unsent` are queued transactions never written (hand them to another route). */
   onClose?: (info: QuicCloseInfo, unsent: Uint8Array[]) => void;
   /** A queued transaction quiche refused to write (unexpected stream error): it is handed back, not retried. */
   onWriteFailed?: (tx: Uint8Array) => void;
+  /** A queued transaction was written (the queue head; its latency sample was reported just before). */
+  onQueuedSent?: () => void;
+  /** The queue head waited maxQueueWaitMs without being written: it left the queue unsent. */
+  onStale?: (tx: Uint8Array, waitedMs: number) => void;
   /** The wait queue became empty again (credit/room came back). */
   onDrain?: () => void;
   /** Per transaction: microseconds from streamSend to the end of the send loop that handed its datagram(s) to the kernel. */
@@ -68,6 +81,8 @@ export interface QuicClientStats {
   readonly transactionsQueued: number;
   /** How many were ever queued. */
   readonly transactionsQueuedTotal: number;
+  /** Queued ones that waited maxQueueWaitMs and left unsent (onStale). */
+  readonly transactionsStale: number;
   /** Streams the peer has read to FIN, as witnessed by the stream credit it returned (MAX_STREAMS). */
   readonly streamsFinishedByPeer: number;
   /** Send latency (streamSend -> kernel), microseconds. */
@@ -102,11 +117,15 @@ export class QuicClientConnection {
   private conn!: QuicheConnection;
   private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
   private readonly timer: DeadlineTimer;
-  private readonly o: Required<Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'identity' | 'serverName'>>;
+  private readonly o: Required<
+    Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'onQueuedSent' | 'onStale' | 'identity' | 'serverName'>
+  >;
   private readonly onCloseCb: QuicClientOptions['onClose'];
   private readonly onDrainCb: QuicClientOptions['onDrain'];
   private readonly onLatency: QuicClientOptions['onSendLatency'];
   private readonly onWriteFailedCb: QuicClientOptions['onWriteFailed'];
+  private readonly onQueuedSentCb: QuicClientOptions['onQueuedSent'];
+  private readonly onStaleCb: QuicClientOptions['onStale'];
   // Reused RecvInfo: the socket is connected, so every datagram comes from the same peer to the same local address.
   private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
 
@@ -117,10 +136,14 @@ export class QuicClientConnection {
   private nextStreamId = 2;
   /** A stream created (empty write) but not yet written because it had no room; reused for the next write. */
   private openStreamId = -1;
-  // FIFO wait queue: array + head index, compacted when drained (no per-item allocation beyond the array slot).
+  // FIFO wait queue: array + head index, compacted when drained (no per-item allocation beyond the array slot), and
+  // each entry's deadline (performance.now() ms) at the same index. One wait limit for all: deadlines never decrease
+  // along the queue, so only the head is ever checked.
   private queue: Uint8Array[] = [];
+  private queueDeadline: number[] = [];
   private queueHead = 0;
   private queuedTotal = 0;
+  private staleTotal = 0;
   private written = 0;
   private latencyCount = 0;
   private latencySumUs = 0;
@@ -148,12 +171,15 @@ export class QuicClientConnection {
       maxTransactionBytes: opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
       maxQueuedTransactions: opts.maxQueuedTransactions ?? 4096,
       copyQueued: opts.copyQueued ?? true,
+      maxQueueWaitMs: opts.maxQueueWaitMs ?? Infinity,
       congestionControl: opts.congestionControl ?? 'cubic',
     };
     this.onCloseCb = opts.onClose;
     this.onDrainCb = opts.onDrain;
     this.onLatency = opts.onSendLatency;
     this.onWriteFailedCb = opts.onWriteFailed;
+    this.onQueuedSentCb = opts.onQueuedSent;
+    this.onStaleCb = opts.onStale;
     this.keepAliveEffMs = this.o.keepAliveMs;
     this.remote = { host: opts.host, port: opts.port };
     this.sock = dgram.createSocket({ type: isIPv6(opts.host) ? 'udp6' : 'udp4' });
@@ -207,7 +233,7 @@ export class QuicClientConnection {
     });
     const scid = new Uint8Array(LOCAL_CID_LEN);
     randomFillSync(scid);
-    const serverName = opts.serverName ?? `${opts.host}.${opts.port}.sol`;
+    const serverName = opts.serverName ?? quicServerName(opts.host, opts.port);
     this.startMs = performance.now();
     this.conn = quiche.Connection.connect(serverName, scid, localHp, remoteHp, config);
     this.connectTimer = setTimeout(this.onConnectTimeout, this.o.connectTimeoutMs);
@@ -222,6 +248,11 @@ export class QuicClientConnection {
   /** Transactions waiting for credit or room. */
   get queued(): number {
     return this.queue.length - this.queueHead;
+  }
+
+  /** Streams the peer lets us open now (its MAX_STREAMS credit left); 0 before establishment. Cold: diagnostics. */
+  peerStreamsLeft(): number {
+    return this.state === 'established' ? this.conn.peerStreamsLeftUni() : 0;
   }
 
   /**
@@ -245,7 +276,12 @@ export class QuicClientConnection {
     if (this.queue.length - this.queueHead >= this.o.maxQueuedTransactions) return false;
     // new Uint8Array(x) always copies; Buffer#slice would not.
     this.queue.push(this.o.copyQueued ? new Uint8Array(tx) : tx);
+    const now = performance.now();
+    const deadline = now + this.o.maxQueueWaitMs;
+    this.queueDeadline.push(deadline);
     this.queuedTotal++;
+    // The head's deadline shares the connection timer (arm() only ever moves it earlier).
+    if (this.queue.length - this.queueHead === 1 && deadline !== Infinity) this.timer.arm(deadline - now, now);
     return 'no-credit';
   }
 
@@ -282,6 +318,7 @@ export class QuicClientConnection {
       transactionsWritten: this.written,
       transactionsQueued: this.queued,
       transactionsQueuedTotal: this.queuedTotal,
+      transactionsStale: this.staleTotal,
       streamsFinishedByPeer: finished,
       sendLatencyCount: this.latencyCount,
       sendLatencyMeanUs: this.latencyCount === 0 ? 0 : this.latencySumUs / this.latencyCount,
@@ -364,20 +401,48 @@ export class QuicClientConnection {
 
   private drainQueue(): void {
     const q = this.queue;
-    let head = this.queueHead;
+    let head = this.expireStale(performance.now());
     while (head < q.length) {
       const r = this.writeAndFlush(q[head]);
       if (r === NO_CREDIT || r === NO_ROOM) break;
       // A write quiche refused outright (not a lack of room) must not block the queue: hand it back, never drop it.
-      if (r === FAILED && this.onWriteFailedCb !== undefined) this.onWriteFailedCb(q[head]);
+      if (r === FAILED) {
+        if (this.onWriteFailedCb !== undefined) this.onWriteFailedCb(q[head]);
+      } else if (this.onQueuedSentCb !== undefined) {
+        this.onQueuedSentCb();
+      }
       head++;
     }
+    this.setQueueHead(head);
+  }
+
+  /** Hands every queue entry past its deadline to onStale (head first); returns the new head index (not yet stored). */
+  private expireStale(now: number): number {
+    const q = this.queue;
+    const d = this.queueDeadline;
+    let head = this.queueHead;
+    while (head < q.length && d[head] <= now) {
+      this.staleTotal++;
+      const tx = q[head];
+      head++;
+      this.queueHead = head; // a re-entrant send from the callback sees a consistent queue
+      if (this.onStaleCb !== undefined) this.onStaleCb(tx, now - (d[head - 1] - this.o.maxQueueWaitMs));
+    }
+    return head;
+  }
+
+  /** Stores the queue head after entries left the queue; compacts, and reports a drained queue. */
+  private setQueueHead(head: number): void {
+    const q = this.queue;
     if (head === q.length) {
+      const had = head > 0;
       this.queue = [];
+      this.queueDeadline = [];
       this.queueHead = 0;
-      if (head > 0 && this.onDrainCb !== undefined) this.onDrainCb();
+      if (had && this.onDrainCb !== undefined) this.onDrainCb();
     } else if (head > 1024) {
       this.queue = q.slice(head);
+      this.queueDeadline = this.queueDeadline.slice(head);
       this.queueHead = 0;
     } else {
       this.queueHead = head;
@@ -412,6 +477,10 @@ export class QuicClientConnection {
       const ka = this.keepAliveDueMs - now;
       if (delay === null || ka < delay) delay = ka < 0 ? 0 : ka;
     }
+    if (this.queueHead < this.queue.length) {
+      const st = this.queueDeadline[this.queueHead] - now;
+      if (st !== Infinity && (delay === null || st < delay)) delay = st < 0 ? 0 : st;
+    }
     this.timer.arm(delay, now);
   }
 
@@ -426,7 +495,12 @@ export class QuicClientConnection {
       this.sentAtKeepAliveCheck = this.datagramsSent;
       this.keepAliveDueMs = now + this.keepAliveEffMs;
     }
-    if (this.state === 'established' && this.queueHead < this.queue.length) this.drainQueue();
+    if (this.queueHead < this.queue.length) {
+      // Established: write what fits (expiring stale heads first). Still connecting: only expire.
+      if (this.state === 'established') this.drainQueue();
+      else this.setQueueHead(this.expireStale(now));
+    }
+    if ((this.state as QuicClientState) === 'closed') return; // a callback closed us
     this.flush();
     this.afterIo();
   };
@@ -479,6 +553,7 @@ export class QuicClientConnection {
     this.closeInfo = info;
     const unsent = this.queue.slice(this.queueHead);
     this.queue = [];
+    this.queueDeadline = [];
     this.queueHead = 0;
     try {
       this.sock.close();
@@ -493,4 +568,35 @@ export class QuicClientConnection {
     this.resolveClosed(info);
     if (this.onCloseCb !== undefined) this.onCloseCb(info, unsent);
   }
+}
+
+/**
+ * The SNI for a TPU at ip:port. IPv4: "{ip}.{port}.sol", exactly what Agave's clients send (tls-utils
+ * socket_addr_to_quic_server_name, anza-xyz/agave#7260): a distinct name per server, never a bare IP (rustls
+ * refuses an IP as SNI, "Illegal SNI hostname", transport code 306). IPv6: Agave formats the address the same way,
+ * which gives "::1.8009.sol"; rustls cannot parse that as a DNS name (a colon is not a hostname character), so a
+ * rustls server refuses it. We write the address as one DNS label instead: all eight groups, four hex digits each,
+ * joined by "-" (no leading, trailing or doubled hyphen; 39 characters, under the 63 a label allows), zone id dropped:
+ * "0000-0000-0000-0000-0000-0000-0000-0001.8009.sol". Servers read only the certificate, not the name.
+ */
+export function quicServerName(host: string, port: number): string {
+  if (!isIPv6(host)) return `${host}.${port}.sol`;
+  return `${expandIpv6(host).join('-')}.${port}.sol`;
+}
+
+/** The eight 16-bit groups of an IPv6 address as 4-digit lower-case hex (an embedded IPv4 tail is converted). */
+function expandIpv6(host: string): string[] {
+  let h = host.toLowerCase();
+  const zone = h.indexOf('%');
+  if (zone >= 0) h = h.slice(0, zone);
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
+  if (v4 !== null) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    h = h.slice(0, v4.index) + ((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16);
+  }
+  const [left, right] = h.includes('::') ? h.split('::') : [h, null];
+  const l = left === '' ? [] : left.split(':');
+  const r = right === null || right === '' ? [] : right.split(':');
+  const groups = right === null ? l : [...l, ...new Array<string>(8 - l.length - r.length).fill('0'), ...r];
+  return groups.map((g) => g.padStart(4, '0'));
 }

@@ -12,6 +12,7 @@ export type { QuicCloseInfo } from './close-info.js';
 export type { CongestionControl } from './quiche-config.js';
 export {
   QuicClientConnection,
+  quicServerName,
   type QuicClientOptions,
   type QuicClientState,
   type QuicClientStats,

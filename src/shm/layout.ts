@@ -71,6 +71,7 @@ export const EGRESS_OUTCOMES = Object.freeze([
   'dropped:no_leader', // direct: no fresh leader schedule / slot, or no leader with a tpuQuic address
   'dropped:no_connection', // direct/static: no target had a usable QUIC connection (all connecting failed / retrying)
   'dropped:queue_full', // direct/static: every target's wait-for-stream-credit queue was full
+  'dropped:stale', // direct/static: queued for stream credit / congestion room longer than routes.direct.staleAfterMs
 ] as const);
 export type EgressOutcome = (typeof EGRESS_OUTCOMES)[number];
 export const EGRESS_OUTCOME_COUNT = EGRESS_OUTCOMES.length;

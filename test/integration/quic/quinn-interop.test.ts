@@ -9,6 +9,7 @@ import {
   QuicClientConnection,
   base58Decode,
   createRandomIdentityCertificate,
+  quicServerName,
 } from '../../../src/quic/index.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
@@ -100,5 +101,50 @@ describe.skipIf(binary === null)(`quinn-tpu-sink interop${skipReason ? ` (SKIPPE
     expect(stats).toMatch(new RegExp(`conns=1 tx=${N} unfinished=0 rejected=0 bytes=${N * base.length}$`));
     expect(client.stats()).toMatchObject({ transactionsWritten: N, errors: 0, state: 'established' });
     client.close();
+  });
+
+  it('IPv6: our SNI (the address as one DNS label) is accepted by rustls; Agave\'s "::1.port.sol" is refused (306)', async () => {
+    const sink6 = spawn(binary!, ['[::1]:0', path.join(outDir, 'server.key.der'), path.join(outDir, 'server.crt.der'), '--max-uni', '128'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const out: string[] = [];
+      const port6: number = await new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('IPv6 sink did not listen')), 10_000);
+        createInterface({ input: sink6.stdout! }).on('line', (l) => {
+          out.push(l);
+          if (l.startsWith('LISTEN ')) {
+            clearTimeout(t);
+            resolve(Number(l.split(':').at(-1)));
+          }
+        });
+      });
+      expect(quicServerName('::1', port6)).toBe(`0000-0000-0000-0000-0000-0000-0000-0001.${port6}.sol`);
+      const identity = await createRandomIdentityCertificate();
+      const ok = await QuicClientConnection.connect({ host: '::1', port: port6, identity });
+      expect(ok.trySendTransaction(legacyTransfer(9).bytes)).toBe(true);
+      const deadline = Date.now() + 5_000;
+      while (!out.some((l) => l.startsWith('STATS ') && l.includes(' tx=1 ')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(out.some((l) => l.startsWith('STATS ') && l.includes(' tx=1 '))).toBe(true);
+      ok.close();
+      const refused = await QuicClientConnection.connect({ host: '::1', port: port6, identity, serverName: `::1.${port6}.sol` }).then(
+        () => null,
+        (e: Error & { closeInfo: { code: number } }) => e.closeInfo,
+      );
+      expect(refused?.code).toBe(306);
+    } finally {
+      sink6.kill();
+    }
+  });
+});
+
+describe('quicServerName', () => {
+  it('IPv4 as Agave sends it; IPv6 as one DNS-safe label (expanded, zone dropped, IPv4 tail converted)', () => {
+    expect(quicServerName('10.0.0.1', 8009)).toBe('10.0.0.1.8009.sol');
+    expect(quicServerName('2001:db8::1', 8009)).toBe('2001-0db8-0000-0000-0000-0000-0000-0001.8009.sol');
+    expect(quicServerName('fe80::a%eth0', 1)).toBe('fe80-0000-0000-0000-0000-0000-0000-000a.1.sol');
+    expect(quicServerName('::ffff:10.0.0.1', 2)).toBe('0000-0000-0000-0000-0000-ffff-0a00-0001.2.sol');
+    expect(quicServerName('1:2:3:4:5:6:7:8', 3)).toBe('0001-0002-0003-0004-0005-0006-0007-0008.3.sol');
+    expect(quicServerName('::', 4)).toBe('0000-0000-0000-0000-0000-0000-0000-0000.4.sol');
   });
 });

@@ -1,5 +1,8 @@
 // The per-validator connection state machine on loopback: connecting -> active, queued-while-connecting delivery,
-// refused connect -> retrying with doubling backoff, closing with grace, and the LRU cache's eviction rules.
+// refused connect -> retrying with doubling backoff, closing with grace, and the LRU cache's eviction rules. Stalled
+// peers: one that grants no stream credit (MAX_STREAMS 0, Agave's "parked" unstaked peer) and one that swallows every
+// datagram after the handshake (no ACK ever): queued transactions end as dropped:stale after staleAfterMs, each
+// with its own outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dgram from 'node:dgram';
 import { ConnectionCache } from '../../../src/egress/connection-cache.js';
@@ -24,7 +27,7 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
 }
 
 function opts(p: number, extra: Partial<ConnectionWorkerOptions> = {}): ConnectionWorkerOptions {
-  return { host: '127.0.0.1', port: p, identity, maxIdleTimeoutMs: 5_000, keepAliveMs: 1_000, connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueued: 64, log, ...extra };
+  return { host: '127.0.0.1', port: p, identity, maxIdleTimeoutMs: 5_000, keepAliveMs: 1_000, connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueued: 64, staleAfterMs: 2_000, log, ...extra };
 }
 
 /** A UDP port nobody listens on (bound, then released). */
@@ -80,11 +83,116 @@ describe('ConnectionWorker', () => {
   });
 });
 
+/**
+ * A UDP relay in front of `target` that forwards both ways until `swallow()` is called, then drops every datagram in
+ * both directions: the peer goes silent after the handshake (no ACK, no MAX_STREAMS, nothing).
+ */
+async function silentAfterHandshake(target: number): Promise<{ port: number; swallow(): void; close(): Promise<void> }> {
+  const front = dgram.createSocket('udp4');
+  const back = dgram.createSocket('udp4');
+  let client: { address: string; port: number } | null = null;
+  let swallowing = false;
+  front.on('message', (m, rinfo) => {
+    client = { address: rinfo.address, port: rinfo.port };
+    if (!swallowing) back.send(m, target, '127.0.0.1');
+  });
+  back.on('message', (m) => {
+    if (!swallowing && client !== null) front.send(m, client.port, client.address);
+  });
+  await new Promise<void>((r) => front.bind(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => back.bind(0, '127.0.0.1', () => r()));
+  return {
+    port: front.address().port,
+    swallow: () => void (swallowing = true),
+    close: async () => {
+      await new Promise<void>((r) => front.close(() => r()));
+      await new Promise<void>((r) => back.close(() => r()));
+    },
+  };
+}
+
+describe('ConnectionWorker: every transaction gets its own outcome', () => {
+  it('while connecting, a transaction over 1232 bytes answers failed at once and does not take another one\'s outcome', async () => {
+    const before = received.length;
+    const w = new ConnectionWorker(opts(port));
+    const ok1 = w.send(Buffer.from('first, while connecting'));
+    const big = w.send(new Uint8Array(1300).fill(7));
+    const ok2 = w.send(Buffer.from('second, while connecting'));
+    expect(big).toBe('failed');
+    expect(await ok1).toBe('sent');
+    expect(await ok2).toBe('sent');
+    expect(await until(() => received.length === before + 2, 2_000)).toBe(true);
+    expect(w.report()).toMatchObject({ sent: 2, failed: 1, droppedQueueFull: 0 });
+    await w.close(0);
+  });
+
+  it('maxTransactionBytes 4096 (SIMD-0296) lets a 1300-byte transaction through to a listener that takes it', async () => {
+    const got: Uint8Array[] = [];
+    const big = new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: 'v4096', maxTransactionBytes: 4096, onTransaction: (tx) => got.push(tx) });
+    await big.start();
+    const w = new ConnectionWorker(opts(big.address().port, { maxTransactionBytes: 4096 }));
+    expect(await w.send(new Uint8Array(1300).fill(9))).toBe('sent');
+    expect(await until(() => got.length === 1, 2_000)).toBe(true);
+    expect(got[0].length).toBe(1300);
+    await w.close(0);
+    await big.stop();
+  });
+});
+
+describe('ConnectionWorker: a stalled peer cannot hold a transaction longer than staleAfterMs', () => {
+  it('a peer granting no stream credit (MAX_STREAMS 0): queued transactions end dropped:stale, in order, and are logged', async () => {
+    const parked = new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: 'parked', maxStreams: 0, onTransaction: () => undefined });
+    await parked.start();
+    const lines: Record<string, unknown>[] = [];
+    const capture = createLogger('warn', 'test');
+    capture.warn = ((o: Record<string, unknown>) => void lines.push(o)) as typeof capture.warn;
+    const w = new ConnectionWorker(opts(parked.address().port, { staleAfterMs: 300, log: capture }));
+    const t0 = performance.now();
+    const a = w.send(Buffer.from('a'));
+    expect(await until(() => w.state === 'active', 2_000)).toBe(true);
+    const b = w.send(Buffer.from('b'));
+    expect(typeof b).not.toBe('string'); // queued: no credit
+    const outcomes = await Promise.all([a, b]);
+    const waited = performance.now() - t0;
+    expect(outcomes).toEqual(['dropped:stale', 'dropped:stale']);
+    expect(waited).toBeGreaterThanOrEqual(290);
+    expect(waited).toBeLessThan(1_500);
+    expect(w.report()).toMatchObject({ state: 'active', queued: 0, droppedStale: 2, sent: 0 });
+    expect(lines.some((l) => l.outcome === 'dropped:stale' && l.target === w.target)).toBe(true);
+    // The connection stays usable: a later transaction is queued again (and ends the same way), nothing is stuck.
+    expect(await w.send(Buffer.from('c'))).toBe('dropped:stale');
+    await w.close(0);
+    await parked.stop();
+  });
+
+  it('a peer that goes silent after the handshake (never ACKs): sends fill the congestion window, the rest end dropped:stale', async () => {
+    const before = received.length;
+    const relay = await silentAfterHandshake(port);
+    const w = new ConnectionWorker(opts(relay.port, { staleAfterMs: 400, maxQueued: 4096 }));
+    expect(await w.send(Buffer.from('handshake carrier'))).toBe('sent');
+    expect(await until(() => received.length === before + 1, 2_000)).toBe(true);
+    relay.swallow();
+    const tx = new Uint8Array(1200).fill(1);
+    const answers: (string | Promise<string>)[] = [];
+    for (let i = 0; i < 200; i++) answers.push(w.send(tx));
+    const sync = answers.filter((x) => x === 'sent').length;
+    const outcomes = await Promise.all(answers);
+    const stale = outcomes.filter((o) => o === 'dropped:stale').length;
+    // No ACK ever comes back: quiche writes until the congestion window (~10 packets initially) is full.
+    expect(sync).toBeGreaterThan(0);
+    expect(sync).toBeLessThan(100);
+    expect(stale).toBe(200 - sync);
+    expect(w.report()).toMatchObject({ droppedStale: stale, queued: 0 });
+    await w.close(0);
+    await relay.close();
+  });
+});
+
 describe('ConnectionCache', () => {
   it('one worker per target; beyond maxConnections it evicts the LRU outside its grace period, never a pinned one', async () => {
     const cache = new ConnectionCache({
       identity, maxConnections: 2, evictionGraceMs: 50, idleCloseMs: 60_000, maxIdleTimeoutMs: 5_000, keepAliveMs: 1_000,
-      connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueuedPerConnection: 64, log,
+      connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueuedPerConnection: 64, staleAfterMs: 2_000, log,
     });
     const a = cache.pin(`127.0.0.1:${port}`)!;
     expect(cache.get(`127.0.0.1:${port}`)).toBe(a);
