@@ -1,9 +1,9 @@
 // Per-request prologue for every uWS handler (front thread, HOT). uWS request objects are stack-allocated and die
 // when the handler returns, so every header the request needs is read here, synchronously, once.
-import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { extractKey } from './auth.js';
 import { RequestState } from './http.js';
+import { requestIdFor } from './request-id.js';
 
 export interface RequestHead {
   readonly state: RequestState;
@@ -15,17 +15,13 @@ export interface RequestHead {
   readonly query: string;
 }
 
-// x-request-id is honoured when it is short printable ASCII (it is echoed, logged and stored in the ring record).
-const REQUEST_ID_RE = /^[\x21-\x7e]{1,64}$/;
-
 export function nowMs(): number {
   // Epoch-based and sub-millisecond; comparable across threads (unlike performance.now() alone).
   return performance.timeOrigin + performance.now();
 }
 
 export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
-  const offered = req.getHeader('x-request-id');
-  const requestId = offered !== '' && REQUEST_ID_RE.test(offered) ? offered : randomUUID();
+  const requestId = requestIdFor(req.getHeader('x-request-id'));
   const state = new RequestState(res, requestId, nowMs());
   res.onAborted(() => {
     state.aborted = true;
