@@ -316,6 +316,12 @@ export const configSchema = z
           .object({
             /** "ip:port" TPU QUIC addresses. */
             peers: z.array(z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/, 'must be "ip:port"')).default([]),
+            /**
+             * With peers set: every accepted transaction also takes the static route, whatever routes the request
+             * named, when its key's allowedRoutes include `static` (added by the egress workers). false: only
+             * requests (or key defaults) naming `static`.
+             */
+            everyTransaction: z.boolean().default(true),
           })
           .strict()
           .default({}),

@@ -6,7 +6,10 @@
 // replacement consumer resends whatever was taken and not finished), then closes the routes.
 // Just before a record is released, a transaction that asks for rebroadcasts is copied into the retry queue
 // (retry-scheduler.ts), and a record some route did not take gets one accounting log line (trace id, every route's
-// outcome): each (record, requested route) gets exactly one first-send outcome counted.
+// outcome): each (record, requested route) gets exactly one first-send outcome counted. Those lines go through an
+// asynchronous, bounded log destination (accounting-log.ts) so a flood of them can never block this thread.
+// Static peers (routes.static.everyTransaction): the static route is added here to every record whose key allows it,
+// one precomputed mask per key id, so every intake path (JSON-RPC, /v1/submit, /v1/transactions) is covered.
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
@@ -22,6 +25,7 @@ import { StaticRoute } from './static-route.js';
 import { QuicEgress } from './quic-egress.js';
 import { JitoRoute } from './jito-route.js';
 import { RetryScheduler } from './retry-scheduler.js';
+import { AccountingLog } from './accounting-log.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -64,6 +68,20 @@ export interface ConsumerDeps {
   readonly retry?: RetryScheduler | null;
 }
 
+/**
+ * Routes added to every record by key id (index = the record's key id): the static route when routes.static.peers
+ * is non-empty, routes.static.everyTransaction is set and the key's allowedRoutes include `static`. Cold: once.
+ */
+export function extraRouteMasks(config: Readonly<Config>): Uint32Array {
+  const masks = new Uint32Array(config.keys.length);
+  const s = config.routes.static;
+  if (config.routes.discard || !s.everyTransaction || s.peers.length === 0) return masks;
+  for (let i = 0; i < config.keys.length; i++) {
+    if (config.keys[i].allowedRoutes.includes('static')) masks[i] = 1 << ROUTE_IDS.static;
+  }
+  return masks;
+}
+
 export function buildRoutes(
   config: Config,
   log: Logger,
@@ -73,8 +91,9 @@ export function buildRoutes(
   if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
   const rpc = new RpcRoute(config.routes.rpc, log);
   routes[rpc.id] = rpc;
-  // direct + static share one identity certificate and one QUIC connection cache per worker.
-  const wantDirect = config.routes.direct.enabled && config.upstream.rpcUrl !== undefined;
+  // direct + static share one identity certificate and one QUIC connection cache per worker. Leaders come from the
+  // telemetry snapshot when the pool passes one, else from polling upstream.rpcUrl (createLeaderSource).
+  const wantDirect = config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined);
   const wantStatic = config.routes.static.peers.length > 0;
   const quic = wantDirect || wantStatic ? new QuicEgress(config, log) : null;
   if (quic !== null && wantDirect) {
@@ -93,6 +112,11 @@ function nowMs(): number {
 
 export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {}): Promise<void> {
   const log = deps.log ?? createLogger(task.config.log.level, 'egress', { worker: task.ringIndex });
+  // Injected loggers (tests, benches) get the accounting lines too; the relay's go through the async destination.
+  const accountingLog =
+    deps.log === undefined ? new AccountingLog({ level: task.config.log.level, bindings: { thread: 'egress', worker: task.ringIndex }, summary: log }) : null;
+  const accLog = accountingLog?.log ?? log;
+  const extraMasks = extraRouteMasks(task.config);
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const routes = deps.routes ?? buildRoutes(task.config, log, task);
@@ -109,6 +133,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const delivered = new Uint8Array(slotCount);
   /** The record's view (built when a route exists), for the retry queue's copy at release. */
   const views: (TxView | null)[] = new Array(slotCount).fill(null);
+  /** The record's effective route mask (its own | the key's extra routes). */
+  const masks = new Uint32Array(slotCount);
   /** Outcome index + 1 per (slot, route), read only for records where some route did not send (`troubled`). */
   const outcomes = new Uint8Array(slotCount * ROUTE_COUNT);
   /** 1 once a route answered anything but `sent` (or the benchmark's dropped:discarded) for the record. */
@@ -144,7 +170,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
       // The ring slot is still ours: the retry queue copies what it keeps before the slot is released.
       const view = views[slot];
-      const queued = retry !== null && view !== null ? retry.admit(view, consumer.routeMask(slot), delivered[slot] === 1) : null;
+      const queued = retry !== null && view !== null ? retry.admit(view, masks[slot], delivered[slot] === 1) : null;
       if (troubled[slot] === 1) account(slot, queued);
     }
     views[slot] = null;
@@ -160,8 +186,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       if (o !== 0) byRoute[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
     }
     const fields = { traceId: consumer.traceId(slot), keyId: consumer.keyId(slot), outcomes: byRoute, retry: retry ?? 'none' };
-    if (delivered[slot] === 1) log.info(fields, 'egress: delivered, but not by every requested route');
-    else log.warn(fields, 'egress: transaction not delivered by any route');
+    if (delivered[slot] === 1) accLog.info(fields, 'egress: delivered, but not by every requested route');
+    else accLog.warn(fields, 'egress: transaction not delivered by any route');
   };
 
   const routeError = (slot: number, routeId: number, receivedAtMs: number, traceId: string, err: unknown): void => {
@@ -170,7 +196,9 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   };
 
   const dispatch = (slot: number): void => {
-    const mask = consumer.routeMask(slot);
+    const keyId = consumer.keyId(slot);
+    const mask = consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0);
+    masks[slot] = mask;
     const receivedAtMs = consumer.receivedAtMs(slot);
     delivered[slot] = 0;
     troubled[slot] = 0;
@@ -195,7 +223,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
           byteOffset: off,
           length: len,
           signatureOffset: firstSignatureOffset(bytes, 0, len),
-          keyId: consumer.keyId(slot),
+          keyId,
           maxRetries: consumer.maxRetries(slot),
           traceId: consumer.traceId(slot),
           receivedAtMs,
@@ -261,6 +289,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     }
     closed = true;
     latency.close();
+    await accountingLog?.close();
   }
 }
 
