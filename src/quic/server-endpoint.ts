@@ -229,6 +229,8 @@ export class QuicServerEndpoint {
       this.flush(c);
       this.finalize(c);
     }
+    // Delayed datagrams still queued (close frames included) would be sent on a closed socket: drop them.
+    this.outbound?.clear();
     await new Promise<void>((resolve) => this.sock.close(() => resolve()));
   }
 
