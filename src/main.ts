@@ -21,6 +21,7 @@ import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
+import { offeredRoutes } from './telemetry/paths.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -80,7 +81,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
-      ? new TelemetryThread({ telemetry: config.telemetry, rpcUrl: telemetryRpcUrl, logLevel: config.log.level, log })
+      ? new TelemetryThread({ telemetry: config.telemetry, rpcUrl: telemetryRpcUrl, routes: offeredRoutes(config), logLevel: config.log.level, log })
       : null;
   telemetry?.start();
 

@@ -1,12 +1,13 @@
-// getLeaderSlots benchmark. Run from dist/ after `npx tsc -p tsconfig.json`:
+// getLeaderSlots benchmark (`make bench-telemetry`). Run from dist/ after `npx tsc -p tsconfig.json`:
 //   node dist/bench/telemetry/get-leader-slots.bench.js [--duration 5] [--connections 32] [--micro-only]
 // 1. Micro (tinybench, this process): building one snapshot (row tails + rows for lookback 8 + horizon 512 over 100
-//    distinct leaders, 2 regions, 2 paths), SnapshotWriter.publish, a reader's first read of a new generation, and
-//    the handler itself at limit 20 / 100.
-// 2. End to end: the real relay (dist/src/cli.js start) following an embedded localnet started in this process;
-//    wrk (/usr/bin/wrk, else autocannon) POSTs getLeaderSlots at limit 20 and 100 over keep-alive connections.
+//    distinct leaders, 2 regions, direct + 1 static path), SnapshotWriter.publish, a reader's first read of a new
+//    generation, and the handler itself at limit 20 / 100.
+// 2. End to end: the real relay (dist/src/cli.js start, routes.direct on) following an embedded localnet started in
+//    this process; wrk (/usr/bin/wrk) POSTs getLeaderSlots at limit 20 and 100 over keep-alive connections.
+// A full run (not --micro-only, wrk present) writes both parts to bench/results/get-leader-slots.json.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +19,7 @@ import { stringify } from 'yaml';
 import { configSchema } from '../../src/config/schema.js';
 import { getLeaderSlotsMethod } from '../../src/front/methods/get-leader-slots.js';
 import { startLocalnet } from '../../src/localnet/localnet.js';
+import { txPathSpecs } from '../../src/telemetry/paths.js';
 import { RouteModel, rowText } from '../../src/telemetry/route-model.js';
 import { createSnapshotBuffer } from '../../src/telemetry/snapshot-layout.js';
 import { SnapshotReader, SnapshotWriter, type SnapshotContent } from '../../src/telemetry/snapshot.js';
@@ -38,7 +40,8 @@ function buildContent(model: RouteModel, now: number): SnapshotContent {
     model.tail({
       ...l,
       location: { dataCenterKey: `dc-${i}`, region: 'fra', latitude: 50 + i / 100, longitude: 8 },
-      measured: (p) => (p === 'direct' && i % 2 === 0 ? { handshakeRttMs: 3 + i / 10, sendLatencyMs: 0.02 } : undefined),
+      direct: i % 2 === 0 ? { handshakeRttMs: 3 + i / 10, sendLatencyMs: 0.02 } : undefined,
+      hop: () => (i % 3 === 0 ? { handshakeRttMs: 8, sendLatencyMs: 0.03 } : undefined),
     }),
   );
   const rows: string[] = [];
@@ -51,7 +54,14 @@ function buildContent(model: RouteModel, now: number): SnapshotContent {
   return { schemaVersion: 1, firstSlot: 1_000_000, snapshotSlot: 1_000_008, generatedAtUnixMs: now, slotMs: 400, leaders, leaderIndex, rows };
 }
 
-async function micro(): Promise<void> {
+interface MicroResult {
+  readonly name: string;
+  readonly meanUs: number;
+  readonly p99Us: number;
+  readonly opsPerSec: number;
+}
+
+async function micro(): Promise<MicroResult[]> {
   const t = configSchema.parse({
     telemetry: {
       region: 'fra',
@@ -59,10 +69,10 @@ async function micro(): Promise<void> {
         { name: 'fra', latitude: 50.11, longitude: 8.68 },
         { name: 'nyc', latitude: 40.71, longitude: -74, marketLatencyMs: 1 },
       ],
-      paths: [{ provider: 'static:ams', kind: 'static', region: 'fra', hopLatencyMs: 4 }],
+      paths: [{ provider: 'static:ams', kind: 'static', peer: '10.9.0.1:8009', region: 'fra', hopLatencyMs: 4 }],
     },
   }).telemetry;
-  const model = new RouteModel(t);
+  const model = new RouteModel(t, txPathSpecs(t, { direct: true, staticPeers: ['10.9.0.1:8009'], jito: false }));
   const sab = createSnapshotBuffer();
   const w = new SnapshotWriter(sab);
   const content = buildContent(model, Date.now());
@@ -80,12 +90,17 @@ async function micro(): Promise<void> {
     .add('handler getLeaderSlots limit 20 (cached generation)', () => void m([1_000_010, 20], {}, call as never))
     .add('handler getLeaderSlots limit 100 (cached generation)', () => void m([1_000_010, 100], {}, call as never));
   await bench.run();
+  const out: MicroResult[] = [];
   for (const task of bench.tasks) {
     const r = task.result!;
     const lat = r.latency;
     process.stdout.write(`  ${task.name}: mean ${(lat.mean * 1000).toFixed(1)} us, p99 ${(lat.p99! * 1000).toFixed(1)} us (${r.throughput.mean.toFixed(0)} ops/s)\n`);
+    out.push({ name: task.name, meanUs: round2(lat.mean * 1000), p99Us: round2(lat.p99! * 1000), opsPerSec: Math.round(r.throughput.mean) });
   }
+  return out;
 }
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 async function startRelayProcess(rpcUrl: string): Promise<{ url: string; stop: () => void }> {
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-bench-'));
@@ -98,8 +113,11 @@ async function startRelayProcess(rpcUrl: string): Promise<{ url: string; stop: (
       upstream: { rpcUrl },
       rings: { workers: 1, slotsPerRing: 256 },
       log: { level: 'warn' },
+      // direct on: rows carry the direct txPath, as on a relay that sends to leaders (its egress pre-warms
+      // connections to the localnet's leaders and reports their RTTs).
+      routes: { direct: { enabled: true } },
       telemetry: { probe: { enabled: false } },
-      keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 } }],
+      keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, readLimit: { perSecond: 10_000_000, burst: 10_000_000 } }],
     }),
   );
   const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -126,19 +144,44 @@ async function wrk(url: string, body: string): Promise<string> {
   return stdout;
 }
 
-function summarize(out: string): string {
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
-  const p50 = /\s50%\s+(\S+)/.exec(out)?.[1];
-  const p99 = /\s99%\s+(\S+)/.exec(out)?.[1];
-  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? '0';
-  return `${rps} req/s, p50 ${p50}, p99 ${p99}, non-2xx ${non2xx}`;
+interface WrkResult {
+  readonly limit: number;
+  readonly responseBytes: number;
+  readonly requestsPerSec: number;
+  readonly p50ms: number;
+  readonly p90ms: number;
+  readonly p99ms: number;
+  readonly non2xx: number;
+  readonly requests: number;
 }
 
-async function e2e(): Promise<void> {
+function msOf(v: string | undefined): number {
+  const m = /([\d.]+)(us|ms|s)/.exec(v ?? '');
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+function parseWrk(out: string, limit: number, responseBytes: number): WrkResult {
+  const pct = (p: string) => msOf(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1]);
+  return {
+    limit,
+    responseBytes,
+    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50ms: pct('50'),
+    p90ms: pct('90'),
+    p99ms: pct('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+  };
+}
+
+async function e2e(): Promise<WrkResult[] | null> {
   if (!existsSync('/usr/bin/wrk')) {
     process.stdout.write('wrk not found at /usr/bin/wrk: end-to-end part skipped\n');
-    return;
+    return null;
   }
+  const results: WrkResult[] = [];
   const localnet = await startLocalnet({ validators: 8 });
   const relay = await startRelayProcess(localnet.rpcUrl);
   try {
@@ -153,7 +196,11 @@ async function e2e(): Promise<void> {
       const check = await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body });
       const text = await check.text();
       const out = await wrk(relay.url, body);
-      process.stdout.write(`wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s getLeaderSlots limit ${limit} (${text.length} B response): ${summarize(out)}\n`);
+      const r = parseWrk(out, limit, text.length);
+      results.push(r);
+      process.stdout.write(
+        `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s getLeaderSlots limit ${limit} (${text.length} B response): ${r.requestsPerSec} req/s, p50 ${r.p50ms} ms, p99 ${r.p99ms} ms, non-2xx ${r.non2xx}\n`,
+      );
       const after = (await (await fetch(relay.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body })).json()) as { result?: { total: number } };
       if (after.result?.total !== limit) throw new Error(`answers were not results during the run: ${JSON.stringify(after).slice(0, 200)}`);
     }
@@ -161,8 +208,18 @@ async function e2e(): Promise<void> {
     relay.stop();
     await localnet.stop();
   }
+  return results;
 }
 
-await micro();
-if (!args.includes('--micro-only')) await e2e();
+const microResults = await micro();
+const e2eResults = args.includes('--micro-only') ? null : await e2e();
+// Only a full run replaces the committed figures.
+if (e2eResults !== null) {
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(
+    join(root, 'bench/results/get-leader-slots.json'),
+    JSON.stringify({ date: new Date().toISOString(), durationS: DURATION_S, connections: CONNECTIONS, micro: microResults, wrk: e2eResults }, null, 2) + '\n',
+  );
+  process.stdout.write('wrote bench/results/get-leader-slots.json\n');
+}
 process.exit(0);

@@ -105,15 +105,24 @@ export const locationEntrySchema = z
   .strict()
   .refine((e) => e.identity !== undefined || e.ip !== undefined, 'needs identity or ip');
 
+/**
+ * An annotation of a txPath the relay offers (src/telemetry/paths.ts): the paths themselves come from
+ * routes.static.peers and routes.jito; an entry matching none of them is refused at load.
+ */
 const telemetryPath = z
   .object({
-    /** txPaths.provider, e.g. "static:ams-1" or "partner:acme". "direct" is reserved for the relay's own TPU path. */
+    /**
+     * txPaths.provider. static: "static:<ip:port>" names that peer; with `peer` set, any name (e.g. "static:ams-1").
+     * partner: "jito" (routes.jito). "direct" is reserved for the relay's own TPU path.
+     */
     provider: label.refine((p) => p !== 'direct', '"direct" is reserved'),
     kind: z.enum(['static', 'partner']),
+    /** static: the routes.static.peers entry this annotates (default: taken from provider "static:<ip:port>"). */
+    peer: z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):\d{1,5}$/, 'must be "ip:port"').optional(),
     /** Region where the path enters the cluster (one of telemetry.regions). */
     region: label,
-    /** One-way ms from this relay to the path's entry point. */
-    hopLatencyMs: z.number().min(0),
+    /** One-way ms from this relay to the path's entry point while the hop is not measured (default: estimated). */
+    hopLatencyMs: z.number().min(0).optional(),
     doublezeroAvailable: z.boolean().default(false),
   })
   .strict();
@@ -143,14 +152,17 @@ const telemetrySchema = z
     /** This relay's own region: its ping is measured, the others are estimated. */
     region: label.default('local'),
     regions: z.array(telemetryRegion).min(1).default([{ name: 'local', latitude: 0, longitude: 0 }]),
-    /** Validator-location dataset: inline entries and/or a YAML/JSON file (a list of entries; path relative to the working directory). */
+    /**
+     * Validator-location dataset: inline entries and/or a YAML/JSON file (a list of entries; a relative path is
+     * relative to the config file, like keysFile). loadConfig reads and checks the file and merges it into entries.
+     */
     locations: z
       .object({ file: z.string().optional(), entries: z.array(locationEntrySchema).default([]) })
       .strict()
       .default({}),
     /** The relay's own TPU path ("direct"). */
     direct: z.object({ doublezeroAvailable: z.boolean().default(false) }).strict().default({}),
-    /** Static peers and partner routes that can also reach leaders. */
+    /** Annotations of the static / partner txPaths (region, configured hop, DoubleZero); the paths come from routes. */
     paths: z.array(telemetryPath).default([]),
     /** Latency estimates: RTT = baseRttMs + 2 x distance_km x routeFactor / kmPerMs; unknownRttMs when there is no location. */
     estimate: z
@@ -162,13 +174,20 @@ const telemetrySchema = z
       })
       .strict()
       .default({}),
-    /** QUIC handshake probe of upcoming leaders (measures this region's ping until the egress reports live RTTs). */
+    /**
+     * QUIC handshake probe of upcoming leaders that the egress has no live connection to (their ping is measured by
+     * the egress reports). Agave lets an unstaked peer open 8 connections per minute per IP: the probe opens at most
+     * one per validator per perPeerIntervalMs (default 2 a minute, leaving 6 to the egress) and none to a validator
+     * the egress connected to within the last minute.
+     */
     probe: z
       .object({
         enabled: z.boolean().default(true),
         intervalMs: positiveInt.default(5_000),
         timeoutMs: positiveInt.default(1_000),
         leaders: z.number().int().min(1).max(64).default(8),
+        /** At least this long between two probe handshakes to one validator (7500 = 8 a minute, Agave's whole budget). */
+        perPeerIntervalMs: z.number().int().min(7_500).default(30_000),
       })
       .strict()
       .default({}),

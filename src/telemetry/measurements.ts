@@ -3,12 +3,19 @@
 //
 // Input format (the contract with the egress workers): a MessagePort message
 //   { type: 'route-measurements', items: RouteMeasurement[] }
-// Each item names the leader by `identity` or by its TPU address `target` ("ip:port", resolved through
-// getClusterNodes), the path `provider` ("direct" for the relay's own QUIC connection to the leader, or a configured
-// static/partner provider name), and what was measured: `handshakeRttMs` (QUIC handshake, ~1 RTT) and/or
-// `sendLatencyUs` (streamSend -> datagram handed to the kernel, e.g. the p50 of the interval). An egress worker gets
-// its port from TelemetryThread.measurementPort() (main.ts) and calls postRouteMeasurements() every ~1 s, e.g. with
-// fromConnectionReports(cache.report()). The telemetry thread's own QUIC handshake probe feeds the same store.
+// An egress worker gets its port from TelemetryThread.measurementPort() (main.ts, one per egress task) and posts
+// fromConnectionReports(cache.report()) every ~1 s (src/egress/quic-egress.ts), also when it is empty: the batch
+// doubles as a heartbeat, and the main thread closes ports that stay silent (telemetry-thread.ts).
+//
+// Two kinds of item:
+//   { target, handshakeRttMs?, sendLatencyUs? }            a live QUIC connection of this relay to `target`
+//       ("ip:port"). The telemetry thread files it under every role that address has: the `direct` path of the
+//       validator whose advertised tpuQuic it is (getClusterNodes), and the hop of the static path whose peer it is
+//       (routes.static.peers). The connection's label (identity, "static:...") is not needed for this.
+//   { identity | target, provider, handshakeRttMs?, sendLatencyUs? }   an explicit measurement: provider "direct"
+//       (the leader by identity, or by its TPU address) or a txPath provider name (that path's hop; identity ignored).
+// `handshakeRttMs` is the QUIC handshake (~1 RTT); `sendLatencyUs` is streamSend -> datagram handed to the kernel
+// (the connection's p50). The telemetry thread's own QUIC handshake probe feeds the same store.
 
 import type { MessagePort } from 'node:worker_threads';
 import type { PathMeasurement } from './route-model.js';
@@ -18,7 +25,8 @@ export const ROUTE_MEASUREMENTS = 'route-measurements';
 export interface RouteMeasurement {
   readonly identity?: string | null;
   readonly target?: string | null;
-  readonly provider: string;
+  /** Absent: a live connection to `target`, classified by the telemetry thread. */
+  readonly provider?: string;
   readonly handshakeRttMs?: number;
   readonly sendLatencyUs?: number;
 }
@@ -32,23 +40,24 @@ export function isRouteMeasurementBatch(m: unknown): m is RouteMeasurementBatch 
   return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === ROUTE_MEASUREMENTS && Array.isArray((m as { items?: unknown }).items);
 }
 
-/** Egress side: send one batch (structured clone, a few hundred bytes). */
+/** Egress side: send one batch (structured clone, a few hundred bytes). Empty batches are sent too (heartbeat). */
 export function postRouteMeasurements(port: MessagePort, items: readonly RouteMeasurement[]): void {
-  if (items.length > 0) port.postMessage({ type: ROUTE_MEASUREMENTS, items } satisfies RouteMeasurementBatch);
+  port.postMessage({ type: ROUTE_MEASUREMENTS, items } satisfies RouteMeasurementBatch);
 }
 
-/** The egress connection cache's report() rows -> measurements (label = static/partner provider, else direct). */
+/**
+ * The egress connection cache's report() rows -> measurements: one item per connection that is active now (a
+ * retrying or closing connection's last handshake says nothing about the path today).
+ */
 export function fromConnectionReports(
-  reports: readonly { target: string; label: string | null; handshakeMs: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
+  reports: readonly { target: string; state: string; handshakeMs: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
 ): RouteMeasurement[] {
-  return reports
-    .filter((r) => Number.isFinite(r.handshakeMs))
-    .map((r) => ({
-      target: r.target,
-      provider: r.label ?? 'direct',
-      handshakeRttMs: r.handshakeMs,
-      sendLatencyUs: r.sendLatencyCount > 0 ? r.sendLatencyP50Us : undefined,
-    }));
+  const out: RouteMeasurement[] = [];
+  for (const r of reports) {
+    if (r.state !== 'active' || !Number.isFinite(r.handshakeMs)) continue;
+    out.push({ target: r.target, handshakeRttMs: r.handshakeMs, sendLatencyUs: r.sendLatencyCount > 0 ? r.sendLatencyP50Us : undefined });
+  }
+  return out;
 }
 
 interface Entry {
@@ -58,18 +67,21 @@ interface Entry {
   sendAt: number;
 }
 
-/** Latest value per (identity, provider), each kept for ttlMs. */
+/** Store keys: the direct path to one leader, and the hop of one txPath (leader-independent). */
+export const directKey = (identity: string): string => 'direct\u0000' + identity;
+export const pathKey = (provider: string): string => 'path\u0000' + provider;
+
+/** Latest value per key, each kept for ttlMs. */
 export class MeasurementStore {
   private readonly map = new Map<string, Entry>();
 
   constructor(private readonly ttlMs: number) {}
 
-  add(identity: string, provider: string, m: { handshakeRttMs?: number; sendLatencyUs?: number }, now: number): void {
-    const k = identity + '\u0000' + provider;
-    let e = this.map.get(k);
+  add(key: string, m: { handshakeRttMs?: number; sendLatencyUs?: number }, now: number): void {
+    let e = this.map.get(key);
     if (e === undefined) {
       e = { rttMs: NaN, rttAt: -Infinity, sendMs: NaN, sendAt: -Infinity };
-      this.map.set(k, e);
+      this.map.set(key, e);
     }
     if (typeof m.handshakeRttMs === 'number' && Number.isFinite(m.handshakeRttMs) && m.handshakeRttMs >= 0) {
       e.rttMs = m.handshakeRttMs;
@@ -82,8 +94,8 @@ export class MeasurementStore {
   }
 
   /** A fresh handshake RTT is required; the send latency is NaN when none is fresh. */
-  get(identity: string, provider: string, now: number): PathMeasurement | undefined {
-    const e = this.map.get(identity + '\u0000' + provider);
+  get(key: string, now: number): PathMeasurement | undefined {
+    const e = this.map.get(key);
     if (e === undefined || now - e.rttAt > this.ttlMs) return undefined;
     return { handshakeRttMs: e.rttMs, sendLatencyMs: now - e.sendAt > this.ttlMs ? NaN : e.sendMs };
   }
@@ -91,4 +103,29 @@ export class MeasurementStore {
   prune(now: number): void {
     for (const [k, e] of this.map) if (now - Math.max(e.rttAt, e.sendAt) > this.ttlMs) this.map.delete(k);
   }
+}
+
+/** Where one batch item lands in the store: [key, ...] (empty: nothing this thread knows about). */
+export function classify(
+  it: RouteMeasurement,
+  lookup: { identityOfTarget(target: string): string | undefined; staticPathOfPeer(target: string): string | undefined },
+): string[] {
+  const keys: string[] = [];
+  const target = typeof it.target === 'string' ? it.target : undefined;
+  if (it.provider === undefined) {
+    if (target === undefined) return keys;
+    const id = lookup.identityOfTarget(target);
+    if (id !== undefined) keys.push(directKey(id));
+    const p = lookup.staticPathOfPeer(target);
+    if (p !== undefined) keys.push(pathKey(p));
+    return keys;
+  }
+  if (typeof it.provider !== 'string') return keys;
+  if (it.provider === 'direct') {
+    const id = typeof it.identity === 'string' ? it.identity : target !== undefined ? lookup.identityOfTarget(target) : undefined;
+    if (id !== undefined) keys.push(directKey(id));
+    return keys;
+  }
+  keys.push(pathKey(it.provider));
+  return keys;
 }

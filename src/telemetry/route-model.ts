@@ -6,14 +6,20 @@
 //                               handshake RTT (egress reports or the probe) when one is fresh, else an estimate.
 //                               Other regions: always an estimate (estimated: true).
 //   estimate                    baseRttMs + 2 * greatCircleKm * routeFactor / kmPerMs; unknownRttMs without a location.
-//   txPaths[p].latencyMs        one-way ms for a transaction from this relay to the leader's TPU over path p.
+//   txPaths[p].latencyMs        one-way ms for a transaction from this relay to the leader's TPU over path p; the
+//                               paths are the routes the relay offers (./paths.ts), in order direct, static, partner.
 //                               direct: measured RTT / 2 + measured send latency, else estimated RTT / 2.
-//                               static/partner: hop (measured RTT / 2 + send latency, else hopLatencyMs) + estimated
-//                               one-way from the path's entry region to the leader. `selected`: the lowest.
+//                               static/partner: hop (measured RTT / 2 + send latency, else the configured hop, else
+//                               an estimate) + estimated one-way from the path's entry region to the leader.
+//   txPaths[p].selected         the relay sends a transaction over every route of its route set at once, so the
+//                               one that decides when it arrives is the fastest: the lowest printed latency (ties:
+//                               the earlier path).
 //   routeScores[r]              market_latency_ms = regions[r].marketLatencyMs (configured one-way ms from r to the
 //                               market); tx_latency_ms = one-way ms from r to the leader (own region: the selected
-//                               path's latency; others: their ping / 2); score_ms = the sum; `selected`: the lowest.
+//                               path's latency; others: their ping / 2); score_ms = the sum of the two printed values
+//                               (computed in hundredths, so it is exact as printed); `selected`: the lowest.
 import type { TelemetryConfig } from '../config/schema.js';
+import type { TxPathSpec } from './paths.js';
 
 export interface LeaderLocation {
   readonly dataCenterKey: string;
@@ -34,10 +40,11 @@ export interface LeaderInputs {
   readonly stake: number;
   readonly tpuQuic: string | null;
   readonly location: LeaderLocation | undefined;
-  /** provider -> measurement ("direct" for the relay's own TPU connection). */
-  readonly measured: (provider: string) => PathMeasurement | undefined;
+  /** The fresh measurement of the relay's own QUIC path to this leader (egress connection or probe). */
+  readonly direct: PathMeasurement | undefined;
+  /** The fresh hop measurement of a static / partner path (by provider), leader-independent. */
+  readonly hop: (provider: string) => PathMeasurement | undefined;
 }
-
 const EARTH_RADIUS_KM = 6371;
 
 export function greatCircleKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
@@ -48,9 +55,13 @@ export function greatCircleKm(lat1: number, lon1: number, lat2: number, lon2: nu
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
-/** Two decimals: enough for ms, short JSON. */
-function ms(x: number): number {
-  return Math.round(x * 100) / 100;
+/** Milliseconds -> integer hundredths: every printed latency is h / 100, so sums of printed values are exact. */
+function hundredths(x: number): number {
+  return Math.round(x * 100);
+}
+
+function measuredOneWay(m: PathMeasurement): number {
+  return m.handshakeRttMs / 2 + (Number.isNaN(m.sendLatencyMs) ? 0 : m.sendLatencyMs);
 }
 
 /** JSON string with every non-ASCII character escaped (row text must be ASCII: snapshot.ts slices it by byte). */
@@ -61,7 +72,16 @@ function str(s: string): string {
 export class RouteModel {
   private readonly regionByName: ReadonlyMap<string, TelemetryConfig['regions'][number]>;
 
-  constructor(private readonly t: TelemetryConfig) {
+  /**
+   * @param paths the txPaths to list (./paths.ts txPathSpecs), in tie-break order.
+   * @param hopEstimateMs one-way ms to a path's entry point when it is neither measured nor configured (static peer:
+   *   from its location when the dataset knows its IP; else unknownRttMs / 2).
+   */
+  constructor(
+    private readonly t: TelemetryConfig,
+    private readonly paths: readonly TxPathSpec[] = [],
+    private readonly hopEstimateMs: (p: TxPathSpec) => number = () => t.estimate.unknownRttMs / 2,
+  ) {
     this.regionByName = new Map(t.regions.map((r) => [r.name, r]));
   }
 
@@ -77,53 +97,57 @@ export class RouteModel {
   tail(l: LeaderInputs): string {
     const t = this.t;
     const own = t.region;
-    const direct = l.measured('direct');
+    const direct = l.direct;
     let out = '"identity":' + str(l.identity) + ',"stake":' + l.stake;
     if (l.location !== undefined) {
       const loc = l.location;
       out += ',"location":{"dataCenterKey":' + str(loc.dataCenterKey) + ',"region":' + str(loc.region) + ',"latitude":' + loc.latitude + ',"longitude":' + loc.longitude + '}';
     }
 
-    // pingToLeaders: every configured region.
+    // pingToLeaders: every configured region (hundredths of a ms).
     const pingByRegion = new Map<string, number>();
     const pings: string[] = [];
     for (const r of t.regions) {
       const measured = r.name === own && direct !== undefined;
-      const rtt = measured ? direct.handshakeRttMs : this.estimateRttMs(r.name, l.location);
+      const rtt = hundredths(measured ? direct.handshakeRttMs : this.estimateRttMs(r.name, l.location));
       pingByRegion.set(r.name, rtt);
-      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + ms(rtt) + ',"estimated":' + !measured + '}');
+      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + rtt / 100 + ',"estimated":' + !measured + '}');
     }
     out += ',"pingToLeaders":[' + pings.join(',') + ']';
 
-    // txPaths: direct (when the leader advertises a TPU QUIC address), then static peers and partners.
-    const paths: { provider: string; region: string; latency: number; measured: boolean; dz: boolean }[] = [];
-    if (l.tpuQuic !== null) {
-      const lat = direct !== undefined ? direct.handshakeRttMs / 2 + (Number.isNaN(direct.sendLatencyMs) ? 0 : direct.sendLatencyMs) : this.estimateRttMs(own, l.location) / 2;
-      paths.push({ provider: 'direct', region: own, latency: lat, measured: direct !== undefined, dz: t.direct.doublezeroAvailable });
-    }
-    for (const p of t.paths) {
-      const m = l.measured(p.provider);
-      const hop = m !== undefined ? m.handshakeRttMs / 2 + (Number.isNaN(m.sendLatencyMs) ? 0 : m.sendLatencyMs) : p.hopLatencyMs;
-      paths.push({ provider: p.provider, region: p.region, latency: hop + this.estimateRttMs(p.region, l.location) / 2, measured: m !== undefined, dz: p.doublezeroAvailable });
-    }
+    // txPaths: the offered routes that reach this leader (direct only when it advertises a TPU QUIC address).
     let best = -1;
-    for (let i = 0; i < paths.length; i++) if (best < 0 || paths[i].latency < paths[best].latency) best = i;
-    out +=
-      ',"txPaths":[' +
-      paths
-        .map(
-          (p, i) =>
-            '{"provider":' + str(p.provider) + ',"pathRegion":' + str(p.region) + ',"latencyMs":' + ms(p.latency) + ',"measured":' + p.measured + ',"doublezeroAvailable":' + p.dz + ',"selected":' + (i === best) + '}',
-        )
-        .join(',') +
-      ']';
+    let bestLatency = 0;
+    const texts: string[] = [];
+    const latencies: number[] = [];
+    for (const p of this.paths) {
+      let latency: number;
+      let measured: boolean;
+      if (p.kind === 'direct') {
+        if (l.tpuQuic === null) continue;
+        measured = direct !== undefined;
+        latency = hundredths(direct !== undefined ? measuredOneWay(direct) : this.estimateRttMs(own, l.location) / 2);
+      } else {
+        const m = l.hop(p.provider);
+        measured = m !== undefined;
+        const hop = m !== undefined ? measuredOneWay(m) : (p.hopLatencyMs ?? this.hopEstimateMs(p));
+        latency = hundredths(hop + this.estimateRttMs(p.region, l.location) / 2);
+      }
+      if (best < 0 || latency < bestLatency) {
+        best = texts.length;
+        bestLatency = latency;
+      }
+      latencies.push(latency);
+      texts.push('{"provider":' + str(p.provider) + ',"pathRegion":' + str(p.region) + ',"latencyMs":' + latency / 100 + ',"measured":' + measured + ',"doublezeroAvailable":' + p.doublezeroAvailable + ',"selected":');
+    }
+    out += ',"txPaths":[' + texts.map((x, i) => x + (i === best) + '}').join(',') + ']';
 
-    // routeScores: active regions.
+    // routeScores: active regions; integer hundredths so score = market + tx exactly as printed.
     const scores: { region: string; market: number; tx: number }[] = [];
     for (const r of t.regions) {
       if (!r.active) continue;
-      const tx = r.name === own && best >= 0 ? paths[best].latency : (pingByRegion.get(r.name) ?? t.estimate.unknownRttMs) / 2;
-      scores.push({ region: r.name, market: r.marketLatencyMs, tx: ms(tx) });
+      const tx = r.name === own && best >= 0 ? latencies[best] : Math.round((pingByRegion.get(r.name) ?? hundredths(t.estimate.unknownRttMs)) / 2);
+      scores.push({ region: r.name, market: hundredths(r.marketLatencyMs), tx });
     }
     let bestScore = -1;
     for (let i = 0; i < scores.length; i++) {
@@ -134,7 +158,7 @@ export class RouteModel {
       scores
         .map(
           (s, i) =>
-            '{"active_region":' + str(s.region) + ',"market_latency_ms":' + ms(s.market) + ',"tx_latency_ms":' + s.tx + ',"score_ms":' + ms(s.market + s.tx) + ',"selected":' + (i === bestScore) + '}',
+            '{"active_region":' + str(s.region) + ',"market_latency_ms":' + s.market / 100 + ',"tx_latency_ms":' + s.tx / 100 + ',"score_ms":' + (s.market + s.tx) / 100 + ',"selected":' + (i === bestScore) + '}',
         )
         .join(',') +
       ']}';

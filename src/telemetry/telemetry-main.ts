@@ -1,7 +1,8 @@
 // The telemetry thread's body (its own worker_thread, not Piscina; cold: timers, one publish per slot).
 // Follows the cluster — slot by slotSubscribe with getSlot polling while the subscription is down, the leader
 // schedule of the current and next epoch, cluster nodes (identity -> tpuQuic), stake per identity — takes route
-// measurements (egress reports via the main thread, and its own QUIC handshake probe), and on every new slot
+// measurements (egress connection reports via the main thread, and its own QUIC handshake probe of the leaders the
+// egress does not measure, within Agave's per-peer connection budget: probe.ts), and on every new slot
 // publishes the leader-slot snapshot (rows lookbackSlots before .. horizonSlots after the slot) into shared memory.
 // It never publishes without a slot advance: if the cluster or the upstream stalls, the snapshot ages and
 // getLeaderSlots fails closed.
@@ -9,8 +10,10 @@ import type { TelemetryConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
 import { loadLocations, type LocationTable } from './locations.js';
-import { MeasurementStore, isRouteMeasurementBatch } from './measurements.js';
-import { probeHandshakes } from './probe.js';
+import { MeasurementStore, classify, directKey, isRouteMeasurementBatch, pathKey } from './measurements.js';
+import type { OfferedRoutes } from './paths.js';
+import { txPathSpecs } from './paths.js';
+import { ProbePlanner, probeHandshakes, type ProbeTarget } from './probe.js';
 import { RouteModel, rowText } from './route-model.js';
 import { SnapshotWriter } from './snapshot.js';
 import type { LeaderInfo } from './leader-source.js';
@@ -22,6 +25,8 @@ export interface TelemetryWorkerData {
   readonly wsUrl: string;
   readonly logLevel: string;
   readonly snapshot: SharedArrayBuffer;
+  /** The routes the relay offers (./paths.ts offeredRoutes): which txPaths rows list. */
+  readonly routes: OfferedRoutes;
   /** Tests only: honour {type: 'crash'} messages. */
   readonly allowTestCrash?: boolean;
 }
@@ -47,6 +52,9 @@ export class TelemetryFollower {
   private fetchingSchedule = false;
   private nodes = new Map<string, string | null>();
   private identityByTarget = new Map<string, string>();
+  /** Static peer "ip:port" -> its txPath provider name. */
+  private readonly staticPathByPeer: ReadonlyMap<string, string>;
+  private readonly planner: ProbePlanner;
   private stakes = new Map<string, number>();
   private readonly store: MeasurementStore;
   private readonly model: RouteModel;
@@ -62,14 +70,25 @@ export class TelemetryFollower {
   private pollBusy = false;
   private readonly warned = new Set<string>();
   publishes = 0;
+  /** Handshakes the probe started (tests: the per-peer budget). */
+  probeHandshakes = 0;
 
   constructor(
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
   ) {
     this.store = new MeasurementStore(d.telemetry.measurementTtlMs);
-    this.model = new RouteModel(d.telemetry);
     this.locations = loadLocations(d.telemetry);
+    const t = d.telemetry;
+    const paths = txPathSpecs(t, d.routes);
+    this.staticPathByPeer = new Map(paths.filter((p) => p.peer !== null).map((p) => [p.peer as string, p.provider]));
+    // An unmeasured, unconfigured hop: half the estimated RTT to the peer's location when the dataset has its IP.
+    const hopEstimate = (p: { peer: string | null }): number => {
+      const loc = p.peer === null ? undefined : this.locations.lookup('', p.peer);
+      return this.model.estimateRttMs(t.region, loc) / 2;
+    };
+    this.model = new RouteModel(t, paths, hopEstimate);
+    this.planner = new ProbePlanner(t.probe.perPeerIntervalMs);
     this.writer = new SnapshotWriter(d.snapshot);
     this.rpc = new ClusterRpc(d.rpcUrl, d.telemetry.requestTimeoutMs);
   }
@@ -87,7 +106,10 @@ export class TelemetryFollower {
     this.every(t.clusterRefreshMs, () => void this.refreshCluster());
     if (t.probe.enabled) this.every(t.probe.intervalMs, () => void this.probe());
     this.firstProbe = t.probe.enabled;
-    this.every(Math.min(t.measurementTtlMs, 10_000), () => this.store.prune(Date.now()));
+    this.every(Math.min(t.measurementTtlMs, 10_000), () => {
+      this.store.prune(Date.now());
+      this.planner.prune(Date.now());
+    });
     void this.refreshCluster();
     this.poll();
   }
@@ -98,14 +120,19 @@ export class TelemetryFollower {
     this.ws?.close();
   }
 
-  /** A batch from an egress worker (relayed by the main thread). */
+  /** A batch from an egress worker (relayed by the main thread): filed by the roles of each connection's address. */
   onMessage(m: unknown): void {
     if (!isRouteMeasurementBatch(m)) return;
     const now = Date.now();
+    const lookup = {
+      identityOfTarget: (target: string) => this.identityByTarget.get(target),
+      staticPathOfPeer: (target: string) => this.staticPathByPeer.get(target),
+    };
     for (const it of m.items) {
-      const identity = it.identity ?? (it.target ? this.identityByTarget.get(it.target) : undefined);
-      if (identity === undefined || identity === null || typeof it.provider !== 'string') continue;
-      this.store.add(identity, it.provider, it, now);
+      if (typeof it !== 'object' || it === null) continue;
+      for (const key of classify(it, lookup)) this.store.add(key, it, now);
+      // A live egress connection: the probe leaves that validator alone (its budget is the egress's).
+      if (it.provider === undefined && typeof it.target === 'string') this.planner.noteEgress(it.target, now);
     }
   }
 
@@ -220,20 +247,22 @@ export class TelemetryFollower {
     if (this.probing || this.slot < 0) return;
     this.probing = true;
     try {
-      const targets: { identity: string; tpuQuic: string }[] = [];
+      const candidates: ProbeTarget[] = [];
       const seen = new Set<string>();
       const p = this.d.telemetry.probe;
-      for (let s = this.slot; s < this.slot + this.d.telemetry.horizonSlots && targets.length < p.leaders; s++) {
+      for (let s = this.slot; s < this.slot + this.d.telemetry.horizonSlots && candidates.length < p.leaders; s++) {
         const id = this.leaderAt(s);
         if (id === undefined) break;
         const tpu = this.nodes.get(id);
         if (seen.has(id) || tpu == null) continue;
         seen.add(id);
-        targets.push({ identity: id, tpuQuic: tpu });
+        candidates.push({ identity: id, tpuQuic: tpu });
       }
+      const targets = this.planner.plan(candidates, Date.now());
+      this.probeHandshakes += targets.length;
       const results = await probeHandshakes(targets, p.timeoutMs);
       const now = Date.now();
-      for (const r of results) if (r.rttMs !== null) this.store.add(r.identity, 'direct', { handshakeRttMs: r.rttMs }, now);
+      for (const r of results) if (r.rttMs !== null) this.store.add(directKey(r.identity), { handshakeRttMs: r.rttMs }, now);
     } catch (err) {
       this.warnOnce('probe', err);
     } finally {
@@ -269,7 +298,8 @@ export class TelemetryFollower {
             stake,
             tpuQuic,
             location: this.locations.lookup(id, tpuQuic),
-            measured: (provider) => this.store.get(id, provider, now),
+            direct: this.store.get(directKey(id), now),
+            hop: (provider) => this.store.get(pathKey(provider), now),
           }),
         );
       }

@@ -5,17 +5,23 @@
 // closed (stale) — readers never see a half-written snapshot.
 //
 // Egress workers report route measurements through measurementPort(): the main thread keeps one end and forwards
-// each batch to whichever telemetry thread is current, so reports survive telemetry restarts.
+// each batch to whichever telemetry thread is current, so reports survive telemetry restarts. The pool asks for a
+// new port per egress task (every restart); a port is dropped when its other end closes (the worker thread exited)
+// or when it stays silent for PORT_SILENT_MS (the task ended but Piscina kept the thread: egress posts a batch,
+// empty or not, every second while it runs), so restarts do not accumulate ports.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isRouteMeasurementBatch } from './measurements.js';
+import type { OfferedRoutes } from './paths.js';
 import { createSnapshotBuffer } from './snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
 
 const RESTART_BACKOFF_MAX_MS = 5_000;
 /** A thread that ran this long before dying resets the backoff. */
 const RESTART_STABLE_MS = 10_000;
+/** A measurement port with no batch for this long belongs to an egress task that ended: closed (reports come every 1 s). */
+const PORT_SILENT_MS = 30_000;
 
 /** Agave's convention: PubSub on the RPC port + 1, ws(s):// for http(s)://. */
 export function defaultWsUrl(rpcUrl: string): string {
@@ -31,6 +37,8 @@ export interface TelemetryThreadOptions {
   readonly telemetry: TelemetryConfig;
   /** Cluster JSON-RPC (telemetry.rpcUrl ?? upstream.rpcUrl). */
   readonly rpcUrl: string;
+  /** The routes the relay offers (paths.ts offeredRoutes(config)): the txPaths rows list. */
+  readonly routes: OfferedRoutes;
   readonly logLevel: string;
   readonly log: Logger;
   /** Default: dist/workers/telemetry-worker.js next to this module's dist/src/telemetry/. */
@@ -46,7 +54,9 @@ export class TelemetryThread {
   private consecutive = 0;
   private startedAt = 0;
   private timer: NodeJS.Timeout | null = null;
-  private readonly ports: MessagePort[] = [];
+  /** Measurement ports (main-thread ends) -> when their last batch arrived. */
+  private readonly ports = new Map<MessagePort, number>();
+  private sweepTimer: NodeJS.Timeout | null = null;
   private readonly data: TelemetryWorkerData;
   restarts = 0;
 
@@ -55,6 +65,7 @@ export class TelemetryThread {
     this.data = {
       telemetry: o.telemetry,
       rpcUrl: o.rpcUrl,
+      routes: o.routes,
       wsUrl: o.telemetry.wsUrl ?? defaultWsUrl(o.rpcUrl),
       logLevel: o.logLevel,
       snapshot: this.snapshot,
@@ -84,15 +95,36 @@ export class TelemetryThread {
     });
   }
 
-  /** A port for one egress worker (transfer it): batches posted on it reach the current telemetry thread. */
+  /** A port for one egress task (transfer it): batches posted on it reach the current telemetry thread. */
   measurementPort(): MessagePort {
     const { port1, port2 } = new MessageChannel();
+    this.ports.set(port1, Date.now());
     port1.on('message', (m: unknown) => {
-      if (isRouteMeasurementBatch(m)) this.worker?.postMessage(m);
+      if (!isRouteMeasurementBatch(m)) return;
+      this.ports.set(port1, Date.now());
+      if (m.items.length > 0) this.worker?.postMessage(m);
     });
+    port1.once('close', () => this.ports.delete(port1));
     port1.unref();
-    this.ports.push(port1);
+    if (this.sweepTimer === null && !this.stopping) {
+      this.sweepTimer = setInterval(() => this.sweepPorts(Date.now()), PORT_SILENT_MS / 2);
+      this.sweepTimer.unref();
+    }
     return port2;
+  }
+
+  /** Open measurement ports (tests: restarts must not accumulate them). */
+  get measurementPortCount(): number {
+    return this.ports.size;
+  }
+
+  /** Close ports silent for PORT_SILENT_MS (exposed for tests with an explicit clock). */
+  sweepPorts(now: number): void {
+    for (const [p, at] of this.ports) {
+      if (now - at < PORT_SILENT_MS) continue;
+      this.ports.delete(p);
+      p.close();
+    }
   }
 
   /** Tests only: make the thread throw (requires allowTestCrash). */
@@ -107,7 +139,9 @@ export class TelemetryThread {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer !== null) clearTimeout(this.timer);
-    for (const p of this.ports) p.close();
+    if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
+    for (const p of this.ports.keys()) p.close();
+    this.ports.clear();
     const w = this.worker;
     this.worker = null;
     if (w !== null) await w.terminate();

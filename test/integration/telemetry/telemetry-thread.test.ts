@@ -1,7 +1,9 @@
 // The real telemetry worker_thread (dist/workers/telemetry-worker.js) following the real embedded localnet (in this
-// process): the snapshot's rows match the localnet's schedule, stake and TPU addresses; the QUIC probe measures this
-// region's ping; `selected` moves when a path gets slower (synthetic egress reports through measurementPort());
-// the thread is restarted after it dies and keeps publishing into the same buffer.
+// process): the snapshot's rows match the localnet's schedule, stake and TPU addresses, into the next epoch and,
+// once the cluster crossed the boundary, into the one after; the QUIC probe measures this region's ping; `selected`
+// moves when a path gets slower (hand-made egress reports through measurementPort(); egress-measurements.test.ts
+// does it with real egress connections); the thread is restarted after it dies and keeps publishing into the same
+// buffer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log/logger.js';
@@ -13,6 +15,9 @@ import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
 
 const FAR_MS = 60;
+const EPOCH = 64;
+/** A static peer nothing connects to in this test: its hop is the configured 50 ms until a report says otherwise. */
+const PEER = '10.255.255.1:8009';
 let localnet: Localnet;
 let thread: TelemetryThread;
 let reader: SnapshotReader;
@@ -33,7 +38,7 @@ const rows = (v: SnapshotView): Row[] => JSON.parse('[' + rowsSlice(v, 0, v.rowC
 beforeAll(async () => {
   ensureDistFresh();
   // Validator 1 is "far": 60 ms one way on every datagram (handshake RTT + 120 ms).
-  localnet = await startLocalnet({ validators: 3, slotMs: 100, slotsPerEpoch: 64, oneWayDelaysMs: [0, FAR_MS, 0] });
+  localnet = await startLocalnet({ validators: 3, slotMs: 100, slotsPerEpoch: EPOCH, oneWayDelaysMs: [0, FAR_MS, 0] });
   const config = configSchema.parse({
     telemetry: {
       region: 'fra',
@@ -42,7 +47,7 @@ beforeAll(async () => {
         { name: 'nyc', latitude: 40.71, longitude: -74.0, marketLatencyMs: 0 },
       ],
       locations: { entries: localnet.validators.map((v, i) => ({ identity: v.identity, dataCenterKey: `fra-dc${i}`, region: 'fra', latitude: 50.11, longitude: 8.68 })) },
-      paths: [{ provider: 'static:peer', kind: 'static', region: 'fra', hopLatencyMs: 50 }],
+      paths: [{ provider: 'static:peer', kind: 'static', peer: PEER, region: 'fra', hopLatencyMs: 50 }],
       probe: { intervalMs: 60_000, timeoutMs: 1_000 },
       horizonSlots: 100,
     },
@@ -50,6 +55,7 @@ beforeAll(async () => {
   thread = new TelemetryThread({
     telemetry: config.telemetry,
     rpcUrl: localnet.rpcUrl,
+    routes: { direct: true, staticPeers: [PEER], jito: false },
     logLevel: 'warn',
     log: createLogger('silent', 'test'),
     workerFile: new URL(distUrl('workers/telemetry-worker.js')),
@@ -89,6 +95,37 @@ describe('telemetry thread against the localnet', () => {
     }
     const g = v.generation;
     await until('a later generation', () => (reader.current()!.generation > g + 3 ? true : null));
+  });
+
+  it('extends into the next epoch: rows past the boundary carry that epoch\'s leaders, and the one after once crossed', async () => {
+    const crossesNext = (v: SnapshotView, boundary: number): boolean => v.firstSlot < boundary && v.lastSlot >= boundary;
+    const check = (v: SnapshotView, boundary: number): void => {
+      const rs = rows(v);
+      expect(rs.map((r) => r.slot)).toEqual(Array.from({ length: v.rowCount }, (_, i) => v.firstSlot + i));
+      const beyond = rs.filter((r) => r.slot >= boundary);
+      expect(beyond.length).toBeGreaterThan(0);
+      for (const r of rs) expect(r.identity).toBe(localnet.schedule.leaderAt(r.slot));
+      // The epochs really differ (else this would not show the next epoch's schedule was loaded).
+      const src = new SnapshotLeaderSource(thread.snapshot);
+      expect(beyond.every((r) => src.leaderAt(r.slot)!.identity === r.identity)).toBe(true);
+      // The horizon ends where the cluster's schedule knowledge ends: the epoch after the current one.
+      const epochEnd = (Math.floor(v.snapshotSlot / EPOCH) + 2) * EPOCH - 1;
+      expect(v.lastSlot).toBe(Math.min(v.snapshotSlot + 99, epochEnd));
+    };
+    // Epoch 0 -> 1.
+    const v1 = await until('a snapshot across slot 64', () => {
+      const c = reader.current();
+      return c && c.snapshotSlot < EPOCH && crossesNext(c, EPOCH) ? c : null;
+    });
+    check(v1, EPOCH);
+    const differs = rows(v1).some((r) => r.slot >= EPOCH && localnet.schedule.leaderAt(r.slot) !== localnet.schedule.leaderAt(r.slot - EPOCH));
+    expect(differs).toBe(true);
+    // Once the cluster is in epoch 1, epoch 2's schedule becomes known and rows run past slot 128.
+    const v2 = await until('a snapshot across slot 128', () => {
+      const c = reader.current();
+      return c && crossesNext(c, 2 * EPOCH) ? c : null;
+    }, 20_000);
+    check(v2, 2 * EPOCH);
   });
 
   it('the QUIC probe measures this region\'s ping; other regions stay estimates', async () => {
