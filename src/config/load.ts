@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { configSchema, keySchema, type Config } from './schema.js';
 import { applyEnvOverrides, setPath } from './env-overrides.js';
 import { deepFreeze } from './freeze.js';
+import { finishTelemetryConfig } from '../telemetry/telemetry-config.js';
 
 export class ConfigError extends Error {}
 
@@ -61,6 +62,9 @@ export function loadConfig(opts: LoadOptions): Readonly<Config> {
     if (!keys.success) throw new ConfigError(formatIssues(keysPath, keys.error));
     config.keys.push(...keys.data);
   }
+  // telemetry.locations.file (relative to the config file, like keysFile) and telemetry.paths vs the offered routes.
+  const telemetryIssues = finishTelemetryConfig(config, opts.file ? dirname(opts.file) : process.cwd());
+  if (telemetryIssues.length > 0) throw new ConfigError(`invalid configuration in ${source}:\n  ${telemetryIssues.join('\n  ')}`);
   const seen = new Set<string>();
   for (const [i, k] of config.keys.entries()) {
     const norm = k.key.toLowerCase();
