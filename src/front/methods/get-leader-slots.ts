@@ -1,7 +1,8 @@
 // getLeaderSlots [startSlot, limit?] (front thread, HOT, synchronous: no I/O, no awaiting). Served entirely from the
 // shared leader-slot snapshot (src/telemetry/snapshot.ts): the rows' JSON was built by the telemetry thread at publish
 // time, so an answer is one Atomics.load, a few comparisons and a string slice + concatenation.
-// Fails closed (docs/get-leader-slots.md): params -> missing -> unsupported schema -> stale -> range not covered.
+// Fails closed (docs/get-leader-slots.md): params -> missing -> unsupported schema -> stale -> range not covered
+// (a valid u64 startSlot beyond 2^53 - 1 is simply not covered).
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { paramsArray, serdeType } from '../../jsonrpc/params.js';
@@ -21,14 +22,22 @@ export interface GetLeaderSlotsOptions {
   readonly now?: () => number;
 }
 
-/** A u64 parameter as JSON number: negative, fractional, non-number or beyond 2^53 - 1 -> -32602 (serde wording). */
+/**
+ * The double a JSON parser makes of u64::MAX (18446744073709551615 rounds up to 2^64): integers up to it are valid
+ * u64 values. Beyond 2^53 - 1 they are no longer exact, which does not matter here: such a startSlot is past every
+ * snapshot (range not covered, -32016) and such a limit is past the cap (served as 100).
+ */
+const U64_MAX_AS_DOUBLE = 2 ** 64;
+
+/** A u64 parameter as JSON number: negative, fractional, non-number or beyond u64 -> -32602 (serde wording). */
 function u64Param(v: unknown, name: string): number {
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U64_MAX_AS_DOUBLE) return v;
   if (typeof v === 'number' && Number.isInteger(v) && v < 0) {
     throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid value: integer \`${v}\`, expected u64 for \`${name}\``);
   }
-  if (typeof v === 'number' && Number.isInteger(v)) {
-    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: \`${name}\` too large: ${v} exceeds 2^53 - 1`);
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    // serde_json reads an integer literal beyond u64 as a float, as it does 1.5.
+    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid type: floating point \`${v}\`, expected u64 for \`${name}\``);
   }
   throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(v)}, expected u64 for \`${name}\``);
 }
