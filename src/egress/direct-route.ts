@@ -8,8 +8,9 @@
 //   failed                  quiche refused the write (unexpected)
 //   dropped:shutdown        the worker stopped before the transaction could be written
 // Drops are logged (rate-limited: the first of each reason per second with the trace id, then a count).
-// Leader data: PollingLeaderSource (polls upstream.rpcUrl) until the telemetry snapshot is wired into the workers;
-// swap it in createLeaderSource() below.
+// Leader data: the telemetry thread's snapshot (SnapshotLeaderSource); PollingLeaderSource (polls upstream.rpcUrl)
+// only when the telemetry thread is disabled. See createLeaderSource() below. Connection measurements reach the
+// telemetry thread by target address (src/telemetry/measurements.ts); the label is the validator identity, for logs.
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';

@@ -1,7 +1,7 @@
 // PollingLeaderSource: a LeaderSource (src/telemetry/leader-source.ts) inside each egress worker that polls the
 // upstream JSON-RPC itself (egress worker; cold timers, HOT reads: currentSlot/leaderAt answer from memory).
-// Stand-in until the telemetry thread's shared snapshot (SnapshotLeaderSource) is wired into the workers: both
-// implement the same interface, so switching is one line in direct-route.ts's factory.
+// Used only when the telemetry thread is disabled (telemetry.enabled: false); otherwise the workers read the shared
+// snapshot (SnapshotLeaderSource). Both implement the same interface: direct-route.ts's factory picks one.
 //   getSlot              every slotPollMs (processed commitment); the slot is extrapolated between polls from the
 //                        observed slot duration (at most 2 slots ahead of the last answer)
 //   getSlotLeaders       when fewer than LEADER_AHEAD_MIN slots ahead are known (LEADER_FETCH slots at a time)
