@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test typecheck bench bench-micro bench-e2e clean
+.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry clean
 
 # `npm install` rather than `npm ci`: the registry this project installs from does not serve every other-platform
 # optional binary named in the lockfile (e.g. @matrixai/quic-darwin-arm64@2.0.9), which npm 11's `npm ci` refuses as
@@ -28,13 +28,17 @@ typecheck: install
 test: build typecheck
 	npx vitest run
 
-bench: bench-micro bench-e2e
+bench: bench-micro bench-e2e bench-telemetry
 
 bench-micro: build
 	$(NODE) dist/bench/run-micro.js
 
 bench-e2e: build
 	$(NODE) dist/bench/e2e/send-transaction-load.js
+
+# getLeaderSlots: micro (snapshot build/publish/read, handler) + wrk at limit 20 and 100 against the real relay.
+bench-telemetry: build
+	$(NODE) dist/bench/telemetry/get-leader-slots.bench.js
 
 clean:
 	rm -rf dist
