@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry clean
+.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress clean
 
 # `npm install` rather than `npm ci`: the registry this project installs from does not serve every other-platform
 # optional binary named in the lockfile (e.g. @matrixai/quic-darwin-arm64@2.0.9), which npm 11's `npm ci` refuses as
@@ -28,7 +28,7 @@ typecheck: install
 test: build typecheck
 	npx vitest run
 
-bench: bench-micro bench-e2e bench-telemetry
+bench: bench-micro bench-e2e bench-telemetry bench-egress
 
 bench-micro: build
 	$(NODE) dist/bench/run-micro.js
@@ -39,6 +39,11 @@ bench-e2e: build
 # getLeaderSlots: micro (snapshot build/publish/read, handler) + wrk at limit 20 and 100 against the real relay.
 bench-telemetry: build
 	$(NODE) dist/bench/telemetry/get-leader-slots.bench.js
+
+# QUIC egress: static route over one connection into a 128-stream listener, ring entry -> kernel at 5,000 tx/s,
+# next to @matrixai/quic's high-level API; ~15 s; writes bench/results/quic-egress.json.
+bench-egress: build
+	$(NODE) dist/bench/egress/quic-egress.bench.js
 
 clean:
 	rm -rf dist
