@@ -5,6 +5,7 @@
 //   dropped:no_leader       no fresh slot / schedule, or no leader advertises a tpuQuic
 //   dropped:no_connection   every target was connecting-and-failed, retrying with backoff, or closing
 //   dropped:queue_full      every target's stream-credit queue was full
+//   dropped:stale           queued (handshake, stream credit, congestion room) longer than routes.direct.staleAfterMs
 //   failed                  quiche refused the write (unexpected)
 //   dropped:shutdown        the worker stopped before the transaction could be written
 // Drops are logged (rate-limited: the first of each reason per second with the trace id, then a count).

@@ -1,9 +1,10 @@
 // The static route (egress worker, HOT): every transaction goes over QUIC to each configured peer
 // (routes.static.peers, "ip:port"), like Jet's extra fanout to fixed validators or relays. Peers are pinned in the
 // worker's shared connection cache (never evicted nor idle-closed; reconnected with backoff when they drop).
+// With routes.static.everyTransaction the consumer loop adds this route to every record whose key allows it.
 // Outcome: `sent` when at least one peer's connection wrote it; otherwise the most telling failure
-// (failed > dropped:queue_full > dropped:no_connection); dropped:shutdown after close(). Per-peer counts and
-// latencies are in the connection reports.
+// (failed > dropped:queue_full > dropped:stale > dropped:no_connection); dropped:shutdown after close(). Per-peer
+// counts and latencies are in the connection reports.
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
