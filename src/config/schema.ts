@@ -398,6 +398,12 @@ export const configSchema = z
     identity: z
       .object({
         keypairPath: z.string().min(1).optional(),
+        /**
+         * How often each egress worker looks at the keypair file (stat: mtime, size); 0 = never. A file now holding
+         * another keypair becomes the identity of every new connection; open ones are closed within
+         * routes.direct.evictionGraceMs and reopened with it (no restart).
+         */
+        reloadCheckMs: z.number().int().min(0).default(1_000),
       })
       .strict()
       .default({}),

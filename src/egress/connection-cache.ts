@@ -8,6 +8,8 @@
 // - Every MAINTENANCE_MS, workers unused for idleCloseMs that are neither pinned nor pre-warmed are closed.
 // - report() returns every connection's measurements (handshake ms, send latency p50/p99/max, counts): the function
 //   telemetry reads (see docs/configuration.md "Egress connection reports").
+// - setIdentity() switches the client certificate: every open connection is retired (closing, evictionGraceMs to
+//   write what it queued) and pinned / pre-warmed targets are reopened at once with the new identity.
 import type { Logger } from '../log/logger.js';
 import type { IdentityCertificate } from '../quic/index.js';
 import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
@@ -40,6 +42,8 @@ export interface CacheCounters {
   evicted: number;
   idleClosed: number;
   refusedFull: number;
+  /** Connections closed because the relay identity changed. */
+  identityCycled: number;
 }
 
 export class ConnectionCache {
@@ -50,9 +54,13 @@ export class ConnectionCache {
   private warm = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
-  readonly counters: CacheCounters = { created: 0, evicted: 0, idleClosed: 0, refusedFull: 0 };
+  private identity: IdentityCertificate;
+  /** Labels of pinned targets (reopened with the same label after an identity change). */
+  private readonly labels = new Map<string, string | undefined>();
+  readonly counters: CacheCounters = { created: 0, evicted: 0, idleClosed: 0, refusedFull: 0, identityCycled: 0 };
 
   constructor(private readonly o: ConnectionCacheOptions) {
+    this.identity = o.identity;
     this.timer = setInterval(this.maintain, MAINTENANCE_MS);
     this.timer.unref();
   }
@@ -71,8 +79,26 @@ export class ConnectionCache {
 
   /** A target that is never evicted nor idle-closed (static peers). */
   pin(target: string, label?: string): ConnectionWorker | null {
-    this.pinned.add(target);
+    if (!this.pinned.has(target)) {
+      this.pinned.add(target);
+      this.labels.set(target, label);
+    }
     return this.get(target, label);
+  }
+
+  /**
+   * Cold: new client certificate. Open connections are retired (evictionGraceMs to write their queue) and the
+   * pinned and pre-warmed targets reconnect at once with the new identity. Returns how many were retired.
+   */
+  setIdentity(identity: IdentityCertificate): number {
+    this.identity = identity;
+    if (this.closed) return 0;
+    const old = [...this.workers.values()];
+    for (const w of old) this.retire(w, this.o.evictionGraceMs);
+    this.counters.identityCycled += old.length;
+    const labelOf = new Map(old.map((w) => [w.target, w.label] as const));
+    for (const t of new Set([...this.pinned, ...this.warm])) this.get(t, this.labels.get(t) ?? labelOf.get(t));
+    return old.length;
   }
 
   /** Pre-warm: open (or keep) connections to these targets; they are exempt from idle close until replaced. */
@@ -112,7 +138,7 @@ export class ConnectionCache {
       host,
       port: Number(target.slice(colon + 1)),
       label,
-      identity: this.o.identity,
+      identity: this.identity,
       maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
       keepAliveMs: this.o.keepAliveMs,
       connectTimeoutMs: this.o.connectTimeoutMs,

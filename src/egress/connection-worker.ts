@@ -108,6 +108,10 @@ export class ConnectionWorker {
   /** Date.now() of the last send() (LRU and idle decisions). */
   lastUsedMs = Date.now();
   readonly target: string;
+  /** Validator identity when known (logs/reports). */
+  get label(): string | undefined {
+    return this.o.label;
+  }
 
   constructor(private readonly o: ConnectionWorkerOptions) {
     this.target = `${o.host}:${o.port}`;

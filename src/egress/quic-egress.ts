@@ -1,15 +1,19 @@
 // What the direct and static routes of one egress worker share (egress worker; cold setup, HOT fanout()): the relay
 // identity certificate and ONE connection cache, so a static peer that is also a leader gets one connection, not two.
+// Identity hot-swap: every identity.reloadCheckMs the keypair file is stat'ed (fs.watchFile); when it changed and
+// holds another keypair, the cache switches certificate (new connections use it, open ones are cycled) and
+// `identity_changed` is logged. An unreadable file keeps the current identity (logged).
 // fanout() sends one transaction to several connection workers and folds their per-target answers into one route
 // outcome: `sent` as soon as any target wrote it (the others keep going and are counted per connection), otherwise the
 // most telling failure once every target answered.
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { IdentityCertificate } from '../quic/index.js';
 import { ConnectionCache } from './connection-cache.js';
 import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
-import { generateKeypairSecret, loadIdentityCertificate } from './identity.js';
-import { createIdentityCertificate } from '../quic/index.js';
+import { generateKeypairSecret, loadIdentityCertificate, readKeypairFile } from './identity.js';
+import { base58Encode, createIdentityCertificate } from '../quic/index.js';
 import type { EgressOutcome } from './route.js';
 import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
@@ -24,8 +28,14 @@ export class QuicEgress {
   readonly ready: Promise<ConnectionCache>;
   private closed = false;
   private reportTimer: NodeJS.Timeout | null = null;
+  private watchedPath: string | null = null;
+  private reloading = false;
 
-  constructor(config: Readonly<Config>, log: Logger, onSendLatency?: (us: number) => void) {
+  constructor(
+    config: Readonly<Config>,
+    private readonly log: Logger,
+    onSendLatency?: (us: number) => void,
+  ) {
     const d = config.routes.direct;
     const path = config.identity.keypairPath;
     const cert =
@@ -54,6 +64,10 @@ export class QuicEgress {
         onSendLatency,
       });
       if (this.closed) void this.cache.close();
+      else if (path !== undefined && config.identity.reloadCheckMs > 0) {
+        this.watchedPath = path;
+        watchFile(path, { interval: config.identity.reloadCheckMs, persistent: false }, this.onKeypairFile);
+      }
       return this.cache;
     });
     this.ready.catch((err: unknown) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'egress: relay identity unusable; QUIC routes fail'));
@@ -67,9 +81,41 @@ export class QuicEgress {
     this.reportTimer.unref();
   }
 
+  /** Re-reads the keypair file; switches identity when it holds another keypair. Resolves with the identity in use. */
+  async reloadIdentity(): Promise<string | null> {
+    const path = this.watchedPath;
+    const cache = this.cache;
+    if (path === null || cache === null || this.closed || this.reloading) return this.identity?.identity ?? null;
+    this.reloading = true;
+    try {
+      const secret = readKeypairFile(path);
+      const next = base58Encode(secret.subarray(32));
+      const current = this.identity?.identity ?? null;
+      if (next === current) return current;
+      const cert = await createIdentityCertificate(secret);
+      if (this.closed) return current;
+      this.identity = cert;
+      const cycled = cache.setIdentity(cert);
+      this.log.warn({ event: 'identity_changed', from: current, identity: cert.identity, keypairPath: path, connectionsCycled: cycled }, 'egress: relay identity changed: new connections present it, open ones are being reopened');
+      return cert.identity;
+    } catch (err) {
+      this.log.error({ keypairPath: path, err: err instanceof Error ? err.message : String(err) }, 'egress: identity reload failed; keeping the current identity');
+      return this.identity?.identity ?? null;
+    } finally {
+      this.reloading = false;
+    }
+  }
+
+  private readonly onKeypairFile = (cur: Stats, prev: Stats): void => {
+    if (cur.mtimeMs === prev.mtimeMs && cur.size === prev.size && cur.ino === prev.ino) return;
+    if (cur.size === 0) return; // being rewritten (or deleted): wait for the next change
+    void this.reloadIdentity();
+  };
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.watchedPath !== null) unwatchFile(this.watchedPath, this.onKeypairFile);
     if (this.reportTimer !== null) clearInterval(this.reportTimer);
     await this.cache?.close();
   }

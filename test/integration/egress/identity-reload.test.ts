@@ -1,0 +1,102 @@
+// Identity hot-swap through the real relay, without a restart: the keypair file identity.keypairPath names is
+// replaced (written elsewhere, renamed over it, as an operator or a failover script would), every egress worker
+// notices within identity.reloadCheckMs, logs identity_changed, cycles its connections, and a localnet TPU listener
+// standing in for a static peer then sees the new identity on the next transactions.
+import { Keypair } from '@solana/web3.js';
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TpuListener } from '../../../src/localnet/tpu-listener.js';
+import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { legacyTransfer } from '../../helpers/transactions.js';
+import { ensureDist } from './dist-build.js';
+
+const first = Keypair.generate();
+const second = Keypair.generate();
+const WORKERS = 2;
+let dir: string;
+let keypairPath: string;
+let peer: TpuListener;
+const senderOf = new Map<string, string | null>();
+let relay: RelayHandle;
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}
+
+/** Sends `n` transactions on the static route; returns their base64 forms. */
+async function sendSome(n: number, base: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const tx = legacyTransfer(base + i);
+    const r = await fetch(`${relay.relayUrl}/v1/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+      body: JSON.stringify({ transaction: tx.base64, routes: ['static'], maxRetries: 0 }),
+    });
+    expect(r.status).toBe(200);
+    await r.arrayBuffer();
+    out.push(tx.base64);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  ensureDist();
+  peer = new TpuListener({
+    host: '127.0.0.1',
+    port: 0,
+    validatorIdentity: 'peer',
+    onTransaction: (tx, info) => void senderOf.set(Buffer.from(tx).toString('base64'), info.senderIdentity),
+  });
+  await peer.start();
+  dir = mkdtempSync(join(tmpdir(), 'slotrelay-identity-'));
+  keypairPath = join(dir, 'relay.json');
+  writeFileSync(keypairPath, JSON.stringify(Array.from(first.secretKey)));
+  relay = await startRelay({
+    upstream: { rpcUrl: 'http://127.0.0.1:9' },
+    identity: { keypairPath, reloadCheckMs: 100 },
+    rings: { workers: WORKERS, slotsPerRing: 256 },
+    routes: { direct: { evictionGraceMs: 200 }, static: { peers: [`127.0.0.1:${peer.address().port}`] } },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await relay?.stop();
+  await peer?.stop();
+});
+
+describe('identity hot-swap', () => {
+  it('a replaced keypair file becomes the identity of the next connections, without a restart', async () => {
+    const before = await sendSome(10, 9_000);
+    expect(await until(() => before.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    expect(new Set(before.map((b) => senderOf.get(b)))).toEqual(new Set([first.publicKey.toBase58()]));
+
+    const tmp = join(dir, 'relay.json.new');
+    writeFileSync(tmp, JSON.stringify(Array.from(second.secretKey)));
+    renameSync(tmp, keypairPath);
+    const changed = () => relay.logs.filter((l) => l.includes('"event":"identity_changed"') && l.includes(second.publicKey.toBase58()));
+    expect(await until(() => changed().length === WORKERS, 5_000)).toBe(true);
+    expect(JSON.parse(changed()[0])).toMatchObject({ from: first.publicKey.toBase58(), identity: second.publicKey.toBase58() });
+
+    const after = await sendSome(10, 9_100);
+    expect(await until(() => after.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    expect(new Set(after.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
+    // The old connections were closed, not left open next to the new ones.
+    expect(await until(() => peer.counters.activeConnections === WORKERS, 5_000)).toBe(true);
+
+    // A file that is not a keypair keeps the current identity (logged), and sending goes on.
+    writeFileSync(tmp, 'not a keypair');
+    renameSync(tmp, keypairPath);
+    expect(await until(() => relay.logs.some((l) => l.includes('identity reload failed')), 5_000)).toBe(true);
+    const still = await sendSome(3, 9_200);
+    expect(await until(() => still.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    expect(new Set(still.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
+  });
+});
