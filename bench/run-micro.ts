@@ -13,6 +13,7 @@ const MICRO = [
   ['ring', 'shm/ring.bench.js'],
   ['get-leader-slots', 'telemetry/get-leader-slots.bench.js', '--micro-only'],
   ['bank', 'localnet/bank.bench.js'],
+  ['localnet-listener', 'localnet/listener-throughput.bench.js'], // ~15 s: real localnet, QUIC sender thread
 ] as const;
 
 const { values } = parseArgs({ options: { only: { type: 'string' } } });
