@@ -323,6 +323,8 @@ export const configSchema = z
              * that the leader it was aimed at has moved on, and a rebroadcast (retries.intervalMs) sends a fresh copy.
              */
             staleAfterMs: positiveInt.default(2_000),
+            /** quiche congestion control of every egress connection (direct and static): cubic | reno | bbr. */
+            congestionControl: z.enum(['cubic', 'reno', 'bbr']).default('cubic'),
             /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
             staleLeaderMs: positiveInt.default(10_000),
             /** How often the in-worker leader source polls getSlot (only when the telemetry thread is disabled). */

@@ -11,7 +11,7 @@
 // - setIdentity() switches the client certificate: every open connection is retired (closing, evictionGraceMs to
 //   write what it queued) and pinned / pre-warmed targets are reopened at once with the new identity.
 import type { Logger } from '../log/logger.js';
-import type { IdentityCertificate } from '../quic/index.js';
+import type { CongestionControl, IdentityCertificate } from '../quic/index.js';
 import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
 
 /** How often idle connections are looked for (ms). */
@@ -32,6 +32,7 @@ export interface ConnectionCacheOptions {
   readonly staleAfterMs: number;
   /** Largest transaction a connection writes (transactions.maxTransactionBytes). */
   readonly maxTransactionBytes?: number;
+  readonly congestionControl?: CongestionControl;
   readonly log: Logger;
   /** Bench hook: every send latency sample (us) of every connection. */
   readonly onSendLatency?: (us: number) => void;
@@ -147,6 +148,7 @@ export class ConnectionCache {
       maxQueued: this.o.maxQueuedPerConnection,
       staleAfterMs: this.o.staleAfterMs,
       maxTransactionBytes: this.o.maxTransactionBytes,
+      congestionControl: this.o.congestionControl,
       log: this.o.log,
       onSendLatency: this.o.onSendLatency,
     });

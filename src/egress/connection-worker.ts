@@ -19,7 +19,7 @@
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
-import { PACKET_DATA_SIZE, QuicClientConnection, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
+import { PACKET_DATA_SIZE, QuicClientConnection, type CongestionControl, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
 import type { Logger } from '../log/logger.js';
 
 export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
@@ -47,6 +47,8 @@ export interface ConnectionWorkerOptions {
   readonly staleAfterMs: number;
   /** Largest transaction written (transactions.maxTransactionBytes); larger ones answer `failed`. Default 1232. */
   readonly maxTransactionBytes?: number;
+  /** quiche congestion control (routes.direct.congestionControl); default cubic. */
+  readonly congestionControl?: CongestionControl;
   readonly log: Logger;
   /** Test/bench hook: every send latency sample, microseconds. */
   readonly onSendLatency?: (us: number) => void;
@@ -224,6 +226,7 @@ export class ConnectionWorker {
       maxQueuedTransactions: this.o.maxQueued,
       maxTransactionBytes: this.maxTxBytes,
       maxQueueWaitMs: this.o.staleAfterMs,
+      congestionControl: this.o.congestionControl,
       onSendLatency: this.onLatency,
       onQueuedSent: this.onQueuedSent,
       onWriteFailed: this.onWriteFailed,

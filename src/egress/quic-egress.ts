@@ -60,6 +60,7 @@ export class QuicEgress {
         maxQueuedPerConnection: d.maxQueuedPerConnection,
         staleAfterMs: d.staleAfterMs,
         maxTransactionBytes: config.transactions.maxTransactionBytes,
+        congestionControl: d.congestionControl,
         log,
         onSendLatency,
       });

@@ -106,6 +106,16 @@ type WriteResult = typeof WRITTEN | typeof NO_CREDIT | typeof NO_ROOM | typeof F
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * A reply that would carry only ACKs (the peer's packets ACK our streams and hand back stream credit, MAX_STREAMS,
+ * which is ack-eliciting) is held this long so it rides on our next stream packet instead of costing a datagram of
+ * its own. Measured on this project's 2-core VM against quinn-tpu-sink at 5,000 tx/s: 1.9 datagrams sent per
+ * transaction, about half ACK-only, at 40-70 us of sendmsg each; held, ~1.1. Far below the 25 ms max_ack_delay both
+ * sides advertise (RFC 9000 13.2.1), so the peer's loss detection and RTT are not disturbed. Not applied before
+ * the handshake completes.
+ */
+const ACK_DELAY_MS = 1;
+
 export class QuicClientConnection {
   /** Resolves when the handshake completes; rejects (with `.closeInfo`) if the connection ends first. */
   readonly established: Promise<void>;
@@ -151,6 +161,8 @@ export class QuicClientConnection {
   private datagramsSent = 0;
   private datagramsReceived = 0;
   private errors = 0;
+  /** performance.now() by which a held ACK-only reply must go out (Infinity: none held). */
+  private ackDueMs = Infinity;
   private keepAliveEffMs: number;
   private keepAliveDueMs = Infinity;
   private sentAtKeepAliveCheck = 0;
@@ -382,6 +394,7 @@ export class QuicClientConnection {
 
   /** conn.send() until null; each packet goes to the kernel at once (connected socket: no address argument). */
   private flush(): void {
+    this.ackDueMs = Infinity; // whatever ACKs are pending go out now
     const conn = this.conn;
     const slab = this.slab;
     const scratch = slab.scratch;
@@ -458,7 +471,16 @@ export class QuicClientConnection {
       this.errors++;
     }
     if (this.state === 'connecting' && this.conn.isEstablished()) this.onEstablished();
-    if (this.state === 'established' && this.queueHead < this.queue.length) this.drainQueue();
+    if (this.state === 'established') {
+      const before = this.written;
+      if (this.queueHead < this.queue.length) this.drainQueue();
+      // Nothing of ours went out (no queued stream could be written): hold the ACK for our next stream packet.
+      if (this.written === before && (this.state as QuicClientState) === 'established') {
+        if (this.ackDueMs === Infinity) this.ackDueMs = performance.now() + ACK_DELAY_MS;
+        this.afterIo();
+        return;
+      }
+    }
     this.flush();
     this.afterIo();
   };
@@ -480,6 +502,10 @@ export class QuicClientConnection {
     if (this.queueHead < this.queue.length) {
       const st = this.queueDeadline[this.queueHead] - now;
       if (st !== Infinity && (delay === null || st < delay)) delay = st < 0 ? 0 : st;
+    }
+    if (this.ackDueMs !== Infinity) {
+      const ad = this.ackDueMs - now;
+      if (delay === null || ad < delay) delay = ad < 0 ? 0 : ad;
     }
     this.timer.arm(delay, now);
   }
