@@ -40,8 +40,8 @@ bench-e2e: build
 bench-telemetry: build
 	$(NODE) dist/bench/telemetry/get-leader-slots.bench.js
 
-# QUIC egress: static route over one connection into a 128-stream listener, ring entry -> kernel at 5,000 tx/s,
-# next to @matrixai/quic's high-level API; ~15 s; writes bench/results/quic-egress.json.
+# QUIC egress: static route over one connection into a 128-stream listener (quinn-tpu-sink when built), ring entry ->
+# kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json.
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
 
