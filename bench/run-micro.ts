@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 const here = dirname(fileURLToPath(import.meta.url));
 const MICRO = [
   ['envelope', 'jsonrpc/envelope.bench.js'],
+  ['front-handler', 'front/handler-js.bench.js'],
   ['tx-intake', 'tx/tx-intake.bench.js'],
   ['ring', 'shm/ring.bench.js'],
   ['get-leader-slots', 'telemetry/get-leader-slots.bench.js', '--micro-only'],
