@@ -19,16 +19,38 @@ const STATUS_LINES: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 
-export function statusLine(status: number): string {
-  return STATUS_LINES[status] ?? `${status} Status`;
-}
-
 /**
  * uWS closes idle keep-alive connections after ~10-14 s (HTTP_IDLE_TIMEOUT_S is compiled into the native addon and
  * cannot be changed from JS). Announcing it lets clients that honour the hint (undici/fetch, Node's http.Agent,
  * @solana/kit) retire sockets before the server does. See docs/protocol-decisions.md.
  */
 export const KEEP_ALIVE_HINT = 'timeout=10';
+
+export function statusLine(status: number): string {
+  return STATUS_LINES[status] ?? `${status} Status`;
+}
+
+// Every JS string handed to uWS is measured and transcoded to UTF-8 on each call (v8::String::Utf8Length + WriteUtf8
+// were among the front thread's top native costs under load); the constant parts of every answer are encoded once
+// here and handed over as bytes. Only the request id and the body stay strings.
+const enc = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
+const STATUS_BYTES = new Map<number, Uint8Array>(Object.entries(STATUS_LINES).map(([k, v]) => [Number(k), enc(v)]));
+const H_CONTENT_TYPE = enc('content-type');
+const H_ALLOW_ORIGIN = enc('access-control-allow-origin');
+const H_REQUEST_ID = enc('x-request-id');
+const H_KEEP_ALIVE = enc('keep-alive');
+const H_RETRY_AFTER = enc('retry-after');
+const V_KEEP_ALIVE = enc(KEEP_ALIVE_HINT);
+/** Encoded header values that repeat (content types, CORS origins), cached on first use. */
+const valueBytes = new Map<string, Uint8Array>();
+function constantValue(v: string): Uint8Array {
+  let b = valueBytes.get(v);
+  if (b === undefined) {
+    b = enc(v);
+    if (valueBytes.size < 64) valueBytes.set(v, b);
+  }
+  return b;
+}
 
 /** Per-request state that must outlive the synchronous uWS handler (abort flag, trace id, timing). */
 export class RequestState {
@@ -59,12 +81,12 @@ export function writeResponse(
   if (st.aborted || st.answered) return; // the client is gone, or it already has its answer
   const res = st.res;
   res.cork(() => {
-    res.writeStatus(statusLine(status));
-    res.writeHeader('content-type', contentType);
-    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
-    res.writeHeader('x-request-id', st.requestId);
-    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
-    if (retryAfterSeconds > 0) res.writeHeader('retry-after', String(retryAfterSeconds));
+    res.writeStatus(STATUS_BYTES.get(status) ?? statusLine(status));
+    res.writeHeader(H_CONTENT_TYPE, constantValue(contentType));
+    res.writeHeader(H_ALLOW_ORIGIN, constantValue(opts.corsOrigin));
+    res.writeHeader(H_REQUEST_ID, st.requestId);
+    res.writeHeader(H_KEEP_ALIVE, V_KEEP_ALIVE);
+    if (retryAfterSeconds > 0) res.writeHeader(H_RETRY_AFTER, String(retryAfterSeconds));
     res.end(body, closeConnection);
   });
   st.answered = true;
