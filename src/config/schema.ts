@@ -260,6 +260,14 @@ export const configSchema = z
           .max(1 << 20)
           .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
           .default(4096),
+        /**
+         * Adaptive polling (latency over CPU): after taking a record, an egress worker keeps checking its ring once
+         * per event-loop turn (setImmediate: its QUIC I/O keeps running) for this many microseconds before it parks
+         * in Atomics.waitAsync. A parked worker is woken by a cross-thread notify, measured at p50 60 us / p99 240 us
+         * on the 2-core reference box; a polling one sees a record within one loop turn. It costs up to one core per
+         * worker while transactions keep arriving closer together than this. 0 (default) = park at once.
+         */
+        pollBeforeParkUs: z.number().int().min(0).max(1_000_000).default(0),
       })
       .strict()
       .default({}),

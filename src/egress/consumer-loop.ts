@@ -257,6 +257,9 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     settle(slot);
   };
 
+  // Adaptive polling (rings.pollBeforeParkUs): poll once per loop turn until this long after the last record.
+  const pollMs = task.config.rings.pollBeforeParkUs / 1000;
+  let lastRecordAt = -Infinity;
   try {
     for (;;) {
       if (consumer.stopRequested()) break;
@@ -269,8 +272,16 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
         dispatch(slot);
         batch++;
       }
-      if (batch === TAKE_BATCH) await yieldToIo();
-      else await consumer.waitForRecords(IDLE_WAIT_MS);
+      if (batch === TAKE_BATCH) {
+        await yieldToIo();
+      } else if (pollMs > 0) {
+        const now = performance.now();
+        if (batch > 0) lastRecordAt = now;
+        if (now - lastRecordAt < pollMs) await yieldToIo();
+        else await consumer.waitForRecords(IDLE_WAIT_MS);
+      } else {
+        await consumer.waitForRecords(IDLE_WAIT_MS);
+      }
     }
   } finally {
     // Release nothing more: records still in flight stay in the ring for the next consumer (at-least-once).

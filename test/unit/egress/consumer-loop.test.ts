@@ -6,7 +6,7 @@ import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/rou
 import { configSchema } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
-import { EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
+import { CTL_BYTES, CTL_WAITING, EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
 import { createRing, requestStop, ringDepth, RingProducer } from '../../../src/shm/ring.js';
 
 const log = createLogger('silent', 'test');
@@ -100,6 +100,31 @@ describe('egress consumer loop', () => {
     expect(c[WORKER_COUNTER.undelivered]).toBe(7);
     expect(direct.seen).toEqual([0, 4, 8, 12, 16, 20, 24, 28, 32, 36]);
     expect(rpc.seen).not.toEqual([...rpc.seen].sort((a, b) => a - b)); // completions really came out of order
+  });
+
+  it('rings.pollBeforeParkUs: polls (never parks) while records keep coming, then parks once they stop', async () => {
+    const polling = configSchema.parse({ rings: { workers: 1, slotsPerRing: 16, pollBeforeParkUs: 300_000 }, log: { level: 'silent' } });
+    const ring = createRing(16, 1232);
+    const ctl = new Int32Array(ring, 0, CTL_BYTES >> 2);
+    const counters = createWorkerCounters(1);
+    const p = new RingProducer(ring);
+    const direct = new SyncRoute(ROUTE_IDS.direct, 'direct');
+    const loop = runEgressConsumer({ ringIndex: 0, ring, counters, config: polling, attempt: 0 }, { routes: [null, direct, null, null], log, retry: null });
+    await until(() => ctl[CTL_WAITING] === 1); // nothing taken yet: parked
+    let parkedWhileBusy = 0;
+    for (let n = 0; n < 20; n++) {
+      publish(p, n, DIRECT);
+      await new Promise((r) => setTimeout(r, 10));
+      if (ctl[CTL_WAITING] === 1) parkedWhileBusy++;
+    }
+    await until(() => direct.seen.length === 20);
+    expect(parkedWhileBusy).toBe(0); // records 10 ms apart, poll window 300 ms: it never went to sleep
+    await until(() => ctl[CTL_WAITING] === 1, 3_000); // idle past the window: parked again
+    publish(p, 99, DIRECT); // and a parked poller still wakes on publish
+    await until(() => direct.seen.includes(99));
+    requestStop(ring);
+    await loop;
+    expect(workerCounterRegion(counters, 0)[WORKER_COUNTER.released]).toBe(21);
   });
 
   it('a crashed consumer leaves unfinished records in the ring, and the next one sends them', async () => {
