@@ -65,6 +65,11 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
       }
     });
   });
+  // A relay that dies under a test shows up as ECONNRESET / ECONNREFUSED in the test: print why it died.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`relay exited unexpectedly (${String(code ?? signal)}); last log lines:\n${logs.slice(-40).join('\n')}`);
+  });
   const url = (name: string): string => {
     const l = ready.listeners.find((x) => x.name === name);
     return l ? `http://${l.host}:${l.port}` : '';
@@ -75,6 +80,7 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     logs,
     child,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {
+      stopping = true;
       if (child.exitCode === null) child.kill(signal);
       return exited;
     },
