@@ -23,7 +23,26 @@ const encoder = new TextEncoder();
  * Client: presents its identity certificate, does not verify the server (Agave clients do not), offers ALPN
  * solana-tpu. It accepts no streams from the server (TPU servers never open any).
  */
+/**
+ * Client configs are built once per distinct option set and kept for the life of the process. A quiche Config is a
+ * native object whose finalizer runs when it is garbage-collected; letting one Config per connection be collected
+ * crashed relays under load inside the binding (V8 "Check failed: object_ != kGlobalHandleZapValue" from
+ * napi_reference_unref in a finalizer, or SIGSEGV), seen in egress workers and reproduced at the session-start commit
+ * too. Reusing one Config also saves building a BoringSSL context per connection. Connections copy what they need.
+ */
+const clientConfigs = new Map<string, QuicheConfig>();
+
 export function buildClientConfig(o: ClientConfigOptions): QuicheConfig {
+  const cacheKey = JSON.stringify([o.keyPem, o.certPem, o.alpn, o.maxIdleTimeoutMs, o.congestionControl]);
+  let c = clientConfigs.get(cacheKey);
+  if (c === undefined) {
+    c = newClientConfig(o);
+    clientConfigs.set(cacheKey, c);
+  }
+  return c;
+}
+
+function newClientConfig(o: ClientConfigOptions): QuicheConfig {
   const key = o.keyPem === null ? null : [encoder.encode(o.keyPem)];
   const cert = o.certPem === null ? null : [encoder.encode(o.certPem)];
   const c = quiche.Config.withBoringSslCtx(false, false, null, key, cert, TLS_SIGALGS);
