@@ -33,7 +33,13 @@ export function statusLine(status: number): string {
 // Every JS string handed to uWS is measured and transcoded to UTF-8 on each call (v8::String::Utf8Length + WriteUtf8
 // were among the front thread's top native costs under load); the constant parts of every answer are encoded once
 // here and handed over as bytes. Only the request id and the body stay strings.
-const enc = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'utf8'));
+// Off-heap memory of their own (allocUnsafeSlow): a typed array of <= 64 bytes made with `new Uint8Array(...)` lives
+// inside the V8 heap, where a GC may move it; these are handed to native code on every answer.
+const enc = (text: string): Uint8Array => {
+  const b = Buffer.allocUnsafeSlow(Buffer.byteLength(text, 'utf8'));
+  b.write(text, 'utf8');
+  return b;
+};
 const STATUS_BYTES = new Map<number, Uint8Array>(Object.entries(STATUS_LINES).map(([k, v]) => [Number(k), enc(v)]));
 const H_CONTENT_TYPE = enc('content-type');
 const H_ALLOW_ORIGIN = enc('access-control-allow-origin');
