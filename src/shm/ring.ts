@@ -40,8 +40,6 @@ const waitAsync = (
   Atomics as unknown as { waitAsync: (a: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
 ).waitAsync.bind(Atomics);
 
-function noop(): void {}
-
 /** Character written for a non-printable or non-ASCII trace-id character. */
 const TRACE_REPLACEMENT = 0x3f; // '?'
 
@@ -221,7 +219,8 @@ export class RingProducer extends RingEnd {
   private wakeIfWaiting(): void {
     this.unwoken = 0;
     if (Atomics.load(this.ctl, CTL_WAITING) !== 0 && Atomics.compareExchange(this.ctl, CTL_WAITING, 1, 0) === 1) {
-      Atomics.notify(this.ctl, CTL_HEAD, 1);
+      // Every waiter: normally one, but a consumer replaced after a crash may have left its parked waiter behind.
+      Atomics.notify(this.ctl, CTL_HEAD);
     }
   }
 
@@ -315,6 +314,15 @@ export class RingConsumer extends RingEnd {
   }
 
   /**
+   * The consumer's one outstanding Atomics.waitAsync (registered without a timeout), reused across waits until a
+   * notify resolves it. V8 11.3 (Node 20) can crash when an async waiter's timeout and a notify race: both paths
+   * destroy the waiter's node (SIGSEGV in FutexEmulation::ResolveAsyncWaiterPromises -> ~FutexWaitListNode ->
+   * GlobalHandles::Destroy, seen in egress workers under load). So the native wait never times out; the timeout is
+   * a plain JS timer raced against it, and the same native waiter is awaited again next time.
+   */
+  private parked: Promise<void> | null = null;
+
+  /**
    * Sleep until a record is published, stop is requested or `timeoutMs` passes. Never blocks the event loop.
    * Returns immediately when a record is already available.
    */
@@ -326,14 +334,21 @@ export class RingConsumer extends RingEnd {
       Atomics.store(ctl, CTL_WAITING, 0);
       return;
     }
-    const r = waitAsync(ctl, CTL_HEAD, head, timeoutMs);
-    if (r.async) {
-      // A pending waitAsync is not a libuv handle: without this ref'd timer a worker with nothing else to do
-      // exits (code 0) in the middle of the wait. Measured: 5 of 6 two-thread runs lost their consumer so.
-      const keepAlive = setTimeout(noop, timeoutMs + 1);
-      await r.value;
-      clearTimeout(keepAlive);
+    if (this.parked === null) {
+      const r = waitAsync(ctl, CTL_HEAD, head);
+      if (!r.async) {
+        Atomics.store(ctl, CTL_WAITING, 0);
+        return;
+      }
+      this.parked = r.value.then(() => {
+        this.parked = null;
+      });
     }
+    // The timer is ref'd: a pending waitAsync is not a libuv handle, and without it a worker with nothing else to do
+    // exits (code 0) in the middle of the wait. Measured: 5 of 6 two-thread runs lost their consumer so.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.parked, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
     Atomics.store(ctl, CTL_WAITING, 0);
   }
 
