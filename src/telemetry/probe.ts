@@ -8,7 +8,9 @@
 //   - skips a validator the egress reported a live connection to within the last EGRESS_WINDOW_MS (its ping comes
 //     from that connection, and its connections already spend the budget);
 //   - probes one validator (TPU address) at most once per probe.perPeerIntervalMs (30 s: 2 a minute, leaving 6).
-import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
+// Types only at the top: the quiche native binding is loaded on the first probe (dynamic import below), so a telemetry
+// thread that never probes never loads it (docs/known-issues.md: a second thread loading it crashed relays).
+import type { IdentityCertificate, QuicClientConnection } from '../quic/index.js';
 import { ipOf } from './locations.js';
 
 /** Agave's connection-rate window: the egress having connected within it means the probe stays away. */
@@ -62,13 +64,14 @@ export interface ProbeResult {
 }
 
 export async function probeHandshake(tpuQuic: string, timeoutMs: number): Promise<number | null> {
-  identity ??= createRandomIdentityCertificate();
+  const quic = await import('../quic/index.js');
+  identity ??= quic.createRandomIdentityCertificate();
   const host = ipOf(tpuQuic);
   const port = Number(tpuQuic.slice(tpuQuic.lastIndexOf(':') + 1));
   if (!Number.isInteger(port) || port <= 0) return null;
   let conn: QuicClientConnection | null = null;
   try {
-    conn = await QuicClientConnection.connect({ host, port, identity: await identity, connectTimeoutMs: timeoutMs });
+    conn = await quic.QuicClientConnection.connect({ host, port, identity: await identity, connectTimeoutMs: timeoutMs });
     const ms = conn.stats().handshakeMs;
     return Number.isFinite(ms) ? ms : null;
   } catch {
