@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { stringify } from 'yaml';
+import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
 
 const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '64' }, txs: { type: 'string', default: '2000' } },
@@ -46,36 +47,13 @@ function waitForLine(child: ChildProcess, event: string): Promise<Record<string,
   });
 }
 
-interface LoadResult {
+interface LoadResult extends WrkFigures {
   readonly target: string;
-  readonly requestsPerSec: number;
-  readonly p50ms: number;
-  readonly p90ms: number;
-  readonly p99ms: number;
-  readonly non2xx: number;
-  readonly requests: number;
-}
-
-function msOf(v: string): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(v);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
 function runWrk(target: string, url: string, script: string): LoadResult {
   const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION_S}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
-  const text = out.stdout;
-  const pct = (p: string) => msOf(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(text)?.[1] ?? '');
-  return {
-    target,
-    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? 0),
-    p50ms: pct('50'),
-    p90ms: pct('90'),
-    p99ms: pct('99'),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
-    requests: Number(/(\d+) requests in/.exec(text)?.[1] ?? 0),
-  };
+  return { target, ...parseWrkOutput(out.stdout) };
 }
 
 async function main(): Promise<void> {

@@ -23,6 +23,7 @@ import { txPathSpecs } from '../../src/telemetry/paths.js';
 import { RouteModel, rowText } from '../../src/telemetry/route-model.js';
 import { createSnapshotBuffer } from '../../src/telemetry/snapshot-layout.js';
 import { SnapshotReader, SnapshotWriter, type SnapshotContent } from '../../src/telemetry/snapshot.js';
+import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: number): number => {
@@ -144,36 +145,13 @@ async function wrk(url: string, body: string): Promise<string> {
   return stdout;
 }
 
-interface WrkResult {
+interface WrkResult extends WrkFigures {
   readonly limit: number;
   readonly responseBytes: number;
-  readonly requestsPerSec: number;
-  readonly p50ms: number;
-  readonly p90ms: number;
-  readonly p99ms: number;
-  readonly non2xx: number;
-  readonly requests: number;
-}
-
-function msOf(v: string | undefined): number {
-  const m = /([\d.]+)(us|ms|s)/.exec(v ?? '');
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
 function parseWrk(out: string, limit: number, responseBytes: number): WrkResult {
-  const pct = (p: string) => msOf(new RegExp(`^\\s+${p}%\\s+(\\S+)`, 'm').exec(out)?.[1]);
-  return {
-    limit,
-    responseBytes,
-    requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p50ms: pct('50'),
-    p90ms: pct('90'),
-    p99ms: pct('99'),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-  };
+  return { limit, responseBytes, ...parseWrkOutput(out) };
 }
 
 async function e2e(): Promise<WrkResult[] | null> {

@@ -1,4 +1,4 @@
-// Builds quiche Config objects for the two roles. Cold: once per client connection / per server endpoint.
+// Builds quiche Config objects for the two roles. Cold: once per distinct client option set (kept, see below) / per server endpoint.
 import { quiche, type QuicheConfig } from './quiche.js';
 import {
   ALPN_SOLANA_TPU,
@@ -20,15 +20,10 @@ export interface ClientConfigOptions {
 const encoder = new TextEncoder();
 
 /**
- * Client: presents its identity certificate, does not verify the server (Agave clients do not), offers ALPN
- * solana-tpu. It accepts no streams from the server (TPU servers never open any).
- */
-/**
- * Client configs are built once per distinct option set and kept for the life of the process. A quiche Config is a
- * native object whose finalizer runs when it is garbage-collected; letting one Config per connection be collected
- * crashed relays under load inside the binding (V8 "Check failed: object_ != kGlobalHandleZapValue" from
- * napi_reference_unref in a finalizer, or SIGSEGV), seen in egress workers and reproduced at the session-start commit
- * too. Reusing one Config also saves building a BoringSSL context per connection. Connections copy what they need.
+ * Client configs are built once per distinct option set and kept for the life of the process: no BoringSSL context
+ * per connection, and no Config is ever finalized. (Relays crashed inside the binding's napi finalizers under load;
+ * fewer finalized native objects made it rarer, but the cause is the binding being loaded by two threads:
+ * docs/known-issues.md.) Connections copy what they need from the Config.
  */
 const clientConfigs = new Map<string, QuicheConfig>();
 
@@ -42,6 +37,10 @@ export function buildClientConfig(o: ClientConfigOptions): QuicheConfig {
   return c;
 }
 
+/**
+ * Client: presents its identity certificate, does not verify the server (Agave clients do not), offers ALPN
+ * solana-tpu. It accepts no streams from the server (TPU servers never open any).
+ */
 function newClientConfig(o: ClientConfigOptions): QuicheConfig {
   const key = o.keyPem === null ? null : [encoder.encode(o.keyPem)];
   const cert = o.certPem === null ? null : [encoder.encode(o.certPem)];
