@@ -3,8 +3,7 @@ import { defineConfig } from 'vitest/config';
 // Integration tests start real servers (child processes from dist/), so files run in separate forks and
 // each test gets generous time; timing targets live in bench/, never here. One file at a time: each integration file
 // already runs a relay (front + egress + telemetry threads), a localnet or QUIC peers, i.e. more busy threads than
-// the 2-core box has; two files at once made QUIC handshakes time out and surfaced native crashes (V8 waitAsync, the quiche
-// binding; see docs/known-issues.md). ~2m40s for the suite this way.
+// the 2-core box has; two files at once made QUIC handshakes time out. ~2m40s for the suite this way.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],

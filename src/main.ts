@@ -48,18 +48,6 @@ function withIdentity(config: Readonly<Config>, log: Logger): Readonly<Config> {
   return Object.freeze({ ...config, identity: Object.freeze({ ...config.identity, keypairPath: path }) });
 }
 
-/**
- * The telemetry thread's config. When the egress workers speak QUIC (direct or static routes), the telemetry QUIC
- * probe is off: their pre-warmed connections to upcoming leaders report the same handshake RTTs, and the quiche
- * binding crashes processes in which more than one thread loads it (docs/known-issues.md). Without QUIC egress the
- * probe is the only measurement and stays as configured.
- */
-function telemetryConfigFor(config: Readonly<Config>): Config['telemetry'] {
-  const egressQuic = !config.routes.discard && (config.routes.direct.enabled || config.routes.static.peers.length > 0);
-  if (!egressQuic || !config.telemetry.probe.enabled) return config.telemetry;
-  return Object.freeze({ ...config.telemetry, probe: Object.freeze({ ...config.telemetry.probe, enabled: false }) });
-}
-
 function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
   const endpoints = config.routes.rpc.endpoints.length > 0 ? config.routes.rpc.endpoints : [rpcUrl];
   return Object.freeze({
@@ -93,7 +81,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
-      ? new TelemetryThread({ telemetry: telemetryConfigFor(config), rpcUrl: telemetryRpcUrl, routes: offeredRoutes(config), logLevel: config.log.level, log })
+      ? new TelemetryThread({ telemetry: config.telemetry, rpcUrl: telemetryRpcUrl, routes: offeredRoutes(config), logLevel: config.log.level, log })
       : null;
   telemetry?.start();
 

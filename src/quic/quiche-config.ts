@@ -21,9 +21,8 @@ const encoder = new TextEncoder();
 
 /**
  * Client configs are built once per distinct option set and kept for the life of the process: no BoringSSL context
- * per connection, and no Config is ever finalized. (Relays crashed inside the binding's napi finalizers under load;
- * fewer finalized native objects made it rarer, but the cause is the binding being loaded by two threads:
- * docs/known-issues.md.) Connections copy what they need from the Config.
+ * per connection (a handshake to a new leader does not pay for one), and no native Config churn for the GC.
+ * Connections copy what they need from the Config.
  */
 const clientConfigs = new Map<string, QuicheConfig>();
 

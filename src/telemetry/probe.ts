@@ -8,8 +8,8 @@
 //   - skips a validator the egress reported a live connection to within the last EGRESS_WINDOW_MS (its ping comes
 //     from that connection, and its connections already spend the budget);
 //   - probes one validator (TPU address) at most once per probe.perPeerIntervalMs (30 s: 2 a minute, leaving 6).
-// Types only at the top: the quiche native binding is loaded on the first probe (dynamic import below), so a telemetry
-// thread that never probes never loads it (docs/known-issues.md: a second thread loading it crashed relays).
+// Types only at the top: the quiche native binding (BoringSSL, a few MB mapped per thread) is loaded on the first probe
+// (dynamic import below), so a telemetry thread that never probes never maps it.
 import type { IdentityCertificate, QuicClientConnection } from '../quic/index.js';
 import { ipOf } from './locations.js';
 

@@ -79,8 +79,7 @@ beforeAll(async () => {
   relay = await startRelay({
     upstream: { rpcUrl: 'http://127.0.0.1:9' }, // no preflight here (skipPreflight / /v1/submit); nothing else needs it
     identity: { keypairPath },
-    // One egress worker: the quiche binding crashes processes in which two threads load it (docs/known-issues.md).
-    rings: { workers: 1, slotsPerRing: 256 },
+    rings: { workers: 2, slotsPerRing: 256 },
     keys: [...defaultKeys(), { key: RPC_ONLY_KEY, name: 'rpc-only', allowedRoutes: ['rpc'], rateLimit: { perSecond: 1_000, burst: 1_000 } }],
     // The peers run on this test process's event loop, which also drives the HTTP load: on a busy machine their
     // stream credit can come back late. This file is about delivery, not the stale bound (stalled-peer.test.ts).
