@@ -15,6 +15,12 @@ import { TpuListener } from '../../src/localnet/tpu-listener.js';
 
 export interface SinkWorkerData {
   readonly kind: 'quinn' | 'localnet';
+  /**
+   * quinn only, default true: one TX line per transaction (latency). false: the sink prints only its STATS line each
+   * second, so a throughput run does not pay ~5-10k lines/s of printing and parsing on the same 2 cores; counts then
+   * come from STATS lines ('count-next' answers at the next one, with its arrival time).
+   */
+  readonly printTx?: boolean;
   /** quinn: directory with quinn-tpu-sink, server.key.der, server.crt.der (scripts/build-quinn-sink.sh). */
   readonly quinnDir?: string;
 }
@@ -29,10 +35,14 @@ const record = (entryNs: bigint, finNs: bigint): void => {
 };
 
 let port = 0;
+/** 'count-next' requests waiting for the next STATS line (quiet quinn sink). */
+const statsWaiters: ((atMs: number) => void)[] = [];
 let stop: () => Promise<void>;
 if (data.kind === 'quinn') {
   const dir = data.quinnDir!;
-  const child: ChildProcess = spawn(join(dir, 'quinn-tpu-sink'), ['127.0.0.1:0', join(dir, 'server.key.der'), join(dir, 'server.crt.der'), '--max-uni', '128', '--print-tx'], {
+  const printTx = data.printTx !== false;
+  const args = ['127.0.0.1:0', join(dir, 'server.key.der'), join(dir, 'server.crt.der'), '--max-uni', '128'];
+  const child: ChildProcess = spawn(join(dir, 'quinn-tpu-sink'), printTx ? [...args, '--print-tx'] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   port = await new Promise<number>((resolve) => {
@@ -44,6 +54,11 @@ if (data.kind === 'quinn') {
         let entry = 0n;
         for (let i = 7; i >= 0; i--) entry = (entry << 8n) | BigInt(parseInt(sig.slice(i * 2, i * 2 + 2), 16));
         record(entry, BigInt(l.slice(l.lastIndexOf(' ') + 1)));
+      } else if (!printTx && l.startsWith('STATS ')) {
+        const m = / tx=(\d+)/.exec(l);
+        if (m !== null) received = Number(m[1]);
+        const atMs = performance.timeOrigin + performance.now();
+        for (const w of statsWaiters.splice(0)) w(atMs);
       } else if (l.startsWith('LISTEN ')) {
         resolve(Number(l.slice(l.lastIndexOf(':') + 1)));
       }
@@ -73,5 +88,7 @@ parentPort!.on('message', (m: string) => {
     const n = h.totalCount;
     parentPort!.postMessage({ count: n, p50: n ? h.getValueAtPercentile(50) : 0, p99: n ? h.getValueAtPercentile(99) : 0, max: n ? h.maxValue : 0 });
     h.reset();
-  } else parentPort!.postMessage({ received });
+  } else if (m === 'count-next' && data.kind === 'quinn' && data.printTx === false) {
+    statsWaiters.push((atMs) => parentPort!.postMessage({ received, atMs }));
+  } else parentPort!.postMessage({ received, atMs: performance.timeOrigin + performance.now() });
 });
