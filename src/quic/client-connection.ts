@@ -108,6 +108,8 @@ const FAILED = 3;
 type WriteResult = typeof WRITTEN | typeof NO_CREDIT | typeof NO_ROOM | typeof FAILED;
 
 const EMPTY = new Uint8Array(0);
+/** quiche's Shutdown.Write (a const enum in the binding's typings). */
+const SHUTDOWN_WRITE = 1 as Parameters<QuicheConnection['streamShutdown']>[1];
 
 /**
  * A reply that would carry only ACKs (the peer's packets ACK our streams and hand back stream credit, MAX_STREAMS,
@@ -151,7 +153,7 @@ export class QuicClientConnection {
   private openStreamId = -1;
   /**
    * Bytes of the queue head already written to openStreamId without FIN (0: none). Only at the congestion-window
-   * edge: see writeStream. While non-zero the head is in flight: it is neither expired nor handed back.
+   * edge: see writeStream. If the head expires so, its stream is reset (expireStale).
    */
   private openStreamWritten = 0;
   // FIFO wait queue: array + head index, compacted when drained (no per-item allocation beyond the array slot), and
@@ -467,8 +469,17 @@ export class QuicClientConnection {
     const q = this.queue;
     const d = this.queueDeadline;
     let head = this.queueHead;
-    // A head already partly on the wire is finished first (the next ACK makes room), never expired.
-    if (this.openStreamWritten !== 0) return head;
+    if (this.openStreamWritten !== 0 && head < q.length && d[head] <= now) {
+      // The head is partly on the wire and no ACK made room for its rest in time (a silent peer): reset the stream
+      // (RESET_STREAM: the receiver discards the part it has) and let the head expire like any other.
+      try {
+        this.conn.streamShutdown(this.openStreamId, SHUTDOWN_WRITE, 0);
+      } catch {
+        // already reset or the connection is closing: nothing more to discard
+      }
+      this.openStreamId = -1;
+      this.openStreamWritten = 0;
+    }
     while (head < q.length && d[head] <= now) {
       this.staleTotal++;
       const tx = q[head];
