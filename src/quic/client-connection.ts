@@ -410,21 +410,24 @@ export class QuicClientConnection {
       const n = conn.streamSend(sid, off === 0 ? tx : tx.subarray(off), true);
       if (n !== rest) {
         // Cannot happen after the capacity check; if it does, the stream is unusable: abandon it.
-        this.openStreamId = -1;
-        this.openStreamWritten = 0;
+        this.releaseOpenStream();
         this.errors++;
         return FAILED;
       }
     } catch {
-      this.openStreamId = -1;
-      this.openStreamWritten = 0;
+      this.releaseOpenStream();
       this.errors++;
       return FAILED;
     }
-    this.openStreamId = -1;
-    this.openStreamWritten = 0;
+    this.releaseOpenStream();
     this.written++;
     return WRITTEN;
+  }
+
+  /** The open stream is finished (FIN written) or abandoned: the next write opens a new one. */
+  private releaseOpenStream(): void {
+    this.openStreamId = -1;
+    this.openStreamWritten = 0;
   }
 
   /** conn.send() until null; each packet goes to the kernel at once (connected socket: no address argument). */
@@ -477,8 +480,7 @@ export class QuicClientConnection {
       } catch {
         // already reset or the connection is closing: nothing more to discard
       }
-      this.openStreamId = -1;
-      this.openStreamWritten = 0;
+      this.releaseOpenStream();
     }
     while (head < q.length && d[head] <= now) {
       this.staleTotal++;

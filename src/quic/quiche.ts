@@ -44,14 +44,10 @@ function resolveBinaryPath(): string {
   throw new Error(`no quiche binary for ${process.platform}-${process.arch} (looked for ${tried.join(', ')})`);
 }
 
-/** Directories a private copy may be mapped from: the temp dir first, the package's own directory if /tmp is noexec. */
-function copyDirectories(binaryPath: string): string[] {
-  return [tmpdir(), dirname(binaryPath)];
-}
-
 function loadPrivateCopy(binaryPath: string): Quiche {
   let lastError: unknown;
-  for (const parent of copyDirectories(binaryPath)) {
+  // The temp dir first; the package's own directory when the temp dir is mounted noexec.
+  for (const parent of [tmpdir(), dirname(binaryPath)]) {
     let dir: string | undefined;
     try {
       dir = mkdtempSync(join(parent, `.slotrelay-quiche-${process.pid}-${threadId}-`));
