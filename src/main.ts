@@ -22,6 +22,8 @@ import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
+import { loadUws } from './native/uws.js';
+import { responseOptions } from './front/http.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -107,6 +109,13 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rpcTable = rpcHostMethods({ config, intake, upstream }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
+  const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
+  if (uwsRuntime.fallbackReason !== undefined) {
+    log.warn(
+      { event: 'http_idle_timeout', seconds: uwsRuntime.idleTimeoutSeconds, reason: uwsRuntime.fallbackReason },
+      `uWS as shipped: idle keep-alive connections close after ${uwsRuntime.idleTimeoutSeconds}-12 s, not http.idleTimeoutSeconds (docs/known-issues.md)`,
+    );
+  }
   const deps: FrontDeps = {
     config,
     keys,
@@ -116,7 +125,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
     log,
     availableRouteMask: availableRoutes(config),
-    responseOptions: { corsOrigin: config.http.corsAllowOrigin },
+    responseOptions: responseOptions(config.http.corsAllowOrigin, uwsRuntime.idleTimeoutSeconds),
     renderMetrics: () => {
       const tb = new TextBuilder();
       deps.metrics.render(tb);
@@ -125,7 +134,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     },
     health: () => (shuttingDown ? 'unknown' : 'ok'),
   };
-  const front = new FrontServer(deps, rpcTable, relayTable);
+  const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable);
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();

@@ -11,6 +11,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { KeyTable } from '../../src/front/auth.js';
 import type { FrontDeps } from '../../src/front/front-deps.js';
 import { Intake } from '../../src/front/intake.js';
+import { responseOptions } from '../../src/front/http.js';
 import { jsonRpcEndpoint } from '../../src/front/json-rpc-endpoint.js';
 import { rpcHostMethods } from '../../src/front/method-table.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -38,7 +39,7 @@ const deps: FrontDeps = {
   metrics: new FrontMetrics(table.keys()),
   log: createLogger('silent', 'bench'),
   availableRouteMask: 1,
-  responseOptions: { corsOrigin: '*' },
+  responseOptions: responseOptions('*', 60),
   renderMetrics: () => '',
   health: () => 'ok',
 };

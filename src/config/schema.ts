@@ -4,6 +4,7 @@
 // deep-freeze the clone on arrival); the telemetry thread gets its `telemetry` section through workerData. No worker
 // reads the environment.
 import { z } from 'zod';
+import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
 
 export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
@@ -229,6 +230,11 @@ export const configSchema = z
         corsAllowOrigin: z.string().default('*'),
         /** Whether GET /metrics is served on the hosts (unauthenticated; bind to a private interface). */
         metrics: z.boolean().default(true),
+        /**
+         * An idle keep-alive connection stays open at least this long (closed within 4 s after it), announced as
+         * `keep-alive: timeout=N`. Above web3.js's 19 s so its pooled sockets are never closed under it.
+         */
+        idleTimeoutSeconds: z.number().int().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).default(60),
       })
       .strict()
       .default({}),

@@ -1,13 +1,13 @@
 // The uWS front: both hosts of the spec from one thread (cold: set-up and shutdown; handlers live elsewhere).
 // JSON-RPC host: POST / (method table), GET /health, GET /metrics. Relay host: POST /v1/submit, /v1/transactions,
 // /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
-import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors } from '../errors/registry.js';
 import type { MethodTable } from '../jsonrpc/dispatch.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { restErrorBody, RequestState, statusLine, writeResponse, JSON_TYPE, KEEP_ALIVE_HINT, TEXT_TYPE, type ResponseOptions } from './http.js';
+import { answerCorsPreflight, restErrorBody, RequestState, writeResponse, JSON_TYPE, TEXT_TYPE } from './http.js';
+import type { Uws } from '../native/uws.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
 import { requestIdFor } from './request-id.js';
@@ -25,27 +25,12 @@ function plain(res: HttpResponse, req: HttpRequest, deps: FrontDeps, status: num
   writeResponse(st, deps.responseOptions, status, type, body);
 }
 
-/** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
-function corsPreflight(res: HttpResponse, req: HttpRequest, opts: ResponseOptions): void {
-  const requestId = requestIdFor(req.getHeader('x-request-id'));
-  res.cork(() => {
-    res.writeStatus(statusLine(204));
-    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
-    res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
-    res.writeHeader('access-control-allow-headers', 'content-type, x-api-key, x-token, authorization, x-request-id, solana-client');
-    res.writeHeader('access-control-max-age', '86400');
-    res.writeHeader('x-request-id', requestId);
-    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
-    res.end();
-  });
-}
-
 function commonRoutes(app: TemplatedApp, deps: FrontDeps, notFoundBody: () => string, notFoundStatus: number): void {
   app.get('/health', (res, req) => plain(res, req, deps, 200, TEXT_TYPE, deps.health()));
   if (deps.config.http.metrics) {
     app.get('/metrics', (res, req) => plain(res, req, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
   }
-  app.options('/*', (res, req) => corsPreflight(res, req, deps.responseOptions));
+  app.options('/*', (res, req) => answerCorsPreflight(res, deps.responseOptions, requestIdFor(req.getHeader('x-request-id'))));
   app.any('/*', (res, req) => {
     deps.metrics.countRejection(notFoundStatus === 405 ? Errors.METHOD_NOT_ALLOWED.reason : Errors.NOT_FOUND.reason);
     plain(res, req, deps, notFoundStatus, JSON_TYPE, notFoundBody());
@@ -56,13 +41,15 @@ export class FrontServer {
   private readonly listenSockets: us_listen_socket[] = [];
 
   constructor(
+    /** The process's uWS (src/native/uws.ts: loaded with the configured idle timeout). */
+    private readonly uws: Uws,
     private readonly deps: FrontDeps,
     private readonly rpcMethods: MethodTable<CallContext>,
     private readonly relayRpcMethods: MethodTable<CallContext>,
   ) {}
 
   private buildRpcApp(): TemplatedApp {
-    const app = uWS.App();
+    const app = this.uws.App();
     app.post('/', jsonRpcEndpoint(this.deps, this.rpcMethods, 'rpc', '/'));
     // Agave: any GET other than /health is 405; unknown POST paths likewise get the JSON-RPC error body.
     commonRoutes(app, this.deps, () => errorJson(null, Errors.METHOD_NOT_ALLOWED.rpcCode, Errors.METHOD_NOT_ALLOWED.message), 405);
@@ -70,7 +57,7 @@ export class FrontServer {
   }
 
   private buildRelayApp(): TemplatedApp {
-    const app = uWS.App();
+    const app = this.uws.App();
     app.post('/v1/submit', submitEndpoint(this.deps));
     app.post('/v1/transactions', transactionsEndpoint(this.deps));
     app.post('/v1/sendTransaction', jsonRpcEndpoint(this.deps, this.relayRpcMethods, 'relay', '/v1/sendTransaction'));
@@ -83,7 +70,7 @@ export class FrontServer {
       app.listen(host, port, (sock) => {
         if (!sock) return reject(new Error(`cannot listen on ${host}:${port} for the ${name} host`));
         this.listenSockets.push(sock);
-        resolve({ name, host, port: uWS.getSocketPort(sock) });
+        resolve({ name, host, port: this.uws.getSocketPort(sock) });
       });
     });
   }
@@ -98,6 +85,6 @@ export class FrontServer {
 
   /** Stop accepting new connections (existing ones finish their current request). */
   stopListening(): void {
-    for (const s of this.listenSockets.splice(0)) uWS.closeSocket(s);
+    for (const s of this.listenSockets.splice(0)) this.uws.closeSocket(s);
   }
 }

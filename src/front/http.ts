@@ -19,13 +19,6 @@ const STATUS_LINES: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 
-/**
- * uWS closes idle keep-alive connections after ~10-14 s (HTTP_IDLE_TIMEOUT_S is compiled into the native addon and
- * cannot be changed from JS). Announcing it lets clients that honour the hint (undici/fetch, Node's http.Agent,
- * @solana/kit) retire sockets before the server does. See docs/protocol-decisions.md.
- */
-export const KEEP_ALIVE_HINT = 'timeout=10';
-
 export function statusLine(status: number): string {
   return STATUS_LINES[status] ?? `${status} Status`;
 }
@@ -46,7 +39,6 @@ const H_ALLOW_ORIGIN = enc('access-control-allow-origin');
 const H_REQUEST_ID = enc('x-request-id');
 const H_KEEP_ALIVE = enc('keep-alive');
 const H_RETRY_AFTER = enc('retry-after');
-const V_KEEP_ALIVE = enc(KEEP_ALIVE_HINT);
 /** Encoded header values that repeat (content types, CORS origins), cached on first use. */
 const valueBytes = new Map<string, Uint8Array>();
 function constantValue(v: string): Uint8Array {
@@ -73,6 +65,16 @@ export class RequestState {
 
 export interface ResponseOptions {
   readonly corsOrigin: string;
+  /**
+   * `keep-alive: timeout=N` value, encoded once: N is how long an idle connection is guaranteed to stay open
+   * (src/native/uws.ts), so clients that honour the hint (undici/fetch, @solana/kit, Node's http.Agent) retire a
+   * socket before the relay closes it.
+   */
+  readonly keepAlive: Uint8Array;
+}
+
+export function responseOptions(corsOrigin: string, idleTimeoutSeconds: number): ResponseOptions {
+  return { corsOrigin, keepAlive: enc(`timeout=${idleTimeoutSeconds}`) };
 }
 
 export function writeResponse(
@@ -91,7 +93,7 @@ export function writeResponse(
     res.writeHeader(H_CONTENT_TYPE, constantValue(contentType));
     res.writeHeader(H_ALLOW_ORIGIN, constantValue(opts.corsOrigin));
     res.writeHeader(H_REQUEST_ID, st.requestId);
-    res.writeHeader(H_KEEP_ALIVE, V_KEEP_ALIVE);
+    res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
     if (retryAfterSeconds > 0) res.writeHeader(H_RETRY_AFTER, String(retryAfterSeconds));
     res.end(body, closeConnection);
   });
@@ -124,7 +126,8 @@ export function restErrorBody(spec: ErrorSpec, message: string = spec.message, d
   );
 }
 
-export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions): void {
+/** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
+export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string): void {
   res.cork(() => {
     res.writeStatus(STATUS_LINES[204]);
     res.writeHeader('access-control-allow-origin', opts.corsOrigin);
@@ -134,7 +137,8 @@ export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions): v
       'content-type, x-api-key, x-token, authorization, x-request-id, solana-client',
     );
     res.writeHeader('access-control-max-age', '86400');
-    res.writeHeader('keep-alive', KEEP_ALIVE_HINT);
+    if (requestId !== undefined) res.writeHeader(H_REQUEST_ID, requestId);
+    res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
     res.end();
   });
 }

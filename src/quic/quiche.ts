@@ -8,13 +8,10 @@
 // is released by that function on another thread's isolate: V8 aborts ("object_ != kGlobalHandleZapValue") or
 // segfaults, and once any loading thread exits every later reference leaks (docs/known-issues.md has the core dumps).
 // dlopen of a different file gets its own statics, so each thread loading its own copy is the "main thread" of it.
-// The copy is unlinked as soon as it is mapped: nothing is left on disk.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+// The copy is unlinked as soon as it is mapped (src/native/private-addon.ts).
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { threadId } from 'node:worker_threads';
 import type { Quiche } from '@matrixai/quic/native/index.js';
+import { dlopenPrivateCopy } from '../native/private-addon.js';
 import type { Config, Connection, ConnectionError, Header } from '@matrixai/quic/native/types.js';
 
 const require = createRequire(import.meta.url);
@@ -44,31 +41,10 @@ function resolveBinaryPath(): string {
   throw new Error(`no quiche binary for ${process.platform}-${process.arch} (looked for ${tried.join(', ')})`);
 }
 
-function loadPrivateCopy(binaryPath: string): Quiche {
-  let lastError: unknown;
-  // The temp dir first; the package's own directory when the temp dir is mounted noexec.
-  for (const parent of [tmpdir(), dirname(binaryPath)]) {
-    let dir: string | undefined;
-    try {
-      dir = mkdtempSync(join(parent, `.slotrelay-quiche-${process.pid}-${threadId}-`));
-      const copy = join(dir, 'quiche.node');
-      copyFileSync(binaryPath, copy);
-      const module = { exports: {} as Quiche };
-      process.dlopen(module, copy);
-      return module.exports;
-    } catch (error) {
-      lastError = error;
-    } finally {
-      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-    }
-  }
-  throw lastError;
-}
-
 function loadQuiche(): Quiche {
   const binaryPath = resolveBinaryPath();
   try {
-    return loadPrivateCopy(binaryPath);
+    return dlopenPrivateCopy<Quiche>(binaryPath, 'quiche');
   } catch (error) {
     // Still works in a process where one thread uses QUIC; with several it can crash (see above).
     process.emitWarning(

@@ -4,11 +4,11 @@
 // app also serves WebSocket upgrades, and listens on TWO ports, P (HTTP, also accepts WebSocket) and P+1 (the
 // WebSocket port, as Agave serves PubSub on rpc port + 1: web3.js's Connection derives its ws URL that way).
 // wsUrl is ws://host:P+1. With port 0 an ephemeral P is chosen such that P+1 is free too.
-import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../../errors/registry.js';
 import { readBody } from '../../front/body-reader.js';
-import { answerCorsPreflight, JSON_TYPE, RequestState, TEXT_TYPE, writeResponse } from '../../front/http.js';
+import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse } from '../../front/http.js';
+import { loadUws } from '../../native/uws.js';
 import { mediaType } from '../../front/request.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
@@ -25,7 +25,9 @@ import { PubSub, type SocketState } from './pubsub.js';
 const MAX_BODY_BYTES = 50 * 1024;
 /** Agave has no batch limit; the facade bounds it generously. */
 const MAX_BATCH = 10_000;
-const RESPONSE_OPTIONS = { corsOrigin: '*' } as const;
+// The localnet child's own process: uWS as shipped, like a test validator's RPC would be.
+const { uws: uWS, idleTimeoutSeconds } = loadUws();
+const RESPONSE_OPTIONS = responseOptions('*', idleTimeoutSeconds);
 const PORT_ATTEMPTS = 20;
 
 export interface FacadeServerOptions {

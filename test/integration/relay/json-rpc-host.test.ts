@@ -208,7 +208,8 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'nope' }),
     });
     expect(r.headers.get('x-request-id')).toBe('trace-abc-123');
-    expect(r.headers.get('keep-alive')).toBe('timeout=10');
+    expect(r.headers.get('keep-alive')).toBe('timeout=60'); // http.idleTimeoutSeconds' default
+    expect(o.headers.get('keep-alive')).toBe('timeout=60');
     const g = await fetch(relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY }, body: '{}' });
     expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const get = await fetch(`${relay.rpcUrl}/other`);
