@@ -24,6 +24,7 @@ import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
 import { loadUws } from './native/uws.js';
 import { responseOptions } from './front/http.js';
+import { addedRouteMasks } from './config/route-policy.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -125,6 +126,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
     log,
     availableRouteMask: availableRoutes(config),
+    addedRouteMasks: addedRouteMasks(config),
     responseOptions: responseOptions(config.http.corsAllowOrigin, uwsRuntime.idleTimeoutSeconds),
     renderMetrics: () => {
       const tb = new TextBuilder();

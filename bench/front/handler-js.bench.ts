@@ -39,6 +39,7 @@ const deps: FrontDeps = {
   metrics: new FrontMetrics(table.keys()),
   log: createLogger('silent', 'bench'),
   availableRouteMask: 1,
+  addedRouteMasks: new Uint32Array(1),
   responseOptions: responseOptions('*', 60),
   renderMetrics: () => '',
   health: () => 'ok',

@@ -9,8 +9,10 @@
 // outcome): each (record, requested route) gets exactly one first-send outcome counted. Those lines go through an
 // asynchronous, bounded log destination (accounting-log.ts) so a flood of them can never block this thread.
 // Static peers (routes.static.everyTransaction): the static route is added here to every record whose key allows it,
-// one precomputed mask per key id, so every intake path (JSON-RPC, /v1/submit, /v1/transactions) is covered.
+// one precomputed mask per key id (src/config/route-policy.ts), so every intake path (JSON-RPC, /v1/submit,
+// /v1/transactions) is covered.
 import type { MessagePort } from 'node:worker_threads';
+import { addedRouteMasks } from '../config/route-policy.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
@@ -68,20 +70,6 @@ export interface ConsumerDeps {
   readonly retry?: RetryScheduler | null;
 }
 
-/**
- * Routes added to every record by key id (index = the record's key id): the static route when routes.static.peers
- * is non-empty, routes.static.everyTransaction is set and the key's allowedRoutes include `static`. Cold: once.
- */
-export function extraRouteMasks(config: Readonly<Config>): Uint32Array {
-  const masks = new Uint32Array(config.keys.length);
-  const s = config.routes.static;
-  if (config.routes.discard || !s.everyTransaction || s.peers.length === 0) return masks;
-  for (let i = 0; i < config.keys.length; i++) {
-    if (config.keys[i].allowedRoutes.includes('static')) masks[i] = 1 << ROUTE_IDS.static;
-  }
-  return masks;
-}
-
 export function buildRoutes(
   config: Config,
   log: Logger,
@@ -116,7 +104,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const accountingLog =
     deps.log === undefined ? new AccountingLog({ level: task.config.log.level, bindings: { thread: 'egress', worker: task.ringIndex }, summary: log }) : null;
   const accLog = accountingLog?.log ?? log;
-  const extraMasks = extraRouteMasks(task.config);
+  const extraMasks = addedRouteMasks(task.config);
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const routes = deps.routes ?? buildRoutes(task.config, log, task);

@@ -16,6 +16,8 @@ export interface FrontDeps {
   readonly log: Logger;
   /** Routes this relay can deliver by right now (ROUTE_IDS bits). */
   readonly availableRouteMask: number;
+  /** Routes the relay adds on its own, by key id (static peers with everyTransaction): src/config/route-policy.ts. */
+  readonly addedRouteMasks: Uint32Array;
   readonly responseOptions: ResponseOptions;
   /** Full Prometheus text for GET /metrics. */
   renderMetrics(): string;

@@ -40,9 +40,11 @@ function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown)
   }
 }
 
-function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number): void {
+/** `routes`: where the transaction goes, the relay's own additions (static everyTransaction) included. */
+function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number, key: KeyEntry): void {
   deps.metrics.countRequest('relay', path, 'ok');
-  writeJson(st, deps.responseOptions, 200, '{"accepted":true,"signature":"' + signature + '"' + ROUTES_SUFFIX[mask]);
+  const routes = mask | (deps.addedRouteMasks[key.id] ?? 0);
+  writeJson(st, deps.responseOptions, 200, '{"accepted":true,"signature":"' + signature + '"' + ROUTES_SUFFIX[routes]);
   deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
 }
 
@@ -144,7 +146,7 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
         const encoding: TransactionEncoding = o.encoding === undefined ? 'base64' : parseEncodingParam(o.encoding);
         const mask = resolveRoutes(o.routes, key, deps.availableRouteMask);
         const sig = deps.intake.submitEncoded(o.transaction, encoding, meta(key, st, mask, maxRetriesFrom(o.maxRetries)));
-        accepted(deps, st, path, sig, mask);
+        accepted(deps, st, path, sig, mask, key);
       } catch (err) {
         failRest(deps, st, path, err);
       }
@@ -182,7 +184,7 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
           const encoding: TransactionEncoding = params.has('encoding') ? parseEncodingParam(params.get('encoding')) : 'base64';
           sig = deps.intake.submitEncoded(body.toString('latin1').trim(), encoding, m);
         }
-        accepted(deps, st, path, sig, mask);
+        accepted(deps, st, path, sig, mask, key);
       } catch (err) {
         failRest(deps, st, path, err);
       }

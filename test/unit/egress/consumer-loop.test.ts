@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildRoutes, extraRouteMasks, runEgressConsumer, type EgressTask } from '../../../src/egress/consumer-loop.js';
+import { buildRoutes, runEgressConsumer, type EgressTask } from '../../../src/egress/consumer-loop.js';
+import { addedRouteMasks } from '../../../src/config/route-policy.js';
 import { DirectRoute } from '../../../src/egress/direct-route.js';
 import { createSnapshotBuffer } from '../../../src/telemetry/snapshot-layout.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
@@ -151,10 +152,10 @@ describe('egress consumer loop', () => {
       { key: '22222222-2222-4222-8222-222222222222', name: 'rpc-only', allowedRoutes: ['rpc'] },
     ];
     const cfg = configSchema.parse({ keys, rings: { workers: 1, slotsPerRing: 16 }, log: { level: 'silent' }, routes: { static: { peers: ['127.0.0.1:9'] } } });
-    expect([...extraRouteMasks(cfg)]).toEqual([1 << ROUTE_IDS.static, 0]);
+    expect([...addedRouteMasks(cfg)]).toEqual([1 << ROUTE_IDS.static, 0]);
     const off = configSchema.parse({ keys, routes: { static: { peers: ['127.0.0.1:9'], everyTransaction: false } } });
-    expect([...extraRouteMasks(off)]).toEqual([0, 0]);
-    expect([...extraRouteMasks(configSchema.parse({ keys }))]).toEqual([0, 0]); // no peers
+    expect([...addedRouteMasks(off)]).toEqual([0, 0]);
+    expect([...addedRouteMasks(configSchema.parse({ keys }))]).toEqual([0, 0]); // no peers
 
     const ring = createRing(16, 1232);
     const counters = createWorkerCounters(1);
