@@ -1,8 +1,8 @@
 // Every bad input gets its exact, specified error — and the relay keeps serving afterwards.
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
-import { defaultKeys, OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { describe, expect, it } from 'vitest';
+import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { defaultKeys, OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
 
 /** burst 3, 1/s: the relay host's rate-limit test (OTHER_KEY's bucket is drained by the JSON-RPC host's). */
@@ -13,25 +13,12 @@ const RATE_LIMITED = 'Rate limit exceeded: retry after the Retry-After delay';
 const UNDECODABLE = 'failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: failed to fill whole buffer';
 const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
 
-let upstream: RecordingUpstream;
-let relay: RelayHandle;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  relay = await startRelay({
-    upstream: { rpcUrl: upstream.url },
-    routes: { rpc: { endpoints: [upstream.url] } },
-    http: { maxBatchSize: 5, maxBodyBytes: 8192 },
-    keys: [...defaultKeys(), { key: TIGHT_RELAY_KEY, name: 'tight-relay-bot', rateLimit: { perSecond: 1, burst: 3 } }],
-  });
+const env = relayOnRecordingUpstream({
+  http: { maxBatchSize: 5, maxBodyBytes: 8192 },
+  keys: [...defaultKeys(), { key: TIGHT_RELAY_KEY, name: 'tight-relay-bot', rateLimit: { perSecond: 1, burst: 3 } }],
 });
-afterAll(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
-
 async function post(body: string, headers: Record<string, string> = { 'x-api-key': TEST_KEY }, path = '/'): Promise<{ status: number; json: any; headers: Headers }> {
-  const res = await fetch(relay.rpcUrl + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const res = await fetch(env.relay.rpcUrl + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null, headers: res.headers };
 }
@@ -63,7 +50,7 @@ describe('bad input on the JSON-RPC host', () => {
     expect(big.status).toBe(413);
     expect(big.json).toEqual(err(-32600, 'Payload too large', null));
     expect(big.headers.get('connection')).toBe('close');
-    const res = await fetch(relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-api-key': TEST_KEY }, body: '{}' });
+    const res = await fetch(env.relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-api-key': TEST_KEY }, body: '{}' });
     expect(res.status).toBe(415);
     expect(await res.json()).toEqual(err(-32600, 'Unsupported media type', null));
   });
@@ -88,7 +75,7 @@ describe('bad input on the JSON-RPC host', () => {
     expect((await post(send(tx.base64, { encoding: 'json', skipPreflight: true }))).json).toEqual(
       err(-32602, 'unsupported encoding: json. Supported encodings: base58, base64'),
     );
-    expect(upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
+    expect(env.upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
   });
 
   it('missing or unknown key -> 401 with the exact JSON error, which never echoes the key', async () => {
@@ -98,8 +85,8 @@ describe('bad input on the JSON-RPC host', () => {
     const wrong = await post(send(legacyTransfer().base64), { 'x-api-key': WRONG_KEY });
     expect(wrong.status).toBe(401);
     expect(wrong.json).toEqual(err(-32600, UNAUTHORIZED, null));
-    expect(relay.logs.join('\n')).not.toContain(WRONG_KEY);
-    expect(relay.logs.join('\n')).not.toContain(TEST_KEY);
+    expect(env.relay.logs.join('\n')).not.toContain(WRONG_KEY);
+    expect(env.relay.logs.join('\n')).not.toContain(TEST_KEY);
   });
 
   it('rate limit -> 429 with Retry-After and the exact -32005 error kit can decode; every batch element counts', async () => {
@@ -123,7 +110,7 @@ describe('bad input on the JSON-RPC host', () => {
   it('keeps serving after all of that', async () => {
     const tx = legacyTransfer();
     expect((await post(send(tx.base64))).json).toEqual({ jsonrpc: '2.0', result: tx.signature, id: 1 });
-    await upstream.waitForSends(1);
+    await env.upstream.waitForSends(1);
   });
 });
 
@@ -131,7 +118,7 @@ describe('bad input on the JSON-RPC host', () => {
 // The relay host's REST paths: the same failures with {accepted:false, error:{code, reason, message, data?}}.
 
 async function rest(path: string, body: string | Buffer, contentType: string, headers: Record<string, string> = { 'x-api-key': TEST_KEY }) {
-  const res = await fetch(relay.relayUrl + path, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+  const res = await fetch(env.relay.relayUrl + path, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : null, headers: res.headers };
 }
@@ -162,7 +149,7 @@ describe('bad input on the relay host', () => {
     // The JSON-RPC path of the relay host answers like the JSON-RPC host.
     const rpcPath = await rest('/v1/sendTransaction', send(zeroSigs.toString('base64')), 'application/json');
     expect([rpcPath.status, rpcPath.json]).toEqual([200, err(-32602, SANITIZE_FAILURE)]);
-    expect(upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
+    expect(env.upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
   });
 
   it('oversized body -> 413 with the exact error and the connection closed', async () => {
@@ -185,7 +172,7 @@ describe('bad input on the relay host', () => {
     }
     const rpcPath = await rest('/v1/sendTransaction', send(legacyTransfer().base64), 'application/json', { 'x-api-key': WRONG_KEY });
     expect([rpcPath.status, rpcPath.json]).toEqual([401, err(-32600, UNAUTHORIZED, null)]);
-    expect(relay.logs.join('\n')).not.toContain(WRONG_KEY);
+    expect(env.relay.logs.join('\n')).not.toContain(WRONG_KEY);
   });
 
   it('rate limit -> 429 + Retry-After with the same data as the JSON-RPC paths: {reason, retryAfterMs}', async () => {
@@ -211,11 +198,11 @@ describe('bad input on the relay host', () => {
     const r = await rest('/v1/transactions?maxRetries=7', ok.base64, 'text/plain');
     expect(r.json).toMatchObject({ accepted: true, signature: ok.signature });
     const deadline = Date.now() + 10_000;
-    while (!upstream.calls.some((c) => c.method === 'sendTransaction' && c.tx?.equals(ok.bytes))) {
+    while (!env.upstream.calls.some((c) => c.method === 'sendTransaction' && c.tx?.equals(ok.bytes))) {
       if (Date.now() > deadline) throw new Error('never delivered');
       await new Promise((res) => setTimeout(res, 10));
     }
-    const call = upstream.calls.find((c) => c.method === 'sendTransaction' && c.tx?.equals(ok.bytes));
+    const call = env.upstream.calls.find((c) => c.method === 'sendTransaction' && c.tx?.equals(ok.bytes));
     expect(call?.params[1]).toMatchObject({ maxRetries: 7 });
   });
 
@@ -232,7 +219,7 @@ describe('bad input on the relay host', () => {
 
 async function arrived(tx: SignedTx): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!upstream.sent().some((b) => b.equals(tx.bytes))) {
+  while (!env.upstream.sent().some((b) => b.equals(tx.bytes))) {
     if (Date.now() > deadline) throw new Error('the transaction never reached the rpc route upstream');
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -267,7 +254,7 @@ function rawPost(url: string, path: string, contentType: string, body: Buffer, d
 }
 
 async function consumedRecords(): Promise<number> {
-  const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+  const text = await (await fetch(`${env.relay.rpcUrl}/metrics`)).text();
   const m = /slotrelay_egress_records_total\{stage="consumed"\} (\d+)/.exec(text);
   if (!m) throw new Error('no consumed-records metric');
   return Number(m[1]);
@@ -284,13 +271,13 @@ describe('a client aborting mid-body', () => {
   it('the harness sees a complete request published (control)', async () => {
     const tx = legacyTransfer();
     const body = Buffer.from(send(tx.base64));
-    const answer = await rawPost(relay.rpcUrl, '/', 'application/json', body, body.length);
+    const answer = await rawPost(env.relay.rpcUrl, '/', 'application/json', body, body.length);
     expect(answer).toContain(tx.signature);
     await arrived(tx);
   });
 
   it.each(cases)('%s host %s: nothing is published, and the server keeps serving', async (host, path, type, bodyOf) => {
-    const url = host === 'rpc' ? relay.rpcUrl : relay.relayUrl;
+    const url = host === 'rpc' ? env.relay.rpcUrl : env.relay.relayUrl;
     const before = await consumedRecords();
     // A whole, valid body, but the head announces 40 bytes more: the request is not complete when the client leaves.
     const gone = legacyTransfer();
@@ -301,7 +288,7 @@ describe('a client aborting mid-body', () => {
     const r = await rest('/v1/submit', submitBody(next.base64), 'application/json');
     expect(r.json).toMatchObject({ accepted: true, signature: next.signature });
     await arrived(next);
-    expect(upstream.sent().some((b) => b.equals(gone.bytes))).toBe(false);
+    expect(env.upstream.sent().some((b) => b.equals(gone.bytes))).toBe(false);
     expect((await consumedRecords()) - before).toBe(1);
   });
 });

@@ -2,27 +2,14 @@
 // the relay announces exactly what it guarantees, and closes the connection soon after (uWS as shipped closes at
 // 8-12 s whatever it is told: src/native/uws.ts).
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
-import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { describe, expect, it } from 'vitest';
+import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { TEST_KEY } from '../../helpers/relay-process.js';
 
 const IDLE_TIMEOUT_S = 24;
 
-let upstream: RecordingUpstream;
-let relay: RelayHandle;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  relay = await startRelay({
-    upstream: { rpcUrl: upstream.url },
-    routes: { rpc: { endpoints: [upstream.url] } },
-    http: { idleTimeoutSeconds: IDLE_TIMEOUT_S },
-  });
-});
-
-afterAll(async () => {
-  await relay?.stop();
-  await upstream?.close();
+const env = relayOnRecordingUpstream({
+  http: { idleTimeoutSeconds: IDLE_TIMEOUT_S },
 });
 
 /** A raw HTTP/1.1 connection: one request at a time, the response read by its content-length. */
@@ -92,7 +79,7 @@ describe('HTTP keep-alive (http.idleTimeoutSeconds)', () => {
     'an idle connection serves a request after 21 s (> web3.js 19 s) and is closed within 4 s after the announced timeout',
     async () => {
       // Two connections opened together: `reused` comes back after 21 s of silence; `idle` is left alone to time out.
-      const [reused, idle] = await Promise.all([RawHttpConnection.open(relay.rpcUrl), RawHttpConnection.open(relay.relayUrl)]);
+      const [reused, idle] = await Promise.all([RawHttpConnection.open(env.relay.rpcUrl), RawHttpConnection.open(env.relay.relayUrl)]);
       try {
         const first = await reused.request('/health');
         expect(first.status).toBe(200);

@@ -1,33 +1,19 @@
 // Per-key rate limits through the real relay: submissions (sendTransaction) and every other JSON-RPC call
 // (getLeaderSlots, unknown methods) have separate token buckets, a batch is charged per element to each, all or
 // nothing, and a refusal is HTTP 429 + Retry-After with the request id preserved.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
-import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
+import { describe, expect, it } from 'vitest';
+import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 const KEY = '3b8f0e4c-1d2a-4f6b-9c7e-5a4d3c2b1a09';
 // Refill so slow (one token in ~17 min) that nothing refills during the test.
 const SLOW = 0.001;
 
-let upstream: RecordingUpstream;
-let relay: RelayHandle;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  relay = await startRelay({
-    upstream: { rpcUrl: upstream.url },
-    routes: { rpc: { endpoints: [upstream.url] } },
-    keys: [{ key: KEY, name: 'metered', rateLimit: { perSecond: SLOW, burst: 2 }, readLimit: { perSecond: SLOW, burst: 3 } }],
-  });
+const env = relayOnRecordingUpstream({
+  keys: [{ key: KEY, name: 'metered', rateLimit: { perSecond: SLOW, burst: 2 }, readLimit: { perSecond: SLOW, burst: 3 } }],
 });
-afterAll(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
-
 async function post(body: unknown): Promise<{ status: number; retryAfter: string | null; json: any }> {
-  const res = await fetch(relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
+  const res = await fetch(env.relay.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
   return { status: res.status, retryAfter: res.headers.get('retry-after'), json: await res.json() };
 }
 
@@ -54,6 +40,6 @@ describe('rate limits: submissions and reads are metered apart', () => {
     const statuses: number[] = [];
     for (const id of [1, 2, 3]) statuses.push((await post(send(id))).status);
     expect(statuses).toEqual([200, 200, 429]);
-    await upstream.waitForSends(2);
+    await env.upstream.waitForSends(2);
   });
 });

@@ -1,31 +1,21 @@
 // The relay host's three paths with fetch and the relay client library, route policy, auth carriers, metrics.
 import { Connection, SendTransactionError } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RelayClient, RelaySubmitError } from '../../../src/client/relay-client.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
-import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 
-let upstream: RecordingUpstream;
-let relay: RelayHandle;
-
-beforeAll(async () => {
-  upstream = await startRecordingUpstream();
-  relay = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } } });
-});
-afterAll(async () => {
-  await relay?.stop();
-  await upstream?.close();
-});
+const env = relayOnRecordingUpstream();
 
 async function call(path: string, body: string | Buffer, contentType: string, headers: Record<string, string> = { 'x-api-key': TEST_KEY }) {
-  const res = await fetch(relay.relayUrl + path, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
+  const res = await fetch(env.relay.relayUrl + path, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });
   return { status: res.status, json: JSON.parse(await res.text()) as any, headers: res.headers };
 }
 
 async function arrived(bytes: Buffer): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!upstream.sent().some((b) => b.equals(bytes))) {
+  while (!env.upstream.sent().some((b) => b.equals(bytes))) {
     if (Date.now() > deadline) throw new Error('the transaction never reached the rpc route upstream');
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -40,13 +30,13 @@ describe('relay host', () => {
   });
 
   it('the client library accepts the base URL or the full submit URL and sends Bearer + x-api-key', async () => {
-    for (const url of [relay.relayUrl, `${relay.relayUrl}/v1/submit`]) {
+    for (const url of [env.relay.relayUrl, `${env.relay.relayUrl}/v1/submit`]) {
       const tx = legacyTransfer();
       const out = await new RelayClient({ url, apiKey: TEST_KEY }).submit(tx.base64);
       expect(out).toMatchObject({ accepted: true, signature: tx.signature });
       await arrived(tx.bytes);
     }
-    const refused = await new RelayClient({ url: relay.relayUrl, apiKey: 'deadbeef-dead-4bee-8eef-deadbeefdead' }).submit(legacyTransfer().base64).catch((e: unknown) => e);
+    const refused = await new RelayClient({ url: env.relay.relayUrl, apiKey: 'deadbeef-dead-4bee-8eef-deadbeefdead' }).submit(legacyTransfer().base64).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RelaySubmitError);
     expect(refused).toMatchObject({ status: 401, reason: 'unauthorized' });
   });
@@ -131,32 +121,32 @@ describe('relay host', () => {
     const conn = (url: string, headers: Record<string, string>) =>
       new Connection(url, { httpHeaders: headers, disableRetryOnRateLimit: true, commitment: 'processed' });
     const skip = legacyTransfer();
-    expect(await conn(`${relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(skip.bytes, { skipPreflight: true })).toBe(skip.signature);
+    expect(await conn(`${env.relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(skip.bytes, { skipPreflight: true })).toBe(skip.signature);
     await arrived(skip.bytes);
     // Default skipPreflight: false, key in the URL: the upstream simulates first, then the route sends.
     const pre = v0Transfer();
-    expect(await conn(`${relay.relayUrl}/v1/sendTransaction?key=${TEST_KEY}`, {}).sendRawTransaction(pre.bytes)).toBe(pre.signature);
+    expect(await conn(`${env.relay.relayUrl}/v1/sendTransaction?key=${TEST_KEY}`, {}).sendRawTransaction(pre.bytes)).toBe(pre.signature);
     await arrived(pre.bytes);
-    expect(upstream.calls.filter((c) => c.tx?.equals(pre.bytes)).map((c) => c.method)).toEqual(['simulateTransaction', 'sendTransaction']);
+    expect(env.upstream.calls.filter((c) => c.tx?.equals(pre.bytes)).map((c) => c.method)).toEqual(['simulateTransaction', 'sendTransaction']);
     // Errors reach web3.js as it expects them: a failed preflight with its logs.
-    upstream.simulation = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 };
+    env.upstream.simulation = { err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 };
     try {
       const bad = legacyTransfer();
-      const err = await conn(`${relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(bad.bytes).catch((e: unknown) => e);
+      const err = await conn(`${env.relay.relayUrl}/v1/sendTransaction`, { 'x-api-key': TEST_KEY }).sendRawTransaction(bad.bytes).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SendTransactionError);
       expect((err as SendTransactionError).logs).toEqual(['Program log: boom']);
     } finally {
-      upstream.simulation = { err: null, logs: [], unitsConsumed: 1 };
+      env.upstream.simulation = { err: null, logs: [], unitsConsumed: 1 };
     }
   });
 
   it('x-request-id is echoed (or generated) on /health, /metrics, 404 and OPTIONS too', async () => {
     const h = { 'x-request-id': 'relay-trace-7' };
     const answers = await Promise.all([
-      fetch(`${relay.relayUrl}/health`, { headers: h }),
-      fetch(`${relay.relayUrl}/metrics`, { headers: h }),
-      fetch(`${relay.relayUrl}/v2/nothing`, { method: 'POST', headers: h }),
-      fetch(`${relay.relayUrl}/v1/submit`, { method: 'OPTIONS', headers: h }),
+      fetch(`${env.relay.relayUrl}/health`, { headers: h }),
+      fetch(`${env.relay.relayUrl}/metrics`, { headers: h }),
+      fetch(`${env.relay.relayUrl}/v2/nothing`, { method: 'POST', headers: h }),
+      fetch(`${env.relay.relayUrl}/v1/submit`, { method: 'OPTIONS', headers: h }),
     ]);
     expect(answers.map((r) => [r.status, r.headers.get('x-request-id')])).toEqual([
       [200, 'relay-trace-7'],
@@ -164,16 +154,16 @@ describe('relay host', () => {
       [404, 'relay-trace-7'],
       [204, 'relay-trace-7'],
     ]);
-    const generated = await fetch(`${relay.relayUrl}/health`);
+    const generated = await fetch(`${env.relay.relayUrl}/health`);
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
   it('unknown path -> 404 JSON; /metrics shows requests, rejections, ring depth and egress outcomes', async () => {
-    const nf = await fetch(`${relay.relayUrl}/v2/whatever`, { method: 'POST' });
+    const nf = await fetch(`${env.relay.relayUrl}/v2/whatever`, { method: 'POST' });
     expect(nf.status).toBe(404);
     expect(((await nf.json()) as any).error.reason).toBe('not_found');
-    await upstream.waitForSends(3);
-    const text = await (await fetch(`${relay.relayUrl}/metrics`)).text();
+    await env.upstream.waitForSends(3);
+    const text = await (await fetch(`${env.relay.relayUrl}/metrics`)).text();
     expect(text).toMatch(/slotrelay_requests_total\{host="relay",method="\/v1\/submit",outcome="ok"\} [1-9]/);
     expect(text).toMatch(/slotrelay_rejections_total\{reason="unauthorized"\} [1-9]/);
     expect(text).toMatch(/slotrelay_egress_outcomes_total\{route="rpc",outcome="sent"\} [1-9]/);
