@@ -6,21 +6,26 @@
 // the trace id and a reason: HTTP 429 / -32097 becomes "rate-limited by the block engine" (kit cannot decode -32097,
 // so the relay never passes it on), `dropped:shutdown` when close() aborted it.
 // Never logged: the auth uuid (a header only) and the URL's query string (block engines also take ?uuid=).
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
+import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 
-/** Largest answer we read: a result is ~100 bytes, an error a few hundred. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
 /** The block engine's JSON-RPC path for sendTransaction (Jito docs, "Transactions"). */
 const TRANSACTIONS_PATH = '/api/v1/transactions';
 /** The block engine's "rate limit exceeded" JSON-RPC code (with HTTP 429). */
 export const JITO_RATE_LIMITED_CODE = -32097;
 
 export type JitoRouteOptions = NonNullable<Config['routes']['jito']>;
+
+const JITO_POST_ERRORS: JsonPostErrors = {
+  timeout: (ms) => new JitoSendError(`timeout after ${ms} ms`, 'timeout'),
+  tooLarge: (status) => new JitoSendError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${status})`, 'http_error'),
+  network: (err) => (err instanceof JitoSendError ? err : new JitoSendError(err.message, 'network')),
+  answer: (status, body) => jitoAnswerError(status, body),
+};
 
 /** Why the block engine did not take a transaction. */
 export class JitoSendError extends Error {
@@ -45,14 +50,10 @@ export function jitoTransactionsUrl(base: string, bundleOnly: boolean): URL {
 export class JitoRoute implements EgressRoute {
   readonly id = ROUTE_IDS.jito;
   readonly name = 'jito' as const;
-  private readonly url: URL;
+  /** The block engine's sendTransaction URL, its agent and headers (content-type, x-jito-auth). */
+  private readonly target: JsonPostTarget;
   /** origin + pathname: safe to log. */
   readonly label: string;
-  private readonly agent: http.Agent;
-  private readonly request: typeof http.request;
-  /** Precomputed once: content-type and x-jito-auth. */
-  private readonly baseHeaders: Readonly<Record<string, string>>;
-  private readonly timeoutMs: number;
   private readonly inFlight = new Set<http.ClientRequest>();
   private closed = false;
   private nextId = 1;
@@ -61,21 +62,11 @@ export class JitoRoute implements EgressRoute {
     options: JitoRouteOptions,
     private readonly log: Logger,
   ) {
-    this.url = jitoTransactionsUrl(options.url, options.bundleOnly);
-    this.label = this.url.origin + this.url.pathname;
-    this.timeoutMs = options.timeoutMs;
-    const secure = this.url.protocol === 'https:';
-    const agentOptions: http.AgentOptions = {
-      keepAlive: true,
-      maxSockets: options.connections,
-      maxFreeSockets: options.connections,
-      scheduling: 'lifo',
-    };
-    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    this.request = secure ? https.request : http.request;
+    const url = jitoTransactionsUrl(options.url, options.bundleOnly);
+    this.label = url.origin + url.pathname;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.authUuid !== undefined) headers['x-jito-auth'] = options.authUuid;
-    this.baseHeaders = Object.freeze(headers);
+    this.target = keepAliveTarget(url, options.connections, Object.freeze(headers), options.timeoutMs, this.inFlight);
   }
 
   send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
@@ -87,7 +78,7 @@ export class JitoRoute implements EgressRoute {
       // Base64 straight from the ring slot (or the retry queue's copy): the only encoding pass.
       Buffer.from(tx.sab, tx.byteOffset, tx.length).toString('base64') +
       '",{"encoding":"base64"}]}';
-    return this.post(body, true).then(ok, (err: unknown) => this.failed(tx, err));
+    return this.post(body).then(ok, (err: unknown) => this.failed(tx, err));
   }
 
   private failed(tx: TxView, err: unknown): EgressOutcome {
@@ -107,65 +98,16 @@ export class JitoRoute implements EgressRoute {
   }
 
   /** POST one body; resolves on a JSON-RPC result, rejects with the reason otherwise. */
-  private post(body: string, mayRetry: boolean): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) {
-        reject(new JitoSendError('relay shutting down', 'shutdown'));
-        return;
-      }
-      const req = this.request(this.url, {
-        method: 'POST',
-        agent: this.agent,
-        headers: { ...this.baseHeaders, 'content-length': body.length },
-      });
-      this.inFlight.add(req);
-      let settled = false;
-      const timer = setTimeout(
-        () => req.destroy(new JitoSendError(`timeout after ${this.timeoutMs} ms`, 'timeout')),
-        this.timeoutMs,
-      );
-      const finish = (err: Error | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.inFlight.delete(req);
-        if (err === null) resolve();
-        else reject(err);
-      };
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        // A kept-alive socket the server closed while idle: retry once on a fresh one (Node http docs' advice).
-        if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !settled) {
-          settled = true;
-          clearTimeout(timer);
-          this.inFlight.delete(req);
-          this.post(body, false).then(resolve, reject);
-          return;
-        }
-        finish(err instanceof JitoSendError ? err : new JitoSendError(err.message, 'network'));
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            req.destroy(new JitoSendError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${res.statusCode})`, 'http_error'));
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('error', (err) => finish(err));
-        res.on('end', () => finish(jitoAnswerError(res.statusCode ?? 0, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
-      });
-      req.end(body);
-    });
+  private post(body: string): Promise<void> {
+    if (this.closed) return Promise.reject(new JitoSendError('relay shutting down', 'shutdown'));
+    return postJson(this.target, body, JITO_POST_ERRORS);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const req of this.inFlight) req.destroy(new JitoSendError('relay shutting down', 'shutdown'));
     this.inFlight.clear();
-    this.agent.destroy();
+    this.target.agent.destroy();
   }
 }
 

@@ -4,22 +4,17 @@
 // Outcome: `sent` when at least one endpoint answered a JSON-RPC result, `failed` otherwise (logged with the trace
 // id and the upstream's message), `dropped:no_endpoint` with no endpoints, `dropped:shutdown` when close() aborted it.
 // Endpoint URLs may carry provider API keys in their query: logs show origin + path only.
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
+import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 
-/** Largest upstream answer we read; a sendTransaction result is ~100 bytes, errors a few KB. */
-const MAX_RESPONSE_BYTES = 64 * 1024;
-
 interface Endpoint {
-  readonly url: URL;
+  readonly target: JsonPostTarget;
   /** origin + pathname: safe to log (no query string, no credentials). */
   readonly label: string;
-  readonly agent: http.Agent;
-  readonly request: typeof http.request;
 }
 
 /** Why one endpoint did not take the transaction. */
@@ -33,6 +28,15 @@ class EndpointError extends Error {
 }
 
 export type RpcRouteOptions = Config['routes']['rpc'];
+
+const JSON_HEADERS: Readonly<http.OutgoingHttpHeaders> = Object.freeze({ 'content-type': 'application/json' });
+
+const RPC_POST_ERRORS: JsonPostErrors = {
+  timeout: (ms) => new EndpointError(`timeout after ${ms} ms`),
+  tooLarge: (status) => new EndpointError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${status})`),
+  network: (err) => err,
+  answer: (status, body) => answerError(status, body),
+};
 
 export class RpcRoute implements EgressRoute {
   readonly id = ROUTE_IDS.rpc;
@@ -50,19 +54,7 @@ export class RpcRoute implements EgressRoute {
     this.timeoutMs = options.timeoutMs;
     this.endpoints = options.endpoints.map((u) => {
       const url = new URL(u);
-      const secure = url.protocol === 'https:';
-      const agentOptions: http.AgentOptions = {
-        keepAlive: true,
-        maxSockets: options.connections,
-        maxFreeSockets: options.connections,
-        scheduling: 'lifo',
-      };
-      return {
-        url,
-        label: url.origin + url.pathname,
-        agent: secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions),
-        request: secure ? https.request : http.request,
-      };
+      return { target: keepAliveTarget(url, options.connections, JSON_HEADERS, this.timeoutMs, this.inFlight), label: url.origin + url.pathname };
     });
   }
 
@@ -79,8 +71,8 @@ export class RpcRoute implements EgressRoute {
       (tx.maxRetries >= 0
         ? '",{"encoding":"base64","skipPreflight":true,"maxRetries":' + tx.maxRetries + '}]}'
         : '",{"encoding":"base64","skipPreflight":true}]}');
-    if (n === 1) return this.post(this.endpoints[0], body, true).then(ok, (e: unknown) => this.failed(tx, [this.endpoints[0]], [e]));
-    return Promise.allSettled(this.endpoints.map((ep) => this.post(ep, body, true))).then((results) => {
+    if (n === 1) return this.post(this.endpoints[0], body).then(ok, (e: unknown) => this.failed(tx, [this.endpoints[0]], [e]));
+    return Promise.allSettled(this.endpoints.map((ep) => this.post(ep, body))).then((results) => {
       const errors: unknown[] = [];
       for (const r of results) {
         if (r.status === 'fulfilled') return 'sent' as const;
@@ -106,62 +98,16 @@ export class RpcRoute implements EgressRoute {
   }
 
   /** POST one JSON-RPC body; resolves when the endpoint answered a result, rejects with the reason otherwise. */
-  private post(ep: Endpoint, body: string, mayRetry: boolean): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      if (this.closed) {
-        reject(new EndpointError('relay shutting down', true));
-        return;
-      }
-      const req = ep.request(ep.url, {
-        method: 'POST',
-        agent: ep.agent,
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
-      });
-      this.inFlight.add(req);
-      let settled = false;
-      const timer = setTimeout(() => req.destroy(new EndpointError(`timeout after ${this.timeoutMs} ms`)), this.timeoutMs);
-      const finish = (err: Error | null): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.inFlight.delete(req);
-        if (err === null) resolve();
-        else reject(err);
-      };
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        // A kept-alive socket the server closed while idle: retry once on a fresh one (Node http docs' advice).
-        if (mayRetry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !settled) {
-          settled = true;
-          clearTimeout(timer);
-          this.inFlight.delete(req);
-          this.post(ep, body, false).then(resolve, reject);
-          return;
-        }
-        finish(err);
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            req.destroy(new EndpointError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${res.statusCode})`));
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on('error', (err) => finish(err));
-        res.on('end', () => finish(answerError(res.statusCode ?? 0, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
-      });
-      req.end(body);
-    });
+  private post(ep: Endpoint, body: string): Promise<void> {
+    if (this.closed) return Promise.reject(new EndpointError('relay shutting down', true));
+    return postJson(ep.target, body, RPC_POST_ERRORS);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     for (const req of this.inFlight) req.destroy(new EndpointError('relay shutting down', true));
     this.inFlight.clear();
-    for (const ep of this.endpoints) ep.agent.destroy();
+    for (const ep of this.endpoints) ep.target.agent.destroy();
   }
 }
 
