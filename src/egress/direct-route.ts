@@ -18,6 +18,7 @@ import { ROUTE_IDS } from '../shm/layout.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
 import { SnapshotLeaderSource } from '../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
+import { DropLog } from './drop-log.js';
 import { fanout, type QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 import { Scheduler } from './scheduler.js';
@@ -25,8 +26,6 @@ import type { ConnectionWorker } from './connection-worker.js';
 
 /** How often the pre-warm set is re-checked (ms); it changes once per 4-slot leader window. */
 const PREWARM_CHECK_MS = 50;
-/** At most one drop log line per reason per this interval (ms). */
-const DROP_LOG_INTERVAL_MS = 1_000;
 
 /** The one line that decides where leader data comes from. */
 export function createLeaderSource(
@@ -44,33 +43,14 @@ export function createLeaderSource(
   return new PollingLeaderSource({ rpcUrl, slotPollMs: config.routes.direct.slotPollMs, log });
 }
 
-/** Rate-limited drop logging shared by the QUIC routes. */
-export class DropLog {
-  private readonly last = new Map<string, { atMs: number; suppressed: number }>();
-  constructor(
-    private readonly log: Logger,
-    private readonly route: string,
-  ) {}
-  note(outcome: EgressOutcome, traceId: string): void {
-    if (outcome === 'sent') return;
-    const now = Date.now();
-    const e = this.last.get(outcome);
-    if (e !== undefined && now - e.atMs < DROP_LOG_INTERVAL_MS) {
-      e.suppressed++;
-      return;
-    }
-    this.log.warn({ route: this.route, outcome, traceId, suppressedSinceLast: e?.suppressed ?? 0 }, `egress ${this.route}: transaction not delivered (${outcome})`);
-    this.last.set(outcome, { atMs: now, suppressed: 0 });
-  }
-}
-
 export class DirectRoute implements EgressRoute {
   readonly id = ROUTE_IDS.direct;
   readonly name = 'direct' as const;
   readonly scheduler: Scheduler;
   private readonly timer: NodeJS.Timeout;
   private readonly drops: DropLog;
-  private closed = false;
+  /** close() began: late failures count as dropped:shutdown. */
+  closed = false;
   private readonly workers: (ConnectionWorker | null)[] = [];
 
   constructor(
@@ -103,17 +83,7 @@ export class DirectRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = targets.length;
     for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);
-    const r = fanout(ws, tx.bytes);
-    if (typeof r === 'string') {
-      if (r !== 'sent') this.drops.note(r, tx.traceId);
-      return r;
-    }
-    const traceId = tx.traceId;
-    return r.then((o) => {
-      const out: EgressOutcome = o === 'sent' || !this.closed ? o : 'dropped:shutdown';
-      if (out !== 'sent') this.drops.note(out, traceId);
-      return out;
-    });
+    return this.drops.settle(fanout(ws, tx.bytes), tx.traceId, this);
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import type { ConnectionWorker } from './connection-worker.js';
-import { DropLog } from './direct-route.js';
+import { DropLog } from './drop-log.js';
 import { fanout, type QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 
@@ -18,7 +18,8 @@ export class StaticRoute implements EgressRoute {
   readonly name = 'static' as const;
   private readonly drops: DropLog;
   private readonly workers: (ConnectionWorker | null)[] = [];
-  private closed = false;
+  /** close() began: late failures count as dropped:shutdown. */
+  closed = false;
 
   constructor(
     private readonly quic: QuicEgress,
@@ -44,17 +45,7 @@ export class StaticRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = this.peers.length;
     for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], `static:${this.peers[i]}`);
-    const r = fanout(ws, tx.bytes);
-    if (typeof r === 'string') {
-      if (r !== 'sent') this.drops.note(r, tx.traceId);
-      return r;
-    }
-    const traceId = tx.traceId;
-    return r.then((o) => {
-      const out: EgressOutcome = o === 'sent' || !this.closed ? o : 'dropped:shutdown';
-      if (out !== 'sent') this.drops.note(out, traceId);
-      return out;
-    });
+    return this.drops.settle(fanout(ws, tx.bytes), tx.traceId, this);
   }
 
   async close(): Promise<void> {
