@@ -3,8 +3,8 @@
 // outcome `sent`, and the sink reports unfinished=0 rejected=0 and our identity as the client key. Built like
 // test/integration/quic/quinn-interop.test.ts (skipped only on a machine without cargo).
 import { Keypair } from '@solana/web3.js';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,27 +15,9 @@ import type { EgressOutcome, TxView } from '../../../src/egress/route.js';
 import { StaticRoute } from '../../../src/egress/static-route.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { buildQuinnSink } from '../../helpers/quinn-sink-build.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
-const outDir = path.join(root, 'out', 'quinn');
-
-let binary: string | null = null;
-let skipReason = '';
-try {
-  const printed = execFileSync(path.join(root, 'scripts', 'build-quinn-sink.sh'), [outDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
-  binary = printed.trim().split('\n').at(-1) ?? null;
-  if (binary === null || !existsSync(binary)) throw new Error(`build printed no binary: ${printed}`);
-} catch (e) {
-  let cargo = true;
-  try {
-    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
-  } catch {
-    cargo = false;
-  }
-  if (cargo) throw e;
-  skipReason = `quinn-tpu-sink not built (no cargo on this machine): ${(e as Error).message}`;
-  binary = null;
-}
+const { binary, skipReason, outDir } = buildQuinnSink();
 
 describe.skipIf(binary === null)(`static route -> quinn-tpu-sink${skipReason ? ` (SKIPPED: ${skipReason})` : ''}`, () => {
   let sink: ChildProcess;

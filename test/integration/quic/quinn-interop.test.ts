@@ -1,8 +1,7 @@
 // Interop: our QUIC client against quinn-tpu-sink, an independent quinn + rustls TPU-like server (the QUIC stack
 // family Agave uses). Proves handshake, certificate, SNI, ALPN, stream and FIN handling against another stack.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -12,32 +11,9 @@ import {
   quicServerName,
 } from '../../../src/quic/index.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { buildQuinnSink } from '../../helpers/quinn-sink-build.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
-const outDir = path.join(root, 'out', 'quinn');
-
-let binary: string | null = null;
-let skipReason = '';
-try {
-  const printed = execFileSync(path.join(root, 'scripts', 'build-quinn-sink.sh'), [outDir], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 600_000,
-  });
-  binary = printed.trim().split('\n').at(-1) ?? null;
-  if (binary === null || !existsSync(binary)) throw new Error(`build printed no binary: ${printed}`);
-} catch (e) {
-  // Only a machine without cargo / Debian's crate packages may skip; CI installs them through build.sh.
-  let cargo = true;
-  try {
-    execFileSync('cargo', ['--version'], { stdio: 'ignore' });
-  } catch {
-    cargo = false;
-  }
-  if (cargo) throw e;
-  skipReason = `quinn-tpu-sink not built (no cargo on this machine): ${(e as Error).message}`;
-  binary = null;
-}
+const { binary, skipReason, outDir } = buildQuinnSink();
 
 describe.skipIf(binary === null)(`quinn-tpu-sink interop${skipReason ? ` (SKIPPED: ${skipReason})` : ''}`, () => {
   let sink: ChildProcess;
