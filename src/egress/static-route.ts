@@ -20,6 +20,8 @@ export class StaticRoute implements EgressRoute {
   private readonly workers: (ConnectionWorker | null)[] = [];
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
+  /** The cache's name for each peer's pinned connection, built once (send() is hot). */
+  private readonly labels: readonly string[];
 
   constructor(
     private readonly quic: QuicEgress,
@@ -27,9 +29,10 @@ export class StaticRoute implements EgressRoute {
     log: Logger,
   ) {
     this.drops = new DropLog(log, 'static');
+    this.labels = peers.map((p) => `static:${p}`);
     // Connect at once: the first transaction should not pay for the handshake.
     void quic.ready.then((cache) => {
-      for (const p of peers) cache.pin(p, `static:${p}`);
+      for (let i = 0; i < peers.length; i++) cache.pin(peers[i], this.labels[i]);
     }, () => undefined);
   }
 
@@ -44,7 +47,7 @@ export class StaticRoute implements EgressRoute {
     if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
     const ws = this.workers;
     ws.length = this.peers.length;
-    for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], `static:${this.peers[i]}`);
+    for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], this.labels[i]);
     return this.drops.settle(fanout(ws, tx.bytes), tx.traceId, this);
   }
 
