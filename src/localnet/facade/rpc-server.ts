@@ -25,9 +25,6 @@ import { PubSub, type SocketState } from './pubsub.js';
 const MAX_BODY_BYTES = 50 * 1024;
 /** Agave has no batch limit; the facade bounds it generously. */
 const MAX_BATCH = 10_000;
-// The localnet child's own process: uWS as shipped, like a test validator's RPC would be.
-const { uws: uWS, idleTimeoutSeconds } = loadUws();
-const RESPONSE_OPTIONS = responseOptions('*', idleTimeoutSeconds);
 const PORT_ATTEMPTS = 20;
 
 export interface FacadeServerOptions {
@@ -54,6 +51,10 @@ export class FacadeServer {
   private readonly table = buildMethodTable();
   private httpPort = 0;
   private app: TemplatedApp | null = null;
+  // The process's uWS (as shipped unless a relay front in this process loaded it first), taken when a server is
+  // created: importing this module must not decide how uWS is loaded.
+  private readonly uws = loadUws().uws;
+  private readonly responseOptions = responseOptions('*', loadUws().idleTimeoutSeconds);
 
   constructor(
     private readonly ctx: FacadeContext,
@@ -75,11 +76,11 @@ export class FacadeServer {
   }
 
   private reject(st: RequestState, spec: ErrorSpec): void {
-    writeResponse(st, RESPONSE_OPTIONS, spec.rpcHttpStatus, JSON_TYPE, errorJson(null, spec.rpcCode, spec.message), 0, spec === Errors.BODY_TOO_LARGE);
+    writeResponse(st, this.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(null, spec.rpcCode, spec.message), 0, spec === Errors.BODY_TOO_LARGE);
   }
 
   private build(): TemplatedApp {
-    const app = uWS.App();
+    const app = this.uws.App();
     app.post('/', (res, req) => {
       const st = new RequestState(res, '', 0);
       res.onAborted(() => {
@@ -92,13 +93,13 @@ export class FacadeServer {
         const out = dispatchJsonRpc(parsed, this.table, this.ctx, {
           onInternalError: (err, call) => this.opts.onInternalError?.(err, call.method),
         });
-        const finish = (text: string | null): void => writeResponse(st, RESPONSE_OPTIONS, 200, JSON_TYPE, text ?? '');
+        const finish = (text: string | null): void => writeResponse(st, this.responseOptions, 200, JSON_TYPE, text ?? '');
         if (out === null || typeof out === 'string') finish(out);
         else out.then(finish, () => finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message)));
       }, () => this.reject(st, Errors.BODY_TOO_LARGE));
     });
-    app.get('/health', (res) => writeResponse(new RequestState(res, '', 0), RESPONSE_OPTIONS, 200, TEXT_TYPE, 'ok'));
-    app.options('/*', (res) => answerCorsPreflight(res, RESPONSE_OPTIONS));
+    app.get('/health', (res) => writeResponse(new RequestState(res, '', 0), this.responseOptions, 200, TEXT_TYPE, 'ok'));
+    app.options('/*', (res) => answerCorsPreflight(res, this.responseOptions));
     app.ws<SocketState>('/*', {
       maxPayloadLength: MAX_BODY_BYTES,
       idleTimeout: 120,
@@ -129,7 +130,7 @@ export class FacadeServer {
     for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
       const first = await this.listenOn(app, this.opts.port);
       if (first === null) throw new Error(`localnet facade cannot listen on ${this.opts.host}:${this.opts.port}`);
-      const port = uWS.getSocketPort(first);
+      const port = this.uws.getSocketPort(first);
       const second = await this.listenOn(app, port + 1);
       if (second !== null) {
         this.sockets.push(first, second);
@@ -138,7 +139,7 @@ export class FacadeServer {
         this.ctx.pubsubAddress = `${this.opts.host}:${port + 1}`;
         return;
       }
-      uWS.closeSocket(first);
+      this.uws.closeSocket(first);
       if (this.opts.port !== 0) throw new Error(`localnet facade: the PubSub port ${port + 1} (rpc port + 1) is in use`);
     }
     throw new Error('localnet facade: no free pair of ports (P, P+1) found');
@@ -146,7 +147,7 @@ export class FacadeServer {
 
   /** Stop listening and close every open connection (HTTP keep-alive and WebSocket). */
   stop(): void {
-    for (const s of this.sockets.splice(0)) uWS.closeSocket(s);
+    for (const s of this.sockets.splice(0)) this.uws.closeSocket(s);
     // App#close (closes all sockets) exists at runtime in this uWS build but is missing from its typings.
     (this.app as unknown as { close?: () => void } | null)?.close?.();
     this.app = null;
