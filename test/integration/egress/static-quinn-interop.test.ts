@@ -3,11 +3,9 @@
 // outcome `sent`, and the sink reports unfinished=0 rejected=0 and our identity as the client key. Built like
 // test/integration/quic/quinn-interop.test.ts (skipped only on a machine without cargo).
 import { Keypair } from '@solana/web3.js';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
 import { QuicEgress } from '../../../src/egress/quic-egress.js';
@@ -15,42 +13,16 @@ import type { EgressOutcome, TxView } from '../../../src/egress/route.js';
 import { StaticRoute } from '../../../src/egress/static-route.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
-import { buildQuinnSink } from '../../helpers/quinn-sink-build.js';
+import { buildQuinnSink, QuinnSink } from '../../helpers/quinn-sink.js';
 
-const { binary, skipReason, outDir } = buildQuinnSink();
+const build = buildQuinnSink();
 
-describe.skipIf(binary === null)(`static route -> quinn-tpu-sink${skipReason ? ` (SKIPPED: ${skipReason})` : ''}`, () => {
-  let sink: ChildProcess;
-  let port = 0;
-  const lines: string[] = [];
-  let onLine: ((l: string) => void) | null = null;
+describe.skipIf(build.binary === null)(`static route -> quinn-tpu-sink${build.skipReason ? ` (SKIPPED: ${build.skipReason})` : ''}`, () => {
+  let sink: QuinnSink;
   const relayKey = Keypair.generate();
 
-  function waitLine(match: (l: string) => boolean, ms: number): Promise<string> {
-    const found = lines.find(match);
-    if (found !== undefined) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no matching sink line; last: ${lines.slice(-3).join(' | ')}`)), ms);
-      onLine = (l) => {
-        if (match(l)) {
-          clearTimeout(t);
-          onLine = null;
-          resolve(l);
-        }
-      };
-    });
-  }
-
   beforeAll(async () => {
-    sink = spawn(binary!, ['127.0.0.1:0', path.join(outDir, 'server.key.der'), path.join(outDir, 'server.crt.der'), '--max-uni', '128'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    createInterface({ input: sink.stdout! }).on('line', (l) => {
-      lines.push(l);
-      onLine?.(l);
-    });
-    const listen = await waitLine((l) => l.startsWith('LISTEN '), 10_000);
-    port = Number(listen.split(':').at(-1));
+    sink = await QuinnSink.start(build, '127.0.0.1:0');
   });
   afterAll(() => {
     sink?.kill();
@@ -60,12 +32,12 @@ describe.skipIf(binary === null)(`static route -> quinn-tpu-sink${skipReason ? `
     const dir = mkdtempSync(path.join(tmpdir(), 'slotrelay-interop-'));
     const keypairPath = path.join(dir, 'id.json');
     writeFileSync(keypairPath, JSON.stringify(Array.from(relayKey.secretKey)));
-    const config = configSchema.parse({ identity: { keypairPath }, routes: { direct: { maxQueuedPerConnection: 16_384 }, static: { peers: [`127.0.0.1:${port}`] } } });
+    const config = configSchema.parse({ identity: { keypairPath }, routes: { direct: { maxQueuedPerConnection: 16_384 }, static: { peers: [`127.0.0.1:${sink.port}`] } } });
     const log = createLogger('silent', 'test');
     const quic = new QuicEgress(config, log);
     const route = new StaticRoute(quic, config.routes.static.peers, log);
     await quic.ready;
-    const conn = await waitLine((l) => l.startsWith('CONN '), 5_000);
+    const conn = await sink.waitLine((l) => l.startsWith('CONN '), 5_000);
     expect(conn).toContain('alpn=solana-tpu');
     expect(conn.split('client_key=')[1]).toBe(Buffer.from(relayKey.publicKey.toBytes()).toString('hex'));
 
@@ -81,7 +53,7 @@ describe.skipIf(binary === null)(`static route -> quinn-tpu-sink${skipReason ? `
     }
     const resolved = await Promise.all(outs);
     expect(resolved.filter((o) => o !== 'sent')).toEqual([]);
-    const stats = await waitLine((l) => l.startsWith('STATS ') && l.includes(` tx=${N} `), 20_000);
+    const stats = await sink.waitLine((l) => l.startsWith('STATS ') && l.includes(` tx=${N} `), 20_000);
     expect(stats).toMatch(new RegExp(`conns=1 tx=${N} unfinished=0 rejected=0 bytes=${N * base.length}$`));
     const rep = quic.cache!.report()[0];
     expect(rep).toMatchObject({ state: 'active', sent: N, droppedNoConnection: 0, droppedQueueFull: 0, failed: 0 });

@@ -1,9 +1,6 @@
 // Interop: our QUIC client against quinn-tpu-sink, an independent quinn + rustls TPU-like server (the QUIC stack
 // family Agave uses). Proves handshake, certificate, SNI, ALPN, stream and FIN handling against another stack.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import {
   QuicClientConnection,
   base58Decode,
@@ -11,57 +8,29 @@ import {
   quicServerName,
 } from '../../../src/quic/index.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
-import { buildQuinnSink } from '../../helpers/quinn-sink-build.js';
+import { buildQuinnSink, QuinnSink } from '../../helpers/quinn-sink.js';
 
-const { binary, skipReason, outDir } = buildQuinnSink();
+const build = buildQuinnSink();
 
-describe.skipIf(binary === null)(`quinn-tpu-sink interop${skipReason ? ` (SKIPPED: ${skipReason})` : ''}`, () => {
-  let sink: ChildProcess;
-  let port = 0;
-  const lines: string[] = [];
-  let onLine: ((l: string) => void) | null = null;
+describe.skipIf(build.binary === null)(`quinn-tpu-sink interop${build.skipReason ? ` (SKIPPED: ${build.skipReason})` : ''}`, () => {
+  let sink: QuinnSink;
 
   beforeAll(async () => {
-    sink = spawn(
-      binary!,
-      ['127.0.0.1:0', path.join(outDir, 'server.key.der'), path.join(outDir, 'server.crt.der'), '--max-uni', '128'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    createInterface({ input: sink.stdout! }).on('line', (l) => {
-      lines.push(l);
-      onLine?.(l);
-    });
-    const listen = await waitLine((l) => l.startsWith('LISTEN '), 10_000);
-    port = Number(listen.split(':').at(-1));
+    sink = await QuinnSink.start(build, '127.0.0.1:0');
   });
   afterAll(() => {
     sink?.kill();
   });
 
-  function waitLine(match: (l: string) => boolean, ms: number): Promise<string> {
-    const found = lines.find(match);
-    if (found !== undefined) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no matching sink line; last: ${lines.slice(-3).join(' | ')}`)), ms);
-      onLine = (l) => {
-        if (match(l)) {
-          clearTimeout(t);
-          onLine = null;
-          resolve(l);
-        }
-      };
-    });
-  }
-
   it('receives 10,000 transactions with --max-uni 128: unfinished=0 rejected=0, client_key = our identity', async () => {
     const cert = await createRandomIdentityCertificate();
     const client = await QuicClientConnection.connect({
       host: '127.0.0.1',
-      port,
+      port: sink.port,
       identity: cert,
       maxQueuedTransactions: 10_000,
     });
-    const conn = await waitLine((l) => l.startsWith('CONN '), 5_000);
+    const conn = await sink.waitLine((l) => l.startsWith('CONN '), 5_000);
     expect(conn).toContain('alpn=solana-tpu');
     expect(conn).toContain('client_certs=1');
     expect(conn.split('client_key=')[1]).toBe(Buffer.from(base58Decode(cert.identity)).toString('hex'));
@@ -73,28 +42,17 @@ describe.skipIf(binary === null)(`quinn-tpu-sink interop${skipReason ? ` (SKIPPE
       tx.writeUInt32LE(i, tx.length - 4);
       expect(client.trySendTransaction(tx)).not.toBe(false);
     }
-    const stats = await waitLine((l) => l.startsWith('STATS ') && l.includes(` tx=${N} `), 15_000);
+    const stats = await sink.waitLine((l) => l.startsWith('STATS ') && l.includes(` tx=${N} `), 15_000);
     expect(stats).toMatch(new RegExp(`conns=1 tx=${N} unfinished=0 rejected=0 bytes=${N * base.length}$`));
     expect(client.stats()).toMatchObject({ transactionsWritten: N, errors: 0, state: 'established' });
     client.close();
   });
 
   it('IPv6: our SNI (the address as one DNS label) is accepted by rustls; Agave\'s "::1.port.sol" is refused (306)', async () => {
-    const sink6 = spawn(binary!, ['[::1]:0', path.join(outDir, 'server.key.der'), path.join(outDir, 'server.crt.der'), '--max-uni', '128'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const sink6 = await QuinnSink.start(build, '[::1]:0');
     try {
-      const out: string[] = [];
-      const port6: number = await new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error('IPv6 sink did not listen')), 10_000);
-        createInterface({ input: sink6.stdout! }).on('line', (l) => {
-          out.push(l);
-          if (l.startsWith('LISTEN ')) {
-            clearTimeout(t);
-            resolve(Number(l.split(':').at(-1)));
-          }
-        });
-      });
+      const port6 = sink6.port;
+      const out = sink6.lines;
       expect(quicServerName('::1', port6)).toBe(`0000-0000-0000-0000-0000-0000-0000-0001.${port6}.sol`);
       const identity = await createRandomIdentityCertificate();
       const ok = await QuicClientConnection.connect({ host: '::1', port: port6, identity });
