@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JitoRoute, jitoAnswerError, jitoTransactionsUrl } from '../../../src/egress/jito-route.js';
 import type { TxView } from '../../../src/egress/route.js';
-import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';
+import { ringTxView } from '../../helpers/ring-tx-view.js';
 import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-block-engine.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 
@@ -37,24 +37,7 @@ function route(url: string, log: Logger, extra: Partial<ConstructorParameters<ty
 
 /** A TxView over a real ring slot holding `tx`. */
 function view(tx: Buffer, traceId = 'trace-j'): TxView {
-  const sab = createRing(2, 1232);
-  const p = new RingProducer(sab);
-  const off = p.reserve();
-  tx.copy(p.bytes, off);
-  p.publish(tx.length, 3, 1 << 2, -1, performance.timeOrigin + performance.now(), traceId);
-  const c = new RingConsumer(sab);
-  const slot = c.take();
-  return {
-    bytes: c.txBytes(slot),
-    sab,
-    byteOffset: c.txOffset(slot),
-    length: tx.length,
-    signatureOffset: 1,
-    keyId: 3,
-    maxRetries: -1,
-    traceId,
-    receivedAtMs: c.receivedAtMs(slot),
-  };
+  return ringTxView(tx, { routeMask: 1 << 2, traceId });
 }
 
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { RpcRoute } from '../../../src/egress/rpc-route.js';
 import type { TxView } from '../../../src/egress/route.js';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';
+import { ringTxView } from '../../helpers/ring-tx-view.js';
 
 const log = createLogger('silent', 'test');
 const upstreams: FakeRpcUpstream[] = [];
@@ -23,24 +23,7 @@ function route(endpoints: string[], timeoutMs = 2_000): RpcRoute {
 
 /** A TxView over a real ring slot holding `tx`. */
 function view(tx: Buffer, maxRetries = -1): TxView {
-  const sab = createRing(2, 1232);
-  const p = new RingProducer(sab);
-  const off = p.reserve();
-  tx.copy(p.bytes, off);
-  p.publish(tx.length, 3, 1, maxRetries, performance.timeOrigin + performance.now(), 'trace-x');
-  const c = new RingConsumer(sab);
-  const slot = c.take();
-  return {
-    bytes: c.txBytes(slot),
-    sab,
-    byteOffset: c.txOffset(slot),
-    length: tx.length,
-    signatureOffset: 1,
-    keyId: 3,
-    maxRetries,
-    traceId: 'trace-x',
-    receivedAtMs: c.receivedAtMs(slot),
-  };
+  return ringTxView(tx, { maxRetries });
 }
 
 function randomTx(len: number): Buffer {
