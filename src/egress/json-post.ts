@@ -29,13 +29,14 @@ export interface JsonPostErrors {
   answer(status: number, body: Buffer): Error | null;
 }
 
-/** Resolves when the answer is a success; rejects with one of the route's errors otherwise. */
+/** `body` must be ASCII. Resolves when the answer is a success; rejects with one of the route's errors otherwise. */
 export function postJson(target: JsonPostTarget, body: string, errors: JsonPostErrors, mayRetry = true): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const req = target.request(target.url, {
       method: 'POST',
       agent: target.agent,
-      headers: { ...target.headers, 'content-length': Buffer.byteLength(body) },
+      // length, not byteLength: the routes' bodies are JSON of base64 and digits, ASCII only.
+      headers: { ...target.headers, 'content-length': body.length },
     });
     target.inFlight.add(req);
     let settled = false;

@@ -39,7 +39,7 @@ const H_ALLOW_ORIGIN = enc('access-control-allow-origin');
 const H_REQUEST_ID = enc('x-request-id');
 const H_KEEP_ALIVE = enc('keep-alive');
 const H_RETRY_AFTER = enc('retry-after');
-/** Encoded header values that repeat (content types, CORS origins), cached on first use. */
+/** Encoded content types, cached on first use. */
 const valueBytes = new Map<string, Uint8Array>();
 function constantValue(v: string): Uint8Array {
   let b = valueBytes.get(v);
@@ -63,18 +63,20 @@ export class RequestState {
   ) {}
 }
 
+/** Header values every answer carries, encoded once when the front is built (see `enc` above). */
 export interface ResponseOptions {
-  readonly corsOrigin: string;
+  /** Access-Control-Allow-Origin. */
+  readonly corsOrigin: Uint8Array;
   /**
-   * `keep-alive: timeout=N` value, encoded once: N is how long an idle connection is guaranteed to stay open
-   * (src/native/uws.ts), so clients that honour the hint (undici/fetch, @solana/kit, Node's http.Agent) retire a
-   * socket before the relay closes it.
+   * `keep-alive: timeout=N`: N is how long an idle connection is guaranteed to stay open (src/native/uws.ts).
+   * undici/fetch (@solana/kit, our client) retire a socket 1 s before it; Node's http.Agent only when its own
+   * `timeout` option is longer (docs/protocol-decisions.md).
    */
   readonly keepAlive: Uint8Array;
 }
 
 export function responseOptions(corsOrigin: string, idleTimeoutSeconds: number): ResponseOptions {
-  return { corsOrigin, keepAlive: enc(`timeout=${idleTimeoutSeconds}`) };
+  return { corsOrigin: enc(corsOrigin), keepAlive: enc(`timeout=${idleTimeoutSeconds}`) };
 }
 
 export function writeResponse(
@@ -91,7 +93,7 @@ export function writeResponse(
   res.cork(() => {
     res.writeStatus(STATUS_BYTES.get(status) ?? statusLine(status));
     res.writeHeader(H_CONTENT_TYPE, constantValue(contentType));
-    res.writeHeader(H_ALLOW_ORIGIN, constantValue(opts.corsOrigin));
+    res.writeHeader(H_ALLOW_ORIGIN, opts.corsOrigin);
     res.writeHeader(H_REQUEST_ID, st.requestId);
     res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
     if (retryAfterSeconds > 0) res.writeHeader(H_RETRY_AFTER, String(retryAfterSeconds));
@@ -130,7 +132,7 @@ export function restErrorBody(spec: ErrorSpec, message: string = spec.message, d
 export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string): void {
   res.cork(() => {
     res.writeStatus(STATUS_LINES[204]);
-    res.writeHeader('access-control-allow-origin', opts.corsOrigin);
+    res.writeHeader(H_ALLOW_ORIGIN, opts.corsOrigin);
     res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
     res.writeHeader(
       'access-control-allow-headers',

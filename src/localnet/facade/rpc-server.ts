@@ -7,8 +7,8 @@
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../../errors/registry.js';
 import { readBody } from '../../front/body-reader.js';
-import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse } from '../../front/http.js';
-import { loadUws } from '../../native/uws.js';
+import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse, type ResponseOptions } from '../../front/http.js';
+import { loadUws, type Uws } from '../../native/uws.js';
 import { mediaType } from '../../front/request.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
@@ -53,14 +53,17 @@ export class FacadeServer {
   private app: TemplatedApp | null = null;
   // The process's uWS (as shipped unless a relay front in this process loaded it first), taken when a server is
   // created: importing this module must not decide how uWS is loaded.
-  private readonly uws = loadUws().uws;
-  private readonly responseOptions = responseOptions('*', loadUws().idleTimeoutSeconds);
+  private readonly uws: Uws;
+  private readonly responseOptions: ResponseOptions;
 
   constructor(
     private readonly ctx: FacadeContext,
     private readonly opts: FacadeServerOptions,
   ) {
     this.pubsub = new PubSub(ctx);
+    const runtime = loadUws();
+    this.uws = runtime.uws;
+    this.responseOptions = responseOptions('*', runtime.idleTimeoutSeconds);
   }
 
   get rpcUrl(): string {
