@@ -344,6 +344,12 @@ export class RingConsumer extends RingEnd {
         this.parked = null;
       });
     }
+    // A producer's wake check may have run between our WAITING store and the waiter's registration: it found
+    // WAITING = 1, cleared it and notified nobody, though it published nothing (a coalesced check runs at the end of
+    // the producer's turn, after we may already have taken its record), so the value check above passed. Sleeping
+    // now would be with WAITING = 0, which no later publish notifies. Once the waiter is registered, WAITING still 1
+    // means every later check will see it and notify a registered waiter.
+    if (Atomics.load(ctl, CTL_WAITING) === 0) return;
     // The timer is ref'd: a pending waitAsync is not a libuv handle, and without it a worker with nothing else to do
     // exits (code 0) in the middle of the wait. Measured: 5 of 6 two-thread runs lost their consumer so.
     let timer: NodeJS.Timeout | undefined;

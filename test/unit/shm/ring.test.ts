@@ -170,6 +170,54 @@ describe('ring', () => {
     await again;
   });
 
+  // The coalesced producer checks WAITING at the end of its turn, when the consumer may already have taken the record
+  // and be on its way back to sleep. That late check finds WAITING = 1, clears it and notifies before the consumer's
+  // waiter is registered; nothing has been published since, so the waiter's value check passes and the consumer
+  // sleeps with WAITING = 0, where no later publish wakes it: the next records waited for the consumer's 1 s timeout
+  // (the relay's ring filled and answered 503 under load). Each round here publishes one record, waits until it is
+  // consumed, then lets the late check run: the window is small, so it takes a few hundred rounds to hit.
+  it('a late coalesced wake check never leaves the consumer asleep with records published', async () => {
+    ensureDist();
+    const sab = createRing(64, TX);
+    const worker = new Worker(
+      `const { workerData, parentPort } = require('node:worker_threads');
+      (async () => {
+        const { RingConsumer } = await import(workerData.ringUrl);
+        const c = new RingConsumer(workerData.sab);
+        while (!c.stopRequested()) {
+          let slot;
+          while ((slot = c.take()) >= 0) c.complete(slot);
+          await c.waitForRecords(1000);
+        }
+        parentPort.postMessage('stopped');
+      })().catch((e) => parentPort.postMessage(String(e && e.stack)));`,
+      { eval: true, workerData: { sab, ringUrl: distUrl('src/shm/ring.js') } },
+    );
+    const p = new RingProducer(sab, { coalesceWakeups: true });
+    const ctl = new Int32Array(sab, 0, CTL_BYTES >> 2);
+    const consumed = (): boolean => Atomics.load(ctl, CTL_TAIL) === Atomics.load(ctl, CTL_HEAD);
+    let worst = 0;
+    try {
+      for (let i = 0; i < 5_000 && worst < 200; i++) {
+        const t0 = performance.now();
+        push(p, 2 * i);
+        await new Promise((r) => setImmediate(r)); // end of turn: the check wakes the sleeping consumer
+        push(p, 2 * i + 1); // published while it wakes: it takes both, then goes back to sleep
+        while (!consumed() && performance.now() - t0 < 300) {
+          if (performance.now() - t0 > 2) await new Promise((r) => setTimeout(r, 1)); // stuck: let timers run
+        }
+        worst = Math.max(worst, performance.now() - t0);
+        const until = performance.now() + (i % 8) * 0.001; // spread the late check over the consumer's way to sleep
+        while (performance.now() < until);
+        await new Promise((r) => setImmediate(r)); // the late check for the second record runs here
+      }
+    } finally {
+      requestStop(sab);
+      await worker.terminate();
+    }
+    expect(worst).toBeLessThan(200);
+  }, 30_000);
+
   it.each([
     ['per record', false],
     ['coalesced', true],
