@@ -227,7 +227,10 @@ export const configSchema = z
         /** Largest JSON-RPC batch; larger gets one -32600 error. Agave has none; geth 1000, Bor 100. */
         maxBatchSize: positiveInt.default(100),
         /** Access-Control-Allow-Origin sent on every response and CORS preflight. */
-        corsAllowOrigin: z.string().default('*'),
+        corsAllowOrigin: z
+          .string()
+          .regex(/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/, 'must be one header value: visible ASCII, no line breaks')
+          .default('*'),
         /** Whether GET /metrics is served on the hosts (unauthenticated; bind to a private interface). */
         metrics: z.boolean().default(true),
         /**

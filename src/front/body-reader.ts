@@ -27,7 +27,17 @@ export function readBody(
   let assembled: Buffer | null = null;
   let filled = 0;
   let done = false;
+  // From here the handler waits for its body: until onData runs, nothing may rely on uWS's cork (RequestState.corked).
+  st.corked = false;
   res.onData((chunk, isLast) => {
+    st.corked = true; // inside uWS's data callback: the socket is corked
+    try {
+      onChunk(chunk, isLast);
+    } finally {
+      st.corked = false;
+    }
+  });
+  function onChunk(chunk: ArrayBuffer, isLast: boolean): void {
     if (done || st.aborted) return;
     const n = chunk.byteLength;
     if (assembled === null && isLast) {
@@ -53,5 +63,5 @@ export function readBody(
       done = true;
       onBody(assembled.subarray(0, filled));
     }
-  });
+  }
 }

@@ -148,6 +148,12 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
       expect(raw.json.id).toBe(9);
       expect(raw.json.error.code).toBe(-32002);
       expect(raw.json.error.data).toMatchObject({ err: { InstructionError: [0, { Custom: 1 }] }, logs: ['Program log: boom'], unitsConsumed: 77 });
+      // Answered after the upstream's simulation, outside uWS's own callbacks: the relay corks it itself (uWS warns
+      // on stderr and sends piece by piece otherwise), with the same headers as a synchronous answer.
+      expect(raw.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(raw.headers.get('keep-alive')).toMatch(/^timeout=\d+$/);
+      expect(raw.headers.get('access-control-allow-origin')).toBe('*');
+      expect(env.relay.logs.filter((l) => l.includes('corked callback'))).toEqual([]);
       expect(env.upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
     } finally {
       env.upstream.simulation = { err: null, logs: [], unitsConsumed: 1 };
@@ -220,7 +226,9 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
       [405, 'trace-plain-1'],
       [204, 'trace-plain-1'],
     ]);
-    for (const r of await answers()) expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const generated = (await answers()).map((r) => r.headers.get('x-request-id'));
+    for (const id of generated) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(generated).size).toBe(generated.length); // every request gets its own
     // Not printable ASCII or too long: replaced, never echoed.
     for (const r of await answers('x'.repeat(65))) expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });

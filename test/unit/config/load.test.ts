@@ -41,6 +41,12 @@ describe('configuration', () => {
     expect(message.toLowerCase()).not.toContain(KEY);
   });
 
+  it('refuses a CORS origin that would break the header line (answers write it verbatim)', () => {
+    const f = write('http: { corsAllowOrigin: "https://a.example\\r\\nset-cookie: x=1" }\n');
+    expect(() => loadConfig({ file: f })).toThrow(/http\.corsAllowOrigin: must be one header value/);
+    expect(loadConfig({ file: write('http: { corsAllowOrigin: "https://app.example.com" }\n') }).http.corsAllowOrigin).toBe('https://app.example.com');
+  });
+
   it('environment mapping and flags override the file, in that order', () => {
     const f = write('rpcHost: { port: 1000 }\nrelayHost: { port: 2000 }\n');
     const c = loadConfig({ file: f, env: { SLOTRELAY_RPC_PORT: '1001', SLOTRELAY_RELAY_PORT: '2001' }, flags: [{ path: ['relayHost', 'port'], value: 2002 }] });
