@@ -1,6 +1,7 @@
-// Baseline for the end-to-end bench: the SAME work as the relay's JSON-RPC host (key lookup, rate limit, envelope,
-// sendTransaction decode + sanitize + signature, copy into the same shared-memory ring drained by the same egress
-// pool) behind node:http instead of uWebSockets.js. Run only by bench/e2e/send-transaction-load.ts.
+// Baseline for the end-to-end bench: the SAME work as the relay's JSON-RPC host (x-request-id honoured or generated,
+// key lookup, media type, rate limit, envelope, sendTransaction decode + sanitize + signature, copy into the same
+// shared-memory ring drained by the same egress pool, the same answer headers, request counters and latency
+// histogram) behind node:http instead of uWebSockets.js. Run only by bench/e2e/send-transaction-load.ts.
 //   node dist/bench/e2e/node-http-baseline.js CONFIG_FILE
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,11 +13,13 @@ import type { CallContext } from '../../src/front/call-context.js';
 import { RequestState } from '../../src/front/http.js';
 import { Intake } from '../../src/front/intake.js';
 import { sendTransactionMethod } from '../../src/front/methods/send-transaction.js';
-import { nowMs } from '../../src/front/request.js';
+import { mediaType, nowMs } from '../../src/front/request.js';
+import { requestIdFor } from '../../src/front/request-id.js';
 import { dispatchJsonRpc, type MethodHandler } from '../../src/jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../src/jsonrpc/envelope.js';
 import { errorJson } from '../../src/jsonrpc/response.js';
 import { createLogger } from '../../src/log/logger.js';
+import { FrontMetrics } from '../../src/metrics/front-metrics.js';
 import { createRing, RingProducer } from '../../src/shm/ring.js';
 
 const config = loadConfig({ file: process.argv[2] });
@@ -27,7 +30,12 @@ pool.start();
 const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
 const intake = new Intake(rings.map((r) => new RingProducer(r, { coalesceWakeups: true })), config.transactions.maxTransactionBytes);
 const table = new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod({ intake, upstream: null })]]);
-const hooks = { onInternalError: () => undefined };
+const metrics = new FrontMetrics(table.keys());
+const hooks = {
+  onInternalError: () => undefined,
+  onOutcome: (method: string | null, reason: string | null) => metrics.countRequest('rpc', metrics.methodLabel(method), reason ?? 'ok'),
+};
+const keepAlive = `timeout=${config.http.idleTimeoutSeconds}`;
 
 function header(v: string | string[] | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -37,14 +45,23 @@ const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const st = new RequestState(null as unknown as HttpResponse, 'baseline', nowMs());
+    const st = new RequestState(null as unknown as HttpResponse, requestIdFor(header(req.headers['x-request-id'])), nowMs());
     const send = (status: number, body: string): void => {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'access-control-allow-origin': config.http.corsAllowOrigin,
+        'x-request-id': st.requestId,
+        'keep-alive': keepAlive,
+        'content-length': Buffer.byteLength(body), // as uWS does; otherwise node:http answers chunked
+      });
       res.end(body);
+      metrics.recordLatency('/', (nowMs() - st.receivedAtMs) * 1000);
     };
     const key = keys.lookup(extractKey(header(req.headers['x-token']), header(req.headers['x-api-key']), header(req.headers.authorization), ''));
     if (key === undefined) return send(401, errorJson(null, -32600, 'Unauthorized'));
-    const parsed = parseJsonRpcBody(Buffer.concat(chunks).toString('utf8'), config.http.maxBatchSize);
+    if (mediaType(header(req.headers['content-type'])) !== 'application/json') return send(415, errorJson(null, -32600, 'Unsupported media type'));
+    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks); // no copy in the common one-chunk case
+    const parsed = parseJsonRpcBody(body.toString('utf8'), config.http.maxBatchSize);
     if (key.submitBucket.take(parsed.kind === 'batch' ? parsed.elements.length : 1, st.receivedAtMs) > 0) {
       return send(429, errorJson(null, -32005, 'Rate limit exceeded'));
     }
@@ -53,7 +70,7 @@ const server = createServer((req, res) => {
     else void out.then((t) => send(200, t ?? ''));
   });
 });
-server.keepAliveTimeout = 20_000;
+server.keepAliveTimeout = config.http.idleTimeoutSeconds * 1000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(JSON.stringify({ event: 'baseline_ready', port: (server.address() as AddressInfo).port }) + '\n');
 });
