@@ -5,6 +5,7 @@
 // reads the environment.
 import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
+import { HEADER_VALUE_RE } from '../front/http.js';
 
 export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
@@ -229,7 +230,7 @@ export const configSchema = z
         /** Access-Control-Allow-Origin sent on every response and CORS preflight. */
         corsAllowOrigin: z
           .string()
-          .regex(/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/, 'must be one header value: visible ASCII, no line breaks')
+          .regex(HEADER_VALUE_RE, 'must be one header value: visible ASCII, no line breaks')
           .default('*'),
         /** Whether GET /metrics is served on the hosts (unauthenticated; bind to a private interface). */
         metrics: z.boolean().default(true),
