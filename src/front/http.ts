@@ -68,37 +68,37 @@ export interface ResponseOptions {
    */
   readonly keepAlive: Uint8Array;
   /**
-   * The constant header lines of an answer with this content type, as ONE `content-type` value:
-   * `<type>\r\naccess-control-allow-origin: <origin>\r\nkeep-alive: timeout=N`. uWS writes a header value verbatim,
-   * so three headers cost one native call instead of three (~140-210 ns each, measured). Safe because every part is
-   * ours: the origin is checked against HEADER_VALUE_RE at start, the types are constants.
+   * The header lines of an answer with this content type, as ONE `content-type` value to which the request id is
+   * appended: `<type>\r\naccess-control-allow-origin: <origin>\r\nkeep-alive: timeout=N\r\nx-request-id: `.
+   * uWS writes a header value verbatim, so four headers cost one native call (~240 ns, measured) instead of four
+   * (~140-210 ns each). Safe because every part is checked: the origin against HEADER_VALUE_RE at start, the types
+   * are constants, and a request id is printable ASCII (request-id.ts).
    */
-  constantHeaders(contentType: string): Uint8Array;
+  headerLines(contentType: string): string;
 }
 
 export function responseOptions(corsOrigin: string, idleTimeoutSeconds: number): ResponseOptions {
   if (!HEADER_VALUE_RE.test(corsOrigin)) throw new Error('http.corsAllowOrigin is not a valid header value');
-  const blocks = new Map<string, Uint8Array>();
+  const lines = new Map<string, string>();
   return {
     corsOrigin: offHeapBytes(corsOrigin),
     keepAlive: offHeapBytes(`timeout=${idleTimeoutSeconds}`),
-    constantHeaders(contentType: string): Uint8Array {
-      let b = blocks.get(contentType);
-      if (b === undefined) {
+    headerLines(contentType: string): string {
+      let l = lines.get(contentType);
+      if (l === undefined) {
         if (!HEADER_VALUE_RE.test(contentType)) throw new Error('content type is not a valid header value');
-        b = offHeapBytes(`${contentType}\r\naccess-control-allow-origin: ${corsOrigin}\r\nkeep-alive: timeout=${idleTimeoutSeconds}`);
-        if (blocks.size < 64) blocks.set(contentType, b);
+        l = `${contentType}\r\naccess-control-allow-origin: ${corsOrigin}\r\nkeep-alive: timeout=${idleTimeoutSeconds}\r\nx-request-id: `;
+        if (lines.size < 64) lines.set(contentType, l);
       }
-      return b;
+      return l;
     },
   };
 }
 
 function writeAll(
   res: HttpResponse,
-  requestId: string,
+  headers: string,
   status: number,
-  headers: Uint8Array,
   body: string,
   retryAfterSeconds: number,
   closeConnection: boolean,
@@ -106,7 +106,6 @@ function writeAll(
   // uWS answers "200 OK" when no status is written: one native call fewer on the common answer.
   if (status !== 200) res.writeStatus(STATUS_BYTES.get(status) ?? statusLine(status));
   res.writeHeader(H_CONTENT_TYPE, headers);
-  res.writeHeader(H_REQUEST_ID, requestId);
   if (retryAfterSeconds > 0) res.writeHeader(H_RETRY_AFTER, String(retryAfterSeconds));
   res.end(body, closeConnection);
 }
@@ -123,9 +122,9 @@ export function writeResponse(
   if (st.aborted || st.answered) return; // the client is gone, or it already has its answer
   st.answered = true;
   const res = st.res;
-  const headers = opts.constantHeaders(contentType);
-  if (st.corked) writeAll(res, st.requestId, status, headers, body, retryAfterSeconds, closeConnection);
-  else res.cork(() => writeAll(res, st.requestId, status, headers, body, retryAfterSeconds, closeConnection));
+  const headers = opts.headerLines(contentType) + st.requestId;
+  if (st.corked) writeAll(res, headers, status, body, retryAfterSeconds, closeConnection);
+  else res.cork(() => writeAll(res, headers, status, body, retryAfterSeconds, closeConnection));
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
