@@ -26,7 +26,7 @@ export function statusLine(status: number): string {
 }
 
 // The constant parts of every answer are encoded once (off-heap-bytes.ts); only the request id and the body stay strings.
-const STATUS_BYTES = new Map<number, Uint8Array>(Object.entries(STATUS_LINES).map(([k, v]) => [Number(k), offHeapBytes(v)]));
+const STATUS_BYTES = new Map<number, ArrayBuffer>(Object.entries(STATUS_LINES).map(([k, v]) => [Number(k), offHeapBytes(v)]));
 const H_CONTENT_TYPE = offHeapBytes('content-type');
 const H_ALLOW_ORIGIN = offHeapBytes('access-control-allow-origin');
 const H_REQUEST_ID = offHeapBytes('x-request-id');
@@ -60,13 +60,13 @@ export class RequestState {
 /** Header values every answer carries, encoded once when the front is built (see `enc` above). */
 export interface ResponseOptions {
   /** Access-Control-Allow-Origin. */
-  readonly corsOrigin: Uint8Array;
+  readonly corsOrigin: ArrayBuffer;
   /**
    * `keep-alive: timeout=N`: N is how long an idle connection is guaranteed to stay open (src/native/uws.ts).
    * undici/fetch (@solana/kit, our client) retire a socket 1 s before it; Node's http.Agent only when its own
    * `timeout` option is longer (docs/protocol-decisions.md).
    */
-  readonly keepAlive: Uint8Array;
+  readonly keepAlive: ArrayBuffer;
   /**
    * The header lines of an answer with this content type, as ONE `content-type` value to which the request id is
    * appended: `<type>\r\naccess-control-allow-origin: <origin>\r\nkeep-alive: timeout=N\r\nx-request-id: `.

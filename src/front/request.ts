@@ -21,7 +21,7 @@ export function nowMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-// Header names as bytes (off-heap-bytes.ts): measured 59 ns against 75 ns per getHeader, six per request.
+// Header names as bytes (off-heap-bytes.ts): cheaper for uWS than strings, six per request.
 const H_REQUEST_ID = offHeapBytes('x-request-id');
 const H_CONTENT_LENGTH = offHeapBytes('content-length');
 const H_CONTENT_TYPE = offHeapBytes('content-type');
