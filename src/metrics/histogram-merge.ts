@@ -6,6 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import { ROUTE_COUNT } from '../shm/layout.js';
+import { WholeMicrosHistogram } from './whole-micros-histogram.js';
 
 /** How often workers ship their latency histograms to the main thread. */
 export const LATENCY_FLUSH_MS = 1_000;
@@ -29,24 +30,24 @@ export function isLatencyFinal(msg: unknown): boolean {
 
 /** Worker side: one histogram per route, flushed to `port`. */
 export class LatencyRecorder {
-  private readonly histograms: Histogram[] = [];
+  /** Per route; values under 4 ms are counted by microsecond and folded into hdr at flush (whole-micros-histogram.ts). */
+  private readonly histograms: WholeMicrosHistogram[] = [];
   private readonly timer: NodeJS.Timeout | null;
 
   constructor(private readonly port: MessagePort | null) {
-    for (let i = 0; i < ROUTE_COUNT; i++) this.histograms.push(newRouteLatencyHistogram());
+    for (let i = 0; i < ROUTE_COUNT; i++) this.histograms.push(new WholeMicrosHistogram(newRouteLatencyHistogram()));
     this.timer = port === null ? null : setInterval(() => this.flush(), LATENCY_FLUSH_MS);
     this.timer?.unref();
   }
 
   record(routeId: number, micros: number): void {
-    const h = this.histograms[routeId];
-    h.recordValue(micros < 1 ? 1 : micros > 60_000_000 ? 60_000_000 : micros);
+    this.histograms[routeId].record(micros > 60_000_000 ? 60_000_000 : micros);
   }
 
   flush(): void {
     if (this.port === null) return;
     for (let routeId = 0; routeId < ROUTE_COUNT; routeId++) {
-      const h = this.histograms[routeId];
+      const h = this.histograms[routeId].histogram();
       if (h.totalCount === 0) continue;
       const msg: LatencyMessage = { kind: 'latency', routeId, encoded: encodeIntoCompressedBase64(h) };
       this.port.postMessage(msg);
