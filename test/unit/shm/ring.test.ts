@@ -198,12 +198,12 @@ describe('ring', () => {
     const consumed = (): boolean => Atomics.load(ctl, CTL_TAIL) === Atomics.load(ctl, CTL_HEAD);
     let worst = 0;
     try {
-      for (let i = 0; i < 5_000 && worst < 200; i++) {
+      for (let i = 0; i < 5_000 && worst < 500; i++) {
         const t0 = performance.now();
         push(p, 2 * i);
         await new Promise((r) => setImmediate(r)); // end of turn: the check wakes the sleeping consumer
         push(p, 2 * i + 1); // published while it wakes: it takes both, then goes back to sleep
-        while (!consumed() && performance.now() - t0 < 300) {
+        while (!consumed() && performance.now() - t0 < 900) {
           if (performance.now() - t0 > 2) await new Promise((r) => setTimeout(r, 1)); // stuck: let timers run
         }
         worst = Math.max(worst, performance.now() - t0);
@@ -215,7 +215,7 @@ describe('ring', () => {
       requestStop(sab);
       await worker.terminate();
     }
-    expect(worst).toBeLessThan(200);
+    expect(worst).toBeLessThan(500);
   }, 30_000);
 
   it.each([
