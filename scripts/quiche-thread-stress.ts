@@ -5,7 +5,7 @@
 // Run: node dist/scripts/quiche-thread-stress.js [--threads 3] [--seconds 4]
 import { Worker, isMainThread, parentPort, threadId, workerData } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
-import { TpuListener } from '../src/localnet/tpu-listener.js';
+import { startCountingListener } from '../bench/counting-tpu-listener.js';
 import { QuicClientConnection, createRandomIdentityCertificate } from '../src/quic/index.js';
 
 interface ThreadResult {
@@ -15,15 +15,7 @@ interface ThreadResult {
 }
 
 async function runPair(seconds: number): Promise<ThreadResult> {
-  let received = 0;
-  const listener = new TpuListener({
-    host: '127.0.0.1',
-    port: 0,
-    validatorIdentity: '11111111111111111111111111111111',
-    maxStreams: 128,
-    onTransaction: () => void received++,
-  });
-  await listener.start();
+  const sink = await startCountingListener();
   const identity = await createRandomIdentityCertificate();
   let sent = 0;
   // A fresh buffer per transaction: every one is a new typed-array reference for the binding to release.
@@ -36,7 +28,7 @@ async function runPair(seconds: number): Promise<ThreadResult> {
   };
   const connection: QuicClientConnection = await QuicClientConnection.connect({
     host: '127.0.0.1',
-    port: listener.address().port,
+    port: sink.port,
     identity,
     maxQueuedTransactions: 1024,
     onDrain: () => fill(),
@@ -48,8 +40,8 @@ async function runPair(seconds: number): Promise<ThreadResult> {
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
   connection.close();
-  await listener.stop();
-  return { threadId, sent, received };
+  await sink.listener.stop();
+  return { threadId, sent, received: sink.received() };
 }
 
 if (isMainThread) {

@@ -6,23 +6,15 @@ import { webcrypto } from 'node:crypto';
 import { QUICClient } from '@matrixai/quic';
 import hdr from 'hdr-histogram-js';
 import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../../src/quic/index.js';
-import { TpuListener } from '../../src/localnet/tpu-listener.js';
+import { startCountingListener } from '../counting-tpu-listener.js';
 
 const TX_BYTES = 1232;
 const THROUGHPUT_MS = 3_000;
 const RATE = 5_000;
 const RATE_MS = 2_000;
 
-let received = 0;
-const listener = new TpuListener({
-  host: '127.0.0.1',
-  port: 0,
-  validatorIdentity: '11111111111111111111111111111111',
-  maxStreams: 128,
-  onTransaction: () => void received++,
-});
-await listener.start();
-const port = listener.address().port;
+const sink = await startCountingListener();
+const port = sink.port;
 const tx = new Uint8Array(TX_BYTES).fill(3);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,7 +33,7 @@ async function ours(cert: IdentityCertificate): Promise<void> {
     copyQueued: false, // the same immutable buffer every time
     onDrain: () => fill(),
   });
-  const r0 = received;
+  const r0 = sink.received();
   const t0 = performance.now();
   fill();
   while (performance.now() - t0 < THROUGHPUT_MS) {
@@ -51,7 +43,8 @@ async function ours(cert: IdentityCertificate): Promise<void> {
   running = false;
   const dt = (performance.now() - t0) / 1000;
   await sleep(200);
-  console.log(`quiche driver   throughput: ${((received - r0) / dt).toFixed(0)} tx/s received (${received - r0} in ${dt.toFixed(1)} s)`);
+  const got = sink.received() - r0;
+  console.log(`quiche driver   throughput: ${(got / dt).toFixed(0)} tx/s received (${got} in ${dt.toFixed(1)} s)`);
   c.close();
 
   const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 10_000_000, numberOfSignificantValueDigits: 3 });
@@ -87,7 +80,7 @@ async function matrixai(cert: IdentityCertificate): Promise<void> {
       config: { verifyPeer: false, applicationProtos: ['solana-tpu'], key: cert.keyPem, cert: cert.certPem },
     });
   const client = await mk();
-  const r0 = received;
+  const r0 = sink.received();
   const t0 = performance.now();
   let inflight = 0;
   const one = async (): Promise<void> => {
@@ -110,7 +103,8 @@ async function matrixai(cert: IdentityCertificate): Promise<void> {
   }
   const dt = (performance.now() - t0) / 1000;
   await sleep(300);
-  console.log(`@matrixai/quic  throughput: ${((received - r0) / dt).toFixed(0)} tx/s received (${received - r0} in ${dt.toFixed(1)} s)`);
+  const got = sink.received() - r0;
+  console.log(`@matrixai/quic  throughput: ${(got / dt).toFixed(0)} tx/s received (${got} in ${dt.toFixed(1)} s)`);
   await client.destroy({ force: true }).catch(() => undefined);
 
   // Latency: newStream + write(tx) resolves once the stream data went to quiche and the connection's send ran.
@@ -142,5 +136,5 @@ async function matrixai(cert: IdentityCertificate): Promise<void> {
 const cert = await createRandomIdentityCertificate();
 await ours(cert);
 await matrixai(cert);
-await listener.stop();
+await sink.listener.stop();
 process.exit(0);

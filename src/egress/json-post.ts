@@ -1,8 +1,7 @@
 // One JSON POST over a keep-alive node:http(s) agent, as the rpc and jito routes send them (egress worker): a
 // per-request timeout, one retry on a fresh socket when a kept-alive one turns out closed, a bounded answer, and the
 // answer judged by the caller. Each route keeps its own error class (its outcome reasons); this only moves bytes.
-import type http from 'node:http';
-import nodeHttp from 'node:http';
+import http from 'node:http';
 import https from 'node:https';
 
 /** Largest answer read; a sendTransaction result is ~100 bytes, errors a few KB. */
@@ -90,8 +89,8 @@ export function keepAliveTarget(
   const agentOptions: http.AgentOptions = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections, scheduling: 'lifo' };
   return {
     url,
-    agent: secure ? new https.Agent(agentOptions) : new nodeHttp.Agent(agentOptions),
-    request: secure ? https.request : nodeHttp.request,
+    agent: secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions),
+    request: secure ? https.request : http.request,
     headers,
     timeoutMs,
     inFlight,

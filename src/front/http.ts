@@ -155,17 +155,13 @@ export function restErrorBody(spec: ErrorSpec, message: string = spec.message, d
 
 /** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
 export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string): void {
-  res.cork(() => {
-    res.writeStatus(STATUS_LINES[204]);
-    res.writeHeader(H_ALLOW_ORIGIN, opts.corsOrigin);
-    res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
-    res.writeHeader(
-      'access-control-allow-headers',
-      'content-type, x-api-key, x-token, authorization, x-request-id, solana-client',
-    );
-    res.writeHeader('access-control-max-age', '86400');
-    if (requestId !== undefined) res.writeHeader(H_REQUEST_ID, requestId);
-    res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
-    res.end();
-  });
+  // Always answered inside the OPTIONS handler, where uWS has corked the socket (see RequestState.corked).
+  res.writeStatus(STATUS_LINES[204]);
+  res.writeHeader(H_ALLOW_ORIGIN, opts.corsOrigin);
+  res.writeHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
+  res.writeHeader('access-control-allow-headers', 'content-type, x-api-key, x-token, authorization, x-request-id, solana-client');
+  res.writeHeader('access-control-max-age', '86400');
+  if (requestId !== undefined) res.writeHeader(H_REQUEST_ID, requestId);
+  res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
+  res.end();
 }

@@ -207,6 +207,7 @@ describe('JSON-RPC host: sendTransaction through real clients', () => {
     expect(g.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const get = await fetch(`${env.relay.rpcUrl}/other`);
     expect(get.status).toBe(405);
+    expect(env.relay.logs.filter((l) => l.includes('corked callback'))).toEqual([]); // every answer above left corked
   });
 
   it('x-request-id is echoed (or generated) on /health, /metrics, 405 and OPTIONS too', async () => {
