@@ -5,6 +5,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
 import { Errors, RelayError, type ErrorSpec } from '../errors/registry.js';
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
+import { serdeType } from '../jsonrpc/params.js';
 import { parseEncodingParam, type TransactionEncoding } from '../tx/index.js';
 import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
@@ -60,8 +61,12 @@ export function resolveRoutes(requested: unknown, key: KeyEntry, available: numb
   }
   let mask = 0;
   for (const r of requested) {
-    if (typeof r !== 'string' || !(ROUTE_NAMES as readonly string[]).includes(r)) {
-      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)}; known routes: ${ROUTE_NAMES.join(', ')}`);
+    if (typeof r !== 'string') {
+      // serdeType describes without walking into the value (it may be nested thousands deep).
+      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: \`routes\` must hold route names (strings), got ${serdeType(r)}; known routes: ${KNOWN_ROUTES}`);
+    }
+    if (!(ROUTE_NAMES as readonly string[]).includes(r)) {
+      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)} in \`routes\`; known routes: ${KNOWN_ROUTES}`);
     }
     mask |= 1 << ROUTE_IDS[r as RouteName];
   }
@@ -69,6 +74,8 @@ export function resolveRoutes(requested: unknown, key: KeyEntry, available: numb
   if (effective === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
   return effective;
 }
+
+const KNOWN_ROUTES = ROUTE_NAMES.join(', ');
 
 const MAX_RETRIES_MESSAGE = 'Invalid params: `maxRetries` must be a non-negative integer';
 
@@ -143,7 +150,8 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
         }
         const o = doc as Record<string, unknown>;
         if (typeof o.transaction !== 'string') throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be a string');
-        const encoding: TransactionEncoding = o.encoding === undefined ? 'base64' : parseEncodingParam(o.encoding);
+        // Absent or null: the documented default, base64 (parseEncodingParam's default is Agave's base58).
+        const encoding: TransactionEncoding = o.encoding === undefined || o.encoding === null ? 'base64' : parseEncodingParam(o.encoding);
         const mask = resolveRoutes(o.routes, key, deps.availableRouteMask);
         const sig = deps.intake.submitEncoded(o.transaction, encoding, meta(key, st, mask, maxRetriesFrom(o.maxRetries)));
         accepted(deps, st, path, sig, mask, key);

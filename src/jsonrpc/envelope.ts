@@ -2,6 +2,7 @@
 // - `id` is echoed with its type; a request without an `id` member is a notification (no reply).
 // - A batch is answered in request order; `[]` -> one -32600; non-object elements -> -32600 each.
 // - `jsonrpc` must be exactly "2.0".
+// - An id that is not a string, a finite number or null (e.g. 1e400, which parses to Infinity) -> -32600, id null.
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 
 export type JsonRpcId = string | number | null;
@@ -40,7 +41,10 @@ function readElement(v: unknown): JsonRpcElement {
   const o = v as Record<string, unknown>;
   const hasId = 'id' in o;
   const rawId = o.id;
-  const idOk = !hasId || rawId === null || typeof rawId === 'string' || typeof rawId === 'number';
+  // A number id must survive being echoed: JSON.parse reads 1e400 as Infinity, which is not JSON. Agave (jsonrpc-core's
+  // Id: u64, string or null) refuses it as an invalid request too; docs/protocol-decisions.md.
+  const idOk =
+    !hasId || rawId === null || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
   const id: JsonRpcId = hasId && idOk ? (rawId as JsonRpcId) : null;
   if (!idOk) return { id: null, notification: false, error: Errors.INVALID_REQUEST };
   if (o.jsonrpc !== '2.0') {

@@ -24,7 +24,11 @@ export function configObject(value: unknown): Record<string, unknown> | undefine
   return value as Record<string, unknown>;
 }
 
-/** serde's name for a JSON value's type, used in "invalid type: X, expected Y" messages. */
+/**
+ * serde's name for a JSON value's type, used in "invalid type: X, expected Y" messages. It never walks into the
+ * value (no String(), no JSON.stringify of objects): client input may be nested thousands deep or carry a
+ * `toString` member, and describing it must not throw.
+ */
 export function serdeType(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'sequence';
@@ -67,10 +71,17 @@ export type Commitment = (typeof COMMITMENTS)[number];
 
 export function optionalCommitment(v: unknown, field: string): Commitment | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || !(COMMITMENTS as readonly string[]).includes(v)) {
+  // Never String(v): a client's {"toString": 1} throws and a deeply nested array overflows the stack (#18).
+  if (typeof v !== 'string') {
     throw new RelayError(
       Errors.INVALID_PARAMS,
-      `Invalid params: unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\` for \`${field}\``,
+      `Invalid params: invalid type: ${serdeType(v)}, expected one of \`processed\`, \`confirmed\`, \`finalized\` for \`${field}\``,
+    );
+  }
+  if (!(COMMITMENTS as readonly string[]).includes(v)) {
+    throw new RelayError(
+      Errors.INVALID_PARAMS,
+      `Invalid params: unknown variant \`${v}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\` for \`${field}\``,
     );
   }
   return v as Commitment;

@@ -7,7 +7,8 @@
 //   2. sanitize (VersionedTransaction::sanitize_signatures + legacy/v0 Message::sanitize): every failure is TX_INVALID
 //      "invalid transaction: Transaction failed to sanitize accounts offsets correctly" (TransactionError::
 //      SanitizeFailure's Display), then the compute-budget instruction checks RuntimeTransaction::try_create runs
-//      ("... duplicate instruction (N) ...", "Error processing Instruction N: invalid instruction data").
+//      ("... duplicate instruction (N) ...", "Error processing Instruction N: invalid instruction data"), then
+//      the duplicate static account key check ("invalid transaction: Account loaded twice").
 // Deliberate deviation: Agave's RPC deserializer allows trailing bytes, but the leader's sigverify signs over
 // everything after the message start, so such a transaction can never land; it is refused here with bincode's
 // reject_trailing_bytes wording instead of being relayed to a silent drop.
@@ -76,6 +77,8 @@ export function createParsedTransaction(): ParsedTransaction {
 const UNDECODABLE_PREFIX = `failed to deserialize ${VERSIONED_TRANSACTION_TYPE}: `;
 const EOF = 'io error: failed to fill whole buffer';
 const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
+/** TransactionError::AccountLoadedTwice's Display, behind Agave's "invalid transaction: " prefix. */
+const ACCOUNT_LOADED_TWICE = 'invalid transaction: Account loaded twice';
 
 function undecodable(detail: string): RelayError {
   return new RelayError(Errors.TX_UNDECODABLE, UNDECODABLE_PREFIX + detail);
@@ -126,6 +129,33 @@ function readU8(): number {
 function isComputeBudgetKey(keyPos: number): boolean {
   for (let i = 0; i < 32; i++) if (buf[keyPos + i] !== COMPUTE_BUDGET_PROGRAM[i]) return false;
   return true;
+}
+
+/**
+ * Agave's SanitizedTransaction refuses a message whose static account keys repeat (TransactionError::
+ * AccountLoadedTwice): such a transaction can never land. Pairwise compare: a message has at most 38 static keys
+ * (1232-byte packet), typically under 12, and two different keys almost always differ in their first four bytes, so
+ * this is a few dozen u32 compares and cheaper than hashing keys into a Set (which would allocate per transaction).
+ * Keys loaded through lookup tables are not known here (the tables live on chain); the bank checks those.
+ */
+function hasDuplicateKey(keysPos: number, count: number): boolean {
+  for (let i = 1; i < count; i++) {
+    const a = keysPos + i * PUBKEY_BYTES;
+    const headA = u32At(a);
+    for (let j = 0; j < i; j++) {
+      const b = keysPos + j * PUBKEY_BYTES;
+      if (u32At(b) !== headA) continue;
+      let same = true;
+      for (let k = 4; k < PUBKEY_BYTES; k++) {
+        if (buf[a + k] !== buf[b + k]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return true;
+    }
+  }
+  return false;
 }
 
 function u32At(p: number): number {
@@ -253,6 +283,7 @@ export function parseTransaction(bytes: Uint8Array, offset: number, length: numb
   }
   if (!ok) throw new RelayError(Errors.TX_INVALID, SANITIZE_FAILURE);
   if (budgetError !== '') throw new RelayError(Errors.TX_INVALID, budgetError);
+  if (hasDuplicateKey(offset + accountKeysOffset, staticKeys)) throw new RelayError(Errors.TX_INVALID, ACCOUNT_LOADED_TWICE);
 
   out.length = length;
   out.version = version;

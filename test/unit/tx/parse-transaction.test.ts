@@ -170,4 +170,24 @@ describe('parseTransaction rejections (Agave wording)', () => {
     expect(e.spec).toBe(Errors.TX_INVALID);
     expect(e.message).toBe('invalid transaction: Transaction contains a duplicate instruction (1) that is not allowed');
   });
+
+  it('the same static account key twice: Agave\'s AccountLoadedTwice (such a transaction can never land)', () => {
+    const payer = Keypair.generate();
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: BLOCKHASH, lastValidBlockHeight: 1 }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
+    );
+    tx.sign(payer);
+    const bytes = Buffer.from(tx.serialize());
+    const p = parse(bytes);
+    expect(p.accountKeysCount).toBe(3);
+    // Overwrite the recipient (key 1) with the system program (key 2): offsets still sanitize, the keys repeat.
+    const keys = p.accountKeysOffset;
+    bytes.copy(bytes, keys + 32, keys + 64, keys + 96);
+    const e = rejection(bytes);
+    expect(e.spec).toBe(Errors.TX_INVALID);
+    expect(e.message).toBe('invalid transaction: Account loaded twice');
+    // Keys that differ only in their last byte are not duplicates.
+    bytes[keys + 63] ^= 1;
+    expect(parse(bytes).accountKeysCount).toBe(3);
+  });
 });
