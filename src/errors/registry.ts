@@ -65,6 +65,9 @@ export const Errors = Object.freeze({
   ROUTE_NOT_ALLOWED: spec(33, 'route_not_allowed', -32602, 200, 403, 'Invalid params: none of the requested routes is allowed for this API key'),
   UNKNOWN_ROUTE: spec(34, 'unknown_route', -32602, 200, 400, 'Invalid params: unknown route'),
   SHUTTING_DOWN: spec(35, 'shutting_down', -32005, 503, 503, 'Node is unhealthy: the relay is shutting down', true),
+  // None of the transaction's routes can deliver now (upstream unreachable, no fresh leader data, a route failing
+  // every send: docs/health.md). Refused rather than accepted and dropped; data {reason, routes: {name: why}}.
+  ROUTES_UNAVAILABLE: spec(36, 'routes_unavailable', -32005, 503, 503, 'Node is unhealthy: none of the transaction\'s routes can deliver now', true),
   // getLeaderSlots fails closed (docs/get-leader-slots.md): one code per family, each one @solana/kit decodes.
   LEADER_SNAPSHOT_MISSING: spec(50, 'leader_snapshot_missing', -32014, 200, 503, 'Leader-slot snapshot not available yet: retry shortly or use the default transaction path'),
   LEADER_SNAPSHOT_STALE: spec(51, 'leader_snapshot_stale', -32004, 200, 503, 'Leader-slot snapshot is stale: retry shortly or use the default transaction path'),

@@ -2,7 +2,8 @@
 // a reserved ring slot — that decode is the one copy between the HTTP bytes and the egress worker — then sanitized
 // and (per key) signature-verified in place, and only then published. A slot that fails a check is never published,
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
-// caller answers 503 + Retry-After.
+// caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
+// by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
 import { Errors, RelayError } from '../errors/registry.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
@@ -47,12 +48,24 @@ export class Intake {
     this.closed = true;
   }
 
+  /** Routes that can deliver now (health monitor, src/health/); a transaction with none of them is refused. */
+  private deliverableMask = -1;
+  /** The ROUTES_UNAVAILABLE refusal for the current health state, built when the state changes, not per request. */
+  private unavailable: RelayError | null = null;
+
+  /** Called by the health monitor when what the routes can deliver changes (cold). */
+  setDeliverable(mask: number, refusalData: unknown): void {
+    this.deliverableMask = mask;
+    this.unavailable = new RelayError(Errors.ROUTES_UNAVAILABLE, Errors.ROUTES_UNAVAILABLE.message, refusalData);
+  }
+
   /** Tx-data offset of the slot reserve() found (kept in a field so reserve() returns without allocating). */
   private reservedOffset = -1;
 
   /** Round-robin over rings, skipping full ones. Sets reservedOffset. */
-  private reserve(): RingProducer {
+  private reserve(routeMask: number): RingProducer {
     if (this.closed) throw new RelayError(Errors.SHUTTING_DOWN);
+    if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) throw this.unavailable;
     const n = this.rings.length;
     for (let i = 0; i < n; i++) {
       const ring = this.rings[this.nextRing];
@@ -79,7 +92,7 @@ export class Intake {
 
   /** Base58/base64 text -> ring. Returns the first signature (base58). Throws RelayError. */
   submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string {
-    const ring = this.reserve();
+    const ring = this.reserve(meta.routeMask);
     const offset = this.reservedOffset;
     // Decode straight into the slot: this is the single copy of the transaction on its way to the worker.
     const slot = ring.bytes.subarray(offset, offset + this.maxTransactionBytes);
@@ -95,7 +108,7 @@ export class Intake {
         `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
       );
     }
-    const ring = this.reserve();
+    const ring = this.reserve(meta.routeMask);
     const offset = this.reservedOffset;
     ring.bytes.set(tx, offset);
     return this.checkAndPublish(ring, offset, tx.length, meta);
@@ -115,7 +128,7 @@ export class Intake {
 
   /** Publish a transaction that passed check() (and its preflight). */
   publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string {
-    const ring = this.reserve();
+    const ring = this.reserve(meta.routeMask);
     ring.bytes.set(tx.bytes, this.reservedOffset);
     ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
     return tx.signature;
