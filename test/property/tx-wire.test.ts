@@ -1,0 +1,420 @@
+// Property tests of transaction deserializing and sanitizing (src/tx/parse-transaction.ts via test/property/tx-oracle.ts):
+// real signed legacy and v0 transactions (built with @solana/web3.js from fixed seeds, so runs are reproducible) are
+// mutated field by field (duplicated account keys, header counts, program and account indexes out of range, signature
+// counts, version bytes, address lookup tables, compute-budget instructions) and byte by byte (bit flips, truncation,
+// extension, insertion, deletion, non-strict short_vec lengths). For every result:
+//   - the relay accepts with the right first signature, or refuses with a RelayError of the intake family (-32602)
+//     with Agave's wording, never another exception;
+//   - the verdict and message equal the reference model of Agave's rules (test/property/agave-model.ts);
+//   - where the relay accepts, @solana/web3.js's VersionedTransaction.deserialize (an independent parser) reads the
+//     same signature, header, keys, instruction and lookup counts and re-serializes to the same bytes. web3.js is used
+//     only in that direction: it is laxer than Agave (no sanitize checks, no compute-budget or duplicate-key checks,
+//     non-strict short_vec lengths and trailing bytes accepted), so its accepting a transaction means nothing;
+//   - the verdict does not depend on where the bytes sit in the buffer (ring slots) or what surrounds them.
+// Seeded: FC_SEED / FC_PATH / FC_RUNS_SCALE (test/property/fc-params.ts).
+import {
+  AddressLookupTableAccount,
+  ComputeBudgetProgram,
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import bs58 from 'bs58';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  agaveVerdict,
+  cloneWire,
+  COMPUTE_BUDGET_PROGRAM,
+  serializeWire,
+  wireFromBytes,
+  type ModelVerdict,
+  type WireTx,
+} from './agave-model.js';
+import { fcParams } from './fc-params.js';
+import { describe as describeOutcome, INTAKE_REASONS, parseWire, type Outcome, type ParsedSummary } from './tx-oracle.js';
+
+const SEED = 0x5eed_0004;
+const MAX_TX = 1232;
+
+// ---- real signed transactions from fixed seeds ----
+
+function keypair(seed: number, salt: number): Keypair {
+  const s = new Uint8Array(32);
+  new DataView(s.buffer).setUint32(0, seed >>> 0);
+  new DataView(s.buffer).setUint32(4, salt >>> 0);
+  s[31] = 0x42;
+  return Keypair.fromSeed(s);
+}
+function pubkey(seed: number, salt: number): PublicKey {
+  return keypair(seed, salt + 1_000_000).publicKey;
+}
+
+interface Shape {
+  readonly v0: boolean;
+  readonly signers: number; // 1..3
+  readonly transfers: number; // 0..3
+  readonly computeBudget: readonly ('limit' | 'price' | 'heap' | 'loaded')[];
+  readonly customIx: boolean; // an instruction of another program with a readonly signer and readonly accounts
+  readonly tables: number; // v0: lookup tables (0..2), each used by one transfer destination
+}
+
+/** A signed transaction of the given shape, deterministic in `seed`. */
+function buildReal(shape: Shape, seed: number): Buffer {
+  const signers = Array.from({ length: shape.signers }, (_, i) => keypair(seed, i));
+  const payer = signers[0];
+  const ixs: TransactionInstruction[] = [];
+  for (const c of shape.computeBudget) {
+    if (c === 'limit') ixs.push(ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 + (seed % 1000) }));
+    if (c === 'price') ixs.push(ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1000 + seed }));
+    if (c === 'heap') ixs.push(ComputeBudgetProgram.requestHeapFrame({ bytes: 64 * 1024 }));
+    if (c === 'loaded') ixs.push(new TransactionInstruction({ programId: ComputeBudgetProgram.programId, keys: [], data: Buffer.from([4, 0, 0, 1, 0]) }));
+  }
+  const tables: AddressLookupTableAccount[] = [];
+  for (let t = 0; t < (shape.v0 ? shape.tables : 0); t++) {
+    tables.push(
+      new AddressLookupTableAccount({
+        key: pubkey(seed, 100 + t),
+        state: {
+          deactivationSlot: BigInt('18446744073709551615'),
+          lastExtendedSlot: 0,
+          lastExtendedSlotStartIndex: 0,
+          addresses: [pubkey(seed, 200 + t), pubkey(seed, 300 + t), pubkey(seed, 400 + t)],
+        },
+      }),
+    );
+  }
+  for (let i = 0; i < shape.transfers; i++) {
+    const to = i < tables.length ? tables[i].state.addresses[1] : pubkey(seed, 500 + i);
+    ixs.push(SystemProgram.transfer({ fromPubkey: signers[i % signers.length].publicKey, toPubkey: to, lamports: 1 + i }));
+  }
+  for (const s of signers.slice(1)) {
+    // Every signer must appear in some instruction: a memo-like instruction naming them (readonly signers).
+    ixs.push(new TransactionInstruction({ programId: pubkey(seed, 600), keys: [{ pubkey: s.publicKey, isSigner: true, isWritable: false }], data: Buffer.from([1, 2, 3]) }));
+  }
+  if (shape.customIx) {
+    ixs.push(
+      new TransactionInstruction({
+        programId: pubkey(seed, 700),
+        keys: [
+          { pubkey: pubkey(seed, 701), isSigner: false, isWritable: false },
+          { pubkey: pubkey(seed, 702), isSigner: false, isWritable: true },
+          ...(tables.length > 0 ? [{ pubkey: tables[0].state.addresses[2], isSigner: false, isWritable: false }] : []),
+        ],
+        data: Buffer.from(Array.from({ length: seed % 40 }, (_, i) => (i * 7 + seed) & 0xff)),
+      }),
+    );
+  }
+  const blockhash = bs58.encode(Buffer.alloc(32, (seed % 250) + 1));
+  const tm = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions: ixs });
+  const message = shape.v0 ? tm.compileToV0Message(tables) : tm.compileToLegacyMessage();
+  const tx = new VersionedTransaction(message);
+  tx.sign(signers);
+  return Buffer.from(tx.serialize());
+}
+
+const shapeArb: fc.Arbitrary<Shape> = fc.record({
+  v0: fc.boolean(),
+  signers: fc.integer({ min: 1, max: 3 }),
+  transfers: fc.integer({ min: 0, max: 3 }),
+  computeBudget: fc.subarray(['limit', 'price', 'heap', 'loaded'] as const),
+  customIx: fc.boolean(),
+  tables: fc.integer({ min: 0, max: 2 }),
+});
+
+/** A fixed pool of real transactions (signing is the slow part; mutations make the variety). */
+const POOL: readonly Buffer[] = fc.sample(fc.tuple(shapeArb, fc.nat()), { seed: SEED, numRuns: 16 }).map(([shape, s]) => buildReal(shape, s));
+// Always include the shapes the fixtures test: legacy two signers with compute budget, v0 with lookups.
+const POOL_ALL: readonly Buffer[] = [
+  ...POOL,
+  buildReal({ v0: false, signers: 2, transfers: 2, computeBudget: ['limit', 'price'], customIx: false, tables: 0 }, 1),
+  buildReal({ v0: true, signers: 1, transfers: 2, computeBudget: [], customIx: true, tables: 2 }, 2),
+  buildReal({ v0: true, signers: 3, transfers: 1, computeBudget: ['heap', 'loaded'], customIx: true, tables: 1 }, 3),
+];
+
+// ---- mutations ----
+
+type WireMutation = (tx: WireTx) => void;
+
+const u8 = fc.integer({ min: 0, max: 255 });
+const smallDelta = fc.constantFrom(-2, -1, 1, 2);
+const anyKey = fc.uint8Array({ minLength: 32, maxLength: 32 });
+
+/** Index `i` into an array of length n (n > 0), or null. */
+function pick(n: number, i: number): number | null {
+  return n === 0 ? null : i % n;
+}
+
+const wireMutation: fc.Arbitrary<{ name: string; apply: WireMutation }> = fc.oneof(
+  // An account key listed twice: over another key, or appended.
+  fc.tuple(fc.nat(), fc.nat(), fc.boolean()).map(([i, j, append]) => ({
+    name: `duplicate key ${i}->${append ? 'end' : j}`,
+    apply: (tx: WireTx) => {
+      const a = pick(tx.keys.length, i);
+      if (a === null) return;
+      if (append) tx.keys.push(Uint8Array.from(tx.keys[a]));
+      else {
+        const b = pick(tx.keys.length, j)!;
+        tx.keys[b] = Uint8Array.from(tx.keys[a]);
+      }
+    },
+  })),
+  // Header counts: arbitrary bytes or off by one or two.
+  fc.tuple(fc.nat(2), fc.oneof(u8.map((v) => ({ set: v })), smallDelta.map((d) => ({ add: d })))).map(([k, op]) => ({
+    name: `header[${k}] ${JSON.stringify(op)}`,
+    apply: (tx: WireTx) => {
+      tx.header[k] = 'set' in op ? op.set : (tx.header[k] + op.add) & 0xff;
+    },
+  })),
+  // Signatures: drop one, add one, or none at all.
+  fc.constantFrom('drop', 'add', 'none').map((op) => ({
+    name: `signatures ${op}`,
+    apply: (tx: WireTx) => {
+      if (op === 'drop') tx.signatures.pop();
+      else if (op === 'add') tx.signatures.push(new Uint8Array(64).fill(9));
+      else tx.signatures = [];
+    },
+  })),
+  // Program index: zero (the fee payer), the last static key, one past it, anything.
+  fc.tuple(fc.nat(), fc.oneof(fc.constantFrom('zero', 'last', 'past', 'pastAll'), u8)).map(([i, v]) => ({
+    name: `programIndex[${i}] ${String(v)}`,
+    apply: (tx: WireTx) => {
+      const k = pick(tx.instructions.length, i);
+      if (k === null) return;
+      const lookups = tx.lookups.reduce((n, l) => n + l.writable.length + l.readonly.length, 0);
+      tx.instructions[k].programIndex =
+        v === 'zero' ? 0 : v === 'last' ? tx.keys.length - 1 : v === 'past' ? tx.keys.length : v === 'pastAll' ? tx.keys.length + lookups : v;
+    },
+  })),
+  // Account index: at or past the end of the static keys (+ lookups), or anything.
+  fc.tuple(fc.nat(), fc.nat(), fc.oneof(fc.constantFrom('lastStatic', 'pastStatic', 'lastAll', 'pastAll'), u8)).map(([i, j, v]) => ({
+    name: `account[${i}][${j}] ${String(v)}`,
+    apply: (tx: WireTx) => {
+      const k = pick(tx.instructions.length, i);
+      if (k === null) return;
+      const lookups = tx.lookups.reduce((n, l) => n + l.writable.length + l.readonly.length, 0);
+      const value =
+        v === 'lastStatic' ? tx.keys.length - 1 : v === 'pastStatic' ? tx.keys.length : v === 'lastAll' ? tx.keys.length + lookups - 1 : v === 'pastAll' ? tx.keys.length + lookups : v;
+      const ix = tx.instructions[k];
+      const a = pick(ix.accounts.length, j);
+      if (a === null) ix.accounts.push(value);
+      else ix.accounts[a] = value;
+    },
+  })),
+  // Version byte: legacy <-> v0, or another version (1..127).
+  fc.oneof(fc.constantFrom<number | null>(null, 0x80, 0xff, 0x81), u8.map((v) => v | 0x80)).map((p) => ({
+    name: `version prefix ${p === null ? 'legacy' : p.toString(16)}`,
+    apply: (tx: WireTx) => {
+      tx.versionPrefix = p;
+    },
+  })),
+  // Lookup tables: an empty one, one with many indexes (past 256 accounts), one more ordinary one, none.
+  fc.tuple(fc.constantFrom('empty', 'huge', 'add', 'clear', 'writableOnly'), anyKey, fc.array(u8, { maxLength: 6 }), fc.array(u8, { maxLength: 6 })).map(([op, key, w, r]) => ({
+    name: `lookups ${op} ${w.length}/${r.length}`,
+    apply: (tx: WireTx) => {
+      if (op === 'clear') tx.lookups = [];
+      else if (op === 'empty') tx.lookups.push({ key, writable: [], readonly: [] });
+      else if (op === 'huge') tx.lookups.push({ key, writable: Array.from({ length: 130 }, (_, i) => i), readonly: Array.from({ length: 130 }, (_, i) => i) });
+      else if (op === 'writableOnly') tx.lookups.push({ key, writable: w.length > 0 ? w : [0], readonly: [] });
+      else tx.lookups.push({ key, writable: w, readonly: r });
+    },
+  })),
+  // Compute-budget instructions: valid, repeated, unknown tag, too short.
+  fc.tuple(fc.constantFrom(1, 2, 3, 4, 0, 5, 9, 255), fc.integer({ min: 0, max: 12 }), fc.nat(), fc.boolean()).map(([tag, len, at, ensureKey]) => ({
+    name: `compute budget tag ${tag} len ${len}`,
+    apply: (tx: WireTx) => {
+      let idx = tx.keys.findIndex((k) => Buffer.from(k).equals(Buffer.from(COMPUTE_BUDGET_PROGRAM)));
+      if (idx < 0) {
+        if (!ensureKey) return;
+        tx.keys.push(Uint8Array.from(COMPUTE_BUDGET_PROGRAM));
+        idx = tx.keys.length - 1;
+      }
+      const data = new Uint8Array(len);
+      if (len > 0) data[0] = tag;
+      for (let i = 1; i < len; i++) data[i] = (i * 31) & 0xff;
+      tx.instructions.splice(at % (tx.instructions.length + 1), 0, { programIndex: idx, accounts: [], data });
+    },
+  })),
+  // Instructions: drop one, repeat one, replace its data.
+  fc.tuple(fc.constantFrom('drop', 'repeat', 'data'), fc.nat(), fc.uint8Array({ maxLength: 12 })).map(([op, i, data]) => ({
+    name: `instruction ${op} ${i}`,
+    apply: (tx: WireTx) => {
+      const k = pick(tx.instructions.length, i);
+      if (k === null) return;
+      if (op === 'drop') tx.instructions.splice(k, 1);
+      else if (op === 'repeat') tx.instructions.push({ ...tx.instructions[k], accounts: [...tx.instructions[k].accounts] });
+      else tx.instructions[k].data = data;
+    },
+  })),
+  // A key dropped or added (the counts in the header no longer describe the keys).
+  fc.tuple(fc.boolean(), fc.nat(), anyKey).map(([drop, i, key]) => ({
+    name: `key ${drop ? 'drop' : 'add'} ${i}`,
+    apply: (tx: WireTx) => {
+      if (drop) {
+        const k = pick(tx.keys.length, i);
+        if (k !== null) tx.keys.splice(k, 1);
+      } else tx.keys.splice(i % (tx.keys.length + 1), 0, key);
+    },
+  })),
+);
+
+type ByteMutation = (b: Buffer) => Buffer;
+
+const byteMutation: fc.Arbitrary<{ name: string; apply: ByteMutation }> = fc.oneof(
+  fc.tuple(fc.nat(), fc.nat(7)).map(([p, bit]) => ({
+    name: `flip ${p}.${bit}`,
+    apply: (b: Buffer) => {
+      if (b.length === 0) return b;
+      const c = Buffer.from(b);
+      c[p % c.length] ^= 1 << bit;
+      return c;
+    },
+  })),
+  fc.nat().map((n) => ({ name: `truncate to ${n}`, apply: (b: Buffer) => b.subarray(0, n % (b.length + 1)) })),
+  fc.uint8Array({ minLength: 1, maxLength: 40 }).map((x) => ({ name: `extend ${x.length}`, apply: (b: Buffer) => Buffer.concat([b, x]) })),
+  fc.tuple(fc.nat(), u8).map(([p, v]) => ({
+    name: `insert ${v} at ${p}`,
+    apply: (b: Buffer) => {
+      const at = p % (b.length + 1);
+      return Buffer.concat([b.subarray(0, at), Buffer.from([v]), b.subarray(at)]);
+    },
+  })),
+  fc.nat().map((p) => ({
+    name: `delete at ${p}`,
+    apply: (b: Buffer) => {
+      if (b.length === 0) return b;
+      const at = p % b.length;
+      return Buffer.concat([b.subarray(0, at), b.subarray(at + 1)]);
+    },
+  })),
+  fc.tuple(fc.nat(), u8).map(([p, v]) => ({
+    name: `set ${p} = ${v}`,
+    apply: (b: Buffer) => {
+      if (b.length === 0) return b;
+      const c = Buffer.from(b);
+      c[p % c.length] = v;
+      return c;
+    },
+  })),
+  // A short_vec length written non-strictly (alias: 0x8N 0x00, or three bytes) — at the signature count, which is
+  // always at offset 0, or anywhere.
+  fc.tuple(fc.nat(), fc.constantFrom('alias2', 'alias3', 'continue3')).map(([p, how]) => ({
+    name: `${how} at ${p}`,
+    apply: (b: Buffer) => {
+      if (b.length === 0) return b;
+      const at = p % 3 === 0 ? 0 : p % b.length;
+      const v = b[at];
+      const enc = how === 'alias2' ? [v | 0x80, 0x00] : how === 'alias3' ? [v | 0x80, 0x80, 0x00] : [v | 0x80, 0x80, 0x81];
+      return Buffer.concat([b.subarray(0, at), Buffer.from(enc), b.subarray(at + 1)]);
+    },
+  })),
+);
+
+interface Mutated {
+  readonly base: number;
+  readonly wire: readonly string[];
+  readonly bytes: readonly string[];
+  readonly tx: Buffer;
+}
+
+const mutatedTx: fc.Arbitrary<Mutated> = fc
+  .record({
+    base: fc.nat(POOL_ALL.length - 1),
+    wire: fc.array(wireMutation, { maxLength: 3 }),
+    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) }),
+  })
+  .map(({ base, wire, bytes }) => {
+    const w = cloneWire(wireFromBytes(POOL_ALL[base]));
+    for (const m of wire) m.apply(w);
+    let tx = serializeWire(w);
+    for (const m of bytes) tx = m.apply(tx);
+    return { base, wire: wire.map((m) => m.name), bytes: bytes.map((m) => m.name), tx: tx.subarray(0, MAX_TX) };
+  });
+
+// ---- checks ----
+
+function sameAsModel(got: Outcome<ParsedSummary>, want: ModelVerdict, label: string): void {
+  expect(got.kind, `${label}: ${describeOutcome(got)}`).not.toBe('exception');
+  if (want.kind === 'ok') {
+    expect(got.kind, `${label}: model accepts, relay ${describeOutcome(got)}`).toBe('ok');
+    if (got.kind === 'ok') expect(got.signature).toBe(bs58.encode(want.firstSignature));
+    return;
+  }
+  expect(got, `${label}: model refuses ${want.reason}: ${want.message}`).toMatchObject({ kind: 'refused', reason: want.reason, code: -32602, message: want.message });
+}
+
+function label(m: Mutated): string {
+  return `base ${m.base} wire [${m.wire.join('; ')}] bytes [${m.bytes.join('; ')}] tx ${m.tx.toString('base64')}`;
+}
+
+describe('transaction wire format: decode and sanitize (property)', () => {
+  it('real signed transactions of any shape are accepted with their first signature', () => {
+    fc.assert(
+      fc.property(shapeArb, fc.nat(), (shape, s) => {
+        const bytes = buildReal(shape, s);
+        const got = parseWire(bytes);
+        const web3 = VersionedTransaction.deserialize(bytes);
+        expect(got, describeOutcome(got)).toMatchObject({ kind: 'ok', signature: bs58.encode(web3.signatures[0]), version: web3.version === 'legacy' ? -1 : web3.version });
+      }),
+      fcParams(SEED, 60),
+    );
+  });
+
+  it('mutated transactions: the relay\'s verdict and message are the reference model\'s (Agave\'s rules), never an exception', () => {
+    fc.assert(
+      fc.property(mutatedTx, (m) => {
+        const got = parseWire(m.tx);
+        if (got.kind === 'refused') {
+          expect(INTAKE_REASONS.has(got.reason), `${got.reason} is an intake reason`).toBe(true);
+          expect(got.code).toBe(-32602);
+        }
+        sameAsModel(got, agaveVerdict(m.tx), label(m));
+      }),
+      fcParams(SEED + 1, 4000),
+    );
+  });
+
+  it('whatever the relay accepts, web3.js parses to the same signature, header, keys, instructions and lookups, and re-serializes byte for byte', () => {
+    fc.assert(
+      fc.property(mutatedTx, (m) => {
+        const got = parseWire(m.tx);
+        if (got.kind !== 'ok') return;
+        let web3: VersionedTransaction;
+        try {
+          web3 = VersionedTransaction.deserialize(m.tx);
+        } catch (err) {
+          throw new Error(`the relay accepted what web3.js cannot parse (${(err as Error).message}): ${label(m)}`);
+        }
+        const msg = web3.message;
+        expect(got.signature).toBe(bs58.encode(web3.signatures[0]));
+        expect(got.signatureCount).toBe(web3.signatures.length);
+        expect(got.version).toBe(msg.version === 'legacy' ? -1 : msg.version);
+        expect([got.numRequiredSignatures, got.numReadonlySigned, got.numReadonlyUnsigned]).toEqual([
+          msg.header.numRequiredSignatures,
+          msg.header.numReadonlySignedAccounts,
+          msg.header.numReadonlyUnsignedAccounts,
+        ]);
+        expect(got.accountKeys).toEqual(msg.staticAccountKeys.map((k) => k.toBase58()));
+        expect(got.instructionCount).toBe(msg.compiledInstructions.length);
+        expect(got.addressTableLookupCount).toBe(msg.addressTableLookups.length);
+        expect(got.lookupAccountCount).toBe(msg.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0));
+        expect(Buffer.from(web3.serialize()).equals(m.tx), 'web3.js re-serializes the same bytes (strict encoding, no trailing bytes)').toBe(true);
+      }),
+      fcParams(SEED + 2, 3000),
+    );
+  });
+
+  it('the verdict does not depend on where the transaction sits in the buffer or what surrounds it', () => {
+    fc.assert(
+      fc.property(mutatedTx, fc.nat(300), fc.nat(64), u8, (m, offset, after, fill) => {
+        const here = parseWire(m.tx);
+        const there = parseWire(m.tx, offset, after, fill);
+        expect(there, label(m)).toEqual(here);
+      }),
+      fcParams(SEED + 3, 1500),
+    );
+  });
+});
