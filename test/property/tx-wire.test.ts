@@ -324,7 +324,7 @@ const mutatedTx: fc.Arbitrary<Mutated> = fc
   .record({
     base: fc.nat(POOL_ALL.length - 1),
     wire: fc.array(wireMutation, { maxLength: 3 }),
-    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) }),
+    bytes: fc.oneof({ weight: 3, arbitrary: fc.constant<{ name: string; apply: ByteMutation }[]>([]) }, { weight: 2, arbitrary: fc.array(byteMutation, { minLength: 1, maxLength: 2 }) }),
   })
   .map(({ base, wire, bytes }) => {
     const w = cloneWire(wireFromBytes(POOL_ALL[base]));
