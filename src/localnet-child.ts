@@ -1,21 +1,61 @@
-// Runs the embedded localnet as a child process of the relay (cold). The bank executes transactions on the CPU;
-// keeping it out of the relay's process keeps it off the front thread. The child prints one JSON line
-// {"event":"localnet_ready",...} when it is ready.
+// Runs and supervises the embedded localnet as a child process of the relay (cold, main thread). The bank executes
+// transactions on the CPU; keeping it out of the relay's process keeps it off the front thread. The child prints one
+// JSON line {"event":"localnet_ready",...} when it is ready.
+//
+// Supervision (docs/localnet.md): an exit the relay did not ask for is logged (error level, with code and signal)
+// and the child is restarted on the same RPC port, so the relay's upstream URL stays valid, after a back-off of
+// 0.5 s doubling to 8 s. More than RESTART_LIMIT exits within RESTART_WINDOW_MS means the localnet cannot run here:
+// the supervisor gives up and calls `onGiveUp`, and the relay stops with exit code 1. While the child is down the
+// relay's health reports the upstream unreachable and intake refuses what no route can deliver.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from './log/logger.js';
 
+export interface LocalnetValidatorInfo {
+  readonly identity: string;
+  readonly tpuQuic: string;
+  readonly stake: number;
+}
+
+export type LocalnetState = 'running' | 'restarting' | 'failed' | 'stopped';
+
 export interface LocalnetChild {
   readonly rpcUrl: string;
   readonly wsUrl: string;
-  readonly validators: readonly { identity: string; tpuQuic: string; stake: number }[];
+  /** Validators of the first start (a restarted localnet has new TPU ports; telemetry follows them). */
+  readonly validators: readonly LocalnetValidatorInfo[];
+  state(): LocalnetState;
+  /** Unplanned exits so far. */
+  restarts(): number;
+  /** The running child's pid (null while restarting or stopped). */
+  pid(): number | null;
   stop(): void;
 }
 
-const READY_TIMEOUT_MS = 60_000;
+export interface SuperviseOptions {
+  readonly extraArgs?: readonly string[];
+  /** Called once when the supervisor stops restarting (too many exits in the window). */
+  readonly onGiveUp?: (reason: string) => void;
+  /** Restart back-off, first and largest delay (tests shorten it). */
+  readonly backoffMs?: { readonly first: number; readonly max: number };
+}
 
-export function startLocalnetChild(cliPath: string, log: Logger, extraArgs: readonly string[] = []): Promise<LocalnetChild> {
-  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--rpc-port', '0', ...extraArgs], {
+const READY_TIMEOUT_MS = 60_000;
+/** Exits tolerated within RESTART_WINDOW_MS before giving up: a crash loop is reported, not hidden. */
+export const RESTART_LIMIT = 5;
+export const RESTART_WINDOW_MS = 60_000;
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 8_000;
+
+interface Ready {
+  readonly child: ChildProcess;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly validators: readonly LocalnetValidatorInfo[];
+}
+
+function spawnLocalnet(cliPath: string, rpcPort: number, extraArgs: readonly string[]): Promise<Ready> {
+  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--rpc-port', String(rpcPort), ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -23,14 +63,15 @@ export function startLocalnetChild(cliPath: string, log: Logger, extraArgs: read
       child.kill('SIGKILL');
       reject(new Error('the embedded localnet did not become ready in time'));
     }, READY_TIMEOUT_MS);
-    child.once('exit', (code) => {
+    const early = (code: number | null, signal: NodeJS.Signals | null): void => {
       clearTimeout(timer);
-      reject(new Error(`the embedded localnet exited early (code ${String(code)})`));
-    });
+      reject(new Error(`the embedded localnet exited early (code ${String(code)}, signal ${String(signal)})`));
+    };
+    child.once('exit', early);
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
-      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; validators?: LocalnetChild['validators'] };
+      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; validators?: LocalnetValidatorInfo[] };
       try {
         msg = JSON.parse(line) as typeof msg;
       } catch {
@@ -38,15 +79,96 @@ export function startLocalnetChild(cliPath: string, log: Logger, extraArgs: read
       }
       if (msg.event !== 'localnet_ready' || !msg.rpcUrl) return;
       clearTimeout(timer);
-      log.info({ event: 'localnet_started', rpcUrl: msg.rpcUrl, pid: child.pid }, 'embedded localnet ready');
-      resolve({
-        rpcUrl: msg.rpcUrl,
-        wsUrl: msg.wsUrl ?? '',
-        validators: msg.validators ?? [],
-        stop: () => {
-          if (child.exitCode === null) child.kill('SIGTERM');
-        },
-      });
+      child.off('exit', early);
+      resolve({ child, rpcUrl: msg.rpcUrl, wsUrl: msg.wsUrl ?? '', validators: msg.validators ?? [] });
     });
   });
+}
+
+function portOf(rpcUrl: string): number {
+  return Number(new URL(rpcUrl).port);
+}
+
+/** Start the localnet child (ephemeral RPC port) and supervise it. Rejects if the first start fails. */
+export async function startLocalnetChild(cliPath: string, log: Logger, opts: SuperviseOptions = {}): Promise<LocalnetChild> {
+  const extraArgs = opts.extraArgs ?? [];
+  const backoff = opts.backoffMs ?? { first: BACKOFF_FIRST_MS, max: BACKOFF_MAX_MS };
+  const first = await spawnLocalnet(cliPath, 0, extraArgs);
+  const port = portOf(first.rpcUrl);
+  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, pid: first.child.pid }, 'embedded localnet ready');
+
+  let current: ChildProcess | null = first.child;
+  let state: LocalnetState = 'running';
+  let restarts = 0;
+  const exitTimes: number[] = [];
+  let timer: NodeJS.Timeout | null = null;
+
+  const giveUp = (reason: string): void => {
+    state = 'failed';
+    log.error({ event: 'localnet_gave_up', restarts, reason }, 'embedded localnet keeps exiting: giving up (the relay stops)');
+    opts.onGiveUp?.(reason);
+  };
+
+  const restart = (attempt: number): void => {
+    timer = null;
+    if (state !== 'restarting') return;
+    spawnLocalnet(cliPath, port, extraArgs).then(
+      (ready) => {
+        if (state !== 'restarting') {
+          ready.child.kill('SIGTERM'); // stopped while it was starting
+          return;
+        }
+        current = ready.child;
+        state = 'running';
+        watch(ready.child);
+        log.warn({ event: 'localnet_restarted', pid: ready.child.pid, rpcUrl: ready.rpcUrl, restarts }, 'embedded localnet restarted');
+      },
+      (err: unknown) => {
+        if (state !== 'restarting') return;
+        exitTimes.push(Date.now());
+        log.error({ event: 'localnet_restart_failed', attempt, err: (err as Error).message }, 'embedded localnet failed to restart');
+        schedule(attempt + 1);
+      },
+    );
+  };
+
+  const schedule = (attempt: number): void => {
+    const now = Date.now();
+    while (exitTimes.length > 0 && now - exitTimes[0] > RESTART_WINDOW_MS) exitTimes.shift();
+    if (exitTimes.length > RESTART_LIMIT) return giveUp(`${exitTimes.length} exits within ${RESTART_WINDOW_MS / 1000} s`);
+    const delay = Math.min(backoff.max, backoff.first * 2 ** attempt);
+    timer = setTimeout(() => restart(attempt), delay);
+    timer.unref();
+  };
+
+  const watch = (child: ChildProcess): void => {
+    child.once('exit', (code, signal) => {
+      if (current !== child) return;
+      current = null;
+      if (state === 'stopped') return;
+      restarts++;
+      exitTimes.push(Date.now());
+      state = 'restarting';
+      log.error(
+        { event: 'localnet_exited', pid: child.pid, code, signal, restarts },
+        'embedded localnet exited unexpectedly: restarting it on the same port',
+      );
+      schedule(0);
+    });
+  };
+  watch(first.child);
+
+  return {
+    rpcUrl: first.rpcUrl,
+    wsUrl: first.wsUrl,
+    validators: first.validators,
+    state: () => state,
+    restarts: () => restarts,
+    pid: () => current?.pid ?? null,
+    stop: () => {
+      state = 'stopped';
+      if (timer !== null) clearTimeout(timer);
+      if (current !== null && current.exitCode === null) current.kill('SIGTERM');
+    },
+  };
 }

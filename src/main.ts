@@ -25,6 +25,7 @@ import { offeredRoutes } from './telemetry/paths.js';
 import { loadUws } from './native/uws.js';
 import { responseOptions } from './front/http.js';
 import { addedRouteMasks } from './config/route-policy.js';
+import { HealthMonitor } from './health/health-monitor.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -72,9 +73,11 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const log = createLogger(config.log.level, 'front');
 
   let localnet: LocalnetChild | null = null;
+  // Set when the relay must stop because a part it depends on failed for good (exit code 1).
+  let fatal: ((reason: string) => void) | null = null;
   if (config.upstream.rpcUrl === undefined) {
     const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
-    localnet = await startLocalnetChild(cli, log);
+    localnet = await startLocalnetChild(cli, log, { onGiveUp: (reason) => fatal?.(`embedded localnet: ${reason}`) });
     config = withLocalnet(config, localnet.rpcUrl);
   }
 
@@ -110,6 +113,17 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rpcTable = rpcHostMethods({ config, intake, upstream }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
+  const availableRouteMask = availableRoutes(config);
+  const healthMonitor = new HealthMonitor({
+    config,
+    availableRouteMask,
+    counters: () => pool.summedCounters(),
+    snapshot: leaderSnapshot,
+    localnet,
+    onDeliverable: (mask, data) => intake.setDeliverable(mask, data),
+    log,
+  });
+  healthMonitor.start();
   const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
   if (uwsRuntime.fallbackReason !== undefined) {
     log.warn(
@@ -125,7 +139,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     // Every method either table serves gets its own label; anything else a client sends is "unknown".
     metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
     log,
-    availableRouteMask: availableRoutes(config),
+    availableRouteMask,
     addedRouteMasks: addedRouteMasks(config),
     responseOptions: responseOptions(config.http.corsAllowOrigin, uwsRuntime.idleTimeoutSeconds),
     renderMetrics: () => {
@@ -134,7 +148,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       pool.renderMetrics(tb);
       return tb.text();
     },
-    health: () => (shuttingDown ? 'unknown' : 'ok'),
+    health: () => healthMonitor.current(),
   };
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable);
   let listeners: ListenInfo[];
@@ -156,16 +170,25 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info({ signal }, 'shutting down: no new requests; draining rings into the routes');
+    healthMonitor.markShuttingDown();
     intake.close();
     front.stopListening();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);
     if (drained.undelivered > 0) {
       log.error({ records: drained.undelivered }, 'drain timed out: records left in the rings were not delivered');
     }
+    healthMonitor.stop();
     await telemetry?.stop();
     localnet?.stop();
     log.info({ event: 'relay_stopped', ...drained }, 'slotrelay stopped');
-    process.exit(drained.undelivered > 0 ? 1 : 0);
+    process.exit(drained.undelivered > 0 || failedFor !== null ? 1 : 0);
+  };
+  // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.
+  let failedFor: string | null = null;
+  fatal = (reason: string): void => {
+    failedFor = reason;
+    log.error({ event: 'relay_fatal', reason }, 'a part the relay depends on failed for good: stopping');
+    void shutdown('fatal');
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

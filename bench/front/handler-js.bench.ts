@@ -42,7 +42,7 @@ const deps: FrontDeps = {
   addedRouteMasks: new Uint32Array(1),
   responseOptions: responseOptions('*', 60),
   renderMetrics: () => '',
-  health: () => 'ok',
+  health: () => ({ status: 'ok', reasons: [], routes: {}, upstream: { configured: false, reachable: false, lastAnswerAgoMs: null, error: null }, localnet: null, leaderData: null }),
 };
 const handler = jsonRpcEndpoint(deps, table, 'rpc', '/');
 

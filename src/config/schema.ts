@@ -439,6 +439,27 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    health: z
+      .object({
+        /**
+         * How often the front thread re-evaluates what the relay can deliver (GET /health, intake refusals) and probes
+         * the upstream and the rpc route's endpoints with one getHealth call each (any HTTP answer = reachable).
+         */
+        probeIntervalMs: z.number().int().min(100).max(60_000).default(1_000),
+        /**
+         * A probe with no answer after this long counts as unreachable. As long as the rpc route's own timeout by
+         * default: a slow endpoint is not a dead one (a refused or reset connection is reported at once).
+         */
+        probeTimeoutMs: z.number().int().min(50).max(30_000).default(5_000),
+        /**
+         * A route that in the last failingWindowMs had at least failingMinOutcomes outcomes and not one `sent` is
+         * failing: transactions that only it could carry are refused (503 routes_unavailable) until it recovers.
+         */
+        failingWindowMs: z.number().int().min(500).max(600_000).default(5_000),
+        failingMinOutcomes: z.number().int().min(1).max(1_000_000).default(3),
+      })
+      .strict()
+      .default({}),
     shutdown: z
       .object({
         /** On SIGINT/SIGTERM, how long to wait for the rings to drain into the routes before exiting. */

@@ -1,5 +1,6 @@
 // Everything the front-thread handlers share, built once by main.ts (cold).
 import type { Config } from '../config/schema.js';
+import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
@@ -21,6 +22,6 @@ export interface FrontDeps {
   readonly responseOptions: ResponseOptions;
   /** Full Prometheus text for GET /metrics. */
   renderMetrics(): string;
-  /** GET /health body: "ok", "behind" or "unknown" (Agave's values). */
-  health(): 'ok' | 'behind' | 'unknown';
+  /** What the relay can deliver now (src/health/health-monitor.ts): GET /health and its JSON detail. */
+  health(): HealthReport;
 }

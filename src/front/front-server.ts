@@ -25,8 +25,20 @@ function plain(res: HttpResponse, req: HttpRequest, deps: FrontDeps, status: num
   writeResponse(st, deps.responseOptions, status, type, body);
 }
 
+/**
+ * GET /health (docs/health.md): the simple check stays Agave-compatible — 200 "ok" while the relay can deliver (also
+ * when degraded), 503 "unhealthy" when no route can, 503 "shutting_down" while it stops. `?detail` answers the JSON
+ * report (same statuses) with the reasons per route, the upstream, the localnet and the leader data.
+ */
+function health(res: HttpResponse, req: HttpRequest, deps: FrontDeps): void {
+  const report = deps.health();
+  const status = report.status === 'ok' || report.status === 'degraded' ? 200 : 503;
+  if (new URLSearchParams(req.getQuery() ?? '').has('detail')) return plain(res, req, deps, status, JSON_TYPE, JSON.stringify(report));
+  plain(res, req, deps, status, TEXT_TYPE, status === 200 ? 'ok' : report.status);
+}
+
 function commonRoutes(app: TemplatedApp, deps: FrontDeps, notFoundBody: () => string, notFoundStatus: number): void {
-  app.get('/health', (res, req) => plain(res, req, deps, 200, TEXT_TYPE, deps.health()));
+  app.get('/health', (res, req) => health(res, req, deps));
   if (deps.config.http.metrics) {
     app.get('/metrics', (res, req) => plain(res, req, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
   }

@@ -23,7 +23,8 @@ export interface RecordingUpstream {
   close(): Promise<void>;
 }
 
-export async function startRecordingUpstream(): Promise<RecordingUpstream> {
+/** `port` 0 = ephemeral; a given port brings an upstream back where a relay already points. */
+export async function startRecordingUpstream(port = 0): Promise<RecordingUpstream> {
   const calls: RecordedCall[] = [];
   const up: RecordingUpstream = {
     url: '',
@@ -40,7 +41,11 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       }
       return up.sent();
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections(); // a dead upstream: kept-alive sockets go too
+      }),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -65,7 +70,7 @@ export async function startRecordingUpstream(): Promise<RecordingUpstream> {
       }, up.delayMs);
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   (up as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return up;
 }

@@ -131,9 +131,17 @@ export class FacadeServer {
     const app = this.build();
     this.app = app;
     for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-      const first = await this.listenOn(app, this.opts.port);
+      let first = await this.listenOn(app, this.opts.port);
       if (first === null) throw new Error(`localnet facade cannot listen on ${this.opts.host}:${this.opts.port}`);
       const port = this.uws.getSocketPort(first);
+      if (this.opts.port === 0) {
+        // uSockets sets SO_REUSEADDR only when listening on an explicit port, and the connections a listener accepts
+        // inherit it. Without it, a localnet restarted on this port (the relay's supervisor does that) cannot bind
+        // while the old connections sit in TIME_WAIT (60 s). So: take the number, then listen on it explicitly.
+        this.uws.closeSocket(first);
+        first = await this.listenOn(app, port);
+        if (first === null) continue; // taken in between: try another pair
+      }
       const second = await this.listenOn(app, port + 1);
       if (second !== null) {
         this.sockets.push(first, second);

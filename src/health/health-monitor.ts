@@ -1,0 +1,175 @@
+// What the relay can deliver right now (main/front thread, cold: one evaluation per health.probeIntervalMs, never on a
+// request's path). Inputs: the telemetry snapshot's age (leader data), reachability probes of the upstream and the
+// rpc route's endpoints, each route's outcomes over health.failingWindowMs (shared worker counters), and the embedded
+// localnet's supervisor state. Outputs: the mask of routes that can deliver, pushed to intake (a transaction with
+// none of them is refused with 503 routes_unavailable), the GET /health status and its JSON detail (docs/health.md).
+// Transitions are logged once each (warn when something breaks, info when it recovers), never per request.
+import type { Config } from '../config/schema.js';
+import type { LocalnetState } from '../localnet-child.js';
+import type { Logger } from '../log/logger.js';
+import { ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
+import type { SnapshotReader } from '../telemetry/snapshot.js';
+import { EndpointProbe } from './endpoint-probe.js';
+import { RouteOutcomeWindow } from './route-outcome-window.js';
+
+export type HealthStatus = 'ok' | 'degraded' | 'unhealthy' | 'shutting_down';
+
+/** Why a route cannot deliver; stable labels (docs/health.md). */
+export type RouteUnavailableReason = 'endpoint_unreachable' | 'no_fresh_leader_data' | 'route_failing';
+
+export interface RouteHealth {
+  readonly deliverable: boolean;
+  readonly reason: RouteUnavailableReason | null;
+  /** Outcomes over the failing window. */
+  readonly window: { readonly sent: number; readonly notDelivered: number };
+}
+
+export interface HealthReport {
+  readonly status: HealthStatus;
+  /** Every problem found, as stable labels (empty when ok). */
+  readonly reasons: readonly string[];
+  readonly routes: Readonly<Record<string, RouteHealth>>;
+  readonly upstream: { readonly configured: boolean; readonly reachable: boolean; readonly lastAnswerAgoMs: number | null; readonly error: string | null };
+  readonly localnet: { readonly state: LocalnetState; readonly restarts: number } | null;
+  readonly leaderData: { readonly fresh: boolean; readonly slot: number | null; readonly ageMs: number | null } | null;
+}
+
+export interface HealthMonitorOptions {
+  readonly config: Readonly<Config>;
+  /** Routes this relay is configured to deliver by (ROUTE_IDS bits). */
+  readonly availableRouteMask: number;
+  /** Summed egress worker counters (EgressPool.summedCounters). */
+  readonly counters: () => Float64Array;
+  /** The telemetry snapshot the direct route takes its leaders from; null when telemetry is off. */
+  readonly snapshot: SnapshotReader | null;
+  readonly localnet: { state(): LocalnetState; restarts(): number } | null;
+  /** Told whenever the deliverable mask changes. */
+  readonly onDeliverable: (mask: number, refusalData: unknown) => void;
+  readonly log: Logger;
+  readonly now?: () => number;
+}
+
+const DIRECT = ROUTE_BY_ID.indexOf('direct');
+const RPC = ROUTE_BY_ID.indexOf('rpc');
+
+export class HealthMonitor {
+  private readonly window: RouteOutcomeWindow;
+  private readonly upstream: EndpointProbe | null;
+  private readonly rpcEndpoints: EndpointProbe[];
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | null = null;
+  private shuttingDown = false;
+  private report: HealthReport;
+  private deliverableMask = -1;
+  private lastReasons = '';
+
+  constructor(private readonly o: HealthMonitorOptions) {
+    const h = o.config.health;
+    this.now = o.now ?? Date.now;
+    this.window = new RouteOutcomeWindow(h.failingWindowMs);
+    const upstreamUrl = o.config.upstream.rpcUrl;
+    this.upstream = upstreamUrl === undefined ? null : new EndpointProbe(upstreamUrl, h.probeTimeoutMs);
+    // Discard mode (benchmarks) sends nothing, so there is nothing to probe on the rpc route.
+    this.rpcEndpoints = o.config.routes.discard ? [] : o.config.routes.rpc.endpoints.map((u) => (u === upstreamUrl && this.upstream ? this.upstream : new EndpointProbe(u, h.probeTimeoutMs)));
+    this.report = this.evaluate();
+  }
+
+  start(): void {
+    this.tick();
+    this.timer = setInterval(() => this.tick(), this.o.config.health.probeIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** The relay stops accepting: /health says so at once. */
+  markShuttingDown(): void {
+    this.shuttingDown = true;
+    this.report = this.evaluate();
+  }
+
+  current(): HealthReport {
+    return this.report;
+  }
+
+  private tick(): void {
+    this.window.sample(this.o.counters(), this.now());
+    const settle = (): void => this.refresh();
+    this.upstream?.probe(settle);
+    for (const p of this.rpcEndpoints) if (p !== this.upstream) p.probe(settle);
+    this.refresh();
+  }
+
+  private refresh(): void {
+    this.report = this.evaluate();
+    const reasons = this.report.reasons.join(',');
+    if (reasons !== this.lastReasons) {
+      if (reasons === '') this.o.log.info({ event: 'health_changed', status: this.report.status }, 'relay health: ok');
+      else this.o.log.warn({ event: 'health_changed', status: this.report.status, reasons: this.report.reasons }, `relay health: ${this.report.status}`);
+      this.lastReasons = reasons;
+    }
+    let mask = 0;
+    const why: Record<string, string> = {};
+    for (const [name, r] of Object.entries(this.report.routes)) {
+      if (r.deliverable) mask |= 1 << ROUTE_BY_ID.indexOf(name as (typeof ROUTE_BY_ID)[number]);
+      else if (r.reason !== null) why[name] = r.reason;
+    }
+    if (mask !== this.deliverableMask) {
+      this.deliverableMask = mask;
+      this.o.onDeliverable(mask, Object.freeze({ reason: 'routes_unavailable', routes: Object.freeze(why) }));
+    }
+  }
+
+  private evaluate(): HealthReport {
+    const cfg = this.o.config;
+    const now = this.now();
+    const reasons: string[] = [];
+
+    let leaderData: HealthReport['leaderData'] = null;
+    if (this.o.snapshot !== null) {
+      const view = this.o.snapshot.current();
+      const ageMs = view === null ? null : Math.max(0, now - view.generatedAtUnixMs);
+      const fresh = ageMs !== null && ageMs <= cfg.telemetry.maxSnapshotAgeMs;
+      leaderData = { fresh, slot: view?.snapshotSlot ?? null, ageMs };
+      if (!fresh) reasons.push('no_fresh_leader_data');
+    }
+
+    const up = this.upstream?.current() ?? null;
+    const upstream: HealthReport['upstream'] = {
+      configured: this.upstream !== null,
+      reachable: up?.reachable ?? false,
+      lastAnswerAgoMs: up !== null && up.lastAnswerAtMs > 0 ? now - up.lastAnswerAtMs : null,
+      error: up?.lastError ?? null,
+    };
+    if (up !== null && !up.reachable) reasons.push('upstream_unreachable');
+
+    const ln = this.o.localnet;
+    const localnet = ln === null ? null : { state: ln.state(), restarts: ln.restarts() };
+    if (localnet !== null && localnet.state !== 'running') reasons.push(`localnet_${localnet.state}`);
+
+    const routes: Record<string, RouteHealth> = {};
+    let deliverable = 0;
+    let configured = 0;
+    for (let r = 0; r < ROUTE_COUNT; r++) {
+      if ((this.o.availableRouteMask & (1 << r)) === 0) continue;
+      configured++;
+      const w = this.window.delta(r);
+      let reason: RouteUnavailableReason | null = null;
+      if (r === RPC && this.rpcEndpoints.length > 0 && !this.rpcEndpoints.some((p) => p.current().reachable)) reason = 'endpoint_unreachable';
+      else if (r === DIRECT && leaderData !== null && !leaderData.fresh) reason = 'no_fresh_leader_data';
+      else if (w.sent === 0 && w.notDelivered >= cfg.health.failingMinOutcomes) reason = 'route_failing';
+      if (reason === null) deliverable++;
+      else reasons.push(`${ROUTE_BY_ID[r]}:${reason}`);
+      routes[ROUTE_BY_ID[r]] = { deliverable: reason === null, reason, window: w };
+    }
+
+    let status: HealthStatus;
+    if (this.shuttingDown) status = 'shutting_down';
+    else if (configured > 0 && deliverable === 0) status = 'unhealthy';
+    else status = reasons.length === 0 ? 'ok' : 'degraded';
+    return { status, reasons, routes, upstream, localnet, leaderData };
+  }
+}
