@@ -269,7 +269,7 @@ const bodyText: fc.Arbitrary<string> = fc.oneof(
 
 describe('JSON-RPC envelope and dispatch (property)', () => {
   it('every body gets exactly the specified answer: codes, messages, ids with their type, order, no answer to notifications', async () => {
-    await fc.assert(fc.asyncProperty(bodyText, checkBody), fcParams(SEED, 1500));
+    await fc.assert(fc.asyncProperty(bodyText, checkBody), fcParams(SEED, 1000));
   });
 
   it('only bugs in handlers are internal errors; every other failure is answered, never logged as a bug', async () => {
@@ -366,7 +366,7 @@ describe('JSON-RPC envelope and dispatch (property)', () => {
         expect(batch).toHaveLength(2);
         expect(batchJson([])).toBeNull();
       }),
-      fcParams(SEED + 4, 1000),
+      fcParams(SEED + 4, 500),
     );
   });
 });

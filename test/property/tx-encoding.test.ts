@@ -90,7 +90,7 @@ describe('transaction text decoding (property)', () => {
         if (d58.kind === 'ok') expect(d58.bytes.equals(bytes)).toBe(true);
         expect(b58).toEqual(b64);
       }),
-      fcParams(SEED, 200),
+      fcParams(SEED, 120),
     );
   });
 
@@ -122,7 +122,7 @@ describe('transaction text decoding (property)', () => {
           expect(r58.kind, describeOutcome(r58)).toBe('ok');
         }
       }),
-      fcParams(SEED + 1, 150),
+      fcParams(SEED + 1, 100),
     );
   });
 
@@ -158,7 +158,7 @@ describe('transaction text decoding (property)', () => {
         else if (n > 4096) expect(r58).toMatchObject({ reason: 'tx_too_large_decoded', message: `decoded ${T} too large: ${n} bytes (max: 4096 bytes)` });
         else expect(r58.kind === 'ok' && r58.bytes.equals(bytes)).toBe(true);
       }),
-      fcParams(SEED + 3, 16),
+      fcParams(SEED + 3, 10),
     );
   });
 
@@ -184,7 +184,7 @@ describe('transaction text decoding (property)', () => {
           }
         }
       }),
-      fcParams(SEED + 4, 1000),
+      fcParams(SEED + 4, 600),
     );
   });
 
@@ -224,7 +224,7 @@ describe('transaction text decoding (property)', () => {
         const detail = code > 127 ? `NonAsciiCharacter { index: ${index} }` : `InvalidCharacter { character: ${rustDebugChar(code)}, index: ${index} }`;
         expect(r, JSON.stringify(s.slice(0, 80))).toMatchObject({ kind: 'refused', reason: 'tx_bad_encoding', code: -32602, message: `invalid base58 encoding: ${detail}` });
       }),
-      fcParams(SEED + 6, 500),
+      fcParams(SEED + 6, 300),
     );
   });
 
@@ -242,7 +242,7 @@ describe('transaction text decoding (property)', () => {
         const kbuf = Buffer.concat([Buffer.alloc(before, 0x55), key, Buffer.alloc(after, 0x66)]);
         expect(pubkeyBase58(kbuf, before)).toEqual({ kind: 'ok', text: bs58.encode(key) });
       }),
-      fcParams(SEED + 7, 2000),
+      fcParams(SEED + 7, 1000),
     );
   });
 

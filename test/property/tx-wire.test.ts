@@ -266,7 +266,7 @@ describe('transaction wire format: decode and sanitize (property)', () => {
         const web3 = VersionedTransaction.deserialize(bytes);
         expect(got, describeOutcome(got)).toMatchObject({ kind: 'ok', signature: bs58.encode(web3.signatures[0]), version: web3.version === 'legacy' ? -1 : web3.version });
       }),
-      fcParams(SEED, 60),
+      fcParams(SEED, 30),
     );
   });
 
@@ -280,7 +280,7 @@ describe('transaction wire format: decode and sanitize (property)', () => {
         }
         sameAsModel(got, agaveVerdict(m.tx), label(m));
       }),
-      fcParams(SEED + 1, 4000),
+      fcParams(SEED + 1, 1500),
     );
   });
 
@@ -310,7 +310,7 @@ describe('transaction wire format: decode and sanitize (property)', () => {
         expect(got.lookupAccountCount).toBe(msg.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0));
         expect(Buffer.from(web3.serialize()).equals(m.tx), 'web3.js re-serializes the same bytes (strict encoding, no trailing bytes)').toBe(true);
       }),
-      fcParams(SEED + 2, 3000),
+      fcParams(SEED + 2, 1000),
     );
   });
 
@@ -321,7 +321,7 @@ describe('transaction wire format: decode and sanitize (property)', () => {
         const there = parseWire(m.tx, offset, after, fill);
         expect(there, label(m)).toEqual(here);
       }),
-      fcParams(SEED + 3, 1500),
+      fcParams(SEED + 3, 400),
     );
   });
 });
