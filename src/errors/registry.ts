@@ -3,6 +3,8 @@
 // carries on JSON-RPC paths (200 unless the failure is transport-level: auth, rate, size, overload) and on the
 // REST-style relay paths (/v1/submit, /v1/transactions), and the message. docs/errors.md is generated from and
 // checked against this table by test/unit/errors/registry-docs.test.ts. Across threads only the numeric `id` travels.
+// Two carriers of a registry entry: Failure, a plain value the hot intake path RETURNS (no stack trace), and
+// RelayError, an Error that cold paths and non-hot method handlers throw. Both default `data` the same way.
 //
 // JSON-RPC codes: only -32700, -32600..-32603 and -32001..-32021 are used, because @solana/kit cannot decode others.
 
@@ -94,11 +96,10 @@ export function errorById(id: number): ErrorSpec | undefined {
 }
 
 /**
- * A registry error thrown by intake and method handlers (including overload and shutdown from Intake.reserve()).
- * `message` defaults to the registry message; intake passes Agave's full wording (e.g. "base64 encoded ... too large:
- * 1700 bytes (max: encoded/raw 1644/1232)"). Rejections decided in the endpoints before any handler runs (auth, rate
- * limit, media type, body size) skip this class and write the ErrorSpec directly (rejectRpc / rejectRest); their
- * bodies are still serialised per response, not precomputed.
+ * A registry error thrown by cold paths and non-hot method handlers (getLeaderSlots, preflight, the localnet facade).
+ * `message` defaults to the registry message. The hot intake path (decode, parse, intake, sendTransaction, the relay
+ * endpoints) returns a Failure instead (below). Rejections decided in the endpoints before any handler runs (auth,
+ * rate limit, media type, body size) write the ErrorSpec directly (rejectRpc / rejectRest).
  */
 export class RelayError extends Error {
   readonly data?: unknown;
@@ -108,9 +109,32 @@ export class RelayError extends Error {
     data?: unknown,
   ) {
     super(message);
-    // -32005 covers rate limits, overload, shutdown and an unavailable preflight upstream: `data.reason` tells them
-    // apart (docs/errors.md), so an error of that code always carries at least {reason}.
-    this.data = data === undefined && spec.rpcCode === NODE_UNHEALTHY_CODE ? reasonData(spec) : data;
+    this.data = defaultData(spec, data);
+  }
+}
+
+/**
+ * A refusal as a value, RETURNED by the hot intake path (front thread): the registry entry, the message (Agave's full
+ * wording, e.g. "base64 encoded ... too large: 1700 bytes (max: encoded/raw 1644/1232)") and the data. Not an Error:
+ * constructing an Error captures a stack trace, and with the throw and unwind that was over half of the front thread's work
+ * on a refused transaction, making a refusal dearer than an acceptance (issue #18 defect 9,
+ * bench/results/refusal-cost.md). A Failure whose message has no per-request detail is preallocated and frozen
+ * (failureOf); one with detail is a small object. Never thrown: toError() makes the RelayError where a throw is needed.
+ */
+export class Failure {
+  readonly spec: ErrorSpec;
+  readonly message: string;
+  /** undefined when the answer carries no `data` (then omitted, never null). */
+  readonly data: unknown;
+  constructor(spec: ErrorSpec, message: string = spec.message, data?: unknown) {
+    this.spec = spec;
+    this.message = message;
+    this.data = defaultData(spec, data);
+  }
+
+  /** The same refusal as a RelayError, for code that must throw (promise chains, cold callers). */
+  toError(): RelayError {
+    return new RelayError(this.spec, this.message, this.data);
   }
 }
 
@@ -122,4 +146,29 @@ for (const e of Object.values(Errors)) if (e.rpcCode === NODE_UNHEALTHY_CODE) RE
 
 function reasonData(spec: ErrorSpec): Readonly<{ reason: string }> {
   return REASON_DATA.get(spec) ?? Object.freeze({ reason: spec.reason });
+}
+
+/**
+ * -32005 covers rate limits, overload, shutdown and an unavailable preflight upstream: `data.reason` tells them apart
+ * (docs/errors.md), so an error of that code always carries at least {reason}.
+ */
+function defaultData(spec: ErrorSpec, data: unknown): unknown {
+  return data === undefined && spec.rpcCode === NODE_UNHEALTHY_CODE ? reasonData(spec) : data;
+}
+
+const PREALLOCATED = new Map<ErrorSpec, Failure>();
+for (const e of Object.values(Errors)) PREALLOCATED.set(e, Object.freeze(new Failure(e)));
+
+/**
+ * The frozen, shared Failure of a registry entry with its registry message and default data. Hot modules take theirs
+ * once at load (`const F = failureOf(Errors.X)`), so refusing allocates nothing.
+ */
+export function failureOf(spec: ErrorSpec): Failure {
+  return PREALLOCATED.get(spec) ?? Object.freeze(new Failure(spec));
+}
+
+/** The value if it is not a Failure; else throws it as a RelayError. For cold callers of the value-returning API. */
+export function orThrow<T>(value: T | Failure): T {
+  if (value instanceof Failure) throw value.toError();
+  return value;
 }

@@ -4,13 +4,15 @@
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
 // caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
 // by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
-import { Errors, RelayError } from '../errors/registry.js';
+// Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
+// dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
+import { Errors, Failure, failureOf } from '../errors/registry.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
   createParsedTransaction,
-  decodeTransactionInto,
   encodeSignatureBase58,
-  parseTransaction,
+  tryDecodeTransactionInto,
+  tryParseTransaction,
   verifyTransactionSignatures,
   type ParsedTransaction,
   type TransactionEncoding,
@@ -32,6 +34,10 @@ export interface CheckedTransaction {
   readonly signature: string;
 }
 
+const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
+const OVERLOADED = failureOf(Errors.OVERLOADED);
+const SIGNATURE_VERIFICATION_FAILED = failureOf(Errors.SIGNATURE_VERIFICATION_FAILED);
+
 export class Intake {
   private nextRing = 0;
   private closed = false;
@@ -51,21 +57,21 @@ export class Intake {
   /** Routes that can deliver now (health monitor, src/health/); a transaction with none of them is refused. */
   private deliverableMask = -1;
   /** The ROUTES_UNAVAILABLE refusal for the current health state, built when the state changes, not per request. */
-  private unavailable: RelayError | null = null;
+  private unavailable: Failure | null = null;
 
   /** Called by the health monitor when what the routes can deliver changes (cold). */
   setDeliverable(mask: number, refusalData: unknown): void {
     this.deliverableMask = mask;
-    this.unavailable = new RelayError(Errors.ROUTES_UNAVAILABLE, Errors.ROUTES_UNAVAILABLE.message, refusalData);
+    this.unavailable = Object.freeze(new Failure(Errors.ROUTES_UNAVAILABLE, Errors.ROUTES_UNAVAILABLE.message, refusalData));
   }
 
   /** Tx-data offset of the slot reserve() found (kept in a field so reserve() returns without allocating). */
   private reservedOffset = -1;
 
-  /** Round-robin over rings, skipping full ones. Sets reservedOffset. */
-  private reserve(routeMask: number): RingProducer {
-    if (this.closed) throw new RelayError(Errors.SHUTTING_DOWN);
-    if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) throw this.unavailable;
+  /** Round-robin over rings, skipping full ones. Sets reservedOffset. Or why nothing can be queued now. */
+  private reserve(routeMask: number): RingProducer | Failure {
+    if (this.closed) return SHUTTING_DOWN;
+    if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) return this.unavailable;
     const n = this.rings.length;
     for (let i = 0; i < n; i++) {
       const ring = this.rings[this.nextRing];
@@ -76,59 +82,62 @@ export class Intake {
         return ring;
       }
     }
-    throw new RelayError(Errors.OVERLOADED);
+    return OVERLOADED;
   }
 
-  private checkAndPublish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta): string {
+  private checkAndPublish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta): string | Failure {
     const bytes = ring.bytes;
-    parseTransaction(bytes, offset, length, this.parsed);
-    if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) {
-      throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
-    }
+    const refused = tryParseTransaction(bytes, offset, length, this.parsed);
+    if (refused !== null) return refused;
+    if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
     ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
     return signature;
   }
 
-  /** Base58/base64 text -> ring. Returns the first signature (base58). Throws RelayError. */
-  submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string {
+  /** Base58/base64 text -> ring. Returns the first signature (base58), or the refusal. */
+  submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string | Failure {
     const ring = this.reserve(meta.routeMask);
+    if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     // Decode straight into the slot: this is the single copy of the transaction on its way to the worker.
     const slot = ring.bytes.subarray(offset, offset + this.maxTransactionBytes);
-    const length = decodeTransactionInto(slot, encoded, encoding, this.maxTransactionBytes);
+    const length = tryDecodeTransactionInto(slot, encoded, encoding, this.maxTransactionBytes);
+    if (typeof length !== 'number') return length;
     return this.checkAndPublish(ring, offset, length, meta);
   }
 
-  /** Raw wire bytes (application/octet-stream body, QUIC ingress) -> ring. */
-  submitBytes(tx: Uint8Array, meta: SubmissionMeta): string {
+  /** Raw wire bytes (application/octet-stream body, QUIC ingress) -> ring. The first signature, or the refusal. */
+  submitBytes(tx: Uint8Array, meta: SubmissionMeta): string | Failure {
     if (tx.length > this.maxTransactionBytes) {
-      throw new RelayError(
+      return new Failure(
         Errors.TX_TOO_LARGE_DECODED,
         `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
       );
     }
     const ring = this.reserve(meta.routeMask);
+    if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     ring.bytes.set(tx, offset);
     return this.checkAndPublish(ring, offset, tx.length, meta);
   }
 
-  /** Decode and check without publishing (preflight first). The bytes are a private copy. */
-  check(encoded: string, encoding: TransactionEncoding, verifySignatures: boolean): CheckedTransaction {
-    if (this.closed) throw new RelayError(Errors.SHUTTING_DOWN);
+  /** Decode and check without publishing (preflight first), or the refusal. The bytes are a private copy. */
+  check(encoded: string, encoding: TransactionEncoding, verifySignatures: boolean): CheckedTransaction | Failure {
+    if (this.closed) return SHUTTING_DOWN;
     const buf = Buffer.allocUnsafe(this.maxTransactionBytes);
-    const length = decodeTransactionInto(buf, encoded, encoding, this.maxTransactionBytes);
-    parseTransaction(buf, 0, length, this.parsed);
-    if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) {
-      throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
-    }
+    const length = tryDecodeTransactionInto(buf, encoded, encoding, this.maxTransactionBytes);
+    if (typeof length !== 'number') return length;
+    const refused = tryParseTransaction(buf, 0, length, this.parsed);
+    if (refused !== null) return refused;
+    if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     return { bytes: buf.subarray(0, length), signature: encodeSignatureBase58(buf, this.parsed.firstSignatureOffset) };
   }
 
-  /** Publish a transaction that passed check() (and its preflight). */
-  publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string {
+  /** Publish a transaction that passed check() (and its preflight): its signature, or the refusal. */
+  publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string | Failure {
     const ring = this.reserve(meta.routeMask);
+    if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
     ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
     return tx.signature;

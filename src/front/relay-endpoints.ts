@@ -1,12 +1,14 @@
 // The REST-style relay paths (front thread, HOT): POST /v1/submit and POST /v1/transactions. Both answer
 // {"accepted":true,"signature":...} on success and {"accepted":false,"error":{code,reason,message,data?}} with the
-// registry's REST status on failure; payloads are specified in docs/relay-api.md.
+// registry's REST status on failure; payloads are specified in docs/relay-api.md. Refusals are RETURNED as Failure
+// values by every check and by intake, and answered from them (refuseRest): a flood of bad submissions must cost no
+// more than good ones (issue #18 defect 9). The try/catch around each body only answers what nothing should throw.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
-import { Errors, RelayError, type ErrorSpec } from '../errors/registry.js';
+import { Errors, Failure, RelayError, failureOf, type ErrorSpec } from '../errors/registry.js';
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import { serdeType } from '../jsonrpc/params.js';
-import { parseEncodingParam, type TransactionEncoding } from '../tx/index.js';
+import { tryParseEncodingParam, type TransactionEncoding } from '../tx/index.js';
 import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
 import type { FrontDeps } from './front-deps.js';
@@ -41,6 +43,12 @@ function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown)
   }
 }
 
+/** A refusal returned by a check or by intake: counted as its reason, answered with its REST status. */
+function refuseRest(deps: FrontDeps, st: RequestState, path: string, f: Failure): void {
+  deps.metrics.countRequest('relay', path, f.spec.reason);
+  rejectRest(deps, st, f.spec, f.message, f.data);
+}
+
 /** `routes`: where the transaction goes, the relay's own additions (static everyTransaction) included. */
 function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number, key: KeyEntry): void {
   deps.metrics.countRequest('relay', path, 'ok');
@@ -49,40 +57,51 @@ function accepted(deps: FrontDeps, st: RequestState, path: string, signature: st
   deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
 }
 
-/** Requested route names -> effective mask (request ∩ key policy ∩ available). Throws RelayError. */
-export function resolveRoutes(requested: unknown, key: KeyEntry, available: number): number {
+const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
+const ROUTES_SHAPE = Object.freeze(
+  new Failure(Errors.UNKNOWN_ROUTE, 'Invalid params: `routes` must be "default" or a non-empty array of route names'),
+);
+
+/** Requested route names -> effective mask (request ∩ key policy ∩ available), or the refusal. */
+export function resolveRoutes(requested: unknown, key: KeyEntry, available: number): number | Failure {
   if (requested === undefined || requested === null || requested === 'default') {
     const m = key.defaultMask & available;
-    if (m === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
+    if (m === 0) return ROUTE_NOT_ALLOWED;
     return m;
   }
-  if (!Array.isArray(requested) || requested.length === 0) {
-    throw new RelayError(Errors.UNKNOWN_ROUTE, 'Invalid params: `routes` must be "default" or a non-empty array of route names');
-  }
+  if (!Array.isArray(requested) || requested.length === 0) return ROUTES_SHAPE;
   let mask = 0;
   for (const r of requested) {
     if (typeof r !== 'string') {
       // serdeType describes without walking into the value (it may be nested thousands deep).
-      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: \`routes\` must hold route names (strings), got ${serdeType(r)}; known routes: ${KNOWN_ROUTES}`);
+      return new Failure(Errors.UNKNOWN_ROUTE, `Invalid params: \`routes\` must hold route names (strings), got ${serdeType(r)}; known routes: ${KNOWN_ROUTES}`);
     }
     if (!(ROUTE_NAMES as readonly string[]).includes(r)) {
-      throw new RelayError(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)} in \`routes\`; known routes: ${KNOWN_ROUTES}`);
+      return new Failure(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)} in \`routes\`; known routes: ${KNOWN_ROUTES}`);
     }
     mask |= 1 << ROUTE_IDS[r as RouteName];
   }
   const effective = mask & key.allowedMask & available;
-  if (effective === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
+  if (effective === 0) return ROUTE_NOT_ALLOWED;
   return effective;
 }
 
 const KNOWN_ROUTES = ROUTE_NAMES.join(', ');
 
-const MAX_RETRIES_MESSAGE = 'Invalid params: `maxRetries` must be a non-negative integer';
+const BAD_MAX_RETRIES = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: `maxRetries` must be a non-negative integer'));
+const NOT_JSON = Object.freeze(new Failure(Errors.PARSE_ERROR, 'Parse error: the body is not valid JSON'));
+const NOT_AN_OBJECT = Object.freeze(
+  new Failure(Errors.INVALID_PARAMS, 'Invalid params: the body must be a JSON object with a `transaction` string'),
+);
+const TRANSACTION_NOT_A_STRING = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be a string'));
+const EMPTY_BODY = Object.freeze(
+  new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body'),
+);
 
 /** `maxRetries` of a JSON body: absent/null -> -1 (none given). */
-function maxRetriesFrom(v: unknown): number {
+function maxRetriesFrom(v: unknown): number | Failure {
   if (v === undefined || v === null) return -1;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new RelayError(Errors.INVALID_PARAMS, MAX_RETRIES_MESSAGE);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return BAD_MAX_RETRIES;
   return v;
 }
 
@@ -90,10 +109,10 @@ function maxRetriesFrom(v: unknown): number {
  * `?maxRetries=` of /v1/transactions: absent -> -1; otherwise decimal digits only. Number() would read "" as 0 and
  * accept " 5", "1e3" or "0x10", so the text is checked first.
  */
-function maxRetriesFromQuery(params: URLSearchParams): number {
+function maxRetriesFromQuery(params: URLSearchParams): number | Failure {
   const text = params.get('maxRetries');
   if (text === null) return -1;
-  if (!/^[0-9]{1,15}$/.test(text)) throw new RelayError(Errors.INVALID_PARAMS, MAX_RETRIES_MESSAGE);
+  if (!/^[0-9]{1,15}$/.test(text)) return BAD_MAX_RETRIES;
   return Number(text);
 }
 
@@ -143,17 +162,20 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
         try {
           doc = JSON.parse(body.toString('utf8'));
         } catch {
-          throw new RelayError(Errors.PARSE_ERROR, 'Parse error: the body is not valid JSON');
+          return refuseRest(deps, st, path, NOT_JSON);
         }
-        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-          throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: the body must be a JSON object with a `transaction` string');
-        }
+        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return refuseRest(deps, st, path, NOT_AN_OBJECT);
         const o = doc as Record<string, unknown>;
-        if (typeof o.transaction !== 'string') throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be a string');
-        // Absent or null: the documented default, base64 (parseEncodingParam's default is Agave's base58).
-        const encoding: TransactionEncoding = o.encoding === undefined || o.encoding === null ? 'base64' : parseEncodingParam(o.encoding);
+        if (typeof o.transaction !== 'string') return refuseRest(deps, st, path, TRANSACTION_NOT_A_STRING);
+        // Absent or null: the documented default, base64 (tryParseEncodingParam's default is Agave's base58).
+        const encoding = o.encoding === undefined || o.encoding === null ? 'base64' : tryParseEncodingParam(o.encoding);
+        if (encoding instanceof Failure) return refuseRest(deps, st, path, encoding);
         const mask = resolveRoutes(o.routes, key, deps.availableRouteMask);
-        const sig = deps.intake.submitEncoded(o.transaction, encoding, meta(key, st, mask, maxRetriesFrom(o.maxRetries)));
+        if (typeof mask !== 'number') return refuseRest(deps, st, path, mask);
+        const maxRetries = maxRetriesFrom(o.maxRetries);
+        if (typeof maxRetries !== 'number') return refuseRest(deps, st, path, maxRetries);
+        const sig = deps.intake.submitEncoded(o.transaction, encoding, meta(key, st, mask, maxRetries));
+        if (typeof sig !== 'string') return refuseRest(deps, st, path, sig);
         accepted(deps, st, path, sig, mask, key);
       } catch (err) {
         failRest(deps, st, path, err);
@@ -183,15 +205,18 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
       if (!takeToken(deps, st, key)) return;
       try {
         const mask = resolveRoutes(undefined, key, deps.availableRouteMask);
-        const m = meta(key, st, mask, maxRetriesFromQuery(params));
-        let sig: string;
+        if (typeof mask !== 'number') return refuseRest(deps, st, path, mask);
+        const maxRetries = maxRetriesFromQuery(params);
+        if (typeof maxRetries !== 'number') return refuseRest(deps, st, path, maxRetries);
+        const m = meta(key, st, mask, maxRetries);
+        let sig: string | Failure;
         if (raw) {
-          if (body.length === 0) throw new RelayError(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body');
-          sig = deps.intake.submitBytes(body, m);
+          sig = body.length === 0 ? EMPTY_BODY : deps.intake.submitBytes(body, m);
         } else {
-          const encoding: TransactionEncoding = params.has('encoding') ? parseEncodingParam(params.get('encoding')) : 'base64';
-          sig = deps.intake.submitEncoded(body.toString('latin1').trim(), encoding, m);
+          const encoding: TransactionEncoding | Failure = params.has('encoding') ? tryParseEncodingParam(params.get('encoding')) : 'base64';
+          sig = encoding instanceof Failure ? encoding : deps.intake.submitEncoded(body.toString('latin1').trim(), encoding, m);
         }
+        if (typeof sig !== 'string') return refuseRest(deps, st, path, sig);
         accepted(deps, st, path, sig, mask, key);
       } catch (err) {
         failRest(deps, st, path, err);

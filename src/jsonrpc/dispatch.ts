@@ -1,12 +1,15 @@
 // Method-table dispatch for parsed JSON-RPC bodies (front thread, hot). A handler returns the result as JSON text,
 // synchronously when it can (sendTransaction with skipPreflight never awaits) or as a Promise (preflight, upstream
-// calls). Failures are thrown as RelayError and become JSON-RPC errors with the request id preserved; anything
-// else becomes -32603 and is reported through `onInternalError` (logged by the caller, never sent to the client).
-import { Errors, RelayError } from '../errors/registry.js';
+// calls). A refusal is either RETURNED as a Failure (hot handlers: sendTransaction, so that refusing costs no stack
+// trace, issue #18 defect 9) or thrown as a RelayError (non-hot handlers); both become the same JSON-RPC error with
+// the request id preserved. Anything else thrown becomes -32603 and is reported through `onInternalError` (logged by
+// the caller, never sent to the client).
+import { Errors, Failure, RelayError } from '../errors/registry.js';
 import { isInvalid, type JsonRpcCall, type JsonRpcElement, type ParsedBody } from './envelope.js';
 import { batchJson, errorJson, resultJson } from './response.js';
 
-export type MethodResult = string | Promise<string>;
+/** The result as JSON text, or the refusal; either may come later (a Promise, which may also reject). */
+export type MethodResult = string | Failure | Promise<string | Failure>;
 export type MethodHandler<C> = (params: unknown, ctx: C, call: JsonRpcCall) => MethodResult;
 export type MethodTable<C> = ReadonlyMap<string, MethodHandler<C>>;
 
@@ -17,7 +20,24 @@ export interface DispatchHooks {
   onOutcome?(method: string | null, errorReason: string | null): void;
 }
 
+/** A refusal's answer (counted as its reason). */
+function failureJson(call: JsonRpcCall, f: Failure, hooks: DispatchHooks): string {
+  hooks.onOutcome?.(call.method, f.spec.reason);
+  return errorJson(call.id, f.spec.rpcCode, f.message, f.data);
+}
+
+/** A handler's answer once it is known: the result, or the refusal it returned. */
+function answerFor(call: JsonRpcCall, r: string | Failure, hooks: DispatchHooks): string {
+  if (typeof r === 'string') {
+    hooks.onOutcome?.(call.method, null);
+    return resultJson(call.id, r);
+  }
+  return failureJson(call, r, hooks);
+}
+
+/** What a handler threw (or its promise rejected with). */
 function errorFor(call: JsonRpcCall, err: unknown, hooks: DispatchHooks): string {
+  if (err instanceof Failure) return failureJson(call, err, hooks); // returned is the convention, but never a 500 for it
   if (err instanceof RelayError) {
     hooks.onOutcome?.(call.method, err.spec.reason);
     return errorJson(call.id, err.spec.rpcCode, err.message, err.data);
@@ -46,15 +66,11 @@ function dispatchElement<C>(
   } else {
     try {
       const r = handler(el.params, ctx, el);
-      if (typeof r === 'string') {
-        hooks.onOutcome?.(el.method, null);
-        out = resultJson(el.id, r);
+      if (typeof r === 'string' || r instanceof Failure) {
+        out = answerFor(el, r, hooks);
       } else {
         out = r.then(
-          (json) => {
-            hooks.onOutcome?.(el.method, null);
-            return resultJson(el.id, json);
-          },
+          (json) => answerFor(el, json, hooks),
           (err: unknown) => errorFor(el, err, hooks),
         );
       }

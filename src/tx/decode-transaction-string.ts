@@ -10,7 +10,10 @@
 //   3. decoded length > max                -> "decoded <T> too large: N bytes (max: 1232 bytes)"
 // Agave's maxima are golden numbers for 1232 bytes (PACKET_DATA_SIZE); they are derived here from maxTransactionBytes
 // the same way (base64: 4 * ceil(n / 3); base58: ceil(n * log 256 / log 58)), so 4096 (SIMD-0296) gives 5464/5594.
-import { Errors, RelayError } from '../errors/registry.js';
+// A refusal is RETURNED as a Failure (try* functions, what intake calls), never thrown: a flood of bad input must cost
+// less than good input (issue #18 defect 9). decodeTransactionInto and parseEncodingParam are throwing wrappers for
+// cold callers and tools.
+import { Errors, Failure, orThrow } from '../errors/registry.js';
 import { serdeType } from '../jsonrpc/params.js';
 import { decodeBase58Into, describeInvalidBase58, findInvalidBase58 } from './base58.js';
 
@@ -43,14 +46,19 @@ function limitsFor(maxTransactionBytes: number): EncodedLimits {
   return memoLimits;
 }
 
+const UNSUPPORTED_JSON = new Failure(Errors.TX_UNSUPPORTED_ENCODING, 'unsupported encoding: json. Supported encodings: base58, base64');
+const UNSUPPORTED_JSON_PARSED = new Failure(Errors.TX_UNSUPPORTED_ENCODING, 'unsupported encoding: jsonParsed. Supported encodings: base58, base64');
+Object.freeze(UNSUPPORTED_JSON);
+Object.freeze(UNSUPPORTED_JSON_PARSED);
+
 /**
- * sendTransaction's `encoding` config value -> the binary encoding. Absent/null = base58 (Agave's default); "binary"
- * is the deprecated name of base58; json/jsonParsed are refused with Agave's wording.
+ * sendTransaction's `encoding` config value -> the binary encoding, or the refusal. Absent/null = base58 (Agave's
+ * default); "binary" is the deprecated name of base58; json/jsonParsed are refused with Agave's wording.
  */
-export function parseEncodingParam(value: unknown): TransactionEncoding {
+export function tryParseEncodingParam(value: unknown): TransactionEncoding | Failure {
   if (value === undefined || value === null) return 'base58';
   if (typeof value !== 'string') {
-    throw new RelayError(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(value)}, expected string or map`);
+    return new Failure(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(value)}, expected string or map`);
   }
   switch (value) {
     case 'base58':
@@ -59,28 +67,31 @@ export function parseEncodingParam(value: unknown): TransactionEncoding {
     case 'base64':
       return 'base64';
     case 'json':
+      return UNSUPPORTED_JSON;
     case 'jsonParsed':
-      throw new RelayError(
-        Errors.TX_UNSUPPORTED_ENCODING,
-        `unsupported encoding: ${value}. Supported encodings: base58, base64`,
-      );
+      return UNSUPPORTED_JSON_PARSED;
     default:
-      throw new RelayError(
+      return new Failure(
         Errors.INVALID_PARAMS,
         `Invalid params: unknown variant \`${value}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``,
       );
   }
 }
 
-function tooLargeEncoded(encoding: TransactionEncoding, byteLength: number, maxEncoded: number, maxRaw: number): RelayError {
-  return new RelayError(
+/** tryParseEncodingParam, throwing the refusal as a RelayError (cold callers). */
+export function parseEncodingParam(value: unknown): TransactionEncoding {
+  return orThrow(tryParseEncodingParam(value));
+}
+
+function tooLargeEncoded(encoding: TransactionEncoding, byteLength: number, maxEncoded: number, maxRaw: number): Failure {
+  return new Failure(
     Errors.TX_TOO_LARGE_ENCODED,
     `${encoding} encoded ${VERSIONED_TRANSACTION_TYPE} too large: ${byteLength} bytes (max: encoded/raw ${maxEncoded}/${maxRaw})`,
   );
 }
 
-function tooLargeDecoded(length: number, maxRaw: number): RelayError {
-  return new RelayError(
+function tooLargeDecoded(length: number, maxRaw: number): Failure {
+  return new Failure(
     Errors.TX_TOO_LARGE_DECODED,
     `decoded ${VERSIONED_TRANSACTION_TYPE} too large: ${length} bytes (max: ${maxRaw} bytes)`,
   );
@@ -180,20 +191,20 @@ export function describeBase64Error(input: Uint8Array): string | null {
   return null;
 }
 
-function base64Rejection(encoded: string, maxRaw: number, limits: EncodedLimits): RelayError {
+function base64Rejection(encoded: string, maxRaw: number, limits: EncodedLimits): Failure {
   // Cold: Agave measures the UTF-8 length before decoding, and reports byte indexes into the UTF-8 text.
   const utf8 = Buffer.from(encoded, 'utf8');
   if (utf8.length > limits.base64Chars) return tooLargeEncoded('base64', utf8.length, limits.base64Chars, maxRaw);
   const detail = describeBase64Error(utf8);
-  if (detail !== null) return new RelayError(Errors.TX_BAD_ENCODING, `invalid base64 encoding: ${detail}`);
+  if (detail !== null) return new Failure(Errors.TX_BAD_ENCODING, `invalid base64 encoding: ${detail}`);
   return tooLargeDecoded(paddedBase64Length(encoded), maxRaw); // valid, so only the size can be wrong
 }
 
-function decodeBase64(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number {
+function decodeBase64(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number | Failure {
   const n = encoded.length;
-  if (n > limits.base64Chars) throw tooLargeEncoded('base64', Buffer.byteLength(encoded, 'utf8'), limits.base64Chars, maxRaw);
+  if (n > limits.base64Chars) return tooLargeEncoded('base64', Buffer.byteLength(encoded, 'utf8'), limits.base64Chars, maxRaw);
   const expected = paddedBase64Length(encoded);
-  if (expected < 0 || expected > maxRaw) throw base64Rejection(encoded, maxRaw, limits);
+  if (expected < 0 || expected > maxRaw) return base64Rejection(encoded, maxRaw, limits);
   // Node decodes leniently, so what it accepts beyond canonical base64 is checked here, each with a native scan:
   // - characters outside the alphabet, whitespace, a '=' before the end: skipped or decoding stops, so fewer bytes
   //   than the padding announces (written !== expected);
@@ -212,37 +223,37 @@ function decodeBase64(target: Buffer, encoded: string, maxRaw: number, limits: E
     Buffer.byteLength(encoded, 'utf8') !== n ||
     trailingBitsSet(encoded, expected)
   ) {
-    throw base64Rejection(encoded, maxRaw, limits);
+    return base64Rejection(encoded, maxRaw, limits);
   }
   return written;
 }
 
-function decodeBase58(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number {
+function decodeBase58(target: Buffer, encoded: string, maxRaw: number, limits: EncodedLimits): number | Failure {
   if (encoded.length > limits.base58Chars) {
-    throw tooLargeEncoded('base58', Buffer.byteLength(encoded, 'utf8'), limits.base58Chars, maxRaw);
+    return tooLargeEncoded('base58', Buffer.byteLength(encoded, 'utf8'), limits.base58Chars, maxRaw);
   }
   const bad = findInvalidBase58(encoded);
   if (bad >= 0) {
     const utf8Length = Buffer.byteLength(encoded, 'utf8');
-    if (utf8Length > limits.base58Chars) throw tooLargeEncoded('base58', utf8Length, limits.base58Chars, maxRaw);
-    throw new RelayError(Errors.TX_BAD_ENCODING, `invalid base58 encoding: ${describeInvalidBase58(encoded, bad)}`);
+    if (utf8Length > limits.base58Chars) return tooLargeEncoded('base58', utf8Length, limits.base58Chars, maxRaw);
+    return new Failure(Errors.TX_BAD_ENCODING, `invalid base58 encoding: ${describeInvalidBase58(encoded, bad)}`);
   }
   const length = decodeBase58Into(target, encoded, maxRaw);
-  if (length > maxRaw) throw tooLargeDecoded(length, maxRaw);
+  if (length > maxRaw) return tooLargeDecoded(length, maxRaw);
   return length;
 }
 
 /**
- * Decodes `encoded` into target[0..) and returns the byte length. `target` must hold at least maxTransactionBytes
- * (a ring slot's transaction area). Throws RelayError with Agave's wording for every rejection; on a throw the
- * target may hold partial bytes (the slot is simply not published).
+ * Decodes `encoded` into target[0..) and returns the byte length, or the refusal (a Failure with Agave's wording;
+ * then the target may hold partial bytes: the slot is simply not published). `target` must hold at least
+ * maxTransactionBytes (a ring slot's transaction area); a smaller one is a caller bug and throws RangeError.
  */
-export function decodeTransactionInto(
+export function tryDecodeTransactionInto(
   target: Buffer,
   encoded: string,
   encoding: TransactionEncoding,
   maxTransactionBytes: number,
-): number {
+): number | Failure {
   if (target.length < maxTransactionBytes) {
     throw new RangeError(`decodeTransactionInto: target holds ${target.length} bytes, needs ${maxTransactionBytes}`);
   }
@@ -250,4 +261,14 @@ export function decodeTransactionInto(
   return encoding === 'base64'
     ? decodeBase64(target, encoded, maxTransactionBytes, limits)
     : decodeBase58(target, encoded, maxTransactionBytes, limits);
+}
+
+/** tryDecodeTransactionInto, throwing the refusal as a RelayError (cold callers, tools). */
+export function decodeTransactionInto(
+  target: Buffer,
+  encoded: string,
+  encoding: TransactionEncoding,
+  maxTransactionBytes: number,
+): number {
+  return orThrow(tryDecodeTransactionInto(target, encoded, encoding, maxTransactionBytes));
 }

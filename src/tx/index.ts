@@ -15,6 +15,8 @@ export {
   describeBase64Error,
   maxEncodedLengths,
   parseEncodingParam,
+  tryDecodeTransactionInto,
+  tryParseEncodingParam,
   type EncodedLimits,
   type TransactionEncoding,
 } from './decode-transaction-string.js';
@@ -24,6 +26,7 @@ export {
   SIGNATURE_BYTES,
   createParsedTransaction,
   parseTransaction,
+  tryParseTransaction,
   type ParsedTransaction,
 } from './parse-transaction.js';
 export {

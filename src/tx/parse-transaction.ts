@@ -1,5 +1,6 @@
 // Wire-format parser and sanitizer for Solana transactions (front thread; HOT). Reads (bytes, offset, length) in place
-// and fills a caller-owned, reused ParsedTransaction: no allocation per call except the error on a rejection.
+// and fills a caller-owned, reused ParsedTransaction: no allocation per call. A refusal is returned as a Failure
+// (tryParseTransaction), never thrown; most are preallocated, only those naming a number allocate their message.
 //
 // Two phases, in Agave's order (rpc.rs decode_and_deserialize, then sanitize_transaction):
 //   1. deserialize: every structural error is TX_UNDECODABLE with bincode/serde's wording, e.g.
@@ -14,7 +15,7 @@
 // reject_trailing_bytes wording instead of being relayed to a silent drop.
 //
 // All offsets in ParsedTransaction are relative to the transaction's first byte (`offset`).
-import { Errors, RelayError } from '../errors/registry.js';
+import { Errors, Failure } from '../errors/registry.js';
 import { decodeBase58Into } from './base58.js';
 import { VERSIONED_TRANSACTION_TYPE } from './decode-transaction-string.js';
 
@@ -75,13 +76,37 @@ export function createParsedTransaction(): ParsedTransaction {
 }
 
 const UNDECODABLE_PREFIX = `failed to deserialize ${VERSIONED_TRANSACTION_TYPE}: `;
-const EOF = 'io error: failed to fill whole buffer';
-const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
-/** TransactionError::AccountLoadedTwice's Display, behind Agave's "invalid transaction: " prefix. */
-const ACCOUNT_LOADED_TWICE = 'invalid transaction: Account loaded twice';
 
-function undecodable(detail: string): RelayError {
-  return new RelayError(Errors.TX_UNDECODABLE, UNDECODABLE_PREFIX + detail);
+function undecodable(detail: string): Failure {
+  return new Failure(Errors.TX_UNDECODABLE, UNDECODABLE_PREFIX + detail);
+}
+
+// The refusals whose wording has no per-transaction detail, built once: refusing allocates nothing.
+const EOF = Object.freeze(undecodable('io error: failed to fill whole buffer'));
+const ALIAS = Object.freeze(undecodable('invalid value: alias encoding, expected strict form encoding'));
+const CONTINUATION = Object.freeze(
+  undecodable('invalid value: continue signal on byte-three, expected a terminal signal on or before byte-three'),
+);
+const OFF_CHAIN = Object.freeze(undecodable('off-chain messages are not accepted'));
+const TRAILING_BYTES = Object.freeze(undecodable('Slice had bytes remaining after deserialization'));
+const SANITIZE_FAILURE = Object.freeze(
+  new Failure(Errors.TX_INVALID, 'invalid transaction: Transaction failed to sanitize accounts offsets correctly'),
+);
+/** TransactionError::AccountLoadedTwice's Display, behind Agave's "invalid transaction: " prefix. */
+const ACCOUNT_LOADED_TWICE = Object.freeze(new Failure(Errors.TX_INVALID, 'invalid transaction: Account loaded twice'));
+
+/** Compute-budget refusals, decided during phase 1 and reported after sanitize (Agave's order). */
+const BUDGET_NONE = 0;
+const BUDGET_INVALID_DATA = 1;
+const BUDGET_DUPLICATE = 2;
+
+function budgetFailure(kind: number, ixIndex: number): Failure {
+  return new Failure(
+    Errors.TX_INVALID,
+    kind === BUDGET_DUPLICATE
+      ? `invalid transaction: Transaction contains a duplicate instruction (${ixIndex}) that is not allowed`
+      : `invalid transaction: Error processing Instruction ${ixIndex}: invalid instruction data`,
+  );
 }
 
 /** ComputeBudget111111111111111111111111111111 */
@@ -92,37 +117,47 @@ decodeBase58Into(COMPUTE_BUDGET_PROGRAM, 'ComputeBudget1111111111111111111111111
 let buf: Uint8Array = COMPUTE_BUDGET_PROGRAM;
 let pos = 0;
 let end = 0;
+/**
+ * Why the last reader failed. Readers return -1 (or false) instead of throwing and leave the refusal here; the parser
+ * returns it at once, so it is always the first failure in Agave's order.
+ */
+let fault: Failure = EOF;
 
-/** solana-short-vec ShortU16 with its exact error order: alias, continuation on byte three, overflow. */
+function fail(f: Failure): -1 {
+  fault = f;
+  return -1;
+}
+
+/** solana-short-vec ShortU16 with its exact error order: alias, continuation on byte three, overflow. -1: `fault`. */
 function readCompactU16(): number {
   let value = 0;
   for (let nth = 0; nth < 3; nth++) {
-    if (pos >= end) throw undecodable(EOF);
+    if (pos >= end) return fail(EOF);
     const b = buf[pos++];
-    if (b === 0 && nth !== 0) throw undecodable('invalid value: alias encoding, expected strict form encoding');
+    if (b === 0 && nth !== 0) return fail(ALIAS);
     const done = (b & 0x80) === 0;
-    if (nth === 2 && !done) {
-      throw undecodable(
-        'invalid value: continue signal on byte-three, expected a terminal signal on or before byte-three',
-      );
-    }
+    if (nth === 2 && !done) return fail(CONTINUATION);
     value |= (b & 0x7f) << (7 * nth);
-    if (value > 0xffff) throw undecodable(`invalid value: integer \`${value}\`, expected a value in the range [0, 65535]`);
+    if (value > 0xffff) return fail(undecodable(`invalid value: integer \`${value}\`, expected a value in the range [0, 65535]`));
     if (done) return value;
   }
-  return value; // unreachable: byte three either ends the value or throws
+  return value; // unreachable: byte three either ends the value or fails
 }
 
-function skip(n: number): void {
+/** Advance n bytes; false (with `fault`) when fewer are left. */
+function skip(n: number): boolean {
   if (end - pos < n) {
     pos = end;
-    throw undecodable(EOF);
+    fault = EOF;
+    return false;
   }
   pos += n;
+  return true;
 }
 
+/** One byte, or -1 (with `fault`) at the end. */
 function readU8(): number {
-  if (pos >= end) throw undecodable(EOF);
+  if (pos >= end) return fail(EOF);
   return buf[pos++];
 }
 
@@ -163,10 +198,12 @@ function u32At(p: number): number {
 }
 
 /**
- * Parses and sanitizes the transaction at bytes[offset..offset+length) into `out`. Throws RelayError
- * (TX_UNDECODABLE or TX_INVALID) with Agave's wording. Runs before any signature work.
+ * Parses and sanitizes the transaction at bytes[offset..offset+length) into `out`. Returns null when it passes, else
+ * the refusal (TX_UNDECODABLE or TX_INVALID with Agave's wording; `out` is then left as it was). Runs before any
+ * signature work. Every check returns rather than throws: a refused transaction must not cost more than an accepted
+ * one (issue #18 defect 9). A range outside `bytes` is a caller bug and throws RangeError.
  */
-export function parseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): void {
+export function tryParseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): Failure | null {
   buf = bytes;
   pos = offset;
   end = offset + length;
@@ -174,75 +211,87 @@ export function parseTransaction(bytes: Uint8Array, offset: number, length: numb
 
   // ---- phase 1: deserialize (structure only; indexes are recorded for phase 2) ----
   const signatureCount = readCompactU16();
+  if (signatureCount < 0) return fault;
   const firstSignatureOffset = pos - offset;
-  skip(signatureCount * SIGNATURE_BYTES);
+  if (!skip(signatureCount * SIGNATURE_BYTES)) return fault;
   const messageStart = pos;
   const prefix = readU8();
+  if (prefix < 0) return fault;
   let version = -1;
   let numRequired: number;
   if ((prefix & MESSAGE_VERSION_PREFIX) !== 0) {
     version = prefix & 0x7f;
-    if (version === 127) throw undecodable('off-chain messages are not accepted');
-    if (version !== 0) {
-      throw undecodable(`invalid value: integer \`${version}\`, expected a valid transaction message version`);
-    }
+    if (version === 127) return OFF_CHAIN;
+    if (version !== 0) return undecodable(`invalid value: integer \`${version}\`, expected a valid transaction message version`);
     numRequired = readU8();
+    if (numRequired < 0) return fault;
   } else {
     numRequired = prefix;
   }
   const numReadonlySigned = readU8();
+  if (numReadonlySigned < 0) return fault;
   const numReadonlyUnsigned = readU8();
+  if (numReadonlyUnsigned < 0) return fault;
   const accountKeysCount = readCompactU16();
+  if (accountKeysCount < 0) return fault;
   const accountKeysOffset = pos - offset;
-  skip(accountKeysCount * PUBKEY_BYTES);
+  if (!skip(accountKeysCount * PUBKEY_BYTES)) return fault;
   const recentBlockhashOffset = pos - offset;
-  skip(32);
+  if (!skip(32)) return fault;
   const instructionCount = readCompactU16();
+  if (instructionCount < 0) return fault;
   const instructionsOffset = pos - offset;
   let maxProgramIndex = -1;
   let programIndexZero = false;
   let maxAccountIndex = -1;
-  // Compute-budget outcome, raised only after sanitize passes (Agave's order).
-  let budgetError = '';
+  // Compute-budget outcome, reported only after sanitize passes (Agave's order): the kind and the instruction index,
+  // the message built only if it is reported.
+  let budgetError = BUDGET_NONE;
+  let budgetIx = 0;
   let computeUnitPrice = -1;
   let computeUnitLimit = -1;
   let heapSeen = false;
   let loadedSizeSeen = false;
   for (let ix = 0; ix < instructionCount; ix++) {
     const programIndex = readU8();
+    if (programIndex < 0) return fault;
     if (programIndex > maxProgramIndex) maxProgramIndex = programIndex;
     if (programIndex === 0) programIndexZero = true;
     const accountCount = readCompactU16();
+    if (accountCount < 0) return fault;
     const accountsStart = pos;
-    skip(accountCount);
+    if (!skip(accountCount)) return fault;
     for (let a = accountsStart; a < pos; a++) if (buf[a] > maxAccountIndex) maxAccountIndex = buf[a];
     const dataLength = readCompactU16();
+    if (dataLength < 0) return fault;
     const dataStart = pos;
-    skip(dataLength);
+    if (!skip(dataLength)) return fault;
     if (
-      budgetError === '' &&
+      budgetError === BUDGET_NONE &&
       programIndex < accountKeysCount &&
       isComputeBudgetKey(offset + accountKeysOffset + programIndex * PUBKEY_BYTES)
     ) {
       // borsh ComputeBudgetInstruction, trailing data allowed (try_from_slice_unchecked).
       const tag = dataLength > 0 ? buf[dataStart] : -1;
-      const ixIndex = ix & 0xff;
-      const invalid = `invalid transaction: Error processing Instruction ${ixIndex}: invalid instruction data`;
-      const duplicate = `invalid transaction: Transaction contains a duplicate instruction (${ixIndex}) that is not allowed`;
+      let kind = BUDGET_NONE;
       if (tag === 1 && dataLength >= 5) {
-        if (heapSeen) budgetError = duplicate;
+        if (heapSeen) kind = BUDGET_DUPLICATE;
         heapSeen = true;
       } else if (tag === 2 && dataLength >= 5) {
-        if (computeUnitLimit >= 0) budgetError = duplicate;
+        if (computeUnitLimit >= 0) kind = BUDGET_DUPLICATE;
         else computeUnitLimit = u32At(dataStart + 1);
       } else if (tag === 3 && dataLength >= 9) {
-        if (computeUnitPrice >= 0) budgetError = duplicate;
+        if (computeUnitPrice >= 0) kind = BUDGET_DUPLICATE;
         else computeUnitPrice = u32At(dataStart + 1) + u32At(dataStart + 5) * 4294967296;
       } else if (tag === 4 && dataLength >= 5) {
-        if (loadedSizeSeen) budgetError = duplicate;
+        if (loadedSizeSeen) kind = BUDGET_DUPLICATE;
         loadedSizeSeen = true;
       } else {
-        budgetError = invalid;
+        kind = BUDGET_INVALID_DATA;
+      }
+      if (kind !== BUDGET_NONE) {
+        budgetError = kind;
+        budgetIx = ix & 0xff;
       }
     }
   }
@@ -252,18 +301,19 @@ export function parseTransaction(bytes: Uint8Array, offset: number, length: numb
   let emptyLookup = false;
   if (version === 0) {
     addressTableLookupCount = readCompactU16();
+    if (addressTableLookupCount < 0) return fault;
     addressTableLookupsOffset = pos - offset;
     for (let l = 0; l < addressTableLookupCount; l++) {
-      skip(PUBKEY_BYTES);
+      if (!skip(PUBKEY_BYTES)) return fault;
       const writable = readCompactU16();
-      skip(writable);
+      if (writable < 0 || !skip(writable)) return fault;
       const readonly = readCompactU16();
-      skip(readonly);
+      if (readonly < 0 || !skip(readonly)) return fault;
       if (writable + readonly === 0) emptyLookup = true;
       lookupAccountCount += writable + readonly;
     }
   }
-  if (pos !== end) throw undecodable('Slice had bytes remaining after deserialization');
+  if (pos !== end) return TRAILING_BYTES;
 
   // ---- phase 2: sanitize ----
   const staticKeys = accountKeysCount;
@@ -281,9 +331,9 @@ export function parseTransaction(bytes: Uint8Array, offset: number, length: numb
       ok = maxProgramIndex < staticKeys && maxAccountIndex < staticKeys;
     }
   }
-  if (!ok) throw new RelayError(Errors.TX_INVALID, SANITIZE_FAILURE);
-  if (budgetError !== '') throw new RelayError(Errors.TX_INVALID, budgetError);
-  if (hasDuplicateKey(offset + accountKeysOffset, staticKeys)) throw new RelayError(Errors.TX_INVALID, ACCOUNT_LOADED_TWICE);
+  if (!ok) return SANITIZE_FAILURE;
+  if (budgetError !== BUDGET_NONE) return budgetFailure(budgetError, budgetIx);
+  if (hasDuplicateKey(offset + accountKeysOffset, staticKeys)) return ACCOUNT_LOADED_TWICE;
 
   out.length = length;
   out.version = version;
@@ -304,4 +354,11 @@ export function parseTransaction(bytes: Uint8Array, offset: number, length: numb
   out.lookupAccountCount = lookupAccountCount;
   out.computeUnitPrice = computeUnitPrice;
   out.computeUnitLimit = computeUnitLimit;
+  return null;
+}
+
+/** tryParseTransaction, throwing the refusal as a RelayError (cold callers, tools). */
+export function parseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): void {
+  const failure = tryParseTransaction(bytes, offset, length, out);
+  if (failure !== null) throw failure.toError();
 }

@@ -4,21 +4,22 @@
 // checked against the slot the telemetry snapshot last saw (one Atomics.load, no I/O), then decode into the ring,
 // answer the signature. Otherwise the upstream simulates first (signatures verified; it checks minContextSlot at the
 // preflight commitment) and a failure answers -32002 with the simulation value; policy "reject" answers -32602
-// instead (docs/protocol-decisions.md).
-import { Errors, RelayError } from '../../errors/registry.js';
+// instead (docs/protocol-decisions.md). Every refusal up to the queue is RETURNED as a Failure, not thrown (a flood
+// of bad transactions must cost less than good ones: issue #18 defect 9); only the preflight's promise still rejects.
+import { Errors, Failure, RelayError, failureOf } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import {
-  configObject,
-  expectString,
-  optionalBoolean,
-  optionalCommitment,
-  optionalUsize,
-  paramsArray,
+  tryConfigObject,
+  tryExpectString,
+  tryOptionalBoolean,
+  tryOptionalCommitment,
+  tryOptionalUsize,
+  tryParamsArray,
 } from '../../jsonrpc/params.js';
 import { runPreflight } from '../../rpc/preflight.js';
 import type { UpstreamRpcClient } from '../../rpc/upstream-client.js';
 import type { SnapshotReader } from '../../telemetry/snapshot.js';
-import { parseEncodingParam } from '../../tx/index.js';
+import { tryParseEncodingParam } from '../../tx/index.js';
 import type { CallContext } from '../call-context.js';
 import type { Intake, SubmissionMeta } from '../intake.js';
 
@@ -44,22 +45,37 @@ function knownSlot(o: SendTransactionDeps['clusterSlot']): number {
   return age > o!.maxAgeMs ? -1 : view.snapshotSlot;
 }
 
-function quote(signature: string): string {
-  return '"' + signature + '"'; // base58 needs no JSON escaping
+/** The signature as a JSON string (base58 needs no escaping), or the refusal as it came. */
+function quote(signature: string | Failure): string | Failure {
+  return typeof signature === 'string' ? '"' + signature + '"' : signature;
 }
+
+const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
+const PREFLIGHT_NOT_ALLOWED = failureOf(Errors.PREFLIGHT_NOT_ALLOWED);
+const PREFLIGHT_UNAVAILABLE = failureOf(Errors.PREFLIGHT_UNAVAILABLE);
 
 export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<CallContext> {
   const { intake, upstream, clusterSlot } = deps;
   return (params, ctx) => {
-    const p = paramsArray(params, 1, 2);
-    const encoded = expectString(p[0], 'a string');
-    const cfg = configObject(p[1]);
-    const skipPreflight = optionalBoolean(cfg?.skipPreflight, 'skipPreflight') ?? false;
-    const encoding = parseEncodingParam(cfg?.encoding);
-    const preflightCommitment = optionalCommitment(cfg?.preflightCommitment, 'preflightCommitment');
-    const maxRetries = optionalUsize(cfg?.maxRetries, 'maxRetries');
-    const minContextSlot = optionalUsize(cfg?.minContextSlot, 'minContextSlot');
-    if (ctx.routeMask === 0) throw new RelayError(Errors.ROUTE_NOT_ALLOWED);
+    // Agave's order of checks; each returns its refusal.
+    const p = tryParamsArray(params, 1, 2);
+    if (p instanceof Failure) return p;
+    const encoded = tryExpectString(p[0], 'a string');
+    if (encoded instanceof Failure) return encoded;
+    const cfg = tryConfigObject(p[1]);
+    if (cfg instanceof Failure) return cfg;
+    const skip = tryOptionalBoolean(cfg?.skipPreflight, 'skipPreflight');
+    if (skip instanceof Failure) return skip;
+    const skipPreflight = skip ?? false;
+    const encoding = tryParseEncodingParam(cfg?.encoding);
+    if (encoding instanceof Failure) return encoding;
+    const preflightCommitment = tryOptionalCommitment(cfg?.preflightCommitment, 'preflightCommitment');
+    if (preflightCommitment instanceof Failure) return preflightCommitment;
+    const maxRetries = tryOptionalUsize(cfg?.maxRetries, 'maxRetries');
+    if (maxRetries instanceof Failure) return maxRetries;
+    const minContextSlot = tryOptionalUsize(cfg?.minContextSlot, 'minContextSlot');
+    if (minContextSlot instanceof Failure) return minContextSlot;
+    if (ctx.routeMask === 0) return ROUTE_NOT_ALLOWED;
 
     const key = ctx.key;
     const meta: SubmissionMeta = {
@@ -77,19 +93,20 @@ export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<
       if (minContextSlot !== undefined) {
         const slot = knownSlot(clusterSlot);
         if (slot >= 0 && slot < minContextSlot) {
-          throw new RelayError(Errors.MIN_CONTEXT_SLOT_NOT_REACHED, Errors.MIN_CONTEXT_SLOT_NOT_REACHED.message, { contextSlot: slot });
+          return new Failure(Errors.MIN_CONTEXT_SLOT_NOT_REACHED, Errors.MIN_CONTEXT_SLOT_NOT_REACHED.message, { contextSlot: slot });
         }
       }
       return quote(intake.submitEncoded(encoded, encoding, meta));
     }
-    if (policy === 'reject') throw new RelayError(Errors.PREFLIGHT_NOT_ALLOWED);
+    if (policy === 'reject') return PREFLIGHT_NOT_ALLOWED;
 
     // Preflight path: check locally first (bad input, and bad signatures when the key asks for verification, never
     // reach the upstream), then simulate.
     const checked = intake.check(encoded, encoding, key.config.verifySignatures);
-    if (upstream === null) throw new RelayError(Errors.PREFLIGHT_UNAVAILABLE);
+    if (checked instanceof Failure) return checked;
+    if (upstream === null) return PREFLIGHT_UNAVAILABLE;
     const retryMs = key.simulateBucket.take(1, Date.now());
-    if (retryMs > 0) throw new RelayError(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: 'simulate_rate_limited', retryAfterMs: retryMs });
+    if (retryMs > 0) return new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: 'simulate_rate_limited', retryAfterMs: retryMs });
     const base64 = encoding === 'base64' ? encoded : checked.bytes.toString('base64');
     return runPreflight(upstream, base64, preflightCommitment ?? 'finalized', minContextSlot).then(() => {
       // The client may have gone while we simulated: do no more work for it.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonRpcBody } from '../../../src/jsonrpc/envelope.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../../src/jsonrpc/dispatch.js';
-import { Errors, RelayError } from '../../../src/errors/registry.js';
+import { Errors, Failure, RelayError, failureOf } from '../../../src/errors/registry.js';
 import { paramsArray } from '../../../src/jsonrpc/params.js';
 
 const table: MethodTable<null> = new Map<string, MethodHandler<null>>([
@@ -9,8 +9,12 @@ const table: MethodTable<null> = new Map<string, MethodHandler<null>>([
   ['later', (p: unknown) => Promise.resolve(JSON.stringify(paramsArray(p, 0, 1).length))],
   ['fail', () => { throw new RelayError(Errors.INVALID_PARAMS, 'Invalid params: nope'); }],
   ['boom', () => { throw new Error('bug'); }],
+  // Hot handlers return their refusal instead of throwing it (no stack trace per refused request).
+  ['refuse', () => new Failure(Errors.INVALID_PARAMS, 'Invalid params: nope', { field: 'x' })],
+  ['refuseLater', () => Promise.resolve(failureOf(Errors.OVERLOADED))],
 ]);
-const hooks = { onInternalError: () => undefined };
+const outcomes: [string | null, string | null][] = [];
+const hooks = { onInternalError: () => undefined, onOutcome: (m: string | null, r: string | null) => void outcomes.push([m, r]) };
 async function run(body: string): Promise<unknown> {
   const out = await dispatchJsonRpc(parseJsonRpcBody(body, 3), table, null, hooks);
   return out === null ? null : JSON.parse(out);
@@ -53,5 +57,17 @@ describe('JSON-RPC envelope and dispatch', () => {
     expect(await run(four)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request: batch too large' }, id: null });
     expect(await run('{"jsonrpc":"2.0","id":"a","method":"fail"}')).toEqual({ jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params: nope' }, id: 'a' });
     expect(await run('{"jsonrpc":"2.0","id":"b","method":"boom"}')).toEqual({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: 'b' });
+  });
+  it('a returned Failure is answered like a thrown RelayError: same code, message, data, id and outcome', async () => {
+    outcomes.length = 0;
+    expect(await run('{"jsonrpc":"2.0","id":3,"method":"refuse"}')).toEqual({
+      jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params: nope', data: { field: 'x' } }, id: 3,
+    });
+    expect(await run('{"jsonrpc":"2.0","id":"a","method":"fail"}')).toEqual({ jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params: nope' }, id: 'a' });
+    // -32005 always carries data.reason, whichever way it is produced.
+    expect(await run('{"jsonrpc":"2.0","id":4,"method":"refuseLater"}')).toEqual({
+      jsonrpc: '2.0', error: { code: -32005, message: Errors.OVERLOADED.message, data: { reason: 'overloaded' } }, id: 4,
+    });
+    expect(outcomes).toEqual([['refuse', 'invalid_params'], ['fail', 'invalid_params'], ['refuseLater', 'overloaded']]);
   });
 });

@@ -1,12 +1,14 @@
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { Errors, RelayError } from '../../../src/errors/registry.js';
+import { Errors, Failure, RelayError } from '../../../src/errors/registry.js';
 import {
   canonicalBase64Length,
   decodeTransactionInto,
   describeBase64Error,
   maxEncodedLengths,
   parseEncodingParam,
+  tryDecodeTransactionInto,
+  tryParseEncodingParam,
 } from '../../../src/tx/decode-transaction-string.js';
 import { legacyTwoSigners, v0WithLookup } from '../../fixtures/tx/transactions.js';
 
@@ -16,14 +18,11 @@ function sabTarget(bytes = 1232): Buffer {
   return Buffer.from(new SharedArrayBuffer(bytes + 96), 96, bytes);
 }
 
-function rejection(fn: () => unknown): RelayError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RelayError) return e;
-    throw e;
-  }
-  throw new Error('expected a RelayError');
+/** The refusal a try* function returned (intake's hot path returns refusals, it never throws them). */
+function rejection(fn: () => unknown): Failure {
+  const r = fn();
+  if (r instanceof Failure) return r;
+  throw new Error(`expected a Failure, got ${String(r)}`);
 }
 
 describe('encoded limits', () => {
@@ -37,32 +36,32 @@ describe('decodeTransactionInto', () => {
   it('decodes base64 and base58 of real transactions into a SharedArrayBuffer-backed slot', () => {
     for (const { bytes } of [legacyTwoSigners(), v0WithLookup()]) {
       const slot = sabTarget();
-      expect(decodeTransactionInto(slot, bytes.toString('base64'), 'base64', 1232)).toBe(bytes.length);
+      expect(tryDecodeTransactionInto(slot, bytes.toString('base64'), 'base64', 1232)).toBe(bytes.length);
       expect(slot.subarray(0, bytes.length).equals(bytes)).toBe(true);
       const slot58 = sabTarget();
-      expect(decodeTransactionInto(slot58, bs58.encode(bytes), 'base58', 1232)).toBe(bytes.length);
+      expect(tryDecodeTransactionInto(slot58, bs58.encode(bytes), 'base58', 1232)).toBe(bytes.length);
       expect(slot58.subarray(0, bytes.length).equals(bytes)).toBe(true);
     }
   });
 
   it('refuses over-long encodings before decoding, with Agave wording', () => {
-    let e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1700), 'base64', 1232));
+    let e = rejection(() => tryDecodeTransactionInto(sabTarget(), 'A'.repeat(1700), 'base64', 1232));
     expect(e.spec).toBe(Errors.TX_TOO_LARGE_ENCODED);
     expect(e.message).toBe(`base64 encoded ${T} too large: 1700 bytes (max: encoded/raw 1644/1232)`);
-    e = rejection(() => decodeTransactionInto(sabTarget(), '2'.repeat(1684), 'base58', 1232));
+    e = rejection(() => tryDecodeTransactionInto(sabTarget(), '2'.repeat(1684), 'base58', 1232));
     expect(e.message).toBe(`base58 encoded ${T} too large: 1684 bytes (max: encoded/raw 1683/1232)`);
     // Agave measures UTF-8 bytes: 1600 chars of which 100 are 2-byte 'é' is 1700 bytes.
-    e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1500) + 'é'.repeat(100), 'base64', 1232));
+    e = rejection(() => tryDecodeTransactionInto(sabTarget(), 'A'.repeat(1500) + 'é'.repeat(100), 'base64', 1232));
     expect(e.message).toBe(`base64 encoded ${T} too large: 1700 bytes (max: encoded/raw 1644/1232)`);
-    e = rejection(() => decodeTransactionInto(sabTarget(4096), 'A'.repeat(5468), 'base64', 4096));
+    e = rejection(() => tryDecodeTransactionInto(sabTarget(4096), 'A'.repeat(5468), 'base64', 4096));
     expect(e.message).toBe(`base64 encoded ${T} too large: 5468 bytes (max: encoded/raw 5464/4096)`);
   });
 
   it('refuses decoded transactions over the raw limit', () => {
-    let e = rejection(() => decodeTransactionInto(sabTarget(), 'A'.repeat(1644), 'base64', 1232));
+    let e = rejection(() => tryDecodeTransactionInto(sabTarget(), 'A'.repeat(1644), 'base64', 1232));
     expect(e.spec).toBe(Errors.TX_TOO_LARGE_DECODED);
     expect(e.message).toBe(`decoded ${T} too large: 1233 bytes (max: 1232 bytes)`);
-    e = rejection(() => decodeTransactionInto(sabTarget(), '1'.repeat(1300), 'base58', 1232));
+    e = rejection(() => tryDecodeTransactionInto(sabTarget(), '1'.repeat(1300), 'base58', 1232));
     expect(e.message).toBe(`decoded ${T} too large: 1300 bytes (max: 1232 bytes)`);
   });
 
@@ -83,7 +82,7 @@ describe('decodeTransactionInto', () => {
       ['AAé=', 'InvalidByte(2, 195)'],
     ];
     for (const [input, detail] of cases) {
-      const e = rejection(() => decodeTransactionInto(sabTarget(), input, 'base64', 1232));
+      const e = rejection(() => tryDecodeTransactionInto(sabTarget(), input, 'base64', 1232));
       expect(e.spec, input).toBe(Errors.TX_BAD_ENCODING);
       expect(e.message, input).toBe(`invalid base64 encoding: ${detail}`);
     }
@@ -111,12 +110,10 @@ describe('decodeTransactionInto', () => {
       const input = chars.join('');
       const oracle = canonicalBase64Length(input);
       const slot = sabTarget();
-      let got: number;
-      try {
-        got = decodeTransactionInto(slot, input, 'base64', 1232);
-      } catch (e) {
-        expect(e, input).toBeInstanceOf(RelayError);
-        expect((e as RelayError).spec, input).toBe(Errors.TX_BAD_ENCODING);
+      const got = tryDecodeTransactionInto(slot, input, 'base64', 1232);
+      if (typeof got !== 'number') {
+        expect(got, input).toBeInstanceOf(Failure);
+        expect(got.spec, input).toBe(Errors.TX_BAD_ENCODING);
         expect(oracle, input).toBe(-1);
         continue;
       }
@@ -128,33 +125,58 @@ describe('decodeTransactionInto', () => {
   });
 
   it('reports bad base58 like the bs58 crate', () => {
-    const e = rejection(() => decodeTransactionInto(sabTarget(), '3yZe7d0', 'base58', 1232));
+    const e = rejection(() => tryDecodeTransactionInto(sabTarget(), '3yZe7d0', 'base58', 1232));
     expect(e.spec).toBe(Errors.TX_BAD_ENCODING);
     expect(e.message).toBe("invalid base58 encoding: InvalidCharacter { character: '0', index: 6 }");
-    const f = rejection(() => decodeTransactionInto(sabTarget(), 'abcé', 'base58', 1232));
+    const f = rejection(() => tryDecodeTransactionInto(sabTarget(), 'abcé', 'base58', 1232));
     expect(f.message).toBe('invalid base58 encoding: NonAsciiCharacter { index: 3 }');
   });
 
   it('refuses a target smaller than the limit (programming error)', () => {
-    expect(() => decodeTransactionInto(Buffer.alloc(100), 'AAAA', 'base64', 1232)).toThrow(RangeError);
+    expect(() => tryDecodeTransactionInto(Buffer.alloc(100), 'AAAA', 'base64', 1232)).toThrow(RangeError);
   });
 });
 
 describe('parseEncodingParam', () => {
   it('maps sendTransaction encodings like Agave', () => {
-    expect(parseEncodingParam(undefined)).toBe('base58');
-    expect(parseEncodingParam(null)).toBe('base58');
-    expect(parseEncodingParam('base58')).toBe('base58');
-    expect(parseEncodingParam('binary')).toBe('base58');
-    expect(parseEncodingParam('base64')).toBe('base64');
+    expect(tryParseEncodingParam(undefined)).toBe('base58');
+    expect(tryParseEncodingParam(null)).toBe('base58');
+    expect(tryParseEncodingParam('base58')).toBe('base58');
+    expect(tryParseEncodingParam('binary')).toBe('base58');
+    expect(tryParseEncodingParam('base64')).toBe('base64');
     for (const enc of ['json', 'jsonParsed']) {
-      const e = rejection(() => parseEncodingParam(enc));
+      const e = rejection(() => tryParseEncodingParam(enc));
       expect(e.spec).toBe(Errors.TX_UNSUPPORTED_ENCODING);
       expect(e.message).toBe(`unsupported encoding: ${enc}. Supported encodings: base58, base64`);
     }
-    const e = rejection(() => parseEncodingParam('hex'));
+    const e = rejection(() => tryParseEncodingParam('hex'));
     expect(e.spec).toBe(Errors.INVALID_PARAMS);
     expect(e.message).toContain('unknown variant `hex`');
-    expect(rejection(() => parseEncodingParam(5)).spec).toBe(Errors.INVALID_PARAMS);
+    expect(rejection(() => tryParseEncodingParam(5)).spec).toBe(Errors.INVALID_PARAMS);
+  });
+});
+
+describe('refusals are values, and the throwing wrappers throw the same answer', () => {
+  const cases: [string, () => unknown, () => unknown][] = [
+    ['too large', () => tryDecodeTransactionInto(sabTarget(), 'A'.repeat(1700), 'base64', 1232), () => decodeTransactionInto(sabTarget(), 'A'.repeat(1700), 'base64', 1232)],
+    ['bad base64', () => tryDecodeTransactionInto(sabTarget(), 'AA!A', 'base64', 1232), () => decodeTransactionInto(sabTarget(), 'AA!A', 'base64', 1232)],
+    ['bad base58', () => tryDecodeTransactionInto(sabTarget(), '3yZe7d0', 'base58', 1232), () => decodeTransactionInto(sabTarget(), '3yZe7d0', 'base58', 1232)],
+    ['json encoding', () => tryParseEncodingParam('json'), () => parseEncodingParam('json')],
+    ['unknown encoding', () => tryParseEncodingParam('hex'), () => parseEncodingParam('hex')],
+  ];
+  it.each(cases)('%s', (_name, value, thrower) => {
+    const f = rejection(value);
+    // Not an Error: no stack trace is captured on the hot path.
+    expect(f).not.toBeInstanceOf(Error);
+    expect(Object.prototype.hasOwnProperty.call(f, 'stack')).toBe(false);
+    let thrown: unknown;
+    try {
+      thrower();
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(RelayError);
+    const e = thrown as RelayError;
+    expect([e.spec, e.message, e.data]).toEqual([f.spec, f.message, f.data]);
   });
 });

@@ -1,8 +1,8 @@
-import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction, TransactionInstruction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { Errors, RelayError } from '../../../src/errors/registry.js';
-import { createParsedTransaction, parseTransaction, type ParsedTransaction } from '../../../src/tx/parse-transaction.js';
+import { Errors, Failure, RelayError } from '../../../src/errors/registry.js';
+import { createParsedTransaction, parseTransaction, tryParseTransaction, type ParsedTransaction } from '../../../src/tx/parse-transaction.js';
 import { BLOCKHASH, legacyTwoSigners, patched, v0WithLookup } from '../../fixtures/tx/transactions.js';
 
 const UNDECODABLE = 'failed to deserialize solana_transaction::versioned::VersionedTransaction: ';
@@ -10,18 +10,18 @@ const SANITIZE = 'invalid transaction: Transaction failed to sanitize accounts o
 
 function parse(bytes: Uint8Array, offset = 0, length = bytes.length - offset): ParsedTransaction {
   const out = createParsedTransaction();
-  parseTransaction(bytes, offset, length, out);
+  const refused = tryParseTransaction(bytes, offset, length, out);
+  if (refused !== null) throw new Error(`refused: ${refused.message}`);
   return out;
 }
 
-function rejection(bytes: Uint8Array): RelayError {
-  try {
-    parse(bytes);
-  } catch (e) {
-    if (e instanceof RelayError) return e;
-    throw e;
-  }
-  throw new Error('expected a RelayError');
+/** The refusal tryParseTransaction returned (intake's hot path returns refusals, it never throws them). */
+function rejection(bytes: Uint8Array): Failure {
+  const refused = tryParseTransaction(bytes, 0, bytes.length, createParsedTransaction());
+  if (refused === null) throw new Error('expected a Failure');
+  expect(refused).toBeInstanceOf(Failure);
+  expect(refused).not.toBeInstanceOf(Error); // no stack trace captured
+  return refused;
 }
 
 describe('parseTransaction on real transactions', () => {
@@ -78,8 +78,8 @@ describe('parseTransaction on real transactions', () => {
     const out = createParsedTransaction();
     const a = legacyTwoSigners().bytes;
     const b = v0WithLookup().bytes;
-    parseTransaction(a, 0, a.length, out);
-    parseTransaction(b, 0, b.length, out);
+    expect(tryParseTransaction(a, 0, a.length, out)).toBeNull();
+    expect(tryParseTransaction(b, 0, b.length, out)).toBeNull();
     expect(out.version).toBe(0);
     expect(out.computeUnitPrice).toBe(-1);
   });
@@ -189,5 +189,44 @@ describe('parseTransaction rejections (Agave wording)', () => {
     // Keys that differ only in their last byte are not duplicates.
     bytes[keys + 63] ^= 1;
     expect(parse(bytes).accountKeysCount).toBe(3);
+  });
+
+  it('compute-budget instruction data that does not decode: the first such instruction is reported', () => {
+    const payer = Keypair.generate();
+    const bogus = new TransactionInstruction({ programId: ComputeBudgetProgram.programId, keys: [], data: Buffer.from([9, 0, 0, 0, 0]) });
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: BLOCKHASH, lastValidBlockHeight: 1 }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
+      bogus,
+      // A duplicate after it does not replace the first budget error.
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 }),
+      ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 2 }),
+    );
+    tx.sign(payer);
+    const e = rejection(tx.serialize());
+    expect(e.spec).toBe(Errors.TX_INVALID);
+    expect(e.message).toBe('invalid transaction: Error processing Instruction 1: invalid instruction data');
+  });
+});
+
+describe('parseTransaction (throwing wrapper for cold callers)', () => {
+  it('throws the RelayError carrying exactly the refusal tryParseTransaction returns', () => {
+    const { bytes } = legacyTwoSigners();
+    for (const bad of [bytes.subarray(0, 70), Buffer.concat([bytes, Buffer.from([0])]), Buffer.from([0xff, 0xff, 0x04])]) {
+      const f = rejection(bad);
+      let thrown: unknown;
+      try {
+        parseTransaction(bad, 0, bad.length, createParsedTransaction());
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(RelayError);
+      const e = thrown as RelayError;
+      expect([e.spec, e.message, e.data]).toEqual([f.spec, f.message, f.data]);
+    }
+    expect(() => parseTransaction(bytes, 0, bytes.length, createParsedTransaction())).not.toThrow();
+  });
+
+  it('a range outside the buffer is a caller bug (RangeError), not a refusal', () => {
+    expect(() => tryParseTransaction(Buffer.alloc(10), 5, 10, createParsedTransaction())).toThrow(RangeError);
   });
 });
