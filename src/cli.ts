@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys new`. Flags override the config
-// file and environment (docs/configuration.md). Exit codes: 0 clean stop, 1 runtime failure, 2 bad usage/config.
+// file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
+// every accepted transaction handed to its routes; 1 a stop whose drain timed out (dropped:shutdown), a dependency that
+// failed for good, or a runtime failure; 2 bad usage/config.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, type FlagOverride } from './config/load.js';

@@ -16,7 +16,7 @@ import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
 import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
-import { resolveIdentityPath } from './egress/identity.js';
+import { resolveIdentity } from './egress/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
@@ -44,12 +44,15 @@ function availableRoutes(config: Readonly<Config>): number {
   return mask;
 }
 
-/** Resolve the relay identity once (generating an unstaked one when none is configured) so every worker shares it. */
-function withIdentity(config: Readonly<Config>, log: Logger): Readonly<Config> {
-  if (!config.routes.direct.enabled && config.routes.static.peers.length === 0) return config;
-  const { path, identity } = resolveIdentityPath(config.identity.keypairPath, log);
+/**
+ * Resolve the relay identity once (generating an unstaked one when none is configured) so every worker shares it.
+ * A generated identity stays in memory: its secret reaches the workers in their task, never a file (egress/identity.ts).
+ */
+function relayIdentitySecret(config: Readonly<Config>, log: Logger): Uint8Array | undefined {
+  if (!config.routes.direct.enabled && config.routes.static.peers.length === 0) return undefined;
+  const { identity, secret } = resolveIdentity(config.identity.keypairPath, log);
   log.info({ event: 'relay_identity', identity }, 'relay QUIC identity');
-  return Object.freeze({ ...config, identity: Object.freeze({ ...config.identity, keypairPath: path }) });
+  return secret;
 }
 
 function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
@@ -81,7 +84,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     config = withLocalnet(config, localnet.rpcUrl);
   }
 
-  config = withIdentity(config, log);
+  const identitySecret = relayIdentitySecret(config, log);
 
   // Telemetry thread: follows the cluster and publishes the leader-slot snapshot (getLeaderSlots; egress leaders).
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
@@ -101,6 +104,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     log,
     snapshot: telemetry?.snapshot,
     measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
+    identitySecret,
   });
   pool.start();
 
@@ -175,13 +179,21 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     front.stopListening();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);
     if (drained.undelivered > 0) {
-      log.error({ records: drained.undelivered }, 'drain timed out: records left in the rings were not delivered');
+      log.error(
+        { records: drained.undelivered, drainTimeoutMs: config.shutdown.drainTimeoutMs },
+        'drain timed out: records left in the rings end as dropped:shutdown (shutdown_undelivered lines)',
+      );
     }
     healthMonitor.stop();
     await telemetry?.stop();
     localnet?.stop();
-    log.info({ event: 'relay_stopped', ...drained }, 'slotrelay stopped');
-    process.exit(drained.undelivered > 0 || failedFor !== null ? 1 : 0);
+    // Exit codes (README, "Running it under a supervisor"): 0 = every accepted transaction was handed to its routes
+    // before the drain timeout; 1 = not, or a part the relay depends on failed for good (relay_fatal), or a runtime
+    // failure; 2 = bad usage or configuration (cli.ts).
+    const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
+    // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
+    log.info({ event: 'relay_stopped', ...drained, exitCode, ...pool.deliverySummary() }, 'slotrelay stopped');
+    process.exit(exitCode);
   };
   // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.
   let failedFor: string | null = null;

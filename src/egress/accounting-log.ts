@@ -1,6 +1,7 @@
-// The delivery-accounting log (egress worker; warm: one line per ring record that some route did not take). The
-// contract is one line per troubled record with its trace id, so the lines are neither sampled nor rate-limited.
-// What must not happen is a flood of them stalling the worker: the relay's normal loggers write synchronously to
+// The delivery-accounting log's destination (egress worker; warm). consumer-loop.ts notes every ring record that some
+// route did not take here, bounded per combination of route outcomes (src/log/summarized-log.ts: the first at once
+// with its trace id, then a count per 10 s), plus one `debug` line per such record when the level is debug.
+// What must not happen is those lines stalling the worker: the relay's normal loggers write synchronously to
 // stdout, and a synchronous write to a pipe whose reader is slower than the flood blocks the thread (sonic-boom
 // sleeps and retries on EAGAIN), which would stop the worker sending. So these lines get their own pino logger on an
 // ASYNCHRONOUS destination with a bounded buffer (MAX_BUFFER_BYTES): the worker never waits for the log sink. Should

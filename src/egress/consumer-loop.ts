@@ -2,12 +2,19 @@
 // route in its route mask, counts each route's outcome into this worker's counter region (single writer) and its
 // latency into a per-route histogram, and releases the record once every route answered. Sleeps in
 // Atomics.waitAsync when the ring is empty, so the worker's event loop keeps running the routes' I/O.
-// Runs until the pool sets the ring's STOP word; on stop or on a throw it stops releasing records first (a
-// replacement consumer resends whatever was taken and not finished), then closes the routes.
+// Runs until the pool sets the ring's STOP word (shutdown) or throws. On a throw it stops releasing records first (a
+// replacement consumer resends whatever was taken and not finished), then closes the routes. On a stop it closes the
+// routes (their in-flight sends answer dropped:shutdown), waits a moment for those answers, then ends every record
+// still in the ring — in flight or never taken — with dropped:shutdown for each route that had not answered, so
+// each (record, requested route) still gets exactly one outcome; what the stop left undelivered is logged bounded
+// (shutdown-report.ts: the first 100 records with their trace ids, then a summary per route and outcome).
 // Just before a record is released, a transaction that asks for rebroadcasts is copied into the retry queue
-// (retry-scheduler.ts), and a record some route did not take gets one accounting log line (trace id, every route's
-// outcome): each (record, requested route) gets exactly one first-send outcome counted. Those lines go through an
-// asynchronous, bounded log destination (accounting-log.ts) so a flood of them can never block this thread.
+// (retry-scheduler.ts), and a record some route did not take is noted in the delivery-accounting log: each
+// (record, requested route) gets exactly one first-send outcome counted. That log is bounded per combination of
+// route outcomes (src/log/summarized-log.ts: the first record at once with its trace id and every route's outcome,
+// then a count per 10 s with one example); at log level debug every such record also gets its own line. It writes
+// through an asynchronous, bounded destination (accounting-log.ts) so it can never block this thread.
+// (Longer than most files: the hot loop and its stop path share the per-slot arrays below.)
 // Static peers (routes.static.everyTransaction): the static route is added here to every record whose key allows it,
 // one precomputed mask per key id (src/config/route-policy.ts), so every intake path (JSON-RPC, /v1/submit,
 // /v1/transactions) is covered.
@@ -15,6 +22,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { addedRouteMasks } from '../config/route-policy.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
 import { workerCounterRegion } from '../metrics/worker-counters.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
@@ -28,6 +36,7 @@ import { QuicEgress } from './quic-egress.js';
 import { JitoRoute } from './jito-route.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { AccountingLog } from './accounting-log.js';
+import { ShutdownReport } from './shutdown-report.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -60,6 +69,11 @@ export interface EgressTask {
   readonly snapshot?: SharedArrayBuffer;
   /** Where the QUIC routes report connection measurements (telemetry/measurements.ts). */
   readonly measurementPort?: MessagePort;
+  /**
+   * The relay identity main generated in memory (64-byte secret; src/egress/identity.ts), for the QUIC routes. Absent
+   * when identity.keypairPath names the keypair (loaded from the file, hot-reloaded) or no QUIC route is enabled.
+   */
+  readonly identitySecret?: Uint8Array;
 }
 
 export interface ConsumerDeps {
@@ -73,7 +87,7 @@ export interface ConsumerDeps {
 export function buildRoutes(
   config: Config,
   log: Logger,
-  telemetry: { readonly snapshot?: SharedArrayBuffer; readonly measurementPort?: MessagePort } = {},
+  telemetry: { readonly snapshot?: SharedArrayBuffer; readonly measurementPort?: MessagePort; readonly identitySecret?: Uint8Array } = {},
 ): (EgressRoute | null)[] {
   const routes: (EgressRoute | null)[] = new Array(ROUTE_COUNT).fill(null);
   if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
@@ -83,7 +97,7 @@ export function buildRoutes(
   // telemetry snapshot when the pool passes one, else from polling upstream.rpcUrl (createLeaderSource).
   const wantDirect = config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined);
   const wantStatic = config.routes.static.peers.length > 0;
-  const quic = wantDirect || wantStatic ? new QuicEgress(config, log) : null;
+  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
@@ -104,6 +118,13 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const accountingLog =
     deps.log === undefined ? new AccountingLog({ level: task.config.log.level, bindings: { thread: 'egress', worker: task.ringIndex }, summary: log }) : null;
   const accLog = accountingLog?.log ?? log;
+  /** Accounting lines, bounded per combination of route outcomes. */
+  const accSummary = new SummarizedLog(accLog);
+  const accDebug = accLog.isLevelEnabled('debug');
+  /** Per-transaction failure lines of this loop (a route that threw, an unknown outcome). */
+  const failures = new SummarizedLog(log);
+  /** Set when a stop was asked for: records not taken by every route from then on are reported by it. */
+  let shutdown: ShutdownReport | null = null;
   const extraMasks = addedRouteMasks(task.config);
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
@@ -139,7 +160,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     if (closed) return;
     let idx = OUTCOME_INDEX[o];
     if (idx === undefined) {
-      log.error({ route: routeId, outcome: String(o) }, 'egress: route returned an unknown outcome; counted as failed');
+      failures.note('error', 'unknown_outcome', { route: routeId, outcome: String(o) }, 'egress: route returned an unknown outcome; counted as failed');
       idx = OUTCOME_INDEX.failed;
     } else if (idx === OUTCOME_INDEX.sent) {
       delivered[slot] = 1;
@@ -166,21 +187,53 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     if (inFlight === 0 && settledWaiter !== null) settledWaiter();
   };
 
-  /** Delivery accounting: one log line per record that some route did not take, with every route's outcome. */
-  const account = (slot: number, retry: string | null): void => {
+  /** Every route's outcome for the record in `slot`, by route name; `key` gets the same as text (the summary key). */
+  const outcomesOf = (slot: number): { byRoute: Record<string, string>; key: string } => {
     const byRoute: Record<string, string> = {};
+    let key = delivered[slot] === 1 ? 'partial' : 'undelivered';
     for (let id = 0; id < ROUTE_COUNT; id++) {
       const o = outcomes[slot * ROUTE_COUNT + id];
-      if (o !== 0) byRoute[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      if (o === 0) continue;
+      byRoute[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      key += ' ' + ROUTE_BY_ID[id] + '=' + EGRESS_OUTCOMES[o - 1];
     }
+    return { byRoute, key };
+  };
+
+  /** Delivery accounting for a record that some route did not take: bounded lines with every route's outcome. */
+  const account = (slot: number, retry: string | null): void => {
+    if (shutdown !== null) {
+      shutdown.note(consumer.traceId(slot), consumer.keyId(slot), outcomesOf(slot).byRoute, delivered[slot] === 1);
+      return;
+    }
+    const partial = delivered[slot] === 1;
+    if (!accDebug && !accSummary.enabled(partial ? 'info' : 'warn')) return;
+    const { byRoute, key } = outcomesOf(slot);
     const fields = { traceId: consumer.traceId(slot), keyId: consumer.keyId(slot), outcomes: byRoute, retry: retry ?? 'none' };
-    if (delivered[slot] === 1) accLog.info(fields, 'egress: delivered, but not by every requested route');
-    else accLog.warn(fields, 'egress: transaction not delivered by any route');
+    if (accDebug) accLog.debug(fields, 'egress: record not taken by every route');
+    if (partial) accSummary.note('info', key, fields, 'egress: delivered, but not by every requested route');
+    else accSummary.note('warn', key, fields, 'egress: transaction not delivered by any route');
   };
 
   const routeError = (slot: number, routeId: number, receivedAtMs: number, traceId: string, err: unknown): void => {
-    log.error({ traceId, route: routeId, err: err instanceof Error ? err.message : String(err) }, 'egress: route threw');
+    failures.note('error', 'threw ' + routeId, { traceId, route: routeId, err: err instanceof Error ? err.message : String(err) }, 'egress: route threw');
     outcome(slot, routeId, 'failed', receivedAtMs, true);
+  };
+
+  /**
+   * A stop ends the record in `slot` without releasing it: every requested route that has not answered gets
+   * dropped:shutdown (dropped:route_unavailable when this relay has no such route, as dispatch would have said).
+   */
+  const endAtStop = (slot: number): void => {
+    const mask = masks[slot];
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      if ((mask & (1 << id)) === 0 || outcomes[slot * ROUTE_COUNT + id] !== 0) continue;
+      const route = routes[id];
+      outcome(slot, id, route === null || route === undefined ? 'dropped:route_unavailable' : 'dropped:shutdown', 0, false);
+    }
+    counters[WORKER_COUNTER.shutdown]++;
+    if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
+    account(slot, null);
   };
 
   const dispatch = (slot: number): void => {
@@ -272,11 +325,15 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       }
     }
   } finally {
-    // Release nothing more: records still in flight stay in the ring for the next consumer (at-least-once).
-    consumer.detach();
-    detached = true;
-    retry?.close(); // queued transactions end as dropped:shutdown (counted, logged) before the routes close
-    await Promise.all(routes.map((r) => r?.close()));
+    // A stop (shutdown): nothing will take these records again, so each ends here with its outcomes. A throw (crash):
+    // release nothing more, records still in flight stay in the ring for the next consumer (at-least-once).
+    if (consumer.stopRequested()) shutdown = new ShutdownReport(log);
+    else {
+      consumer.detach();
+      detached = true;
+    }
+    retry?.close(); // queued transactions end as dropped:shutdown (counted, logged bounded) before the routes close
+    await Promise.all(routes.map((r) => r?.close())); // their in-flight sends answer now (dropped:shutdown)
     if (inFlight > 0) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, CLOSE_SETTLE_MS);
@@ -286,7 +343,26 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
         };
       });
     }
+    if (shutdown !== null) {
+      consumer.detach();
+      detached = true; // answers arriving later change nothing: `closed` is set below without yielding
+      // In flight: routes that never answered.
+      for (let slot = 0; slot < slotCount; slot++) if (pending[slot] > 0) endAtStop(slot);
+      // Never taken: published before intake closed, still in the ring.
+      let slot: number;
+      while ((slot = consumer.take()) >= 0) {
+        counters[WORKER_COUNTER.consumed]++;
+        const keyId = consumer.keyId(slot);
+        masks[slot] = consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0);
+        delivered[slot] = 0;
+        outcomes.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
+        endAtStop(slot);
+      }
+      shutdown.finish();
+    }
     closed = true;
+    failures.close();
+    accSummary.close();
     latency.close();
     await accountingLog?.close();
   }

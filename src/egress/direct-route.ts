@@ -8,7 +8,7 @@
 //   dropped:stale           queued (handshake, stream credit, congestion room) longer than routes.direct.staleAfterMs
 //   failed                  quiche refused the write (unexpected)
 //   dropped:shutdown        the worker stopped before the transaction could be written
-// Drops are logged (rate-limited: the first of each reason per second with the trace id, then a count).
+// Drops are logged bounded (drop-log.ts: the first of each reason with its trace id, then a count per reason per 10 s).
 // Leader data: the telemetry thread's snapshot (SnapshotLeaderSource); PollingLeaderSource (polls upstream.rpcUrl)
 // only when the telemetry thread is disabled. See createLeaderSource() below. Connection measurements reach the
 // telemetry thread by target address (src/telemetry/measurements.ts); the label is the validator identity, for logs.
@@ -91,6 +91,7 @@ export class DirectRoute implements EgressRoute {
     clearInterval(this.timer);
     this.source.close?.();
     await this.quic.close();
+    this.drops.close();
   }
 
   private readonly prewarm = (): void => {

@@ -1,28 +1,32 @@
-// Drop accounting shared by the QUIC routes (egress worker): each transaction a route did not deliver is logged with
-// its trace id, at most one line per outcome per second (the rest counted into the next line), so a dead leader
-// cannot flood the log. The counters in /metrics count every one regardless.
+// Drop logging shared by the QUIC routes (egress worker; warm: once per transaction a route did not deliver). Each
+// non-`sent` outcome is a key of the worker's bounded failure log (src/log/summarized-log.ts): the first drop of a
+// reason is logged at once with its trace id, then at most one summary line per reason per 10 s with the count and
+// one example trace id, and a last one when the route closes. The counters in /metrics count every one regardless.
+// `dropped:shutdown` is not logged here: the consumer loop reports every record the stop left undelivered
+// (src/egress/shutdown-report.ts).
 import type { Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
 import type { EgressOutcome } from './route.js';
 
-const DROP_LOG_INTERVAL_MS = 1_000;
-
 export class DropLog {
-  private readonly last = new Map<string, { atMs: number; suppressed: number }>();
+  private readonly log: SummarizedLog;
+  private readonly msgs = new Map<EgressOutcome, string>();
+
   constructor(
-    private readonly log: Logger,
+    log: Logger,
     private readonly route: string,
-  ) {}
+  ) {
+    this.log = new SummarizedLog(log);
+  }
 
   note(outcome: EgressOutcome, traceId: string): void {
-    if (outcome === 'sent') return;
-    const now = Date.now();
-    const e = this.last.get(outcome);
-    if (e !== undefined && now - e.atMs < DROP_LOG_INTERVAL_MS) {
-      e.suppressed++;
-      return;
+    if (outcome === 'sent' || outcome === 'dropped:shutdown') return;
+    let msg = this.msgs.get(outcome);
+    if (msg === undefined) {
+      msg = `egress ${this.route}: transaction not delivered (${outcome})`;
+      this.msgs.set(outcome, msg);
     }
-    this.log.warn({ route: this.route, outcome, traceId, suppressedSinceLast: e?.suppressed ?? 0 }, `egress ${this.route}: transaction not delivered (${outcome})`);
-    this.last.set(outcome, { atMs: now, suppressed: 0 });
+    this.log.note('warn', outcome, { route: this.route, outcome, traceId }, msg);
   }
 
   /**
@@ -39,5 +43,10 @@ export class DropLog {
       this.note(out, traceId);
       return out;
     });
+  }
+
+  /** Writes the pending summaries; later drops are counted only (the route is closing). */
+  close(): void {
+    this.log.close();
   }
 }

@@ -1,12 +1,15 @@
 // The relay's QUIC identity (cold: main thread at start, once per egress worker at route setup). A Solana keypair
-// JSON file (the 64-number array solana-keygen writes: seed || public key) becomes the Ed25519 client certificate
+// (the 64 bytes solana-keygen writes as a JSON array: seed || public key) becomes the Ed25519 client certificate
 // every direct/static QUIC connection presents; validators grant QoS by the stake of that key.
-// - main.ts calls resolveIdentityPath() once: with no `identity.keypairPath` it generates a keypair into a private
-//   temp file (so every worker presents the SAME identity) and warns that it is unstaked; a configured path that
-//   does not exist yet is created (mode 0600) with a fresh keypair, also with the warning.
-// - Each egress worker calls loadIdentityCertificate(path) and never generates anything.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// - main.ts calls resolveIdentity() once, so every worker presents the SAME identity:
+//   - `identity.keypairPath` names an existing file: workers load it and hot-reload it when it changes;
+//   - it names a file that does not exist yet: a fresh keypair is written there (mode 0600, kept across restarts:
+//     the operator asked for that file) and used like a configured one, with the UNSTAKED warning;
+//   - no keypairPath: a fresh keypair is generated IN MEMORY and never written anywhere. Its secret goes to the
+//     workers in their Piscina task (EgressTask.identitySecret), so no private key is left on disk by any exit, a
+//     crash or SIGKILL included. Warned as UNSTAKED; a new one per start.
+// - Each egress worker builds its certificate from the task's secret or the configured file, never generating.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { webcrypto, createPrivateKey, createPublicKey } from 'node:crypto';
 import { createIdentityCertificate, base58Encode, type IdentityCertificate } from '../quic/index.js';
@@ -43,27 +46,38 @@ function writeKeypairFile(path: string, secret: Uint8Array): void {
   chmodSync(path, 0o600);
 }
 
-/**
- * Main thread, once at start: the keypair path every worker will load. Generates (and warns) when none is configured
- * or the configured file does not exist yet. Returns the path and the base58 identity.
- */
-export function resolveIdentityPath(configured: string | undefined, log: Logger): { path: string; identity: string } {
-  if (configured !== undefined && existsSync(configured)) {
-    const secret = readKeypairFile(configured);
-    return { path: configured, identity: base58Encode(secret.subarray(32)) };
-  }
-  const secret = generateKeypairSecret();
-  const path = configured ?? join(mkdtempSync(join(tmpdir(), 'slotrelay-identity-')), 'identity.json');
-  writeKeypairFile(path, secret);
-  const identity = base58Encode(secret.subarray(32));
-  log.warn(
-    { event: 'identity_generated', identity, keypairPath: path, persistent: configured !== undefined },
-    'relay identity generated: it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); set identity.keypairPath to a staked keypair',
-  );
-  return { path, identity };
+/** What main.ts hands the egress workers: a keypair file to load (and watch), or a generated secret. */
+export interface RelayIdentity {
+  /** Base58 public key. */
+  readonly identity: string;
+  /** The keypair file the workers load and hot-reload; undefined for a generated identity. */
+  readonly keypairPath?: string;
+  /** A generated identity's 64-byte secret, held in memory only (passed in each worker's task). */
+  readonly secret?: Uint8Array;
 }
 
-/** Egress worker: the client certificate for the keypair file main.ts resolved. */
+/**
+ * Main thread, once at start: the identity every worker presents. Generates (and warns) when no keypair is
+ * configured (in memory) or the configured file does not exist yet (written there, 0600).
+ */
+export function resolveIdentity(configured: string | undefined, log: Logger): RelayIdentity {
+  if (configured !== undefined && existsSync(configured)) {
+    const secret = readKeypairFile(configured);
+    return { keypairPath: configured, identity: base58Encode(secret.subarray(32)) };
+  }
+  const secret = generateKeypairSecret();
+  const identity = base58Encode(secret.subarray(32));
+  if (configured !== undefined) writeKeypairFile(configured, secret);
+  log.warn(
+    configured !== undefined ? { event: 'identity_generated', identity, keypairPath: configured, persistent: true } : { event: 'identity_generated', identity, persistent: false },
+    configured !== undefined
+      ? 'relay identity generated into identity.keypairPath: it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); use a staked keypair'
+      : 'relay identity generated in memory (never written; a new one each start): it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); set identity.keypairPath to a staked keypair',
+  );
+  return configured !== undefined ? { keypairPath: configured, identity } : { secret, identity };
+}
+
+/** Egress worker: the client certificate for the configured keypair file. */
 export async function loadIdentityCertificate(path: string): Promise<IdentityCertificate> {
   return createIdentityCertificate(readKeypairFile(path));
 }

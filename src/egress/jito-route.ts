@@ -4,11 +4,13 @@
 // keep-alive node:http(s) agent (routes.jito.connections sockets per worker) and a per-request timeout.
 // Outcome: `sent` when the block engine answered a JSON-RPC result (the signature), `failed` otherwise, logged with
 // the trace id and a reason: HTTP 429 / -32097 becomes "rate-limited by the block engine" (kit cannot decode -32097,
-// so the relay never passes it on), `dropped:shutdown` when close() aborted it.
+// so the relay never passes it on), `dropped:shutdown` when close() aborted it. Failure lines are bounded per reason
+// (src/log/summarized-log.ts): the first at once, then a count per 10 s with one example, a last one at close().
 // Never logged: the auth uuid (a header only) and the URL's query string (block engines also take ?uuid=).
 import type http from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
@@ -57,11 +59,10 @@ export class JitoRoute implements EgressRoute {
   private readonly inFlight = new Set<http.ClientRequest>();
   private closed = false;
   private nextId = 1;
+  private readonly failures: SummarizedLog;
 
-  constructor(
-    options: JitoRouteOptions,
-    private readonly log: Logger,
-  ) {
+  constructor(options: JitoRouteOptions, log: Logger) {
+    this.failures = new SummarizedLog(log);
     const url = jitoTransactionsUrl(options.url, options.bundleOnly);
     this.label = url.origin + url.pathname;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -83,15 +84,11 @@ export class JitoRoute implements EgressRoute {
 
   private failed(tx: TxView, err: unknown): EgressOutcome {
     if (this.closed || (err instanceof JitoSendError && err.reason === 'shutdown')) return 'dropped:shutdown';
-    this.log.warn(
-      {
-        traceId: tx.traceId,
-        keyId: tx.keyId,
-        route: 'jito',
-        endpoint: this.label,
-        reason: err instanceof JitoSendError ? err.reason : 'network',
-        err: err instanceof Error ? err.message : String(err),
-      },
+    const reason = err instanceof JitoSendError ? err.reason : 'network';
+    this.failures.note(
+      'warn',
+      reason,
+      { traceId: tx.traceId, keyId: tx.keyId, route: 'jito', endpoint: this.label, reason, err: err instanceof Error ? err.message : String(err) },
       'jito route: block engine did not accept the transaction',
     );
     return 'failed';
@@ -108,6 +105,7 @@ export class JitoRoute implements EgressRoute {
     for (const req of this.inFlight) req.destroy(new JitoSendError('relay shutting down', 'shutdown'));
     this.inFlight.clear();
     this.target.agent.destroy();
+    this.failures.close();
   }
 }
 

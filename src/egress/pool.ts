@@ -5,14 +5,17 @@
 // it, counts a restart and runs the task again after a short backoff: Piscina replaces a dead thread, and the new
 // consumer resumes at the ring's TAIL, so nothing taken-but-unfinished is lost.
 // Latency histograms come back through one MessagePort per task (histogram-merge.ts); counters are read straight
-// from the shared counter regions.
+// from the shared counter regions. deliverySummary() totals them for the `relay_stopped` line (accepted = records
+// published into the rings; per route, every outcome), once the consumers have stopped.
+// A relay identity generated in memory (src/egress/identity.ts) reaches each consumer in its task payload.
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
 import { createWorkerCounters, sumWorkerCounters } from '../metrics/worker-counters.js';
-import { createRing, requestStop, ringDepth } from '../shm/ring.js';
+import { createRing, requestStop, ringDepth, ringPublished } from '../shm/ring.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
 import { renderEgressMetrics } from '../metrics/egress-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
@@ -41,6 +44,17 @@ export interface EgressPoolOptions {
   readonly snapshot?: SharedArrayBuffer;
   /** Makes one measurement port per worker task (TelemetryThread.measurementPort). */
   readonly measurementPort?: () => MessagePort;
+  /** A generated relay identity's secret, handed to every consumer task (never written to disk). */
+  readonly identitySecret?: Uint8Array;
+}
+
+/** Totals of the egress counters (the `relay_stopped` line): what was accepted and how each route ended it. */
+export interface DeliverySummary {
+  /** Records published into the rings by the front (accepted transactions). */
+  readonly accepted: number;
+  readonly records: { readonly consumed: number; readonly released: number; readonly undelivered: number; readonly shutdown: number };
+  /** route -> outcome -> first-send count, non-zero entries only (each route's row sums to its transactions). */
+  readonly outcomes: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 export interface DrainResult {
@@ -134,6 +148,7 @@ export class EgressPool {
       testHooks: this.options.testHooks?.[index],
       snapshot: this.options.snapshot,
       measurementPort: this.options.measurementPort?.(),
+      identitySecret: this.options.identitySecret,
     };
     const startedAt = Date.now();
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
@@ -206,6 +221,30 @@ export class EgressPool {
     clearTimeout(grace);
     await this.piscina.destroy();
     return { drained: remaining === 0, undelivered: remaining };
+  }
+
+  /** Totals of the counters; exact once the consumers stopped (after drain()). */
+  deliverySummary(): DeliverySummary {
+    const c = this.summedCounters();
+    const outcomes: Record<string, Record<string, number>> = {};
+    for (let r = 0; r < ROUTE_COUNT; r++) {
+      for (let o = 0; o < EGRESS_OUTCOMES.length; o++) {
+        const v = c[egressCounterIndex(r, o)];
+        if (v !== 0) (outcomes[ROUTE_BY_ID[r]] ??= {})[EGRESS_OUTCOMES[o]] = v;
+      }
+    }
+    let accepted = 0;
+    for (const r of this.rings) accepted += ringPublished(r);
+    return {
+      accepted,
+      records: {
+        consumed: c[WORKER_COUNTER.consumed],
+        released: c[WORKER_COUNTER.released],
+        undelivered: c[WORKER_COUNTER.undelivered],
+        shutdown: c[WORKER_COUNTER.shutdown],
+      },
+      outcomes,
+    };
   }
 
   /** Append the egress metrics (outcomes, ring depths, restarts, ring->route latency) to the /metrics text. */

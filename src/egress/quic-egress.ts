@@ -1,8 +1,10 @@
 // What the direct and static routes of one egress worker share (egress worker; cold setup, HOT fanout()): the relay
 // identity certificate and ONE connection cache, so a static peer that is also a leader gets one connection, not two.
-// Identity hot-swap: every identity.reloadCheckMs the keypair file is stat'ed (fs.watchFile); when it changed and
-// holds another keypair, the cache switches certificate (new connections use it, open ones are cycled) and
-// `identity_changed` is logged. An unreadable file keeps the current identity (logged).
+// The identity comes from main (src/egress/identity.ts): a generated one as its secret in the worker's task (in
+// memory only), a configured one as identity.keypairPath. Hot-swap (configured file only): every
+// identity.reloadCheckMs the keypair file is stat'ed (fs.watchFile); when it changed and holds another keypair, the
+// cache switches certificate (new connections use it, open ones are cycled) and `identity_changed` is logged. An
+// unreadable file keeps the current identity (logged).
 // fanout() sends one transaction to several connection workers and folds their per-target answers into one route
 // outcome: `sent` as soon as any target wrote it (the others keep going and are counted per connection), otherwise the
 // most telling failure once every target answered.
@@ -21,6 +23,13 @@ import type { MessagePort } from 'node:worker_threads';
 /** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */
 const MEASUREMENT_REPORT_MS = 1_000;
 
+export interface QuicEgressOptions {
+  /** A generated identity's secret from main (EgressTask.identitySecret); wins over identity.keypairPath. */
+  readonly identitySecret?: Uint8Array;
+  /** Bench hook: every send latency sample, microseconds. */
+  readonly onSendLatency?: (us: number) => void;
+}
+
 export class QuicEgress {
   /** Null until the identity certificate is built (a few ms after the worker starts). */
   cache: ConnectionCache | null = null;
@@ -34,17 +43,22 @@ export class QuicEgress {
   constructor(
     config: Readonly<Config>,
     private readonly log: Logger,
-    onSendLatency?: (us: number) => void,
+    options: QuicEgressOptions = {},
   ) {
     const d = config.routes.direct;
-    const path = config.identity.keypairPath;
+    const onSendLatency = options.onSendLatency;
+    const secret = options.identitySecret;
+    // The configured file is watched only when it is the identity in use (not when main generated one in memory).
+    const path = secret === undefined ? config.identity.keypairPath : undefined;
     const cert =
-      path !== undefined
-        ? loadIdentityCertificate(path)
-        : createIdentityCertificate(generateKeypairSecret()).then((c) => {
-            log.warn({ identity: c.identity }, 'egress: no identity.keypairPath reached this worker: using a generated UNSTAKED identity');
-            return c;
-          });
+      secret !== undefined
+        ? createIdentityCertificate(secret)
+        : path !== undefined
+          ? loadIdentityCertificate(path)
+          : createIdentityCertificate(generateKeypairSecret()).then((c) => {
+              log.warn({ identity: c.identity }, 'egress: no relay identity reached this worker: using a generated UNSTAKED identity of its own');
+              return c;
+            });
     this.ready = cert.then((identity) => {
       this.identity = identity;
       this.cache = new ConnectionCache({

@@ -14,8 +14,11 @@
 // Effective maxRetries: the client's value, else retries.defaultMaxRetries; -1 = no count limit (Agave's default).
 // Counters (single writer: this worker): the rebroadcast outcome matrix per route and RETRY_OUTCOMES; every admitted
 // transaction is counted once as queued or shed and every queued one ends once (landed/expired/exhausted/shutdown).
+// Per-transaction log lines (shed, ended without landing, recovered, a route that threw) are bounded per reason
+// (src/log/summarized-log.ts: the first at once with its trace id, then a count per 10 s, a last one at close()).
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
 import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../shm/layout.js';
 import { RetryQueue, type RetryEntry } from './retry-queue.js';
 import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from './route.js';
@@ -60,6 +63,8 @@ export class RetryScheduler {
   private readonly routes: readonly (EgressRoute | null | undefined)[];
   private readonly counters: Float64Array;
   private readonly log: Logger;
+  /** Per-transaction lines, bounded per reason. */
+  private readonly txLog: SummarizedLog;
   private readonly poller: SignatureStatusPoller | null;
   private readonly intervalMs: number;
   private readonly statusPollMs: number;
@@ -79,6 +84,7 @@ export class RetryScheduler {
     this.routes = deps.routes;
     this.counters = deps.counters;
     this.log = deps.log;
+    this.txLog = new SummarizedLog(deps.log);
     this.intervalMs = r.intervalMs;
     this.statusPollMs = r.statusPollMs;
     this.ttlMs = r.blockhashTtlMs;
@@ -118,12 +124,14 @@ export class RetryScheduler {
     } catch (err) {
       // Never let the retry path break the ring's release: count it like a shed one, with the reason logged.
       this.count('dropped:retry_queue_full');
-      this.log.error({ traceId: view.traceId, err: err instanceof Error ? err.message : String(err) }, 'retry: could not queue the transaction');
+      this.txLog.note('error', 'queue_error', { traceId: view.traceId, err: err instanceof Error ? err.message : String(err) }, 'retry: could not queue the transaction');
       return 'dropped:retry_queue_full';
     }
     if (entry === null) {
       this.count('dropped:retry_queue_full');
-      this.log.warn(
+      this.txLog.note(
+        'warn',
+        'dropped:retry_queue_full',
         { traceId: view.traceId, keyId: view.keyId, reason: 'dropped:retry_queue_full', queued: this.queue.size, maxQueue: this.queue.capacity },
         'retry: queue full, transaction shed (sent once, no rebroadcast)',
       );
@@ -203,7 +211,7 @@ export class RetryScheduler {
       try {
         r = route.send(e.view);
       } catch (err) {
-        this.log.error({ traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route threw');
+        this.txLog.note('error', 'threw', { traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route threw');
         this.rebroadcastOutcome(e, id, 'failed');
         continue;
       }
@@ -215,7 +223,7 @@ export class RetryScheduler {
       r.then(
         (o) => this.answered(e, id, o),
         (err: unknown) => {
-          this.log.error({ traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route rejected');
+          this.txLog.note('error', 'rejected', { traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route rejected');
           this.answered(e, id, 'failed');
         },
       );
@@ -235,7 +243,7 @@ export class RetryScheduler {
     if (idx === OUTCOME_INDEX.sent && !e.delivered) {
       e.delivered = true;
       this.count('recovered');
-      this.log.info({ traceId: e.view.traceId, keyId: e.view.keyId, route: routeId, round: e.rounds }, 'retry: first delivery by a rebroadcast');
+      this.txLog.note('info', 'recovered', { traceId: e.view.traceId, keyId: e.view.keyId, route: routeId, round: e.rounds }, 'retry: first delivery by a rebroadcast');
     }
   }
 
@@ -309,18 +317,22 @@ export class RetryScheduler {
       ...extra,
     };
     if (outcome === 'landed') this.log.debug(fields, 'retry: landed, rebroadcast stopped');
-    else if (e.delivered) this.log.info(fields, 'retry: rebroadcast stopped without seeing the transaction land');
-    else this.log.warn(fields, 'retry: transaction never reached a route and rebroadcast stopped');
+    else if (e.delivered) this.txLog.note('info', outcome, fields, 'retry: rebroadcast stopped without seeing the transaction land');
+    else this.txLog.note('warn', outcome + ' undelivered', fields, 'retry: transaction never reached a route and rebroadcast stopped');
   }
 
   private count(o: RetryOutcome): void {
     if (!this.closed) this.counters[retryCounterIndex(RETRY_INDEX[o])]++;
   }
 
-  /** Stop: every queued transaction ends as dropped:shutdown (counted, logged). Later route answers are ignored. */
+  /**
+   * Stop: every queued transaction ends as dropped:shutdown (counted; logged bounded: the first with its trace id,
+   * then one summary line with the count). Later route answers are ignored.
+   */
   close(): void {
     if (this.closed) return;
     for (const e of this.queue.entries) if (!e.finished) this.end(e, 'dropped:shutdown');
+    this.txLog.close();
     this.closed = true;
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
     if (this.pollTimer !== null) clearInterval(this.pollTimer);

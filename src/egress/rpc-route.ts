@@ -1,12 +1,15 @@
 // The rpc route (egress worker, HOT): forwards every transaction to each configured JSON-RPC endpoint as
 // sendTransaction [base64, {encoding: "base64", skipPreflight: true, maxRetries?}] over keep-alive node:http(s)
 // agents (maxSockets = routes.rpc.connections per endpoint, per worker), with a per-request timeout.
-// Outcome: `sent` when at least one endpoint answered a JSON-RPC result, `failed` otherwise (logged with the trace
-// id and the upstream's message), `dropped:no_endpoint` with no endpoints, `dropped:shutdown` when close() aborted it.
+// Outcome: `sent` when at least one endpoint answered a JSON-RPC result, `failed` otherwise, `dropped:no_endpoint`
+// with no endpoints, `dropped:shutdown` when close() aborted it. An endpoint's refusal is logged bounded, per endpoint
+// and reason (timeout, network, http_error, upstream_error, too_large): the first at once with the trace id and the
+// upstream's message, then a count per 10 s with one example (src/log/summarized-log.ts), a last one at close().
 // Endpoint URLs may carry provider API keys in their query: logs show origin + path only.
 import type http from 'node:http';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
@@ -17,11 +20,14 @@ interface Endpoint {
   readonly label: string;
 }
 
+/** Why an endpoint did not take a transaction: a closed set, the `reason` field of the log lines. */
+type EndpointFailure = 'timeout' | 'network' | 'http_error' | 'upstream_error' | 'too_large' | 'shutdown';
+
 /** Why one endpoint did not take the transaction. */
 class EndpointError extends Error {
   constructor(
     message: string,
-    readonly shutdown = false,
+    readonly reason: EndpointFailure,
   ) {
     super(message);
   }
@@ -32,9 +38,9 @@ export type RpcRouteOptions = Config['routes']['rpc'];
 const JSON_HEADERS: Readonly<http.OutgoingHttpHeaders> = Object.freeze({ 'content-type': 'application/json' });
 
 const RPC_POST_ERRORS: JsonPostErrors = {
-  timeout: (ms) => new EndpointError(`timeout after ${ms} ms`),
-  tooLarge: (status) => new EndpointError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${status})`),
-  network: (err) => err,
+  timeout: (ms) => new EndpointError(`timeout after ${ms} ms`, 'timeout'),
+  tooLarge: (status) => new EndpointError(`response larger than ${MAX_RESPONSE_BYTES} bytes (HTTP ${status})`, 'too_large'),
+  network: (err) => (err instanceof EndpointError ? err : new EndpointError(err.message, 'network')),
   answer: (status, body) => answerError(status, body),
 };
 
@@ -46,11 +52,10 @@ export class RpcRoute implements EgressRoute {
   private readonly inFlight = new Set<http.ClientRequest>();
   private closed = false;
   private nextId = 1;
+  private readonly failures: SummarizedLog;
 
-  constructor(
-    options: RpcRouteOptions,
-    private readonly log: Logger,
-  ) {
+  constructor(options: RpcRouteOptions, log: Logger) {
+    this.failures = new SummarizedLog(log);
     this.timeoutMs = options.timeoutMs;
     this.endpoints = options.endpoints.map((u) => {
       const url = new URL(u);
@@ -87,10 +92,14 @@ export class RpcRoute implements EgressRoute {
     let shutdown = true;
     for (let i = 0; i < errors.length; i++) {
       const e = errors[i];
-      if (e instanceof EndpointError && e.shutdown) continue;
+      const reason: EndpointFailure = e instanceof EndpointError ? e.reason : 'network';
+      if (reason === 'shutdown') continue;
       shutdown = false;
-      this.log.warn(
-        { traceId: tx.traceId, keyId: tx.keyId, route: 'rpc', endpoint: eps[i].label, err: e instanceof Error ? e.message : String(e) },
+      const endpoint = eps[i].label;
+      this.failures.note(
+        'warn',
+        endpoint + ' ' + reason,
+        { traceId: tx.traceId, keyId: tx.keyId, route: 'rpc', endpoint, reason, err: e instanceof Error ? e.message : String(e) },
         'rpc route: endpoint did not accept the transaction',
       );
     }
@@ -99,15 +108,16 @@ export class RpcRoute implements EgressRoute {
 
   /** POST one JSON-RPC body; resolves when the endpoint answered a result, rejects with the reason otherwise. */
   private post(ep: Endpoint, body: string): Promise<void> {
-    if (this.closed) return Promise.reject(new EndpointError('relay shutting down', true));
+    if (this.closed) return Promise.reject(new EndpointError('relay shutting down', 'shutdown'));
     return postJson(ep.target, body, RPC_POST_ERRORS);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const req of this.inFlight) req.destroy(new EndpointError('relay shutting down', true));
+    for (const req of this.inFlight) req.destroy(new EndpointError('relay shutting down', 'shutdown'));
     this.inFlight.clear();
     for (const ep of this.endpoints) ep.target.agent.destroy();
+    this.failures.close();
   }
 }
 
@@ -121,14 +131,14 @@ function answerError(status: number, body: Buffer): Error | null {
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return new EndpointError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`);
+    return new EndpointError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`, 'http_error');
   }
   if (parsed !== null && typeof parsed === 'object') {
     const o = parsed as { result?: unknown; error?: { code?: unknown; message?: unknown } };
     if (o.result !== undefined && o.error === undefined) return null;
     if (o.error !== undefined && o.error !== null && typeof o.error === 'object') {
-      return new EndpointError(`upstream error ${String(o.error.code)}: ${String(o.error.message)} (HTTP ${status})`);
+      return new EndpointError(`upstream error ${String(o.error.code)}: ${String(o.error.message)} (HTTP ${status})`, 'upstream_error');
     }
   }
-  return new EndpointError(`HTTP ${status}, no JSON-RPC result in answer`);
+  return new EndpointError(`HTTP ${status}, no JSON-RPC result in answer`, 'http_error');
 }

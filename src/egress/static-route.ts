@@ -54,5 +54,6 @@ export class StaticRoute implements EgressRoute {
   async close(): Promise<void> {
     this.closed = true;
     await this.quic.close();
+    this.drops.close();
   }
 }

@@ -8,6 +8,7 @@ import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrp
 import { isInvalid, parseJsonRpcBody, type JsonRpcCall, type JsonRpcElement, type JsonRpcId, type ParsedBody } from '../jsonrpc/envelope.js';
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
+import { summarizedLog } from '../log/summarized-log.js';
 import { readBody } from './body-reader.js';
 import type { KeyEntry } from './auth.js';
 import type { CallContext } from './call-context.js';
@@ -87,7 +88,8 @@ class RpcCall implements CallContext, DispatchHooks {
 
   onInternalError(err: unknown, call: JsonRpcCall): void {
     // keyName, not key: the logger redacts every `key` field (src/log/logger.ts), which would hide the name too.
-    this.deps.log.error({ err, method: call.method, requestId: this.state.requestId, keyName: this.key.name }, 'internal error in method');
+    // Bounded (src/log/summarized-log.ts): the first at once, then a count per method per 10 s with one example.
+    summarizedLog(this.deps.log).note('error', 'internal_error ' + call.method, { err, method: call.method, requestId: this.state.requestId, keyName: this.key.name }, 'internal error in method');
   }
 
   onOutcome(method: string | null, reason: string | null): void {
@@ -138,7 +140,7 @@ export function jsonRpcEndpoint(
         out.then(
           (text) => call.finish(text),
           (err: unknown) => {
-            deps.log.error({ err, requestId: st.requestId }, 'unexpected dispatch failure');
+            summarizedLog(deps.log).note('error', 'dispatch_failure', { err, requestId: st.requestId }, 'unexpected dispatch failure');
             call.finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message));
           },
         );

@@ -12,6 +12,7 @@ import { tryParseEncodingParam, type TransactionEncoding } from '../tx/index.js'
 import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
 import type { FrontDeps } from './front-deps.js';
+import { summarizedLog } from '../log/summarized-log.js';
 import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
 import type { SubmissionMeta } from './intake.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
@@ -37,7 +38,7 @@ function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown)
     deps.metrics.countRequest('relay', path, err.spec.reason);
     rejectRest(deps, st, err.spec, err.message, err.data);
   } else {
-    deps.log.error({ err, requestId: st.requestId }, 'internal error on relay path');
+    summarizedLog(deps.log).note('error', 'internal_error ' + path, { err, requestId: st.requestId }, 'internal error on relay path'); // bounded per path
     deps.metrics.countRequest('relay', path, Errors.INTERNAL_ERROR.reason);
     rejectRest(deps, st, Errors.INTERNAL_ERROR);
   }

@@ -48,10 +48,15 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   }
   tb.declare('slotrelay_retry_queue_depth', 'gauge', 'Transactions in the egress workers\' retry queues (queued minus ended).');
   tb.sample('slotrelay_retry_queue_depth', {}, retryOpen);
-  tb.declare('slotrelay_egress_records_total', 'counter', 'Records taken from the rings (consumed), released after every route finished, or released with no route sent.');
+  tb.declare(
+    'slotrelay_egress_records_total',
+    'counter',
+    'Records taken from the rings (consumed), released after every route finished, ended with no route sent (undelivered), or ended unreleased by a stop (shutdown).',
+  );
   tb.sample('slotrelay_egress_records_total', { stage: 'consumed' }, c[WORKER_COUNTER.consumed]);
   tb.sample('slotrelay_egress_records_total', { stage: 'released' }, c[WORKER_COUNTER.released]);
   tb.sample('slotrelay_egress_records_total', { stage: 'undelivered' }, c[WORKER_COUNTER.undelivered]);
+  tb.sample('slotrelay_egress_records_total', { stage: 'shutdown' }, c[WORKER_COUNTER.shutdown]);
   tb.declare('slotrelay_ring_depth', 'gauge', 'Records published into a ring and not yet released by its egress worker.');
   const depths = src.depths();
   for (let i = 0; i < depths.length; i++) tb.sample('slotrelay_ring_depth', { ring: i }, depths[i]);

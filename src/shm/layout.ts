@@ -81,8 +81,13 @@ export const WORKER_COUNTER = Object.freeze({
   consumed: 0,
   /** records whose every route finished (released back to the ring) */
   released: 1,
-  /** records that ended with no route reporting `sent` */
+  /** records that ended with no route reporting `sent` (released, or ended by a stop) */
   undelivered: 2,
+  /**
+   * records a stop ended without releasing them (in flight or never taken when the consumer stopped); every route
+   * that had not answered is counted dropped:shutdown. consumed = released + shutdown once the relay stopped.
+   */
+  shutdown: 3,
   /** first egress-outcome counter: index = EGRESS_BASE + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex */
   egressBase: 8,
 } as const);

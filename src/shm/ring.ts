@@ -394,6 +394,12 @@ export function requestStop(sab: SharedArrayBuffer, stop = true): void {
   if (stop) Atomics.notify(ctl, CTL_HEAD);
 }
 
+/** Records ever published into a ring (HEAD; exact below 2^32 records, the counter is a free-running u32). */
+export function ringPublished(sab: SharedArrayBuffer): number {
+  const ctl = new Int32Array(sab, 0, CTL_BYTES >> 2);
+  return Atomics.load(ctl, CTL_HEAD) >>> 0;
+}
+
 /** HEAD - TAIL of a ring, without attaching an end (metrics, drain). */
 export function ringDepth(sab: SharedArrayBuffer): number {
   const ctl = new Int32Array(sab, 0, CTL_BYTES >> 2);

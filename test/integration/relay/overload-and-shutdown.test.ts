@@ -1,5 +1,6 @@
 // Ring full -> 503 + Retry-After (counted, never a silent drop); SIGTERM drains every accepted transaction into the
-// route and exits 0.
+// route and exits 0; a drain that times out ends every undelivered transaction as dropped:shutdown (counted, logged
+// with its request id, bounded) and exits 1 (exit codes: README "Running it under a supervisor").
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -122,4 +123,47 @@ describe('overload and shutdown', () => {
     for (const tx of txs) expect(sent.some((b) => b.equals(tx.bytes))).toBe(true);
     expect(relay.logs.some((l) => l.includes('"event":"relay_stopped"'))).toBe(true);
   });
+
+  it('SIGTERM with a route that cannot deliver before shutdown.drainTimeoutMs: every undelivered one is dropped:shutdown, counted and logged (bounded), exit 1', async () => {
+    upstream = await startRecordingUpstream();
+    upstream.delayMs = 20_000; // the rpc endpoint answers long after the drain timeout
+    relay = await startRelay({
+      upstream: { rpcUrl: upstream.url },
+      routes: { rpc: { endpoints: [upstream.url], timeoutMs: 30_000 } },
+      rings: { workers: 1, slotsPerRing: 256 },
+      shutdown: { drainTimeoutMs: 300 },
+    });
+    const N = 150; // more than the per-worker bound of individual lines (SHUTDOWN_LOG_RECORDS = 100)
+    for (let i = 0; i < N; i++) {
+      const res = await fetch(`${relay.relayUrl}/v1/submit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY, 'x-request-id': `stop-${i}` },
+        body: JSON.stringify({ transaction: legacyTransfer().base64, maxRetries: 0 }),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    }
+    const t0 = Date.now();
+    const code = await relay.stop('SIGTERM');
+    expect(code).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(6_000); // drain timeout + route close + flush, not the endpoint's 20 s
+    const lines = relay.logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, any>);
+    // The first 100 undelivered records individually, each with its request id and every route's outcome ...
+    const records = lines.filter((l) => l.event === 'shutdown_undelivered');
+    expect(records).toHaveLength(100);
+    for (const r of records) expect(r).toMatchObject({ traceId: expect.stringMatching(/^stop-\d+$/), outcomes: { rpc: 'dropped:shutdown' } });
+    expect(new Set(records.map((r) => r.traceId)).size).toBe(100);
+    // ... then one summary per worker with the count per route and outcome.
+    const summaries = lines.filter((l) => l.event === 'shutdown_undelivered_summary');
+    expect(summaries).toHaveLength(1);
+    expect(summaries[0]).toMatchObject({ records: N, logged: 100, byRoute: { rpc: { 'dropped:shutdown': N } } });
+    // The accounting holds in the last line: accepted = sent + failed + dropped, per route.
+    const stopped = lines.find((l) => l.event === 'relay_stopped');
+    expect(stopped).toMatchObject({ exitCode: 1, drained: false, accepted: N, outcomes: { rpc: { 'dropped:shutdown': N } } });
+    const rpc = stopped!.outcomes.rpc as Record<string, number>;
+    expect(Object.values(rpc).reduce((a, b) => a + b, 0)).toBe(N);
+    expect(stopped!.records).toMatchObject({ consumed: N, undelivered: N });
+    // Bounded: no line per transaction beyond the 100.
+    expect(lines.filter((l) => typeof l.traceId === 'string').length).toBeLessThanOrEqual(102);
+  }, 60_000);
 });
