@@ -172,6 +172,48 @@ export function agaveVerdict(bytes: Uint8Array): ModelVerdict {
   return { kind: 'ok', firstSignature, version };
 }
 
+// ---- encoded text: Agave's decode_and_deserialize order (encoded size, characters, decoded size, then the bytes) ----
+
+export type TextVerdict =
+  | { readonly kind: 'ok'; readonly firstSignature: Uint8Array; readonly bytes: Buffer }
+  | { readonly kind: 'refused'; readonly reason: string; readonly message: string | null };
+
+const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Canonical STANDARD base64 as the base64 crate 0.22 accepts it: alphabet, '=' only as 1-2 final pads, zero trailing bits. */
+export function isCanonicalBase64(s: string): boolean {
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) return false;
+  if (s.endsWith('==')) return (B64_ALPHABET.indexOf(s[s.length - 3]) & 0x0f) === 0;
+  if (s.endsWith('=')) return (B64_ALPHABET.indexOf(s[s.length - 2]) & 0x03) === 0;
+  return true;
+}
+
+/**
+ * Agave's verdict for transaction text. `message` is null where only the reason is modelled (the exact base64/base58
+ * error detail is checked by tx-encoding.test.ts).
+ */
+export function agaveTextVerdict(text: string, encoding: 'base58' | 'base64', maxRaw = 1232): TextVerdict {
+  const maxEncoded = encoding === 'base64' ? 4 * Math.ceil(maxRaw / 3) : Math.ceil((maxRaw * Math.log(256)) / Math.log(58));
+  const utf8 = Buffer.byteLength(text, 'utf8');
+  if (utf8 > maxEncoded) {
+    return { kind: 'refused', reason: 'tx_too_large_encoded', message: `${encoding} encoded ${TYPE} too large: ${utf8} bytes (max: encoded/raw ${maxEncoded}/${maxRaw})` };
+  }
+  let bytes: Buffer;
+  if (encoding === 'base64') {
+    if (!isCanonicalBase64(text)) return { kind: 'refused', reason: 'tx_bad_encoding', message: null };
+    bytes = Buffer.from(text, 'base64');
+  } else {
+    if ([...text].some((c) => !B58_ALPHABET.includes(c))) return { kind: 'refused', reason: 'tx_bad_encoding', message: null };
+    bytes = Buffer.from(bs58.decode(text));
+  }
+  if (bytes.length > maxRaw) {
+    return { kind: 'refused', reason: 'tx_too_large_decoded', message: `decoded ${TYPE} too large: ${bytes.length} bytes (max: ${maxRaw} bytes)` };
+  }
+  const v = agaveVerdict(bytes);
+  return v.kind === 'ok' ? { kind: 'ok', firstSignature: v.firstSignature, bytes } : v;
+}
+
 // ---- a wire-format model to build and mutate transactions field by field ----
 
 export interface WireInstruction {
