@@ -1,6 +1,11 @@
 // Ring full -> 503 + Retry-After (counted, never a silent drop); SIGTERM drains every accepted transaction into the
 // route and exits 0; a drain that times out ends every undelivered transaction as dropped:shutdown (counted, logged
-// with its request id, bounded) and exits 1 (exit codes: README "Running it under a supervisor").
+// with its request id, bounded) and exits 1; a bad configuration exits 2 (exit codes: README "Running it under a
+// supervisor").
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -166,4 +171,13 @@ describe('overload and shutdown', () => {
     // Bounded: no line per transaction beyond the 100.
     expect(lines.filter((l) => typeof l.traceId === 'string').length).toBeLessThanOrEqual(102);
   }, 60_000);
+
+  it('a bad configuration exits 2 before anything starts (the third documented exit code)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'slotrelay-badconfig-')), 'config.yaml');
+    writeFileSync(file, 'rpcHost:\n  colour: blue\n');
+    const r = spawnSync(process.execPath, ['dist/src/cli.js', 'start', '--config', file], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('rpcHost: unknown key "colour"');
+    expect(r.stdout).not.toContain('relay_ready');
+  });
 });
