@@ -67,14 +67,19 @@ export function resolveIdentity(configured: string | undefined, log: Logger): Re
   }
   const secret = generateKeypairSecret();
   const identity = base58Encode(secret.subarray(32));
-  if (configured !== undefined) writeKeypairFile(configured, secret);
+  if (configured !== undefined) {
+    writeKeypairFile(configured, secret);
+    log.warn(
+      { event: 'identity_generated', identity, keypairPath: configured, persistent: true },
+      'relay identity generated into identity.keypairPath: it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); use a staked keypair',
+    );
+    return { keypairPath: configured, identity };
+  }
   log.warn(
-    configured !== undefined ? { event: 'identity_generated', identity, keypairPath: configured, persistent: true } : { event: 'identity_generated', identity, persistent: false },
-    configured !== undefined
-      ? 'relay identity generated into identity.keypairPath: it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); use a staked keypair'
-      : 'relay identity generated in memory (never written; a new one each start): it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); set identity.keypairPath to a staked keypair',
+    { event: 'identity_generated', identity, persistent: false },
+    'relay identity generated in memory (never written; a new one each start): it is UNSTAKED (validators give unstaked QUIC peers the lowest QoS); set identity.keypairPath to a staked keypair',
   );
-  return configured !== undefined ? { keypairPath: configured, identity } : { secret, identity };
+  return { secret, identity };
 }
 
 /** Egress worker: the client certificate for the configured keypair file. */
