@@ -497,6 +497,32 @@ describe('relay host paths through a real relay (property)', () => {
     await allDelivered();
   });
 
+  it('a body that is not UTF-8 is not JSON (RFC 8259 §8.1): /v1/sendTransaction -32700 (Agave: serde_json::from_slice), /v1/submit 400 parse_error', async () => {
+    // Bytes that are never valid UTF-8 (a lone continuation byte, a truncated sequence, an encoded surrogate, an
+    // overlong encoding, 0xff), placed inside a string of an otherwise valid request.
+    const bad = fc.constantFrom([0x80], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xff], [0xe2, 0x82]);
+    const where = fc.constantFrom('id', 'transaction', 'extra');
+    await fc.assert(
+      fc.asyncProperty(bad, where, fc.nat(POOL_ALL.length - 1), async (bytes, at, i) => {
+        const tx = POOL_ALL[i].toString('base64');
+        const mark = '\u0001MARK\u0001';
+        const rpc = JSON.stringify({ jsonrpc: '2.0', id: at === 'id' ? `a${mark}` : 1, method: 'sendTransaction', params: [at === 'transaction' ? tx + mark : tx, { encoding: 'base64', skipPreflight: true, note: at === 'extra' ? mark : '' }] });
+        const withBad = (text: string): Buffer => {
+          const [before, after] = text.split(JSON.stringify(mark).slice(1, -1));
+          return Buffer.concat([Buffer.from(before, 'utf8'), Buffer.from(bytes), Buffer.from(after, 'utf8')]);
+        };
+        const a = await post('/v1/sendTransaction', withBad(rpc), 'application/json');
+        expect(a.status).toBe(200);
+        expect(a.json, `answer ${a.text.slice(0, 200)}`).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+        const submit = JSON.stringify({ transaction: at === 'transaction' ? tx + mark : tx, note: mark });
+        const b = await post('/v1/submit', withBad(submit), 'application/json');
+        expect(b.status, `answer ${b.text.slice(0, 200)}`).toBe(400);
+        expect((b.json as { error: { reason: string } }).error.reason).toBe('parse_error');
+      }),
+      fcParams(SEED + 5, 30),
+    );
+  });
+
   it('maxRetries as a client sends it (up to 2^53) reaches the rpc route\'s endpoint unchanged', async () => {
     const big = fc.oneof(fc.nat(10), fc.constantFrom(2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 3, 2 ** 53 - 1), fc.maxSafeNat());
     await fc.assert(
