@@ -10,6 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const MICRO = [
   ['envelope', 'jsonrpc/envelope.bench.js'],
   ['front-handler', 'front/handler-js.bench.js'],
+  ['refusal-cost', 'front/refusal-cost.bench.js'], // exits 1 when a refusal costs the front more than an acceptance
   ['tx-intake', 'tx/tx-intake.bench.js'],
   ['ring', 'shm/ring.bench.js'],
   ['get-leader-slots', 'telemetry/get-leader-slots.bench.js', '--micro-only'],

@@ -6,6 +6,10 @@
 // Both servers run side by side (each idle while the other is loaded) and the rounds alternate relay, baseline,
 // relay, ...: on a shared box whose speed drifts by 1.5x within minutes, each round's ratio compares two runs
 // seconds apart, and the medians over rounds are the figures to quote.
+// Refusal rows (issue #18 defect 9: a flood of garbage is the cheapest attack, so refusing must cost no more than
+// accepting): in each round, right after the accept and baseline rows, the same relay is loaded with an undecodable
+// transaction (-32602, HTTP 200), an unknown key (401) and a rate-limited key (429), each counted from the relay's own
+// metrics for that reason, and compared with the accept row of the same round (target: each ratio >= 1).
 //   node dist/bench/e2e/send-transaction-load.js [--duration 8] [--connections 64] [--rounds 3]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -29,18 +33,51 @@ const DURATION_S = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const ROUNDS = Math.max(1, Number(values.rounds));
 const KEY = '11111111-2222-4333-8444-555555555555';
+/** A key whose bucket holds one token refilled every 1,000 s: every request after the first is answered 429. */
+const LIMITED_KEY = '11111111-2222-4333-8444-666666666666';
+/** Well-formed, not in the key table: 401. */
+const UNKNOWN_KEY = '11111111-2222-4333-8444-777777777777';
 
-function makeBodies(n: number): string[] {
+function sendBody(id: number, tx: Uint8Array): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [Buffer.from(tx).toString('base64'), { encoding: 'base64', skipPreflight: true }] });
+}
+
+/** `n` distinct signed transfers; `undecodable` holds the same bodies with each transaction cut short by 3-30 bytes. */
+function makeBodies(n: number): { valid: string[]; undecodable: string[] } {
   const payer = Keypair.generate();
-  const bodies: string[] = [];
+  const valid: string[] = [];
+  const undecodable: string[] = [];
   for (let i = 0; i < n; i++) {
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1 }).add(
       SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 + i }),
     );
     tx.sign(payer);
-    bodies.push(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'sendTransaction', params: [tx.serialize().toString('base64'), { encoding: 'base64', skipPreflight: true }] }));
+    const wire = tx.serialize();
+    valid.push(sendBody(i, wire));
+    // Valid base64 of a truncated transaction: decoded, then refused by the parser ("failed to fill whole buffer").
+    undecodable.push(sendBody(i, wire.subarray(0, wire.length - 3 * (1 + (i % 10)))));
   }
-  return bodies;
+  return { valid, undecodable };
+}
+
+/** A wrk Lua script rotating through `bodies` (every request carries a distinct body) with `key` in x-api-key. */
+function writeScript(dir: string, name: string, bodies: readonly string[], key: string): string {
+  const script = join(dir, `${name}.lua`);
+  writeFileSync(
+    script,
+    'local bodies = {\n' + bodies.map((b) => `[==[${b}]==]`).join(',\n') + '\n}\nlocal i = 0\n' +
+      'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.headers["x-api-key"] = "' + key + '"\n' +
+      'request = function()\n  i = i % #bodies + 1\n  return wrk.format(nil, "/", nil, bodies[i])\nend\n',
+  );
+  return script;
+}
+
+/** A refusal row: what wrk sends and the relay's own counter for the answer (outcome or rejection reason). */
+interface Refusal {
+  readonly name: string;
+  readonly target: string;
+  readonly reason: string;
+  readonly script: string;
 }
 
 function waitForLine(child: ChildProcess, event: string): Promise<Record<string, unknown>> {
@@ -78,9 +115,39 @@ async function relayCounts(url: string): Promise<RelayCounts> {
   return { ok, rejected };
 }
 
-function runWrk(target: string, url: string, script: string): LoadResult {
-  const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION_S}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+function runWrk(target: string, url: string, script: string, durationS = DURATION_S): LoadResult {
+  const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${durationS}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
   return { target, ...parseWrkOutput(out.stdout) };
+}
+
+/**
+ * One wrk run against the relay, its rate scaled by the share of requests the relay itself counted under `reason`
+ * ('ok' = accepted into a ring): a faster answer of another kind must not flatter the row.
+ */
+async function relayRun(target: string, url: string, script: string, reason: string): Promise<{ run: LoadResult; others: Record<string, number> }> {
+  const before = await relayCounts(url);
+  const wrkRun = runWrk(target, url, script);
+  const after = await relayCounts(url);
+  const delta = (c: RelayCounts): Record<string, number> => ({ ok: c.ok, ...c.rejected });
+  const b = delta(before);
+  const a = delta(after);
+  const counted = (a[reason] ?? 0) - (b[reason] ?? 0);
+  const others = Object.fromEntries(
+    Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([k, v]) => k !== reason && v > 0),
+  );
+  return { run: { ...wrkRun, requestsPerSec: wrkRun.requestsPerSec * Math.min(1, counted / Math.max(1, wrkRun.requests)) }, others };
+}
+
+interface RefusalResult extends LoadResult {
+  /** This row's counted rate over the accept row's in the same round. */
+  readonly ratio: number;
+}
+
+interface Round {
+  readonly relay: LoadResult;
+  readonly baseline: LoadResult;
+  readonly ratio: number;
+  readonly refusals: Record<string, RefusalResult>;
 }
 
 async function main(): Promise<void> {
@@ -88,13 +155,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-bench-'));
   const bodies = makeBodies(Number(values.txs));
   // wrk rotates through the bodies (Lua), so every request carries a distinct transaction.
-  const script = join(dir, 'bodies.lua');
-  writeFileSync(
-    script,
-    'local bodies = {\n' + bodies.map((b) => `[==[${b}]==]`).join(',\n') + '\n}\nlocal i = 0\n' +
-      'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.headers["x-api-key"] = "' + KEY + '"\n' +
-      'request = function()\n  i = i % #bodies + 1\n  return wrk.format(nil, "/", nil, bodies[i])\nend\n',
-  );
+  const script = writeScript(dir, 'bodies', bodies.valid, KEY);
+  const refusals: Refusal[] = [
+    { name: 'undecodable', target: 'relay refuses: undecodable tx (-32602)', reason: 'tx_undecodable', script: writeScript(dir, 'undecodable', bodies.undecodable, KEY) },
+    { name: 'unknownKey', target: 'relay refuses: unknown key (401)', reason: 'unauthorized', script: writeScript(dir, 'unknown-key', bodies.valid, UNKNOWN_KEY) },
+    { name: 'rateLimited', target: 'relay refuses: rate limited (429)', reason: 'rate_limited', script: writeScript(dir, 'rate-limited', bodies.valid, LIMITED_KEY) },
+  ];
   const config = join(dir, 'config.yaml');
   writeFileSync(
     config,
@@ -105,7 +171,10 @@ async function main(): Promise<void> {
       rings: { workers: 1, slotsPerRing: 65536 },
       routes: { discard: true },
       log: { level: 'warn' },
-      keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip' }],
+      keys: [
+        { key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip' },
+        { key: LIMITED_KEY, name: 'bench-limited', rateLimit: { perSecond: 0.001, burst: 1 }, preflight: 'skip' },
+      ],
     }),
   );
 
@@ -116,21 +185,25 @@ async function main(): Promise<void> {
   const baseUrl = `http://127.0.0.1:${bReady.port as number}`;
   runWrk('warmup', relayUrl, script);
   runWrk('warmup', baseUrl, script);
-  const rounds: { relay: LoadResult; baseline: LoadResult; ratio: number }[] = [];
+  // The refusal paths get their own (shorter) warm-up, so no row is measured while its code is still being compiled.
+  for (const f of refusals) runWrk('warmup', relayUrl, f.script, Math.min(DURATION_S, 3));
+  const rounds: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const before = await relayCounts(relayUrl);
-    const wrkRun = runWrk('uWS relay (JSON-RPC host)', relayUrl, script);
-    const after = await relayCounts(relayUrl);
     // What counts is what the relay accepted into a ring, not what wrk got an answer to: an overload or rate-limit
     // answer is fast and would flatter the figure. The relay's own ok counter over the round gives the share.
-    const accepted = after.ok - before.ok;
-    const rejected = Object.fromEntries(
-      Object.entries(after.rejected).map(([k, v]) => [k, v - (before.rejected[k] ?? 0)] as const).filter(([, v]) => v > 0),
-    );
-    if (Object.keys(rejected).length > 0) console.log(`round ${r + 1}: relay rejections`, rejected);
-    const relayRun = { ...wrkRun, requestsPerSec: wrkRun.requestsPerSec * Math.min(1, accepted / Math.max(1, wrkRun.requests)) };
+    const accept = await relayRun('uWS relay (JSON-RPC host)', relayUrl, script, 'ok');
+    if (Object.keys(accept.others).length > 0) console.log(`round ${r + 1}: relay rejections`, accept.others);
+    const relayResult = accept.run;
     const baseRun = runWrk('node:http baseline (same work)', baseUrl, script);
-    rounds.push({ relay: relayRun, baseline: baseRun, ratio: relayRun.requestsPerSec / baseRun.requestsPerSec });
+    // The refusal rows, their order rotated per round so none is always the farthest from the accept row.
+    const refused: Record<string, RefusalResult> = {};
+    for (let k = 0; k < refusals.length; k++) {
+      const f = refusals[(k + r) % refusals.length];
+      const { run, others } = await relayRun(f.target, relayUrl, f.script, f.reason);
+      if (Object.keys(others).length > 0) console.log(`round ${r + 1}: ${f.name}: answers of another kind`, others);
+      refused[f.name] = { ...run, ratio: run.requestsPerSec / relayResult.requestsPerSec };
+    }
+    rounds.push({ relay: relayResult, baseline: baseRun, ratio: relayResult.requestsPerSec / baseRun.requestsPerSec, refusals: refused });
   }
   const metrics = await (await fetch(`${relayUrl}/metrics`)).text();
   relay.kill('SIGTERM');
@@ -142,25 +215,46 @@ async function main(): Promise<void> {
     rounds.flatMap((r, i) => [
       { round: i + 1, ...r.relay, requestsPerSec: Math.round(r.relay.requestsPerSec) },
       { round: i + 1, ...r.baseline, requestsPerSec: Math.round(r.baseline.requestsPerSec), ratio: r.ratio.toFixed(2) },
+      ...refusals.map((f) => {
+        const x = r.refusals[f.name];
+        return { round: i + 1, ...x, requestsPerSec: Math.round(x.requestsPerSec), ratio: x.ratio.toFixed(2) };
+      }),
     ]),
   );
+  console.log('ratio: node:http row = relay / node:http; refusal rows = refusal / relay accept row of the same round');
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
+  const refusalSummary = Object.fromEntries(
+    refusals.map((f) => {
+      const xs = rounds.map((r) => r.refusals[f.name]);
+      const ratio = Number(median(xs.map((x) => x.ratio)).toFixed(2));
+      return [f.name, { requestsPerSec: Math.round(median(xs.map((x) => x.requestsPerSec))), p99ms: median(xs.map((x) => x.p99ms)), ratio, met: ratio >= 1 }] as const;
+    }),
+  );
   const summary = {
     relayRequestsPerSec: Math.round(median(rounds.map((r) => r.relay.requestsPerSec))),
     relayP99ms: median(rounds.map((r) => r.relay.p99ms)),
     baselineRequestsPerSec: Math.round(median(rounds.map((r) => r.baseline.requestsPerSec))),
     ratio: Number(median(rounds.map((r) => r.ratio)).toFixed(2)),
+    refusals: refusalSummary,
   };
   console.log(
     `medians over ${ROUNDS} rounds: relay ${summary.relayRequestsPerSec} req/s p99 ${summary.relayP99ms} ms; node:http ${summary.baselineRequestsPerSec} req/s; ` +
       `uWS / node:http = ${summary.ratio}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, load generator on the same 2 cores)`,
   );
+  for (const f of refusals) {
+    const x = refusalSummary[f.name];
+    console.log(`  ${f.target}: ${x.requestsPerSec} req/s p99 ${x.p99ms} ms; / accept = ${x.ratio}x (median of per-round ratios)`);
+  }
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
   console.log(
     `targets (median): >= 25,000 req/s ${met(summary.relayRequestsPerSec >= 25_000)}; p99 < 5 ms ${met(summary.relayP99ms < 5)}; >= 1.5x ${met(summary.ratio >= 1.5)}`,
+  );
+  console.log(
+    `refusing no dearer than accepting (each refusal row >= the accept row, median ratio): ` +
+      refusals.map((f) => `${f.name} ${met(refusalSummary[f.name].met)} (${refusalSummary[f.name].ratio}x)`).join('; '),
   );
   if (!Number.isNaN(handed)) console.log(`records consumed from the rings by the relay's workers (incl. warm-up): ${handed}`);
   mkdirSync('bench/results', { recursive: true });
