@@ -1,0 +1,253 @@
+// The live fuzzer (harness process; cold set-up, hot loop): starts the fake upstream and the real relay on
+// loopback, sends `cases` generated cases through keep-alive HTTP with bounded concurrency and a total time bound,
+// judges each answer (oracle.ts), and reports classes: expected, unexpectedStatus, unexpectedAnswer, invalidBody,
+// hang (no complete answer within timeoutMs, or the connection dropped without one), crash (the relay exited),
+// serverLogErrors (relay output lines at pino level >= 50 or with a stack trace). The relay and the upstream are
+// always stopped at the end, also on error.
+import { generateCase, type CaseEnv, type FuzzCase, type FuzzRequest, type Part } from './cases.js';
+import { BASE_SLOT, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import { keepAliveAgent, send } from './http-client.js';
+import { KEYS, keysConfig } from './keys.js';
+import { judge, type Answer, type JudgeContext, type Verdict } from './oracle.js';
+import { sendPipelined } from './pipeline-client.js';
+import { startRelayChild, type RelayChild } from './relay-child.js';
+import { Rng } from './rng.js';
+import { buildPool } from './tx-pool.js';
+
+export interface FuzzOptions {
+  readonly cases: number;
+  readonly seed: number;
+  readonly concurrency: number;
+  /** Stop sending new cases after this long (the run is then reported as truncated). */
+  readonly maxSeconds: number;
+  readonly timeoutMs: number;
+  /** Examples kept per non-expected class. */
+  readonly examples: number;
+  /** Repository root (where dist/src/cli.js is). */
+  readonly cwd: string;
+  /** Only these case indexes (reproduction). */
+  readonly only?: readonly number[];
+  readonly log?: (line: string) => void;
+}
+
+export const CLASSES = ['expected', 'unexpectedStatus', 'unexpectedAnswer', 'invalidBody', 'hang', 'crash', 'serverLogErrors'] as const;
+export type FuzzClass = (typeof CLASSES)[number];
+
+export interface Example {
+  /** The normalized detail: examples are kept one per distinct pattern. */
+  readonly pattern: string;
+  /** Cases with this pattern. */
+  count: number;
+  readonly index: number;
+  readonly family: string;
+  readonly label: string;
+  readonly detail: string;
+  readonly request: string;
+  readonly answer: string;
+}
+
+export interface FuzzSummary {
+  readonly seed: number;
+  readonly casesPlanned: number;
+  readonly casesRun: number;
+  readonly truncated: boolean;
+  readonly elapsedMs: number;
+  readonly casesPerSecond: number;
+  readonly counts: Record<FuzzClass, number>;
+  readonly byFamily: Record<string, { run: number; notExpected: number }>;
+  readonly examples: Record<string, Example[]>;
+  readonly upstreamCalls: Record<string, number>;
+  readonly relayExit: string | null;
+}
+
+const MAX_BODY_BYTES = 51_200;
+const MAX_BATCH = 100;
+const HORIZON = 512;
+const LOOKBACK = 8;
+
+function relayConfig(upstreamUrl: string): Record<string, unknown> {
+  return {
+    http: { maxBodyBytes: MAX_BODY_BYTES, maxBatchSize: MAX_BATCH },
+    upstream: { rpcUrl: upstreamUrl, preflightTimeoutMs: 5_000 },
+    rings: { workers: 1, slotsPerRing: 4096 },
+    routes: { discard: true, rpc: { endpoints: [upstreamUrl] } },
+    telemetry: {
+      wsUrl: 'ws://127.0.0.1:1', // refused: the thread polls getSlot on the fake cluster
+      slotPollIntervalMs: 200,
+      maxSnapshotAgeMs: 30_000,
+      lookbackSlots: LOOKBACK,
+      horizonSlots: HORIZON,
+      probe: { enabled: false },
+    },
+    keys: keysConfig(),
+    log: { level: 'warn' },
+    shutdown: { drainTimeoutMs: 2_000 },
+  };
+}
+
+function show(buf: Buffer | null, max: number): string {
+  if (buf === null) return '';
+  const s = buf.toString('utf8');
+  return s.length > max ? `${s.slice(0, max)}... (${buf.length} bytes)` : s;
+}
+
+function describeOne(r: FuzzRequest): string {
+  const h = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const how = r.split ? ' [body in 3 writes]' : r.abortAfterMs !== undefined ? ` [connection closed ${r.abortAfterMs} ms after the request]` : '';
+  return `${r.method} ${r.path} (${r.host} host)${how}\n${h}\n\n${show(r.body, 600)}`;
+}
+
+export function describeRequest(c: FuzzCase): string {
+  if (c.pipelined.length === 0) return describeOne(c.request);
+  return [c, ...c.pipelined].map((p, i) => `--- pipelined request ${i + 1}\n${describeOne(p.request)}`).join('\n');
+}
+
+function describeAnswer(a: Answer): string {
+  const h = ['content-type', 'retry-after', 'connection', 'x-request-id'].filter((k) => a.headers[k] !== undefined).map((k) => `${k}: ${String(a.headers[k])}`).join('\n');
+  return `HTTP ${a.status}\n${h}\n\n${show(a.body, 600)}`;
+}
+
+/** A failure's detail without its numbers and quoted values, so that repeats of one defect group together. */
+function normalize(detail: string): string {
+  return detail
+    .replace(/^element \d+: /, '')
+    .replace(/`[^`]*`/g, '`…`')
+    .replace(/"(?:[^"\\]|\\.){24,}"/g, '"…"')
+    .replace(/\d+/g, 'N')
+    .slice(0, 300);
+}
+
+/** Wait until getLeaderSlots answers from a snapshot (the telemetry thread followed the fake cluster). */
+async function waitForSnapshot(relay: RelayChild, upstream: FakeUpstream, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(relay.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEYS.fuzz.key },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'getLeaderSlots', params: [upstream.currentSlot()] }),
+    });
+    const j = (await res.json()) as { result?: unknown };
+    if (j.result !== undefined) return;
+    if (Date.now() > until) throw new Error(`no leader-slot snapshot after ${timeoutMs} ms: ${JSON.stringify(j)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
+  const log = o.log ?? ((): void => undefined);
+  const pool = buildPool(new Rng(o.seed, 0x9001));
+  const upstream = await startFakeUpstream({ slotMs: 400 });
+  for (const t of pool) upstream.registerSigned(t.bytes.toString('base64'), t.simulation);
+  let relay: RelayChild | null = null;
+  try {
+    relay = await startRelayChild(relayConfig(upstream.url), o.cwd);
+    log(`relay pid ${relay.pid}: JSON-RPC ${relay.rpcUrl}, relay ${relay.relayUrl}; upstream ${upstream.url} (slot ${upstream.currentSlot()}, base ${BASE_SLOT})`);
+    await waitForSnapshot(relay, upstream, 20_000);
+    return await fuzzLoop(o, relay, upstream, pool, log);
+  } finally {
+    await relay?.stop();
+    await upstream.close();
+  }
+}
+
+async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstream, pool: CaseEnv['pool'], log: (l: string) => void): Promise<FuzzSummary> {
+  const env: CaseEnv = { pool, maxBodyBytes: MAX_BODY_BYTES, maxBatchSize: MAX_BATCH };
+  const counts = Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<FuzzClass, number>;
+  const examples: Record<string, Example[]> = {};
+  const byFamily: Record<string, { run: number; notExpected: number }> = {};
+  const byRequestId = new Map<string, FuzzCase>();
+  const secrets = Object.values(KEYS).map((k) => k.key);
+  const agent = keepAliveAgent(o.concurrency);
+  const indexes = o.only ?? null;
+  const planned = indexes === null ? o.cases : indexes.length;
+  const started = performance.now();
+  const deadline = started + o.maxSeconds * 1000;
+  let next = 0;
+  let run = 0;
+  let truncated = false;
+  const note = (cls: FuzzClass, c: FuzzCase | null, detail: string, answer: string): void => {
+    counts[cls]++;
+    const list = (examples[cls] ??= []);
+    const pattern = `${c?.family ?? ''}: ${normalize(detail)}`;
+    const seen = list.find((e) => e.pattern === pattern);
+    if (seen !== undefined) seen.count++;
+    else if (list.length < o.examples) {
+      list.push({ pattern, count: 1, index: c?.index ?? -1, family: c?.family ?? '', label: c?.label ?? '', detail, request: c === null ? '' : describeRequest(c), answer });
+    }
+  };
+  const worker = async (): Promise<void> => {
+    while (next < planned && relay.exited() === null) {
+      if (performance.now() > deadline) {
+        truncated = true;
+        return;
+      }
+      const index = indexes === null ? next : indexes[next];
+      next++;
+      const c = generateCase(o.seed, index, env);
+      for (const p of [c, ...c.pipelined]) if (p.echoRequestId !== null) byRequestId.set(p.echoRequestId, c);
+      const base = c.request.host === 'rpc' ? relay.rpcUrl : relay.relayUrl;
+      const fam = (byFamily[c.family] ??= { run: 0, notExpected: 0 });
+      fam.run++;
+      run++;
+      if (run % 10_000 === 0) {
+        const bad = CLASSES.reduce((n, k) => (k === 'expected' ? n : n + counts[k]), 0);
+        log(`${run} cases started, ${Math.round(run / ((performance.now() - started) / 1000))}/s, not expected so far: ${bad}`);
+      }
+      const ctx = (p: Part): JudgeContext => ({ echoRequestId: p.echoRequestId, secrets, clusterSlot: upstream.currentSlot(), horizonSlots: HORIZON, lookbackSlots: LOOKBACK });
+      const noAnswer = (error: string): void => {
+        fam.notExpected++;
+        note(relay.exited() === null ? 'hang' : 'crash', c, error, '(no answer)');
+      };
+      if (c.pipelined.length > 0) {
+        const parts = [c, ...c.pipelined];
+        const r = await sendPipelined(base, parts.map((p) => p.request), o.timeoutMs);
+        let b: { v: Verdict; a: Answer; i: number } | null = null;
+        for (let i = 0; i < r.answers.length && b === null; i++) {
+          const v = judge(parts[i].expectation, r.answers[i], ctx(parts[i]));
+          if (v.cls !== 'expected') b = { v, a: r.answers[i], i };
+        }
+        if (b !== null) {
+          fam.notExpected++;
+          note(b.v.cls, c, `request ${b.i + 1} of ${parts.length}: ${b.v.detail}`, describeAnswer(b.a));
+        } else if (!r.ok) noAnswer(r.error);
+        else counts.expected++;
+      } else {
+        const r = await send(base, c.request, agent, o.timeoutMs);
+        if (!r.ok) {
+          if (r.aborted === true && relay.exited() === null) counts.expected++; // nothing to judge: the client left
+          else noAnswer(r.error);
+        } else {
+          const v = judge(c.expectation, r.answer, ctx(c));
+          if (v.cls === 'expected') counts.expected++;
+          else {
+            fam.notExpected++;
+            note(v.cls, c, v.detail, describeAnswer(r.answer));
+          }
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, () => worker()));
+  const elapsedMs = performance.now() - started;
+  agent.destroy();
+  await new Promise((r) => setTimeout(r, 300)); // late log lines
+  const exit = relay.exited();
+  if (exit !== null) note('crash', null, `relay exited (${exit}) during the run`, relay.tail().slice(-30).join('\n'));
+  for (const e of relay.logErrors) {
+    const c = e.requestId === null ? null : (byRequestId.get(e.requestId) ?? null);
+    note('serverLogErrors', c, `${e.stream}: ${e.line.slice(0, 1500)}`, '');
+  }
+  return {
+    seed: o.seed,
+    casesPlanned: planned,
+    casesRun: run,
+    truncated,
+    elapsedMs: Math.round(elapsedMs),
+    casesPerSecond: Math.round(run / (elapsedMs / 1000)),
+    counts,
+    byFamily,
+    examples,
+    upstreamCalls: Object.fromEntries(upstream.calls),
+    relayExit: exit,
+  };
+}

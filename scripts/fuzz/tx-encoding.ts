@@ -1,0 +1,91 @@
+// A mutated transaction put on the wire as a string (base64, base58) or raw bytes, with the intake answer that
+// encoding implies (harness process; generation, hot). Agave's order (src/tx/decode-transaction-string.ts, and
+// docs/relay-api.md): encoded length over the limit first (1644 base64 / 1683 base58 characters for 1232 bytes),
+// then characters outside the alphabet (base64 crate InvalidByte(index, byte), bs58 InvalidCharacter), then the
+// decoded length (1232), then the bytes' own verdict. Text faults (a bad character, an overlong string, the wrong
+// alphabet) are made here on top of an intact transaction.
+import bs58 from 'bs58';
+import type { Rng } from './rng.js';
+import { MAX_TX_BYTES } from './tx-pool.js';
+import { TX_TYPE, type ByteOutcome, type TxCase } from './tx-mutations.js';
+
+export type TextEncoding = 'base64' | 'base58';
+
+export const MAX_BASE64_CHARS = 4 * Math.ceil(MAX_TX_BYTES / 3);
+export const MAX_BASE58_CHARS = Math.ceil((MAX_TX_BYTES * Math.log(256)) / Math.log(58));
+
+export interface EncodedTx {
+  readonly text: string;
+  readonly outcome: ByteOutcome;
+  readonly label: string;
+}
+
+function encodedTooLarge(encoding: TextEncoding, chars: number): ByteOutcome {
+  const max = encoding === 'base64' ? MAX_BASE64_CHARS : MAX_BASE58_CHARS;
+  return { kind: 'error', reason: 'tx_too_large_encoded', message: `${encoding} encoded ${TX_TYPE} too large: ${chars} bytes (max: encoded/raw ${max}/${MAX_TX_BYTES})` };
+}
+
+export function decodedTooLarge(n: number): ByteOutcome {
+  return { kind: 'error', reason: 'tx_too_large_decoded', message: `decoded ${TX_TYPE} too large: ${n} bytes (max: ${MAX_TX_BYTES} bytes)` };
+}
+
+/** The outcome of valid text of `encoding` for these bytes (size checks, then the bytes' verdict). */
+function sized(encoding: TextEncoding, text: string, tx: TxCase): ByteOutcome {
+  const max = encoding === 'base64' ? MAX_BASE64_CHARS : MAX_BASE58_CHARS;
+  if (text.length > max) return encodedTooLarge(encoding, text.length);
+  if (tx.bytes.length > MAX_TX_BYTES) return decodedTooLarge(tx.bytes.length);
+  return tx.outcome;
+}
+
+export function encodeText(tx: TxCase, encoding: TextEncoding): EncodedTx {
+  const text = encoding === 'base64' ? tx.bytes.toString('base64') : bs58.encode(tx.bytes);
+  return { text, outcome: sized(encoding, text, tx), label: `${tx.label} as ${encoding}` };
+}
+
+/** Raw bytes (application/octet-stream): only the decoded limit applies. Empty bodies are the endpoint's business. */
+export function rawOutcome(tx: TxCase): ByteOutcome {
+  return tx.bytes.length > MAX_TX_BYTES ? decodedTooLarge(tx.bytes.length) : tx.outcome;
+}
+
+const BASE64_BAD = ['!', '-', '_', ' ', '*', '.', '"'];
+const BASE58_BAD = ['0', 'O', 'I', 'l', '+', '/', '='];
+
+/** Rust char Debug of the ASCII characters used above. */
+function rustChar(c: string): string {
+  return c === "'" ? "'\\''" : `'${c}'`;
+}
+
+/**
+ * Text that is wrong as text, made from an intact transaction `tx` (whose bytes fit the limit): a character outside
+ * the alphabet, a string over the encoded limit, or the other alphabet than the one announced.
+ */
+export function faultyText(rng: Rng, tx: TxCase, encoding: TextEncoding): EncodedTx {
+  const good = encodeText(tx, encoding).text;
+  const fault = rng.pick(['bad character', 'too long', 'other alphabet']);
+  if (fault === 'bad character' && encoding === 'base64' && good.length > 8) {
+    // Within the complete quads before the last one the first invalid byte is the one reported.
+    const i = rng.int(good.length - 4);
+    const c = rng.pick(BASE64_BAD);
+    const text = good.slice(0, i) + c + good.slice(i + 1);
+    return { text, outcome: { kind: 'error', reason: 'tx_bad_encoding', message: `invalid base64 encoding: InvalidByte(${i}, ${c.charCodeAt(0)})` }, label: `base64 with ${JSON.stringify(c)} at ${i}` };
+  }
+  if (fault === 'bad character' && encoding === 'base58') {
+    const i = rng.int(good.length);
+    const c = rng.pick(BASE58_BAD);
+    const text = good.slice(0, i) + c + good.slice(i + 1);
+    return {
+      text,
+      outcome: { kind: 'error', reason: 'tx_bad_encoding', message: `invalid base58 encoding: InvalidCharacter { character: ${rustChar(c)}, index: ${i} }` },
+      label: `base58 with ${JSON.stringify(c)} at ${i}`,
+    };
+  }
+  if (fault === 'too long') {
+    const max = encoding === 'base64' ? MAX_BASE64_CHARS : MAX_BASE58_CHARS;
+    const n = max + rng.range(1, encoding === 'base64' ? 40 : 40);
+    const text = (encoding === 'base64' ? 'A' : '1').repeat(n);
+    return { text, outcome: encodedTooLarge(encoding, n), label: `${n} characters of ${encoding}` };
+  }
+  // Announced one alphabet, sent the other: some intake error, or (rarely) bytes that happen to parse.
+  const other: TextEncoding = encoding === 'base64' ? 'base58' : 'base64';
+  return { text: encodeText(tx, other).text, outcome: { kind: 'loose' }, label: `${other} text announced as ${encoding}` };
+}
