@@ -1,18 +1,19 @@
 // The one adapter between the property tests and src/tx: every call into the transaction intake code goes through
-// here and comes back as a plain value — accepted (with what was decoded), refused (a RelayError: its registry reason,
-// JSON-RPC code and message) or `exception` (anything else, which is always a bug). When the intake functions change
-// shape (throwing -> returning errors), only this file changes.
+// here and comes back as a plain value — accepted (with what was decoded), refused (a Failure returned by the
+// hot-path try* functions, or a RelayError thrown: its registry reason, JSON-RPC code and message) or `exception`
+// (anything thrown that is not a RelayError, which is always a bug). When the intake functions change shape, only this
+// file changes.
 //
-// src/tx functions called: decodeTransactionInto, parseTransaction, createParsedTransaction, encodeSignatureBase58,
-// encodePubkeyBase58, parseEncodingParam (all through src/tx/index.ts).
-import { RelayError } from '../../src/errors/registry.js';
+// src/tx functions called (through src/tx/index.ts), the ones Intake runs on the hot path: tryDecodeTransactionInto,
+// tryParseTransaction, tryParseEncodingParam, createParsedTransaction, encodeSignatureBase58, encodePubkeyBase58.
+import { Failure, RelayError } from '../../src/errors/registry.js';
 import {
   createParsedTransaction,
-  decodeTransactionInto,
   encodePubkeyBase58,
   encodeSignatureBase58,
-  parseEncodingParam,
-  parseTransaction,
+  tryDecodeTransactionInto,
+  tryParseEncodingParam,
+  tryParseTransaction,
   type ParsedTransaction,
   type TransactionEncoding,
 } from '../../src/tx/index.js';
@@ -44,6 +45,10 @@ function caught(err: unknown): Refused | Exception {
   return { kind: 'exception', error: err };
 }
 
+function refused(f: Failure): Refused {
+  return { kind: 'refused', reason: f.spec.reason, code: f.spec.rpcCode, message: f.message };
+}
+
 /** Short text for assertion messages. */
 export function describe<T>(o: Outcome<T>): string {
   switch (o.kind) {
@@ -63,7 +68,8 @@ export function decodeText(text: string, encoding: TransactionEncoding, maxTrans
   // A slot-sized target with garbage in it, like a reused ring slot.
   const target = Buffer.alloc(maxTransactionBytes, 0xa5);
   try {
-    const n = decodeTransactionInto(target, text, encoding, maxTransactionBytes);
+    const n = tryDecodeTransactionInto(target, text, encoding, maxTransactionBytes);
+    if (n instanceof Failure) return refused(n);
     return { kind: 'ok', bytes: Buffer.from(target.subarray(0, n)) };
   } catch (err) {
     return caught(err);
@@ -97,7 +103,8 @@ export function parseWire(bytes: Uint8Array, offset = 0, after = 0, fill = 0x5a)
   const buf = Buffer.alloc(offset + bytes.length + after, fill);
   buf.set(bytes, offset);
   try {
-    parseTransaction(buf, offset, bytes.length, parsed);
+    const failure = tryParseTransaction(buf, offset, bytes.length, parsed);
+    if (failure !== null) return refused(failure);
     const keys: string[] = [];
     for (let i = 0; i < parsed.accountKeysCount; i++) keys.push(encodePubkeyBase58(buf, offset + parsed.accountKeysOffset + 32 * i));
     return {
@@ -146,7 +153,8 @@ export function pubkeyBase58(bytes: Uint8Array, offset: number): Outcome<{ text:
 /** sendTransaction's `encoding` config value -> the binary encoding. */
 export function encodingParam(value: unknown): Outcome<{ encoding: TransactionEncoding }> {
   try {
-    return { kind: 'ok', encoding: parseEncodingParam(value) };
+    const e = tryParseEncodingParam(value);
+    return e instanceof Failure ? refused(e) : { kind: 'ok', encoding: e };
   } catch (err) {
     return caught(err);
   }
