@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress clean
+.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -44,6 +44,14 @@ bench-telemetry: build
 # kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json.
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
+
+# Live fuzzer (issue #18): FUZZ_CASES generated requests against a real relay on loopback (fake upstream, discarding
+# routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes
+# bench/results/fuzz.json, exits 1 on any answer that is not the specified one. FUZZ_SEED repeats a run.
+FUZZ_CASES ?= 100000
+FUZZ_SEED ?=
+fuzz: build
+	$(NODE) dist/scripts/fuzz/main.js --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED),) --json bench/results/fuzz.json
 
 clean:
 	rm -rf dist

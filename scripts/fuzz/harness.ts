@@ -88,6 +88,11 @@ function relayConfig(upstreamUrl: string): Record<string, unknown> {
 function show(buf: Buffer | null, max: number): string {
   if (buf === null) return '';
   const s = buf.toString('utf8');
+  // Binary bodies (raw transactions) as base64, so that a report can be pasted and replayed.
+  if (s.includes('\ufffd') || /[\x00-\x08\x0e-\x1f]/.test(s)) {
+    const b = buf.toString('base64');
+    return `(${buf.length} binary bytes, base64) ${b.length > max ? `${b.slice(0, max)}...` : b}`;
+  }
   return s.length > max ? `${s.slice(0, max)}... (${buf.length} bytes)` : s;
 }
 
