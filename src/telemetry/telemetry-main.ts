@@ -95,7 +95,11 @@ export class TelemetryFollower {
 
   start(): void {
     const t = this.d.telemetry;
-    this.log.info({ event: 'telemetry_started', rpcUrl: this.d.rpcUrl, wsUrl: this.d.wsUrl, locations: this.locations.size, generation: this.writer.generation }, 'telemetry thread started');
+    // Origin + path only: the URLs may carry a provider's API key in their query.
+    this.log.info(
+      { event: 'telemetry_started', rpcUrl: urlForLog(this.d.rpcUrl), wsUrl: urlForLog(this.d.wsUrl), locations: this.locations.size, generation: this.writer.generation },
+      'telemetry thread started',
+    );
     this.ws = new SlotSubscription({
       url: this.d.wsUrl,
       onSlot: (s) => this.onSlot(s),
@@ -325,5 +329,15 @@ export class TelemetryFollower {
     } catch (err) {
       this.warnOnce('publish', err);
     }
+  }
+}
+
+/** origin + pathname of a URL (no query string, no credentials), for log lines. */
+function urlForLog(u: string): string {
+  try {
+    const url = new URL(u);
+    return url.origin + url.pathname;
+  } catch {
+    return '(unparsable URL)';
   }
 }

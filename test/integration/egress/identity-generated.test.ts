@@ -54,9 +54,11 @@ async function start(): Promise<{ relay: RelayHandle; identity: string }> {
   );
   // Pino's lines and the ready line reach the pipe by different writes: wait for the identity line.
   const identityLine = () => relay.logs.find((l) => l.includes('"event":"relay_identity"'));
-  expect(await until(() => identityLine() !== undefined, 5_000)).toBe(true);
-  const line = identityLine();
-  return { relay, identity: (JSON.parse(line!) as { identity: string }).identity };
+  if (!(await until(() => identityLine() !== undefined, 5_000))) {
+    await relay.stop('SIGKILL');
+    throw new Error(`no relay_identity line:\n${relay.logs.join('\n')}`);
+  }
+  return { relay, identity: (JSON.parse(identityLine()!) as { identity: string }).identity };
 }
 
 async function sendSome(relay: RelayHandle, n: number, base: number): Promise<string[]> {
