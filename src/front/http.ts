@@ -148,7 +148,7 @@ export function restErrorBody(spec: ErrorSpec, message: string = spec.message, d
     spec.reason +
     '","message":' +
     JSON.stringify(message) +
-    (data === undefined ? '' : ',"data":' + JSON.stringify(data)) +
+    (data === undefined || data === null ? '' : ',"data":' + JSON.stringify(data)) + // never "data": null (docs/errors.md)
     '}}'
   );
 }

@@ -2,6 +2,7 @@
 // `/v1/sendTransaction` both run through here. Order of checks: key (401) -> media type (415) -> body size (413) ->
 // envelope -> rate limit over every batch element (429) -> method table. JSON-RPC results and errors are HTTP 200;
 // a single call refused for a transport-level reason (overload, rate) carries that status and Retry-After.
+import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
@@ -107,6 +108,9 @@ class RpcCall implements CallContext, DispatchHooks {
   }
 }
 
+/** A body that is not UTF-8 is not JSON: one parse error, like Agave. */
+const NOT_UTF8: ParsedBody = Object.freeze({ kind: 'fatal', error: Errors.PARSE_ERROR });
+
 export function jsonRpcEndpoint(
   deps: FrontDeps,
   table: MethodTable<CallContext>,
@@ -122,7 +126,9 @@ export function jsonRpcEndpoint(
     if (mt !== 'application/json') return rejectRpc(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE);
 
     readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
-      const parsed = parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize);
+      // JSON text is UTF-8 (RFC 8259); toString would turn invalid bytes into U+FFFD and run a request the client did
+      // not send (Agave's serde_json::from_slice answers -32700). simdutf's check costs ~0.2 us on a 1.7 KB body.
+      const parsed = isUtf8(body) ? parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize) : NOT_UTF8;
       const waitMs = takeRateTokens(key, parsed, st.receivedAtMs);
       if (waitMs > 0) {
         const id = parsed.kind === 'single' ? parsed.element.id : null;

@@ -3,6 +3,7 @@
 // registry's REST status on failure; payloads are specified in docs/relay-api.md. Refusals are RETURNED as Failure
 // values by every check and by intake, and answered from them (refuseRest): a flood of bad submissions must cost no
 // more than good ones (issue #18 defect 9). The try/catch around each body only answers what nothing should throw.
+import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
 import { Errors, Failure, RelayError, failureOf, type ErrorSpec } from '../errors/registry.js';
@@ -160,6 +161,8 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
       if (!takeToken(deps, st, key)) return;
       try {
         let doc: unknown;
+        // Invalid UTF-8 is not JSON (RFC 8259); toString would silently replace it (see json-rpc-endpoint.ts).
+        if (!isUtf8(body)) return refuseRest(deps, st, path, NOT_JSON);
         try {
           doc = JSON.parse(body.toString('utf8'));
         } catch {

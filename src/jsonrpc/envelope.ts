@@ -1,7 +1,8 @@
 // JSON-RPC 2.0 envelope parsing with Agave's (paritytech jsonrpc) rules. Front thread, hot: runs once per request.
 // - `id` is echoed with its type; a request without an `id` member is a notification (no reply).
 // - A batch is answered in request order; `[]` -> one -32600; non-object elements -> -32600 each.
-// - `jsonrpc` must be exactly "2.0".
+// - `jsonrpc` must be exactly "2.0": another value -> "Invalid request"; absent/null -> "Unsupported JSON-RPC protocol
+//   version" (unanswered without an id), as jsonrpc-core.
 // - An id that is not a string, a finite number or null (e.g. 1e400, which parses to Infinity) -> -32600, id null.
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 
@@ -48,11 +49,14 @@ function readElement(v: unknown): JsonRpcElement {
   const id: JsonRpcId = hasId && idOk ? (rawId as JsonRpcId) : null;
   if (!idOk) return { id: null, notification: false, error: Errors.INVALID_REQUEST };
   if (o.jsonrpc !== '2.0') {
-    return {
-      id,
-      notification: false,
-      error: o.jsonrpc === undefined ? Errors.INVALID_REQUEST : Errors.UNSUPPORTED_JSONRPC_VERSION,
-    };
+    // jsonrpc-core (Agave): `jsonrpc` is an Option<Version> that deserializes only from "2.0". Any other value makes
+    // the element Call::Invalid ("Invalid request", id kept); absent or null is None, refused in handle_call with
+    // "Unsupported JSON-RPC protocol version" — and, without an id, a notification that is dropped unanswered.
+    // (Without a method string the element is no call at all: Call::Invalid, answered even without an id.)
+    if ((o.jsonrpc === undefined || o.jsonrpc === null) && typeof o.method === 'string') {
+      return { id, notification: !hasId, error: Errors.UNSUPPORTED_JSONRPC_VERSION };
+    }
+    return { id, notification: false, error: Errors.INVALID_REQUEST };
   }
   if (typeof o.method !== 'string') return { id, notification: false, error: Errors.INVALID_REQUEST };
   return { id, notification: !hasId, method: o.method, params: o.params };

@@ -14,7 +14,8 @@ export function resultJson(id: JsonRpcId, result: string): string {
 }
 
 export function errorJson(id: JsonRpcId, code: number, message: string, data?: unknown): string {
-  const dataPart = data === undefined ? '' : ',"data":' + JSON.stringify(data);
+  // null is omitted like undefined: an upstream's `data: null` passed through must not reach web3.js (see above).
+  const dataPart = data === undefined || data === null ? '' : ',"data":' + JSON.stringify(data);
   return (
     '{"jsonrpc":"2.0","error":{"code":' +
     code +

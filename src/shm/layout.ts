@@ -35,6 +35,8 @@ export const REC_TX_LENGTH = 0; // u32: transaction byte length
 export const REC_KEY_ID = 4; // u32: index of the API key in the frozen key table (never the key itself)
 export const REC_ROUTE_MASK = 8; // u32: bit i set = route ROUTE_IDS[i] requested (already intersected with policy)
 export const REC_MAX_RETRIES = 12; // i32: sendTransaction maxRetries, -1 when the client gave none
+/** Largest maxRetries a record holds; larger client values are clamped to it (the rebroadcast outlives the blockhash). */
+export const MAX_RETRIES_I32 = 0x7fffffff;
 export const REC_RECEIVED_AT_MS = 16; // f64: performance.timeOrigin + performance.now() at request arrival
 export const REC_FLAGS = 24; // u32: reserved for per-record flags (0 today)
 export const REC_TRACE_LENGTH = 28; // u8: length of the ASCII trace id

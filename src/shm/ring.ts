@@ -21,6 +21,7 @@ import {
   REC_HEADER_BYTES,
   REC_KEY_ID,
   REC_MAX_RETRIES,
+  MAX_RETRIES_I32,
   REC_RECEIVED_AT_MS,
   REC_ROUTE_MASK,
   REC_TRACE,
@@ -188,7 +189,9 @@ export class RingProducer extends RingEnd {
     this.u32[(base + REC_TX_LENGTH) >> 2] = txLength;
     this.u32[(base + REC_KEY_ID) >> 2] = keyId;
     this.u32[(base + REC_ROUTE_MASK) >> 2] = routeMask;
-    this.i32[(base + REC_MAX_RETRIES) >> 2] = maxRetries;
+    // i32 field: a client's usize above 2^31-1 would wrap (2^31 -> "none given", 2^32 -> 0). Clamped instead: that
+    // many rebroadcasts already means "until the blockhash expires" (docs/relay-api.md).
+    this.i32[(base + REC_MAX_RETRIES) >> 2] = maxRetries > MAX_RETRIES_I32 ? MAX_RETRIES_I32 : maxRetries;
     this.f64[(base + REC_RECEIVED_AT_MS) >> 3] = receivedAtMs;
     const bytes = this.bytes;
     const n = traceId.length < TRACE_MAX_BYTES ? traceId.length : TRACE_MAX_BYTES;

@@ -58,7 +58,7 @@ Object.freeze(UNSUPPORTED_JSON_PARSED);
 export function tryParseEncodingParam(value: unknown): TransactionEncoding | Failure {
   if (value === undefined || value === null) return 'base58';
   if (typeof value !== 'string') {
-    return new Failure(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(value)}, expected string or map`);
+    return new Failure(Errors.INVALID_PARAMS, `Invalid params: invalid type: ${serdeType(value)}, expected string or map for \`encoding\``);
   }
   switch (value) {
     case 'base58':

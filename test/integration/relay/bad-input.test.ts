@@ -34,7 +34,8 @@ function err(code: number, message: string, id: unknown = 1, data?: unknown) {
 describe('bad input on the JSON-RPC host', () => {
   it('envelope errors', async () => {
     expect((await post('{"jsonrpc":')).json).toEqual(err(-32700, 'Parse error', null));
-    expect((await post('{"jsonrpc":"1.0","id":4,"method":"sendTransaction"}')).json).toEqual(err(-32600, 'Unsupported JSON-RPC protocol version', 4));
+    expect((await post('{"jsonrpc":"1.0","id":4,"method":"sendTransaction"}')).json).toEqual(err(-32600, 'Invalid request', 4));
+    expect((await post('{"id":5,"method":"sendTransaction"}')).json).toEqual(err(-32600, 'Unsupported JSON-RPC protocol version', 5));
     expect((await post('[]')).json).toEqual(err(-32600, 'Invalid request', null));
     const six = JSON.stringify(Array.from({ length: 6 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'getSlot' })));
     expect((await post(six)).json).toEqual(err(-32600, 'Invalid request: batch too large', null));

@@ -28,9 +28,18 @@ describe('JSON-RPC envelope and dispatch', () => {
   it('parse error, invalid request, bad version, unknown method', async () => {
     expect(await run('{nope')).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
     expect(await run('[]')).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null });
+    // jsonrpc-core: a wrong version is Call::Invalid ("Invalid request"); a missing one is "Unsupported ..." and,
+    // without an id, an unanswered notification.
     expect(await run('{"jsonrpc":"1.0","id":1,"method":"echo"}')).toEqual({
-      jsonrpc: '2.0', error: { code: -32600, message: 'Unsupported JSON-RPC protocol version' }, id: 1,
+      jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: 1,
     });
+    expect(await run('{"id":2,"method":"echo"}')).toEqual({
+      jsonrpc: '2.0', error: { code: -32600, message: 'Unsupported JSON-RPC protocol version' }, id: 2,
+    });
+    expect(await run('{"jsonrpc":null,"id":3,"method":"echo"}')).toEqual({
+      jsonrpc: '2.0', error: { code: -32600, message: 'Unsupported JSON-RPC protocol version' }, id: 3,
+    });
+    expect(await run('{"method":"echo"}')).toBeNull();
     expect(await run('{"jsonrpc":"2.0","id":1,"method":"nope"}')).toEqual({
       jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1,
     });
