@@ -107,12 +107,15 @@ function envelopeFault(rng: Rng, id: IdChoice, members: Record<string, unknown>)
   const m = { ...members };
   const fault = rng.pick(['jsonrpc missing', 'jsonrpc wrong', 'method missing', 'method type']);
   let outcomes: RpcOutcome[];
-  if (fault === 'jsonrpc missing') {
-    delete m.jsonrpc;
-    outcomes = [{ error: fixed('invalid_request') }];
-  } else if (fault === 'jsonrpc wrong') {
-    m.jsonrpc = rng.pick<unknown>(['1.0', '2', 2, raw('2.0'), null, '2.0 ', '', {}, ['2.0']]);
-    outcomes = [{ error: fixed('unsupported_jsonrpc_version') }];
+  if (fault === 'jsonrpc missing' || fault === 'jsonrpc wrong') {
+    // -32600 either way. Which of the two messages goes with which fault is not settled (the wire notes say a bad
+    // version is "Unsupported JSON-RPC protocol version"; jsonrpc-core words it the other way round), nor whether a
+    // call without `jsonrpc` and without `id` is a notification: such calls always carry an id here.
+    if (fault === 'jsonrpc missing') delete m.jsonrpc;
+    else m.jsonrpc = rng.pick<unknown>(['1.0', '2', 2, raw('2.0'), null, '2.0 ', '', {}, ['2.0']]);
+    if (!('id' in m)) m.id = 0;
+    outcomes = [{ error: { code: -32600, message: 'Invalid request' } }, { error: { code: -32600, message: 'Unsupported JSON-RPC protocol version' } }];
+    return { value: shuffled(rng, m), exp: { id: 'id' in members ? echo : 0, outcomes }, leaderSlots: false, label: fault };
   } else if (fault === 'method missing') {
     delete m.method;
     outcomes = [{ error: fixed('invalid_request') }];

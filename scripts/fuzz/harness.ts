@@ -122,6 +122,16 @@ function normalize(detail: string): string {
     .slice(0, 300);
 }
 
+/** A log line's pattern: the record's message and error type (a stack trace line as it is, numbers aside). */
+function logPattern(line: string): string {
+  try {
+    const r = JSON.parse(line) as { msg?: unknown; err?: { type?: unknown; message?: unknown } };
+    return `log: ${String(r.msg)} ${String(r.err?.type ?? '')} ${String(r.err?.message ?? '')}`;
+  } catch {
+    return `log: ${normalize(line)}`;
+  }
+}
+
 /** Wait until getLeaderSlots answers from a snapshot (the telemetry thread followed the fake cluster). */
 async function waitForSnapshot(relay: RelayChild, upstream: FakeUpstream, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -170,10 +180,9 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   let next = 0;
   let run = 0;
   let truncated = false;
-  const note = (cls: FuzzClass, c: FuzzCase | null, detail: string, answer: string): void => {
+  const note = (cls: FuzzClass, c: FuzzCase | null, detail: string, answer: string, pattern = `${c?.family ?? ''}: ${normalize(detail)}`): void => {
     counts[cls]++;
     const list = (examples[cls] ??= []);
-    const pattern = `${c?.family ?? ''}: ${normalize(detail)}`;
     const seen = list.find((e) => e.pattern === pattern);
     if (seen !== undefined) seen.count++;
     else if (list.length < o.examples) {
@@ -240,7 +249,7 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   if (exit !== null) note('crash', null, `relay exited (${exit}) during the run`, relay.tail().slice(-30).join('\n'));
   for (const e of relay.logErrors) {
     const c = e.requestId === null ? null : (byRequestId.get(e.requestId) ?? null);
-    note('serverLogErrors', c, `${e.stream}: ${e.line.slice(0, 1500)}`, '');
+    note('serverLogErrors', c, `${e.stream}: ${e.line.slice(0, 1500)}`, '', logPattern(e.line));
   }
   return {
     seed: o.seed,

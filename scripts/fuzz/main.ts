@@ -3,6 +3,7 @@
 // specified (2 when the harness itself could not run).
 //   node dist/scripts/fuzz/main.js [--cases 100000] [--seed N] [--concurrency 32] [--max-seconds 900]
 //                                  [--timeout-ms 5000] [--examples 5] [--only i,j,k] [--json bench/results/fuzz.json]
+//                                  [--root DIR]   (another checkout whose dist/src/cli.js is started, e.g. an older build)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,7 @@ async function main(): Promise<number> {
       examples: { type: 'string' },
       only: { type: 'string' },
       json: { type: 'string' },
+      root: { type: 'string' },
     },
     strict: true,
   });
@@ -40,7 +42,7 @@ async function main(): Promise<number> {
     maxSeconds: int('max-seconds', values['max-seconds'], 900, 1, 86_400),
     timeoutMs: int('timeout-ms', values['timeout-ms'], 5_000, 100, 600_000),
     examples: int('examples', values.examples, 5, 0, 1_000),
-    cwd: resolve(dirname(fileURLToPath(import.meta.url)), '../../..'),
+    cwd: values.root !== undefined ? resolve(values.root) : resolve(dirname(fileURLToPath(import.meta.url)), '../../..'),
     ...(only === undefined ? {} : { only }),
     log: (l: string) => process.stdout.write(l + '\n'),
   };
