@@ -121,6 +121,15 @@ function cleanup(s: Started): void {
   s.tmp = null;
 }
 
+/** A summary's quantiles as label value -> quantile -> seconds. */
+function quantiles(samples: readonly Sample[], name: string, label: string): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const x of samples) {
+    if (x.name === name && x.labels.quantile !== undefined) (out[x.labels[label] ?? '?'] ??= {})[x.labels.quantile] = x.value;
+  }
+  return out;
+}
+
 async function scrape(base: string): Promise<Sample[] | null> {
   const agent = keepAliveAgent(1);
   try {
@@ -348,9 +357,13 @@ async function run(args: Args, started: Started): Promise<SoakResult> {
               rejections: byLabel(finalMetrics, 'slotrelay_rejections_total', 'reason'),
               requestsOk: byLabel(finalMetrics, 'slotrelay_requests_total', 'method', { outcome: 'ok' }),
               requestsByOutcome: byLabel(finalMetrics, 'slotrelay_requests_total', 'outcome'),
+              // Front-thread time per path, and request arrival -> route outcome per route (the relay's own view).
+              requestDurationSeconds: quantiles(finalMetrics, 'slotrelay_request_duration_seconds', 'path'),
+              egressLatencySeconds: quantiles(finalMetrics, 'slotrelay_egress_latency_seconds', 'route'),
             },
       egressWorkerRestarts: restarts,
       logEvents: Object.fromEntries(relay.byEvent),
+      eventLines: relay.events.map((e) => ({ t: Math.round((e.atMs - loadStartMs) / 100) / 10, line: e.line })),
       logLevels: Object.fromEntries(relay.byLevel),
       warnMessages: Object.fromEntries(relay.warnMessages),
     },

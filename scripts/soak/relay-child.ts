@@ -30,6 +30,10 @@ export interface RelayExit {
 
 /** Lines kept for the report when something goes wrong. */
 const TAIL_LINES = 80;
+/** Event lines kept with their time (a 10-minute soak logs a few hundred besides log_summary). */
+const MAX_EVENT_LINES = 2_000;
+/** Longest event line kept (as JSON text). */
+const EVENT_LINE_CHARS = 400;
 /** Distinct error/warn messages counted (beyond: "(other)"). */
 const MAX_MESSAGES = 200;
 const READY_TIMEOUT_MS = 90_000;
@@ -49,6 +53,8 @@ export class RelayChild {
   /** warn and above, by message: occurrences (a summary line counts its `count`). */
   readonly warnMessages = new Map<string, number>();
   readonly tail: string[] = [];
+  /** Every event line but log_summary (bounded): when the localnet, telemetry, health and routes changed. */
+  readonly events: { readonly atMs: number; readonly line: string }[] = [];
   localnetPid: number | null = null;
   /** Every localnet pid the relay reported, in order (first start and each restart). */
   readonly localnetPids: number[] = [];
@@ -109,6 +115,11 @@ export class RelayChild {
     const event = typeof m.event === 'string' ? m.event : null;
     if (event === null) return;
     bump(this.byEvent, event);
+    if (event !== 'log_summary' && this.events.length < MAX_EVENT_LINES) {
+      const { time, level: _l, pid: _p, hostname: _h, listeners: _ls, ...rest } = m;
+      const text = JSON.stringify({ ...rest, ...(typeof m.pid === 'number' && event.startsWith('localnet') ? { pid: m.pid } : {}) });
+      this.events.push({ atMs: typeof time === 'number' ? time : Date.now(), line: text.length > EVENT_LINE_CHARS ? text.slice(0, EVENT_LINE_CHARS) + '...' : text });
+    }
     if (event === 'relay_ready' && Array.isArray(m.listeners)) {
       this.listeners = m.listeners as Listener[];
       this.upstream = typeof m.upstream === 'string' ? m.upstream : null;

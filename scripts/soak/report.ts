@@ -48,6 +48,8 @@ export interface SoakResult {
     readonly metricsBeforeStop: Readonly<Record<string, unknown>>;
     readonly egressWorkerRestarts: number;
     readonly logEvents: Readonly<Record<string, number>>;
+    /** Event lines (not log_summary) with t = seconds since the load started. */
+    readonly eventLines: readonly { readonly t: number; readonly line: string }[];
     readonly logLevels: Readonly<Record<string, number>>;
     readonly warnMessages: Readonly<Record<string, number>>;
   };
