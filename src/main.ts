@@ -26,6 +26,7 @@ import { loadUws } from './native/uws.js';
 import { responseOptions } from './front/http.js';
 import { addedRouteMasks } from './config/route-policy.js';
 import { HealthMonitor } from './health/health-monitor.js';
+import { urlForLog } from './log/url-for-log.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -166,7 +167,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   }
   // The ready line is a contract with supervisors and tests (one JSON line on stdout), printed whatever the log level.
   process.stdout.write(
-    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl ?? null, workers: config.rings.workers }) + '\n',
+    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers }) + '\n',
   );
   printStartBanner({ listeners, config, configFile, newKey, localnet });
 

@@ -2,6 +2,7 @@
 import type { Config } from './config/schema.js';
 import type { ListenInfo } from './front/front-server.js';
 import type { LocalnetChild } from './localnet-child.js';
+import { urlHasSecrets } from './log/url-for-log.js';
 
 export interface BannerInput {
   readonly listeners: readonly ListenInfo[];
@@ -29,7 +30,9 @@ export function printStartBanner(b: BannerInput): void {
   }
   const relay = b.listeners.find((l) => l.name === 'relay');
   const rpc = b.listeners.find((l) => l.name === 'rpc');
-  const upstream = b.localnet?.rpcUrl ?? b.config.upstream.rpcUrl;
+  // A provider URL may carry its key in the query string: then the example names it instead of printing it.
+  const configured = b.config.upstream.rpcUrl;
+  const upstream = b.localnet?.rpcUrl ?? (configured !== undefined && urlHasSecrets(configured) ? '"$UPSTREAM_RPC_URL"' : configured);
   if (relay && upstream) {
     out.push(
       '',

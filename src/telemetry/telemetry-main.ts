@@ -6,6 +6,7 @@
 // publishes the leader-slot snapshot (rows lookbackSlots before .. horizonSlots after the slot) into shared memory.
 // It never publishes without a slot advance: if the cluster or the upstream stalls, the snapshot ages and
 // getLeaderSlots fails closed.
+import { urlForLog } from '../log/url-for-log.js';
 import type { TelemetryConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
@@ -329,15 +330,5 @@ export class TelemetryFollower {
     } catch (err) {
       this.warnOnce('publish', err);
     }
-  }
-}
-
-/** origin + pathname of a URL (no query string, no credentials), for log lines. */
-function urlForLog(u: string): string {
-  try {
-    const url = new URL(u);
-    return url.origin + url.pathname;
-  } catch {
-    return '(unparsable URL)';
   }
 }

@@ -135,8 +135,9 @@ describe('a route whose endpoint always fails', () => {
     expect(await relay.stop('SIGTERM')).toBe(0);
     expect(relay.logs.length).toBeLessThan(80);
     const lines = jsonLines(relay.logs);
-    // The upstream URL's query (a provider key) is in no log line (relay_ready echoes the configured upstream as is).
-    for (const l of lines) if (l.event !== 'relay_ready') expect(JSON.stringify(l)).not.toContain('SECRET-PROVIDER-KEY');
+    // The upstream URL's query (a provider key) is in no log line, relay_ready and the start banner included.
+    expect(relay.logs.join('\n')).not.toContain('SECRET-PROVIDER-KEY');
+    expect(lines.find((l) => l.event === 'relay_ready')?.upstream).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     // The retry queue's 1,000 transactions end dropped:shutdown at stop: counted in summary lines, not one each.
     const shutdown = lines.filter((l) => l.reason === 'dropped:shutdown' && String(l.msg).startsWith('retry:'));
     expect(countOf(shutdown)).toBe(N);
