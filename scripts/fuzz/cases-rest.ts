@@ -10,6 +10,7 @@ import type { Rng } from './rng.js';
 import { encodeText, faultyText, rawOutcome, type EncodedTx, type TextEncoding } from './tx-encoding.js';
 import { restTxExpectation } from './tx-expect.js';
 import { TX_TYPE, txCase, type TxCase } from './tx-mutations.js';
+import { notUtf8 } from './cases-rpc.js';
 import type { PoolTx } from './tx-pool.js';
 
 export interface RestEnv {
@@ -60,8 +61,11 @@ export function submitCase(rng: Rng, env: RestEnv): RestCase {
   // Checks in the relay's order; the first one that fails decides.
   let expectation: Expectation | null = null;
   if (fault === 'not json') {
+    // Cut short, trailing garbage, or not UTF-8 (docs/protocol-decisions.md: not JSON either).
     const text = toJsonText(body);
-    return { body: Buffer.from(rng.chance(0.5) ? text.slice(0, rng.int(text.length)) : text + ','), contentType, query: [], expectation: tightened(env.key, restError('parse_error', { prefixes: ['Parse error'] })), label: 'body not JSON' };
+    const how = rng.int(3);
+    const bytes = how === 0 ? Buffer.from(text.slice(0, rng.int(text.length))) : how === 1 ? Buffer.from(text + ',') : notUtf8(rng, text);
+    return { body: bytes, contentType, query: [], expectation: tightened(env.key, restError('parse_error', { prefixes: ['Parse error'] })), label: how === 2 ? 'body not UTF-8' : 'body not JSON' };
   }
   if (fault === 'not an object') {
     const text = rng.pick(['[]', `[${toJsonText(body)}]`, '5', '"x"', 'null', 'true', '1e400']);

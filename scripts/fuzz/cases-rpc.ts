@@ -18,9 +18,13 @@ export interface RpcEnv {
 }
 
 export interface Body {
-  readonly text: string;
+  readonly bytes: Buffer;
   readonly expectation: Expectation;
   readonly label: string;
+  /** sendTransaction calls the relay dispatches: at most this many transactions can enter a ring. */
+  readonly sends: number;
+  /** Of those, notifications: published or not, no answer tells. */
+  readonly silentSends: number;
 }
 
 interface IdChoice {
@@ -64,6 +68,8 @@ interface Element {
   readonly exp: RpcElementExp | null;
   readonly leaderSlots: boolean;
   readonly label: string;
+  /** A well-formed sendTransaction call (it may put a transaction into a ring). */
+  readonly send?: boolean;
 }
 
 function call(id: IdChoice, method: unknown, p: Params | null): Record<string, unknown> {
@@ -99,7 +105,7 @@ function element(rng: Rng, env: RpcEnv, inBatch: boolean): Element {
   }
   if (family === 'envelope') return envelopeFault(rng, id, members);
   const exp = id.member === undefined ? null : { id: id.echo, outcomes: p.outcomes };
-  return { value: shuffled(rng, members), exp, leaderSlots: method === 'getLeaderSlots', label: p.label };
+  return { value: shuffled(rng, members), exp, leaderSlots: method === 'getLeaderSlots', label: p.label, send: method === 'sendTransaction' };
 }
 
 function envelopeFault(rng: Rng, id: IdChoice, members: Record<string, unknown>): Element {
@@ -107,15 +113,23 @@ function envelopeFault(rng: Rng, id: IdChoice, members: Record<string, unknown>)
   const m = { ...members };
   const fault = rng.pick(['jsonrpc missing', 'jsonrpc wrong', 'method missing', 'method type']);
   let outcomes: RpcOutcome[];
-  if (fault === 'jsonrpc missing' || fault === 'jsonrpc wrong') {
-    // -32600 either way. Which of the two messages goes with which fault is not settled (the wire notes say a bad
-    // version is "Unsupported JSON-RPC protocol version"; jsonrpc-core words it the other way round), nor whether a
-    // call without `jsonrpc` and without `id` is a notification: such calls always carry an id here.
-    if (fault === 'jsonrpc missing') delete m.jsonrpc;
-    else m.jsonrpc = rng.pick<unknown>(['1.0', '2', 2, raw('2.0'), null, '2.0 ', '', {}, ['2.0']]);
+  if (fault === 'jsonrpc missing') {
+    // docs/protocol-decisions.md (jsonrpc-core): absent or null is "Unsupported JSON-RPC protocol version" with the id
+    // kept, and without an id the call is a notification (no answer).
+    if (rng.chance(0.5)) delete m.jsonrpc;
+    else m.jsonrpc = null;
+    const exp = 'id' in m ? { id: echo, outcomes: [{ error: fixed('unsupported_jsonrpc_version') }] } : null;
+    return { value: shuffled(rng, m), exp, leaderSlots: false, label: `jsonrpc ${'jsonrpc' in m ? 'null' : 'absent'}` };
+  }
+  if (fault === 'jsonrpc wrong') {
+    // Any other value makes the element invalid: "Invalid request", id kept (always sent with an id here).
+    m.jsonrpc = rng.pick<unknown>(['1.0', '2', 2, raw('2.0'), '2.0 ', '', {}, ['2.0'], 'é']);
     if (!('id' in m)) m.id = 0;
-    outcomes = [{ error: { code: -32600, message: 'Invalid request' } }, { error: { code: -32600, message: 'Unsupported JSON-RPC protocol version' } }];
-    return { value: shuffled(rng, m), exp: { id: 'id' in members ? echo : 0, outcomes }, leaderSlots: false, label: fault };
+    return { value: shuffled(rng, m), exp: { id: 'id' in members ? echo : 0, outcomes: [{ error: fixed('invalid_request') }] }, leaderSlots: false, label: 'jsonrpc wrong' };
+  }
+  if (fault === 'method missing') {
+    delete m.method;
+    outcomes = [{ error: fixed('invalid_request') }];
   } else if (fault === 'method missing') {
     delete m.method;
     outcomes = [{ error: fixed('invalid_request') }];
@@ -140,6 +154,19 @@ export function singleExpectation(el: RpcElementExp): Expectation {
 
 const BAD_JSON = ['', ' ', '{', '{"jsonrpc":"2.0",', "{'jsonrpc':'2.0'}", '{"id":1,}', '[1,]', 'NaN', '{"id":Infinity}', '// c\n{}', '\ufeff{"jsonrpc":"2.0","id":1,"method":"getSlot"}', 'nul', '{"id":1}{"id":2}', '"\\x"', '[' ];
 
+/** Bytes that are not UTF-8 (lone continuation, overlong, truncated sequence, UTF-16 surrogate, 0xff). */
+const NOT_UTF8 = [[0x80], [0xc0, 0x80], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xff], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+
+/**
+ * A valid body made invalid UTF-8 inside a string (docs/protocol-decisions.md: not JSON, -32700 / 400 parse_error,
+ * never decoded with replacement characters).
+ */
+export function notUtf8(rng: Rng, valid: string): Buffer {
+  const quote = valid.indexOf('"', rng.int(valid.length));
+  const at = quote < 0 ? valid.length : quote + 1;
+  return Buffer.concat([Buffer.from(valid.slice(0, at)), Buffer.from(rng.pick(NOT_UTF8)), Buffer.from(valid.slice(at))]);
+}
+
 function badJson(rng: Rng, valid: string): string {
   switch (rng.int(3)) {
     case 0:
@@ -153,22 +180,27 @@ function badJson(rng: Rng, valid: string): string {
 
 /** A JSON-RPC body (one call, a batch, or broken JSON) and the answer it must get from a key with a profile. */
 export function rpcBody(rng: Rng, env: RpcEnv): Body {
-  const kind = rng.weighted<string>([[69, 'single'], [18, 'batch'], [5, 'bad json'], [1, 'not an object'], [2, 'empty batch'], [2, 'batch too large'], [3, 'batch with getLeaderSlots']]);
+  const kind = rng.weighted<string>([[68, 'single'], [18, 'batch'], [5, 'bad json'], [1, 'not utf-8'], [1, 'not an object'], [2, 'empty batch'], [2, 'batch too large'], [3, 'batch with getLeaderSlots']]);
   let text: string;
   let expectation: Expectation;
   let label: string;
   let rateLimitId: JsonRpcId = null;
-  if (kind === 'single' || kind === 'bad json') {
+  let dispatched: Element[] = [];
+  let bytes: Buffer | null = null;
+  if (kind === 'single' || kind === 'bad json' || kind === 'not utf-8') {
     const el = element(rng, env, false);
     text = toJsonText(el.value);
     expectation = el.exp === null ? { kind: 'empty' } : singleExpectation(el.exp);
     rateLimitId = el.exp?.id ?? null;
     label = `single: ${el.label}`;
-    if (kind === 'bad json') {
-      text = badJson(rng, text);
+    dispatched = [el];
+    if (kind === 'bad json' || kind === 'not utf-8') {
+      dispatched = [];
+      if (kind === 'bad json') text = badJson(rng, text);
+      else bytes = notUtf8(rng, text);
       expectation = rpcError(null, fixed('parse_error'));
       rateLimitId = null;
-      label = 'bad JSON';
+      label = kind === 'bad json' ? 'bad JSON' : 'body not UTF-8';
     }
   } else if (kind === 'not an object') {
     text = rng.pick(['5', '"sendTransaction"', 'true', 'null', '1e400', '-0']);
@@ -195,12 +227,16 @@ export function rpcBody(rng: Rng, env: RpcEnv): Body {
     const answered = els.filter((e) => e.exp !== null).map((e) => e.exp as RpcElementExp);
     if (els.length > env.maxBatchSize) expectation = rpcError(null, fixed('batch_too_large'));
     else if (els.some((e) => e.leaderSlots)) expectation = rpcError(null, fixed('leader_slots_in_batch'));
-    else expectation = answered.length === 0 ? { kind: 'empty' } : { kind: 'rpcBatch', elements: answered };
+    else {
+      expectation = answered.length === 0 ? { kind: 'empty' } : { kind: 'rpcBatch', elements: answered };
+      dispatched = els;
+    }
     label = `batch of ${els.length}: ${els.map((e) => e.label).join(' | ')}`;
   }
-  if (rng.chance(0.05) && kind !== 'bad json') text = rng.pick([' ', '\n', '\t', '\r\n']) + text + rng.pick(['', ' ', '\n']);
+  if (rng.chance(0.05) && kind !== 'bad json' && kind !== 'not utf-8') text = rng.pick([' ', '\n', '\t', '\r\n']) + text + rng.pick(['', ' ', '\n']);
   // The tight key's buckets refuse most requests (a batch counts every element): 429 with the single call's id.
   if (env.key.tight) expectation = anyOf(expectation, rpcRateLimited(rateLimitId));
-  return { text, expectation, label };
+  const sends = dispatched.filter((e) => e.send === true);
+  return { bytes: bytes ?? Buffer.from(text, 'utf8'), expectation, label, sends: sends.length, silentSends: sends.filter((e) => e.exp === null).length };
 }
 

@@ -30,6 +30,9 @@ export interface Part {
   readonly expectation: Expectation;
   /** The x-request-id the answer must echo, or null when the relay must make its own. */
   readonly echoRequestId: string | null;
+  /** Transactions this request can put into a ring, at most; and how many of those no answer reports. */
+  readonly sends: number;
+  readonly silentSends: number;
 }
 
 export interface FuzzCase extends Part {
@@ -75,7 +78,7 @@ function oversized(rng: Rng, body: Buffer, max: number): Buffer {
   return Buffer.concat([Buffer.alloc(n - Math.min(body.length, n), 0x20), body.subarray(0, Math.min(body.length, n))]);
 }
 
-function bodyCase(rng: Rng, index: number, env: CaseEnv, family: string): Omit<FuzzCase, 'echoRequestId' | 'pipelined'> & { headers: Record<string, string> } {
+function bodyCase(rng: Rng, index: number, env: CaseEnv, family: string): Omit<FuzzCase, 'echoRequestId' | 'pipelined' | 'sends' | 'silentSends'> & { sends: number; silentSends: number } & { headers: Record<string, string> } {
   const profile = pickProfile(rng);
   const car = carriers(rng, profile);
   const seen = car.profile ?? KEYS.fuzz; // the body is generated for the key the relay will see (or any, for a 401)
@@ -87,13 +90,17 @@ function bodyCase(rng: Rng, index: number, env: CaseEnv, family: string): Omit<F
   let expectation: Expectation;
   let label: string;
   let q: (readonly [string, string])[] = [];
+  let sends = 1;
+  let silentSends = 0;
   if (rpcPath) {
     const b = rpcBody(rng, { host, key: seen, pool: env.pool, maxBatchSize: env.maxBatchSize });
     path = family === 'rpc' ? '/' : '/v1/sendTransaction';
-    body = Buffer.from(b.text, 'utf8');
+    body = b.bytes;
     contentType = rng.pick(JSON_TYPES);
     expectation = b.expectation;
     label = b.label;
+    sends = b.sends;
+    silentSends = b.silentSends;
   } else {
     const r: RestCase = family === 'submit' ? submitCase(rng, { key: seen, pool: env.pool }) : transactionsCase(rng, { key: seen, pool: env.pool });
     path = family === 'submit' ? '/v1/submit' : '/v1/transactions';
@@ -130,9 +137,12 @@ function bodyCase(rng: Rng, index: number, env: CaseEnv, family: string): Omit<F
   }
   const headers: Record<string, string> = { ...car.headers };
   if (contentType !== null) headers['content-type'] = contentType;
+  if (car.profile === null || transport === 'media' || tooLarge) sends = silentSends = 0; // refused before the body is read
   return {
     index,
     family,
+    sends,
+    silentSends,
     label: `[key ${car.profile?.name ?? 'none'}] ${label}`,
     request: { host, method: 'POST', path: path + query(q), headers, body, split: body.length > 1 && rng.chance(0.04) },
     expectation,
@@ -143,7 +153,7 @@ function bodyCase(rng: Rng, index: number, env: CaseEnv, family: string): Omit<F
 const UNKNOWN_RPC: readonly (readonly [string, string])[] = [['GET', '/'], ['PUT', '/'], ['DELETE', '/'], ['POST', '/v1/submit'], ['POST', '/health'], ['GET', '/v1/sendTransaction'], ['POST', '/rpc'], ['PATCH', '/metrics'], ['GET', '/%00'], ['POST', '//']];
 const UNKNOWN_RELAY: readonly (readonly [string, string])[] = [['GET', '/v1/submit'], ['POST', '/'], ['POST', '/v1/unknown'], ['PUT', '/v1/transactions'], ['POST', '/health'], ['POST', '/metrics'], ['GET', '/v1/sendTransaction'], ['POST', '/v2/submit'], ['DELETE', '/v1/submit']];
 
-function plainCase(rng: Rng, index: number, family: string): Omit<FuzzCase, 'echoRequestId' | 'pipelined'> & { headers: Record<string, string> } {
+function plainCase(rng: Rng, index: number, family: string): Omit<FuzzCase, 'echoRequestId' | 'pipelined' | 'sends' | 'silentSends'> & { sends: number; silentSends: number } & { headers: Record<string, string> } {
   const host: 'rpc' | 'relay' = rng.chance(0.5) ? 'rpc' : 'relay';
   const car = carriers(rng, pickProfile(rng));
   const headers: Record<string, string> = rng.chance(0.3) ? { ...car.headers } : {};
@@ -172,7 +182,7 @@ function plainCase(rng: Rng, index: number, family: string): Omit<FuzzCase, 'ech
       headers['content-type'] = 'application/json';
     }
   }
-  return { index, family, label: `${method} ${path}${q} on the ${host} host`, request: { host, method, path: path + q, headers, body, split: false }, expectation, headers };
+  return { index, family, label: `${method} ${path}${q} on the ${host} host`, request: { host, method, path: path + q, headers, body, split: false }, expectation, headers, sends: 0, silentSends: 0 };
 }
 
 const BODY_FAMILIES = ['rpc', 'sendTransaction', 'submit', 'transactions'];
@@ -190,7 +200,7 @@ function pipelinedCase(rng: Rng, index: number, env: CaseEnv): FuzzCase {
     const c = bodyCase(rng, index, env, family);
     if (c.request.body !== null && c.request.body.length > env.maxBodyBytes) continue; // a 413 closes the connection
     const id = `fz${index.toString(36)}p${parts.length}`;
-    parts.push({ label: c.label, request: { ...c.request, split: false, headers: { ...c.headers, 'x-request-id': id } }, expectation: c.expectation, echoRequestId: id });
+    parts.push({ label: c.label, request: { ...c.request, split: false, headers: { ...c.headers, 'x-request-id': id } }, expectation: c.expectation, echoRequestId: id, sends: c.sends, silentSends: c.silentSends });
   }
   if (parts.length === 0) return { ...generateCase(index ^ 0x55aa, index, env), index }; // never in practice
   const [first, ...rest] = parts;
@@ -208,5 +218,5 @@ export function generateCase(seed: number, index: number, env: CaseEnv): FuzzCas
   const headers = { ...c.headers };
   if (rid.header !== null) headers['x-request-id'] = rid.header;
   const request: FuzzRequest = { ...c.request, headers, ...(abort ? { abortAfterMs: rng.pick([0, 0, 1, 2, 5, 20]) } : {}) };
-  return { index, family, label: abort ? `client gone after ${request.abortAfterMs} ms: ${c.label}` : c.label, request, expectation: c.expectation, echoRequestId: rid.echo, pipelined: [] };
+  return { index, family, label: abort ? `client gone after ${request.abortAfterMs} ms: ${c.label}` : c.label, request, expectation: c.expectation, echoRequestId: rid.echo, pipelined: [], sends: c.sends, silentSends: c.silentSends };
 }

@@ -30,7 +30,11 @@ export interface FuzzOptions {
   readonly log?: (line: string) => void;
 }
 
-export const CLASSES = ['expected', 'unexpectedStatus', 'unexpectedAnswer', 'invalidBody', 'hang', 'crash', 'serverLogErrors'] as const;
+/**
+ * ringMismatch: the egress consumed fewer records than transactions were answered accepted, or more than answers and
+ * unanswered requests (notifications, aborted, lost) account for, or did not release them all.
+ */
+export const CLASSES = ['expected', 'unexpectedStatus', 'unexpectedAnswer', 'invalidBody', 'hang', 'crash', 'serverLogErrors', 'ringMismatch'] as const;
 export type FuzzClass = (typeof CLASSES)[number];
 
 export interface Example {
@@ -58,6 +62,8 @@ export interface FuzzSummary {
   readonly examples: Record<string, Example[]>;
   readonly upstreamCalls: Record<string, number>;
   readonly relayExit: string | null;
+  /** Transactions answered accepted, at most this many more published unreported, and what the egress counted. */
+  readonly accounting: { readonly accepted: number; readonly unreported: number; readonly consumed: number; readonly released: number };
 }
 
 const MAX_BODY_BYTES = 51_200;
@@ -122,6 +128,46 @@ function normalize(detail: string): string {
     .slice(0, 300);
 }
 
+/** Transactions an answer reports accepted: signature results (JSON-RPC) or `accepted: true` (REST). */
+function acceptedIn(a: Answer): number {
+  let v: unknown;
+  try {
+    v = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    return 0;
+  }
+  const one = (x: unknown): number =>
+    x !== null && typeof x === 'object' && (typeof (x as { result?: unknown }).result === 'string' || (x as { accepted?: unknown }).accepted === true) ? 1 : 0;
+  return Array.isArray(v) ? v.reduce((n: number, x) => n + one(x), 0) : one(v);
+}
+
+interface EgressCounts {
+  readonly consumed: number;
+  readonly released: number;
+  readonly restarts: number;
+}
+
+/** The egress record counters, once they stop moving and every consumed record is released (at most ~10 s). */
+async function settledEgress(url: string): Promise<EgressCounts> {
+  const read = async (): Promise<EgressCounts> => {
+    const t = await (await fetch(`${url}/metrics`)).text();
+    const num = (re: RegExp): number => Number(re.exec(t)?.[1] ?? NaN);
+    return {
+      consumed: num(/^slotrelay_egress_records_total\{stage="consumed"\} (\d+)/m),
+      released: num(/^slotrelay_egress_records_total\{stage="released"\} (\d+)/m),
+      restarts: num(/^slotrelay_egress_worker_restarts_total (\d+)/m),
+    };
+  };
+  let last = await read();
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = await read();
+    if (now.consumed === last.consumed && now.released === now.consumed) return now;
+    last = now;
+  }
+  return last;
+}
+
 /** A log line's pattern: the record's message and error type (a stack trace line as it is, numbers aside). */
 function logPattern(line: string): string {
   try {
@@ -179,6 +225,8 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   const deadline = started + o.maxSeconds * 1000;
   let next = 0;
   let run = 0;
+  let accepted = 0;
+  let unreported = 0;
   let truncated = false;
   const note = (cls: FuzzClass, c: FuzzCase | null, detail: string, answer: string, pattern = `${c?.family ?? ''}: ${normalize(detail)}`): void => {
     counts[cls]++;
@@ -220,6 +268,12 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
           const v = judge(parts[i].expectation, r.answers[i], ctx(parts[i]));
           if (v.cls !== 'expected') b = { v, a: r.answers[i], i };
         }
+        parts.forEach((p, i) => {
+          if (i < r.answers.length) {
+            accepted += acceptedIn(r.answers[i]);
+            unreported += p.silentSends;
+          } else unreported += p.sends;
+        });
         if (b !== null) {
           fam.notExpected++;
           note(b.v.cls, c, `request ${b.i + 1} of ${parts.length}: ${b.v.detail}`, describeAnswer(b.a));
@@ -227,6 +281,10 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
         else counts.expected++;
       } else {
         const r = await send(base, c.request, agent, o.timeoutMs);
+        if (r.ok) {
+          accepted += acceptedIn(r.answer);
+          unreported += c.silentSends;
+        } else unreported += c.sends;
         if (!r.ok) {
           if (r.aborted === true && relay.exited() === null) counts.expected++; // nothing to judge: the client left
           else noAnswer(r.error);
@@ -244,8 +302,15 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, () => worker()));
   const elapsedMs = performance.now() - started;
   agent.destroy();
+  const egress = relay.exited() === null ? await settledEgress(relay.rpcUrl) : { consumed: NaN, released: NaN, restarts: NaN };
   await new Promise((r) => setTimeout(r, 300)); // late log lines
   const exit = relay.exited();
+  // docs/relay-api.md: an accepted transaction is in a ring and will be sent (here: discarded) at least once.
+  if (exit === null) {
+    const range = `${accepted} answered accepted, up to ${unreported} more unreported; the egress consumed ${egress.consumed}, released ${egress.released}`;
+    if (!(egress.consumed >= accepted && egress.consumed <= accepted + unreported && egress.released === egress.consumed)) note('ringMismatch', null, range, '');
+    if (egress.restarts !== 0) note('crash', null, `egress worker restarts: ${egress.restarts}`, '');
+  }
   if (exit !== null) note('crash', null, `relay exited (${exit}) during the run`, relay.tail().slice(-30).join('\n'));
   for (const e of relay.logErrors) {
     const c = e.requestId === null ? null : (byRequestId.get(e.requestId) ?? null);
@@ -263,5 +328,6 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
     examples,
     upstreamCalls: Object.fromEntries(upstream.calls),
     relayExit: exit,
+    accounting: { accepted, unreported, consumed: egress.consumed, released: egress.released },
   };
 }

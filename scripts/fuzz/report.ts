@@ -16,6 +16,8 @@ export function formatSummary(s: FuzzSummary): string {
   out.push(`fuzz seed ${s.seed}: ${s.casesRun} of ${s.casesPlanned} cases in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.casesPerSecond} cases/s)${s.truncated ? ' - stopped at the time bound' : ''}`);
   for (const c of CLASSES) out.push(`  ${c.padEnd(18)} ${s.counts[c]}`);
   out.push('  by family (run / not expected): ' + Object.entries(s.byFamily).map(([f, x]) => `${f} ${x.run}/${x.notExpected}`).join(', '));
+  const a = s.accounting;
+  out.push(`  ring accounting: ${a.accepted} answered accepted (+ up to ${a.unreported} unreported), egress consumed ${a.consumed}, released ${a.released}`);
   out.push('  upstream calls: ' + Object.entries(s.upstreamCalls).map(([m, n]) => `${m} ${n}`).join(', '));
   for (const c of CLASSES) {
     const list = s.examples[c];
