@@ -216,7 +216,8 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   const counts = Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<FuzzClass, number>;
   const examples: Record<string, Example[]> = {};
   const byFamily: Record<string, { run: number; notExpected: number }> = {};
-  const byRequestId = new Map<string, FuzzCase>();
+  /** x-request-id -> case index (a case is rebuilt from its index when a log line names it). */
+  const byRequestId = new Map<string, number>();
   const secrets = Object.values(KEYS).map((k) => k.key);
   const agent = keepAliveAgent(o.concurrency);
   const indexes = o.only ?? null;
@@ -246,7 +247,7 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
       const index = indexes === null ? next : indexes[next];
       next++;
       const c = generateCase(o.seed, index, env);
-      for (const p of [c, ...c.pipelined]) if (p.echoRequestId !== null) byRequestId.set(p.echoRequestId, c);
+      for (const p of [c, ...c.pipelined]) if (p.echoRequestId !== null) byRequestId.set(p.echoRequestId, index);
       const base = c.request.host === 'rpc' ? relay.rpcUrl : relay.relayUrl;
       const fam = (byFamily[c.family] ??= { run: 0, notExpected: 0 });
       fam.run++;
@@ -313,7 +314,8 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   }
   if (exit !== null) note('crash', null, `relay exited (${exit}) during the run`, relay.tail().slice(-30).join('\n'));
   for (const e of relay.logErrors) {
-    const c = e.requestId === null ? null : (byRequestId.get(e.requestId) ?? null);
+    const index = e.requestId === null ? undefined : byRequestId.get(e.requestId);
+    const c = index === undefined ? null : generateCase(o.seed, index, env);
     note('serverLogErrors', c, `${e.stream}: ${e.line.slice(0, 1500)}`, '', logPattern(e.line));
   }
   return {

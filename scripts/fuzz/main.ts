@@ -57,6 +57,9 @@ async function main(): Promise<number> {
   return notExpected(summary) === 0 ? 0 : 1;
 }
 
+// A signal ends the process through exit(), so the relay child is killed by relay-child.ts's exit handler.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
