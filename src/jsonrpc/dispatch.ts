@@ -6,7 +6,7 @@
 // the caller, never sent to the client).
 import { Errors, Failure, RelayError } from '../errors/registry.js';
 import { isInvalid, type JsonRpcCall, type JsonRpcElement, type ParsedBody } from './envelope.js';
-import { batchJson, errorJson, resultJson } from './response.js';
+import { batchJson, errorJson, errorJsonHead, errorJsonWithHead, resultJson } from './response.js';
 
 /** The result as JSON text, or the refusal; either may come later (a Promise, which may also reject). */
 export type MethodResult = string | Failure | Promise<string | Failure>;
@@ -20,10 +20,24 @@ export interface DispatchHooks {
   onOutcome?(method: string | null, errorReason: string | null): void;
 }
 
+/**
+ * Answers of the preallocated refusals up to the id, serialised on first use. Refusing must cost less than accepting
+ * (issue #18 defect 9), and JSON.stringify of a ~100-character Agave message was the largest item left on the
+ * refusal path after the exceptions went. Only frozen Failures whose data is absent or frozen are cached: their
+ * answer cannot change.
+ */
+const HEADS = new WeakMap<Failure, string>();
+
 /** A refusal's answer (counted as its reason). */
 function failureJson(call: JsonRpcCall, f: Failure, hooks: DispatchHooks): string {
   hooks.onOutcome?.(call.method, f.spec.reason);
-  return errorJson(call.id, f.spec.rpcCode, f.message, f.data);
+  if (!Object.isFrozen(f)) return errorJson(call.id, f.spec.rpcCode, f.message, f.data);
+  let head = HEADS.get(f);
+  if (head === undefined) {
+    head = errorJsonHead(f.spec.rpcCode, f.message, f.data);
+    if (f.data === undefined || f.data === null || Object.isFrozen(f.data)) HEADS.set(f, head);
+  }
+  return errorJsonWithHead(head, call.id);
 }
 
 /** A handler's answer once it is known: the result, or the refusal it returned. */

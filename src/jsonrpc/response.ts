@@ -14,18 +14,22 @@ export function resultJson(id: JsonRpcId, result: string): string {
 }
 
 export function errorJson(id: JsonRpcId, code: number, message: string, data?: unknown): string {
+  return errorJsonHead(code, message, data) + idText(id) + '}';
+}
+
+/**
+ * An error answer up to its id, `{"jsonrpc":"2.0","error":{...},"id":` (errorJson = head + id + '}'): a refusal that
+ * is the same for every request can serialise its message and data once (src/jsonrpc/dispatch.ts).
+ */
+export function errorJsonHead(code: number, message: string, data?: unknown): string {
   // null is omitted like undefined: an upstream's `data: null` passed through must not reach web3.js (see above).
   const dataPart = data === undefined || data === null ? '' : ',"data":' + JSON.stringify(data);
-  return (
-    '{"jsonrpc":"2.0","error":{"code":' +
-    code +
-    ',"message":' +
-    JSON.stringify(message) +
-    dataPart +
-    '},"id":' +
-    idText(id) +
-    '}'
-  );
+  return '{"jsonrpc":"2.0","error":{"code":' + code + ',"message":' + JSON.stringify(message) + dataPart + '},"id":';
+}
+
+/** errorJson from a head made by errorJsonHead. */
+export function errorJsonWithHead(head: string, id: JsonRpcId): string {
+  return head + idText(id) + '}';
 }
 
 /** Join batch element responses; null when every element was a notification (no body at all). */

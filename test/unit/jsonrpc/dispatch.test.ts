@@ -3,6 +3,7 @@ import { parseJsonRpcBody } from '../../../src/jsonrpc/envelope.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../../src/jsonrpc/dispatch.js';
 import { Errors, Failure, RelayError, failureOf } from '../../../src/errors/registry.js';
 import { paramsArray } from '../../../src/jsonrpc/params.js';
+import { errorJson } from '../../../src/jsonrpc/response.js';
 
 const table: MethodTable<null> = new Map<string, MethodHandler<null>>([
   ['echo', (p: unknown) => JSON.stringify(paramsArray(p, 1, 1)[0])],
@@ -78,5 +79,15 @@ describe('JSON-RPC envelope and dispatch', () => {
       jsonrpc: '2.0', error: { code: -32005, message: Errors.OVERLOADED.message, data: { reason: 'overloaded' } }, id: 4,
     });
     expect(outcomes).toEqual([['refuse', 'invalid_params'], ['fail', 'invalid_params'], ['refuseLater', 'overloaded']]);
+  });
+  it('a preallocated refusal answered again (serialised once) keeps each request\'s id, byte for byte as errorJson', async () => {
+    const bodies = ['{"jsonrpc":"2.0","id":5,"method":"refuseLater"}', '{"jsonrpc":"2.0","id":"x\\"y","method":"refuseLater"}', '{"jsonrpc":"2.0","id":null,"method":"refuseLater"}'];
+    for (let round = 0; round < 2; round++) {
+      for (const body of bodies) {
+        const id = (JSON.parse(body) as { id: string | number | null }).id;
+        const text = await dispatchJsonRpc(parseJsonRpcBody(body, 3), table, null, hooks);
+        expect(text).toBe(errorJson(id, -32005, Errors.OVERLOADED.message, { reason: 'overloaded' }));
+      }
+    }
   });
 });
