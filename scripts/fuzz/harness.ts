@@ -34,7 +34,24 @@ export interface FuzzOptions {
  * ringMismatch: the egress consumed fewer records than transactions were answered accepted, or more than answers and
  * unanswered requests (notifications, aborted, lost) account for, or did not release them all.
  */
-export const CLASSES = ['expected', 'unexpectedStatus', 'unexpectedAnswer', 'invalidBody', 'hang', 'crash', 'serverLogErrors', 'ringMismatch'] as const;
+export const CLASSES = ['expected', 'knownLimitation', 'unexpectedStatus', 'unexpectedAnswer', 'invalidBody', 'hang', 'crash', 'serverLogErrors', 'ringMismatch'] as const;
+/**
+ * Classes that are reported but do not fail a run: each is a documented limitation with an open issue.
+ * knownLimitation: a request pipelined behind a JSON-RPC request whose answer is asynchronous (preflight) — uWS closes
+ * such a connection without answering either; and a 413 lost to the reset that closing on unread body bytes causes
+ * (docs/known-issues.md, the HTTP layer issue #15).
+ */
+/** The JSON-RPC paths: the rpc host's POST / and the relay host's /v1/sendTransaction. */
+function isJsonRpc(req: FuzzCase['request']): boolean {
+  return req.host === 'rpc' || req.path.startsWith('/v1/sendTransaction');
+}
+
+/** The answer is a 413 (the connection is closed on it while the client may still be sending). */
+function expects413(e: FuzzCase['expectation']): boolean {
+  return (e.kind === 'rpc' || e.kind === 'rest') && e.status === 413;
+}
+
+export const NON_FAILING: readonly FuzzClass[] = ['expected', 'knownLimitation'];
 export type FuzzClass = (typeof CLASSES)[number];
 
 export interface Example {
@@ -275,9 +292,14 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
             unreported += p.silentSends;
           } else unreported += p.sends;
         });
+        const firstUnanswered = parts[r.answers.length];
         if (b !== null) {
           fam.notExpected++;
           note(b.v.cls, c, `request ${b.i + 1} of ${parts.length}: ${b.v.detail}`, describeAnswer(b.a));
+        } else if (!r.ok && r.answers.length < parts.length - 1 && isJsonRpc(firstUnanswered.request) && relay.exited() === null) {
+          // Only JSON-RPC requests can answer asynchronously (preflight); REST paths answer synchronously, so a
+          // connection closed behind one of those is still a hang.
+          note('knownLimitation', c, `pipelined behind request ${r.answers.length + 1} of ${parts.length} (JSON-RPC): ${r.error}`, '(connection closed)');
         } else if (!r.ok) noAnswer(r.error);
         else counts.expected++;
       } else {
@@ -288,7 +310,9 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
         } else unreported += c.sends;
         if (!r.ok) {
           if (r.aborted === true && relay.exited() === null) counts.expected++; // nothing to judge: the client left
-          else noAnswer(r.error);
+          else if (expects413(c.expectation) && /EPIPE|ECONNRESET/.test(r.error) && relay.exited() === null) {
+            note('knownLimitation', c, `413 lost to a reset while the body was still being sent: ${r.error}`, '(connection reset)');
+          } else noAnswer(r.error);
         } else {
           const v = judge(c.expectation, r.answer, ctx(c));
           if (v.cls === 'expected') counts.expected++;

