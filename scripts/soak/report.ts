@@ -58,6 +58,8 @@ export interface SoakResult {
     readonly rowsFromMetricsBeforeStop: readonly RouteRow[];
     readonly unaccounted: number;
     readonly unaccountedAbs: number;
+    /** slotrelay_requests_total{outcome="ok"} over the submission methods, from the last /metrics. */
+    readonly requestsOkBeforeStop: number | null;
   };
   readonly rss: { readonly verdict: RssVerdict | null; readonly samples: readonly RssSample[] };
   readonly logs: { readonly bytes: number; readonly lines: number; readonly minutes: number; readonly bytesPerMinute: number };
@@ -103,7 +105,9 @@ export function printReport(r: SoakResult): string {
   lines.push(`per route: client accepted vs relay outcomes (${r.relay.source === 'relay_stopped' ? 'relay_stopped line' : '/metrics before SIGTERM'})`);
   lines.push(formatTable(r.accounting.rows));
   lines.push(`unaccounted: ${r.accounting.unaccounted} (sum of |client - relay| over routes: ${r.accounting.unaccountedAbs})`);
-  lines.push(`relay accepted ${String(r.relay.accepted)}, client accepted ${c.accepted}; records ${JSON.stringify(r.relay.records)}`);
+  lines.push(
+    `relay accepted ${String(r.relay.accepted)} (requests_total ok ${String(r.accounting.requestsOkBeforeStop)}), client accepted ${c.accepted}; records ${JSON.stringify(r.relay.records)}`,
+  );
   lines.push('');
   const v = r.rss.verdict;
   lines.push(
@@ -117,4 +121,22 @@ export function printReport(r: SoakResult): string {
   lines.push('');
   lines.push(r.verdict.ok ? 'SOAK OK' : `SOAK FAILED: ${r.verdict.failures.join('; ')}`);
   return lines.join('\n');
+}
+
+/**
+ * JSON for the results file, readable in a diff: objects indented down to `depth`, deeper values on one line, and
+ * arrays one element per line (samples, windows and event lines stay one line each).
+ */
+export function resultJson(value: unknown, depth = 3, indent = ''): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const inner = indent + '  ';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    if (value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value);
+    return '[\n' + value.map((v) => inner + JSON.stringify(v)).join(',\n') + '\n' + indent + ']';
+  }
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  if (entries.length === 0) return '{}';
+  if (depth <= 0) return JSON.stringify(value);
+  return '{\n' + entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${resultJson(v, depth - 1, inner)}`).join(',\n') + '\n' + indent + '}';
 }
