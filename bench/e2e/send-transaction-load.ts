@@ -12,9 +12,11 @@
 // metrics for that reason. Each refusal run is paired with an accept run right next to it (accept first in odd
 // rounds, refusal first in even ones, the kinds' order rotated per round) and its ratio is refusal / that accept run:
 // on this shared box the load drifts within the ~40 s of a round, and only adjacent runs compare (target: >= 1).
+// Next to each relay row, the relay's CPU time per answered request (Linux /proc: its main thread, which is the front,
+// and the whole process with the egress workers): a figure that other load on the box does not move much.
 //   node dist/bench/e2e/send-transaction-load.js [--duration 8] [--connections 64] [--rounds 3]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -98,6 +100,25 @@ function waitForLine(child: ChildProcess, event: string): Promise<Record<string,
 
 interface LoadResult extends WrkFigures {
   readonly target: string;
+  /** Relay rows: CPU microseconds per answered request, of the front thread and of the whole relay process. */
+  readonly frontCpuUsPerRequest?: number;
+  readonly relayCpuUsPerRequest?: number;
+}
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** CPU microseconds used so far by the relay's main thread (the front) and by the whole process; null off Linux. */
+function cpuTimes(pid: number): { front: number; process: number } | null {
+  const ticks = (path: string): number => {
+    const stat = readFileSync(path, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // from field 3 (state) on
+    return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+  };
+  try {
+    return { front: (ticks(`/proc/${pid}/task/${pid}/stat`) * 1e6) / CLK_TCK, process: (ticks(`/proc/${pid}/stat`) * 1e6) / CLK_TCK };
+  } catch {
+    return null;
+  }
 }
 
 /** The relay's own count of sendTransaction calls it answered with a signature, and what it refused, by reason. */
@@ -126,9 +147,11 @@ function runWrk(target: string, url: string, script: string, durationS = DURATIO
  * One wrk run against the relay, its rate scaled by the share of requests the relay itself counted under `reason`
  * ('ok' = accepted into a ring): a faster answer of another kind must not flatter the row.
  */
-async function relayRun(target: string, url: string, script: string, reason: string): Promise<{ run: LoadResult; others: Record<string, number> }> {
+async function relayRun(target: string, url: string, pid: number, script: string, reason: string): Promise<{ run: LoadResult; others: Record<string, number> }> {
   const before = await relayCounts(url);
+  const cpuBefore = cpuTimes(pid);
   const wrkRun = runWrk(target, url, script);
+  const cpuAfter = cpuTimes(pid);
   const after = await relayCounts(url);
   const delta = (c: RelayCounts): Record<string, number> => ({ ok: c.ok, ...c.rejected });
   const b = delta(before);
@@ -137,7 +160,12 @@ async function relayRun(target: string, url: string, script: string, reason: str
   const others = Object.fromEntries(
     Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([k, v]) => k !== reason && v > 0),
   );
-  return { run: { ...wrkRun, requestsPerSec: wrkRun.requestsPerSec * Math.min(1, counted / Math.max(1, wrkRun.requests)) }, others };
+  const perRequest = (us: number): number => Number((us / Math.max(1, wrkRun.requests)).toFixed(2));
+  const cpu =
+    cpuBefore === null || cpuAfter === null
+      ? {}
+      : { frontCpuUsPerRequest: perRequest(cpuAfter.front - cpuBefore.front), relayCpuUsPerRequest: perRequest(cpuAfter.process - cpuBefore.process) };
+  return { run: { ...wrkRun, requestsPerSec: wrkRun.requestsPerSec * Math.min(1, counted / Math.max(1, wrkRun.requests)), ...cpu }, others };
 }
 
 interface RefusalResult extends LoadResult {
@@ -186,6 +214,7 @@ async function main(): Promise<void> {
   const base = spawn(process.execPath, ['dist/bench/e2e/node-http-baseline.js', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [ready, bReady] = await Promise.all([waitForLine(relay, 'relay_ready'), waitForLine(base, 'baseline_ready')]);
   const relayUrl = `http://127.0.0.1:${(ready.listeners as { port: number }[])[0].port}`;
+  const relayPid = relay.pid ?? -1;
   const baseUrl = `http://127.0.0.1:${bReady.port as number}`;
   runWrk('warmup', relayUrl, script);
   runWrk('warmup', baseUrl, script);
@@ -195,7 +224,7 @@ async function main(): Promise<void> {
   for (let r = 0; r < ROUNDS; r++) {
     // What counts is what the relay accepted into a ring, not what wrk got an answer to: an overload or rate-limit
     // answer is fast and would flatter the figure. The relay's own ok counter over the round gives the share.
-    const accept = await relayRun('uWS relay (JSON-RPC host)', relayUrl, script, 'ok');
+    const accept = await relayRun('uWS relay (JSON-RPC host)', relayUrl, relayPid, script, 'ok');
     if (Object.keys(accept.others).length > 0) console.log(`round ${r + 1}: relay rejections`, accept.others);
     const relayResult = accept.run;
     const baseRun = runWrk('node:http baseline (same work)', baseUrl, script);
@@ -204,9 +233,9 @@ async function main(): Promise<void> {
     for (let k = 0; k < refusals.length; k++) {
       const f = refusals[(k + r) % refusals.length];
       const acceptFirst = r % 2 === 0;
-      const pairedAccept = acceptFirst ? await relayRun('  accept (paired)', relayUrl, script, 'ok') : undefined;
-      const { run, others } = await relayRun(f.target, relayUrl, f.script, f.reason);
-      const paired = pairedAccept ?? (await relayRun('  accept (paired)', relayUrl, script, 'ok'));
+      const pairedAccept = acceptFirst ? await relayRun('  accept (paired)', relayUrl, relayPid, script, 'ok') : undefined;
+      const { run, others } = await relayRun(f.target, relayUrl, relayPid, f.script, f.reason);
+      const paired = pairedAccept ?? (await relayRun('  accept (paired)', relayUrl, relayPid, script, 'ok'));
       if (Object.keys(others).length > 0) console.log(`round ${r + 1}: ${f.name}: answers of another kind`, others);
       if (Object.keys(paired.others).length > 0) console.log(`round ${r + 1}: accept paired with ${f.name}: relay rejections`, paired.others);
       refused[f.name] = { ...run, accept: paired.run, ratio: run.requestsPerSec / paired.run.requestsPerSec };
@@ -249,6 +278,8 @@ async function main(): Promise<void> {
           acceptRequestsPerSec: Math.round(median(xs.map((x) => x.accept.requestsPerSec))),
           acceptP99ms: median(xs.map((x) => x.accept.p99ms)),
           ratio,
+          /** Front-thread CPU per request, refusal / paired accept (median of per-round ratios); NaN off Linux. */
+          frontCpuRatio: Number(median(xs.map((x) => (x.frontCpuUsPerRequest ?? NaN) / (x.accept.frontCpuUsPerRequest ?? NaN))).toFixed(2)),
           met: ratio >= 1,
         },
       ] as const;
@@ -269,7 +300,7 @@ async function main(): Promise<void> {
     const x = refusalSummary[f.name];
     console.log(
       `  ${f.target}: ${x.requestsPerSec} req/s p99 ${x.p99ms} ms; paired accept runs ${x.acceptRequestsPerSec} req/s p99 ${x.acceptP99ms} ms; ` +
-        `refusal / accept = ${x.ratio}x (median of per-round ratios)`,
+        `refusal / accept = ${x.ratio}x (median of per-round ratios); front CPU per request refusal / accept = ${x.frontCpuRatio}x`,
     );
   }
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
