@@ -55,8 +55,9 @@ interface Ready {
 }
 
 function spawnLocalnet(cliPath: string, rpcPort: number, extraArgs: readonly string[]): Promise<Ready> {
-  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--rpc-port', String(rpcPort), ...extraArgs], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  // stdin is a pipe the child watches (--supervised): when this process dies, even by SIGKILL, the child exits too.
+  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--supervised', '--rpc-port', String(rpcPort), ...extraArgs], {
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -111,7 +111,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
 
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes);
+  const addedRoutes = addedRouteMasks(config);
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes);
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
@@ -145,7 +146,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
     log,
     availableRouteMask,
-    addedRouteMasks: addedRouteMasks(config),
+    addedRouteMasks: addedRoutes,
     responseOptions: responseOptions(config.http.corsAllowOrigin, uwsRuntime.idleTimeoutSeconds),
     renderMetrics: () => {
       const tb = new TextBuilder();

@@ -47,6 +47,11 @@ export class Intake {
   constructor(
     private readonly rings: readonly RingProducer[],
     private readonly maxTransactionBytes: number,
+    /**
+     * Routes the relay adds on its own per key id (static everyTransaction: src/config/route-policy.ts). They count as
+     * the transaction's routes when deciding whether anything can deliver it.
+     */
+    private readonly addedRouteMasks: Uint32Array = new Uint32Array(0),
   ) {}
 
   /** Stop accepting (shutdown). Later submissions get SHUTTING_DOWN. */
@@ -97,7 +102,7 @@ export class Intake {
 
   /** Base58/base64 text -> ring. Returns the first signature (base58), or the refusal. */
   submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string | Failure {
-    const ring = this.reserve(meta.routeMask);
+    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     // Decode straight into the slot: this is the single copy of the transaction on its way to the worker.
@@ -115,7 +120,7 @@ export class Intake {
         `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
       );
     }
-    const ring = this.reserve(meta.routeMask);
+    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     ring.bytes.set(tx, offset);
@@ -136,7 +141,7 @@ export class Intake {
 
   /** Publish a transaction that passed check() (and its preflight): its signature, or the refusal. */
   publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string | Failure {
-    const ring = this.reserve(meta.routeMask);
+    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
     ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);

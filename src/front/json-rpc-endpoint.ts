@@ -96,6 +96,8 @@ class RpcCall implements CallContext, DispatchHooks {
   onOutcome(method: string | null, reason: string | null): void {
     const metrics = this.deps.metrics;
     metrics.countRequest(this.host, metrics.methodLabel(method), reason ?? 'ok');
+    // Every refused element counts, as on the REST paths (slotrelay_rejections_total: requests or elements refused).
+    if (reason !== null) metrics.countRejection(reason);
     if (reason !== null && this.single) this.singleError = SPEC_BY_REASON.get(reason);
   }
 

@@ -34,6 +34,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       'grace-ms': { type: 'string' },
       'max-transaction-bytes': { type: 'string' },
       'finalized-depth': { type: 'string' },
+      // Run by the relay: stdin is a pipe from it, and its end (the relay exited, even by SIGKILL) stops the localnet.
+      supervised: { type: 'boolean' },
     },
     strict: true,
   });
@@ -59,6 +61,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
 
 export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
   const opts = parseLocalnetArgs(argv);
+  const supervised = argv.includes('--supervised');
   const localnet = await startLocalnet({
     ...opts,
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
@@ -74,6 +77,12 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (supervised) {
+      // No orphans: a relay that dies without stopping us (SIGKILL, a crash) closes this pipe.
+      process.stdin.on('end', stop);
+      process.stdin.on('error', stop);
+      process.stdin.resume();
+    }
   });
   await localnet.stop();
   process.stdout.write(JSON.stringify({ event: 'localnet_stopped' }) + '\n');

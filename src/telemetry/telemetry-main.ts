@@ -34,6 +34,11 @@ export interface TelemetryWorkerData {
 
 /** Solana's target slot time, used until two slots have been observed. */
 const DEFAULT_SLOT_MS = 400;
+/**
+ * A slot this far below the last one seen means a new cluster, not reordering: the WebSocket and getSlot polling may
+ * disagree by a few slots, never by hundreds.
+ */
+const CLUSTER_RESET_SLOTS = 16;
 /** Retry delay for schedule / epoch fetches that failed. */
 const RETRY_MS = 500;
 
@@ -169,7 +174,9 @@ export class TelemetryFollower {
   }
 
   private onSlot(s: number): void {
-    if (this.stopped || s <= this.slot) return;
+    if (this.stopped) return;
+    if (this.slot >= 0 && s < this.slot - CLUSTER_RESET_SLOTS) this.resetCluster(s);
+    if (s <= this.slot) return;
     const now = Date.now();
     if (this.slot >= 0 && s - this.slot <= 8) {
       const per = (now - this.slotSeenAt) / (s - this.slot);
@@ -179,6 +186,19 @@ export class TelemetryFollower {
     this.slotSeenAt = now;
     if (this.needSchedule()) void this.fetchSchedule();
     this.publish();
+  }
+
+  /**
+   * The cluster's slot went far back: the upstream is a new cluster (the embedded localnet restarted, or the operator
+   * pointed the same URL at another one). Its schedule, nodes and TPU ports are not the old ones: forget them and load
+   * them again, instead of ignoring every slot until the new cluster passes the old one's.
+   */
+  private resetCluster(s: number): void {
+    this.log.warn({ event: 'cluster_reset', fromSlot: this.slot, toSlot: s }, 'the upstream cluster restarted: reloading its schedule and nodes');
+    this.slot = -1;
+    this.epochs = [];
+    this.epochLength = 0;
+    void this.refreshCluster();
   }
 
   /** True when the slot's epoch or the next one is not loaded. */

@@ -184,3 +184,25 @@ describe('static route without identity.keypairPath', () => {
     }
   });
 });
+
+describe('everyTransaction and intake when a route is down', () => {
+  // Last in the file: it stops the rpc endpoint.
+  it('rpc endpoint gone: a transaction naming only rpc is still accepted when everyTransaction adds static (which can deliver it); a key without static is refused 503', async () => {
+    await upstream.close();
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const d = (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { routes: Record<string, { reason: string | null }> };
+      if (d.routes.rpc?.reason === 'endpoint_unreachable') break;
+      if (Date.now() > deadline) throw new Error('the rpc endpoint was never reported unreachable');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const tx = legacyTransfer(9_001);
+    const ok = await submit(relay.relayUrl, TEST_KEY, { transaction: tx.base64, routes: ['rpc'], maxRetries: 0 });
+    expect(ok.status).toBe(200);
+    expect(ok.json.routes).toEqual(['rpc', 'static']);
+    for (const p of peers) expect(await until(() => p.got.get(tx.base64) === 1, 15_000)).toBe(true);
+    const refused = await submit(relay.relayUrl, RPC_ONLY_KEY, { transaction: legacyTransfer(9_002).base64, routes: ['rpc'] });
+    expect(refused.status).toBe(503);
+    expect((refused.json.error as { reason: string }).reason).toBe('routes_unavailable');
+  });
+});
