@@ -28,6 +28,13 @@ export type ConnectionState = (typeof CONNECTION_STATES)[number];
 /** What one target did with one transaction (a subset of EGRESS_OUTCOMES). */
 export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropped:queue_full' | 'dropped:stale';
 
+/**
+ * After a transaction went stale, the peer gets a PING; no datagram back within this long means it is gone (a peer
+ * process killed without closing: QUIC would otherwise wait for the 60 s idle timeout, and every transaction for it
+ * would go stale until then). 1 s is many RTTs even across regions, and a parked but live peer still ACKs.
+ */
+const LIVENESS_TIMEOUT_MS = 1_000;
+
 /** At most one "transactions went stale" warning per connection per this interval (ms); the rest are counted. */
 const STALE_LOG_INTERVAL_MS = 1_000;
 
@@ -105,6 +112,8 @@ export class ConnectionWorker {
   private droppedStale = 0;
   private failed = 0;
   private staleLogAtMs = -Infinity;
+  /** A liveness check in flight (PING sent after a stale drop), or null. */
+  private livenessTimer: NodeJS.Timeout | null = null;
   private staleUnlogged = 0;
   private readonly latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 2 });
   /** Date.now() of the last send() (LRU and idle decisions). */
@@ -369,6 +378,7 @@ export class ConnectionWorker {
   /** The queue head waited staleAfterMs without credit or room (a parked or silent peer). */
   private readonly onStale = (_tx: Uint8Array, waitedMs: number): void => {
     this.resolveNext('dropped:stale');
+    this.checkLiveness();
     const now = Date.now();
     if (now - this.staleLogAtMs < STALE_LOG_INTERVAL_MS) {
       this.staleUnlogged++;
@@ -391,6 +401,21 @@ export class ConnectionWorker {
     this.staleLogAtMs = now;
     this.staleUnlogged = 0;
   };
+
+  /** Is the peer still there? PING it; if nothing at all comes back in LIVENESS_TIMEOUT_MS, reconnect. */
+  private checkLiveness(): void {
+    const c = this.conn;
+    if (c === null || this.st !== 'active' || this.livenessTimer !== null) return;
+    const before = c.received;
+    c.ping();
+    this.livenessTimer = setTimeout(() => {
+      this.livenessTimer = null;
+      if (this.conn !== c || this.st !== 'active' || c.received !== before) return;
+      this.o.log.warn({ target: this.target, validator: this.o.label, waitedMs: LIVENESS_TIMEOUT_MS }, 'egress: peer does not answer a PING: closing the connection to reconnect');
+      c.close(0, 'peer unresponsive');
+    }, LIVENESS_TIMEOUT_MS);
+    this.livenessTimer.unref();
+  }
 
   private readonly onDrain = (): void => {
     if (this.st === 'closing' && this.conn !== null && this.conn.queued === 0) this.conn.close(0, 'closing');

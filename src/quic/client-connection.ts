@@ -431,6 +431,23 @@ export class QuicClientConnection {
   }
 
   /** conn.send() until null; each packet goes to the kernel at once (connected socket: no address argument). */
+  /** Datagrams received from the peer so far (a liveness check compares two readings). */
+  get received(): number {
+    return this.datagramsReceived;
+  }
+
+  /** Send an ack-eliciting packet (PING) now: a live peer answers it within an RTT, even one that grants no streams. */
+  ping(): void {
+    if (this.state !== 'established') return;
+    try {
+      this.conn.sendAckEliciting();
+    } catch {
+      this.errors++;
+      return;
+    }
+    this.flush();
+  }
+
   private flush(): void {
     this.ackDueMs = Infinity; // whatever ACKs are pending go out now
     const conn = this.conn;
