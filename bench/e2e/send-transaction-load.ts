@@ -134,7 +134,9 @@ async function relayCounts(url: string): Promise<RelayCounts> {
   for (const m of text.matchAll(/slotrelay_requests_total\{host="rpc",method="sendTransaction",outcome="([^"]+)"\} (\d+)/g)) {
     if (m[1] !== 'ok') rejected[m[1]] = Number(m[2]);
   }
-  for (const m of text.matchAll(/slotrelay_rejections_total\{reason="([^"]+)"\} (\d+)/g)) rejected[m[1]] = (rejected[m[1]] ?? 0) + Number(m[2]);
+  // A JSON-RPC refusal is counted in both families (requests_total by outcome, rejections_total by reason), a 401 or
+  // 429 only in rejections_total: the larger of the two is the count.
+  for (const m of text.matchAll(/slotrelay_rejections_total\{reason="([^"]+)"\} (\d+)/g)) rejected[m[1]] = Math.max(rejected[m[1]] ?? 0, Number(m[2]));
   return { ok, rejected };
 }
 
