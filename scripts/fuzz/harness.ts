@@ -270,7 +270,7 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
       fam.run++;
       run++;
       if (run % 10_000 === 0) {
-        const bad = CLASSES.reduce((n, k) => (k === 'expected' ? n : n + counts[k]), 0);
+        const bad = CLASSES.reduce((n, k) => (NON_FAILING.includes(k) ? n : n + counts[k]), 0);
         log(`${run} cases started, ${Math.round(run / ((performance.now() - started) / 1000))}/s, not expected so far: ${bad}`);
       }
       const ctx = (p: Part): JudgeContext => ({ echoRequestId: p.echoRequestId, secrets, clusterSlot: upstream.currentSlot(), horizonSlots: HORIZON, lookbackSlots: LOOKBACK });
@@ -292,14 +292,14 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
             unreported += p.silentSends;
           } else unreported += p.sends;
         });
-        const firstUnanswered = parts[r.answers.length];
         if (b !== null) {
           fam.notExpected++;
           note(b.v.cls, c, `request ${b.i + 1} of ${parts.length}: ${b.v.detail}`, describeAnswer(b.a));
-        } else if (!r.ok && r.answers.length < parts.length - 1 && isJsonRpc(firstUnanswered.request) && relay.exited() === null) {
-          // Only JSON-RPC requests can answer asynchronously (preflight); REST paths answer synchronously, so a
-          // connection closed behind one of those is still a hang.
-          note('knownLimitation', c, `pipelined behind request ${r.answers.length + 1} of ${parts.length} (JSON-RPC): ${r.error}`, '(connection closed)');
+        } else if (!r.ok && parts.slice(r.answers.length, parts.length - 1).some((p) => isJsonRpc(p.request)) && relay.exited() === null) {
+          // Only JSON-RPC requests can answer asynchronously (preflight). uWS closes the connection when a request
+          // follows one whose answer is pending, and answers written in the same read but not yet flushed go with it.
+          // Without a JSON-RPC request followed by another one among the unanswered, a close is still a hang.
+          note('knownLimitation', c, `pipelined behind a JSON-RPC request, ${r.answers.length} of ${parts.length} answered: ${r.error}`, '(connection closed)');
         } else if (!r.ok) noAnswer(r.error);
         else counts.expected++;
       } else {
