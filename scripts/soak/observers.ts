@@ -6,6 +6,7 @@ import type http from 'node:http';
 import { outcomesFromMetrics, parseMetrics, sumMetric, type OutcomeTable } from './accounting.js';
 import { isTransportFailure, request } from './http.js';
 import type { TransferSigner } from './transactions.js';
+import { NonOverlappingInterval } from './non-overlapping-interval.js';
 
 const HEALTH_TIMEOUT_MS = 2_000;
 const BLOCKHASH_TIMEOUT_MS = 2_000;
@@ -23,8 +24,7 @@ export class HealthWatch {
   /** Polls per status (about one per second each). */
   readonly polls: Record<string, number> = {};
   private last = '';
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  private readonly poller = new NonOverlappingInterval();
 
   constructor(
     private readonly agent: http.Agent,
@@ -58,16 +58,11 @@ export class HealthWatch {
   }
 
   start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      void this.poll().finally(() => (this.busy = false));
-    }, intervalMs);
+    this.poller.start(intervalMs, () => this.poll());
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 }
 
@@ -75,8 +70,7 @@ export class BlockhashFollower {
   refreshed = 0;
   failures = 0;
   changes = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  private readonly poller = new NonOverlappingInterval();
 
   constructor(
     private readonly agent: http.Agent,
@@ -106,16 +100,11 @@ export class BlockhashFollower {
   }
 
   start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      void this.refresh().finally(() => (this.busy = false));
-    }, intervalMs);
+    this.poller.start(intervalMs, () => this.refresh());
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 }
 
@@ -136,8 +125,7 @@ export class OutcomeTimeline {
   readonly windows: OutcomeWindow[] = [];
   scrapeFailures = 0;
   private prev: OutcomeTable = {};
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
+  private readonly poller = new NonOverlappingInterval();
 
   constructor(
     private readonly agent: http.Agent,
@@ -165,15 +153,10 @@ export class OutcomeTimeline {
   }
 
   start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      if (this.busy) return;
-      this.busy = true;
-      void this.poll().finally(() => (this.busy = false));
-    }, intervalMs);
+    this.poller.start(intervalMs, () => this.poll());
   }
 
   stop(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 }

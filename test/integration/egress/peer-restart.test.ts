@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { ensureDist } from './dist-build.js';
 
 interface Peer {
@@ -41,13 +42,6 @@ afterAll(async () => {
   for (const p of peers) p.child.kill('SIGKILL');
 });
 
-async function until(what: string, cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function submitStatic(): Promise<number> {
   const res = await fetch(`${relay!.relayUrl}/v1/submit`, {
@@ -71,7 +65,7 @@ describe('a static peer killed and restarted on the same port', () => {
       health: { failingMinOutcomes: 1_000_000 }, // this test is about the connection, not intake refusals
     });
     expect(await submitStatic()).toBe(200);
-    await until('the first peer got it', () => first.received() >= 1, 10_000);
+    await waitFor('the first peer got it', () => first.received() >= 1, undefined, 10_000);
 
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));

@@ -7,6 +7,7 @@ import { buildExampleTransaction } from '../../../src/client/example-transaction
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 let upstream: RecordingUpstream | undefined;
 let relay: RelayHandle | undefined;
@@ -17,7 +18,9 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-const FAST_HEALTH = { probeIntervalMs: 100, probeTimeoutMs: 500, failingWindowMs: 1_000, failingMinOutcomes: 3 };
+// Probes answer fast on loopback, but the upstream runs in this busy test process: a generous probe timeout (a
+// closed upstream is refused at once anyway).
+const FAST_HEALTH = { probeIntervalMs: 100, probeTimeoutMs: 3_000, failingWindowMs: 1_000, failingMinOutcomes: 3 };
 
 async function health(url: string): Promise<{ status: number; text: string; detail: any }> {
   const plain = await fetch(`${url}/health`);
@@ -35,15 +38,6 @@ async function submit(url: string): Promise<{ status: number; json: any }> {
   return { status: res.status, json: await res.json() };
 }
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('health that tells the truth', () => {
   it('upstream down: /health unhealthy with reasons, submissions refused 503 routes_unavailable; back: ok and accepted', async () => {
@@ -58,7 +52,7 @@ describe('health that tells the truth', () => {
     expect((await submit(relay.relayUrl)).status).toBe(200);
 
     await upstream.close();
-    const down = await until('unhealthy', () => health(relay!.relayUrl), (h) => h.status === 503);
+    const down = await waitFor('unhealthy', () => health(relay!.relayUrl), (h) => h.status === 503);
     expect(down.text).toBe('unhealthy');
     expect(down.detail.status).toBe('unhealthy');
     expect(down.detail.reasons).toEqual(expect.arrayContaining(['upstream_unreachable', 'rpc:endpoint_unreachable']));
@@ -94,7 +88,7 @@ describe('health that tells the truth', () => {
     expect(relay.logs.some((l) => l.includes('"event":"health_changed"') && l.includes('upstream_unreachable'))).toBe(true);
 
     upstream = await startRecordingUpstream(port);
-    await until('healthy again', () => health(relay!.relayUrl), (h) => h.status === 200 && h.detail.status === 'ok');
+    await waitFor('healthy again', () => health(relay!.relayUrl), (h) => h.status === 200 && h.detail.status === 'ok');
     const back = await submit(relay.relayUrl);
     expect(back.status).toBe(200);
     await upstream.waitForSends(1);
@@ -112,7 +106,7 @@ describe('health that tells the truth', () => {
     // The endpoint answers (reachable) but fails every send: the first few are accepted, fail, and are counted.
     for (let i = 0; i < 3; i++) expect((await submit(relay.relayUrl)).status).toBe(200);
     await upstream.waitForSends(3);
-    const failing = await until('route_failing', () => health(relay!.relayUrl), (h) => h.detail.routes.rpc.reason === 'route_failing');
+    const failing = await waitFor('route_failing', () => health(relay!.relayUrl), (h) => h.detail.routes.rpc.reason === 'route_failing');
     expect(failing.status).toBe(503);
     expect(failing.detail.routes.rpc.window).toMatchObject({ sent: 0 });
     expect(failing.detail.routes.rpc.window.notDelivered).toBeGreaterThanOrEqual(3);
@@ -122,8 +116,8 @@ describe('health that tells the truth', () => {
 
     // Fixed: once the window has passed without failures the route is tried again, and its sends succeed.
     upstream.sendError = null;
-    await until('route admitted again', () => submit(relay!.relayUrl), (a) => a.status === 200);
-    await until('ok', () => health(relay!.relayUrl), (h) => h.detail.status === 'ok');
+    await waitFor('route admitted again', () => submit(relay!.relayUrl), (a) => a.status === 200);
+    await waitFor('ok', () => health(relay!.relayUrl), (h) => h.detail.status === 'ok');
   });
 
   it('the embedded localnet dying is logged and the child is restarted on the same port; transactions flow again; no orphan when the relay is killed', async () => {
@@ -133,13 +127,13 @@ describe('health that tells the truth', () => {
     expect((await health(relay.rpcUrl)).detail.localnet).toEqual({ state: 'running', restarts: 0 });
 
     process.kill(started!.pid, 'SIGKILL');
-    await until('exit logged', async () => relay!.logs.find((l) => l.includes('"event":"localnet_exited"')), (l) => l !== undefined);
+    await waitFor('exit logged', async () => relay!.logs.find((l) => l.includes('"event":"localnet_exited"')), (l) => l !== undefined);
     const exited = JSON.parse(relay.logs.find((l) => l.includes('"event":"localnet_exited"'))!) as { level: number; signal: string; pid: number };
     expect(exited).toMatchObject({ level: 50, signal: 'SIGKILL', pid: started!.pid });
 
-    const restarted = await until('restarted', async () => relay!.logs.find((l) => l.includes('"event":"localnet_restarted"')), (l) => l !== undefined, 30_000);
+    const restarted = await waitFor('restarted', async () => relay!.logs.find((l) => l.includes('"event":"localnet_restarted"')), (l) => l !== undefined, 30_000);
     expect(JSON.parse(restarted!)).toMatchObject({ rpcUrl: started!.rpcUrl });
-    const h = await until('healthy after the restart', () => health(relay!.rpcUrl), (x) => x.detail.status === 'ok', 30_000);
+    const h = await waitFor('healthy after the restart', () => health(relay!.rpcUrl), (x) => x.detail.status === 'ok', 30_000);
     expect(h.detail.localnet).toEqual({ state: 'running', restarts: 1 });
     // The relay's upstream URL still works: a transaction made on the restarted localnet goes through the relay and lands.
     const tx = await buildExampleTransaction(started!.rpcUrl);
@@ -151,7 +145,7 @@ describe('health that tells the truth', () => {
     expect(res.status).toBe(200);
     const { signature } = (await res.json()) as { signature: string };
     const conn = new Connection(started!.rpcUrl, 'processed');
-    const status = await until('landed', async () => (await conn.getSignatureStatuses([signature])).value[0], (s) => s !== null);
+    const status = await waitFor('landed', async () => (await conn.getSignatureStatuses([signature])).value[0], (s) => s !== null);
     expect(status!.err).toBeNull();
 
     // A relay killed outright leaves no localnet behind: the child watches its stdin pipe (--supervised).
@@ -166,6 +160,6 @@ describe('health that tells the truth', () => {
         return false;
       }
     };
-    await until('the localnet child exits with its relay', async () => alive(), (a) => !a, 10_000);
+    await waitFor('the localnet child exits with its relay', async () => alive(), (a) => !a, 10_000);
   });
 });

@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { SnapshotReader } from '../../../src/telemetry/snapshot.js';
 import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
+import { waitFor } from '../../helpers/wait-for.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
 
 let localnet: Localnet | undefined;
@@ -16,15 +17,6 @@ afterAll(async () => {
   await localnet?.stop();
 });
 
-async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('telemetry across a cluster restart on the same URL', () => {
   it('a slot far below the last one reloads schedule and nodes: fresh rows with the new TPU ports within seconds', async () => {
@@ -42,7 +34,7 @@ describe('telemetry across a cluster restart on the same URL', () => {
     });
     thread.start();
     const reader = new SnapshotReader(thread.snapshot);
-    await until('the first cluster past slot 60 with leaders', () => {
+    await waitFor('the first cluster past slot 60 with leaders', () => {
       const v = reader.current();
       return v !== null && v.snapshotSlot > 60 && v.leaders.length > 0;
     });
@@ -53,10 +45,16 @@ describe('telemetry across a cluster restart on the same URL', () => {
     localnet = await startLocalnet({ validators: 2, slotMs: 50, slotsPerEpoch: 64, rpcPort: port });
     const newTpus = new Set(localnet.validators.map((v) => v.tpuQuic));
     // Well before the new cluster could reach the old slot (it starts at 0, 20 slots a second).
-    const v = await until('the new cluster in the snapshot', () => {
-      const x = reader.current();
-      return x !== null && x.snapshotSlot < oldSlot && x.leaders.length > 0 && x.leaders.every((l) => newTpus.has(l.tpuQuic ?? '')) ? x : null;
-    }, 10_000);
+    const v = (await waitFor(
+      'the new cluster in the snapshot',
+      () => {
+        const x = reader.current();
+        return x !== null && x.snapshotSlot < oldSlot && x.leaders.length > 0 && x.leaders.every((l) => newTpus.has(l.tpuQuic ?? '')) ? x : null;
+      },
+      (x) => x !== null,
+      10_000,
+      20,
+    ))!;
     expect(v.snapshotSlot).toBeLessThan(oldSlot);
     expect(v.rowCount).toBeGreaterThan(0);
     for (const l of v.leaders) expect(oldTpus.has(l.tpuQuic ?? '')).toBe(false);
