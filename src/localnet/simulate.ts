@@ -1,5 +1,5 @@
 // simulateTransaction against the localnet bank (localnet process, main thread; per call, cold). Produces Agave's
-// full RpcSimulateTransactionResult with every member present (see shared/notes/json-rpc-wire.md): err, logs,
+// full RpcSimulateTransactionResult with every member present (docs/protocol-decisions.md): err, logs,
 // accounts, unitsConsumed (always a number: web3.js rejects null), loadedAccountsDataSize, returnData,
 // innerInstructions, replacementBlockhash, fee, preBalances, postBalances, preTokenBalances, postTokenBalances,
 // loadedAddresses. Nothing is committed.

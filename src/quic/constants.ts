@@ -1,6 +1,6 @@
 // Solana TPU-over-QUIC constants shared by the egress client, the localnet TPU listeners and the QUIC ingress.
 // Cold: read at setup only. Values follow Agave (streamer/src/nonblocking/quic.rs, tls-utils) as of 2.2-2.3; each
-// carries its reason and unit because they move between releases (see /work/shared/notes/tpu-quic.md).
+// carries its reason and unit because they move between releases (docs/tpu-quic.md).
 
 /** ALPN every Agave TPU port requires; any other protocol fails the handshake. */
 export const ALPN_SOLANA_TPU = 'solana-tpu';

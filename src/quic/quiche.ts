@@ -1,6 +1,6 @@
 // The quiche binding shipped with @matrixai/quic (BoringSSL + quiche behind napi-rs), loaded as a private copy per
 // thread. We drive quiche directly (sans-IO) rather than through @matrixai/quic's high-level classes: see
-// /work/shared/notes/tpu-quic.md.
+// docs/tpu-quic.md.
 //
 // Why a private copy: the binding is built with napi-rs 2.10, whose typed-array references are released through
 // process-global statics: MAIN_THREAD_ID (the first thread that loaded the library) and CUSTOM_GC_TSFN (a
