@@ -10,7 +10,7 @@
 //     crash or SIGKILL included. Warned as UNSTAKED; a new one per start.
 // - Each egress worker builds its certificate from the task's secret or the configured file, never generating.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { webcrypto, createPrivateKey, createPublicKey } from 'node:crypto';
 import { createIdentityCertificate, base58Encode, type IdentityCertificate } from '../quic/index.js';
 import type { Logger } from '../log/logger.js';

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
-import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
-import { legacyTransfer } from '../../helpers/transactions.js';
+import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
+import { submitStatic } from '../../helpers/submit-static.js';
 
 const WORKERS = 2;
 let peer: TpuListener;
@@ -61,22 +61,6 @@ async function start(): Promise<{ relay: RelayHandle; identity: string }> {
   return { relay, identity: (JSON.parse(identityLine()!) as { identity: string }).identity };
 }
 
-async function sendSome(relay: RelayHandle, n: number, base: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const tx = legacyTransfer(base + i);
-    const r = await fetch(`${relay.relayUrl}/v1/submit`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
-      body: JSON.stringify({ transaction: tx.base64, routes: ['static'], maxRetries: 0 }),
-    });
-    expect(r.status).toBe(200);
-    await r.arrayBuffer();
-    out.push(tx.base64);
-  }
-  return out;
-}
-
 beforeAll(async () => {
   ensureDist();
   childTmp = mkdtempSync(join(tmpdir(), 'slotrelay-child-tmp-'));
@@ -99,7 +83,7 @@ describe('generated identity (no identity.keypairPath)', () => {
     try {
       expect(filesUnder(childTmp)).toEqual([]);
       expect(first.relay.logs.some((l) => l.includes('"event":"identity_generated"') && !l.includes('"keypairPath"'))).toBe(true);
-      const sent = await sendSome(first.relay, 20, 41_000);
+      const sent = await submitStatic(first.relay.relayUrl, 20, 41_000);
       expect(await until(() => sent.every((b) => senderOf.has(b)), 10_000)).toBe(true);
       // Both workers present the one identity main generated.
       expect(new Set(sent.map((b) => senderOf.get(b)))).toEqual(new Set([first.identity]));
@@ -113,7 +97,7 @@ describe('generated identity (no identity.keypairPath)', () => {
     const second = await start();
     try {
       expect(second.identity).not.toBe(first.identity);
-      const sent = await sendSome(second.relay, 5, 42_000);
+      const sent = await submitStatic(second.relay.relayUrl, 5, 42_000);
       expect(await until(() => sent.every((b) => senderOf.has(b)), 10_000)).toBe(true);
       expect(new Set(sent.map((b) => senderOf.get(b)))).toEqual(new Set([second.identity]));
       expect(filesUnder(childTmp)).toEqual([]);

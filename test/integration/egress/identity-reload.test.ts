@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
-import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
-import { legacyTransfer } from '../../helpers/transactions.js';
+import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
+import { submitStatic } from '../../helpers/submit-static.js';
 
 const first = Keypair.generate();
 const second = Keypair.generate();
@@ -28,23 +28,6 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
     await new Promise((r) => setTimeout(r, 20));
   }
   return cond();
-}
-
-/** Sends `n` transactions on the static route; returns their base64 forms. */
-async function sendSome(n: number, base: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const tx = legacyTransfer(base + i);
-    const r = await fetch(`${relay.relayUrl}/v1/submit`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
-      body: JSON.stringify({ transaction: tx.base64, routes: ['static'], maxRetries: 0 }),
-    });
-    expect(r.status).toBe(200);
-    await r.arrayBuffer();
-    out.push(tx.base64);
-  }
-  return out;
 }
 
 beforeAll(async () => {
@@ -74,7 +57,7 @@ afterAll(async () => {
 
 describe('identity hot-swap', () => {
   it('a replaced keypair file becomes the identity of the next connections, without a restart', async () => {
-    const before = await sendSome(10, 9_000);
+    const before = await submitStatic(relay.relayUrl, 10, 9_000);
     expect(await until(() => before.every((b) => senderOf.has(b)), 5_000)).toBe(true);
     expect(new Set(before.map((b) => senderOf.get(b)))).toEqual(new Set([first.publicKey.toBase58()]));
 
@@ -85,7 +68,7 @@ describe('identity hot-swap', () => {
     expect(await until(() => changed().length === WORKERS, 5_000)).toBe(true);
     expect(JSON.parse(changed()[0])).toMatchObject({ from: first.publicKey.toBase58(), identity: second.publicKey.toBase58() });
 
-    const after = await sendSome(10, 9_100);
+    const after = await submitStatic(relay.relayUrl, 10, 9_100);
     expect(await until(() => after.every((b) => senderOf.has(b)), 5_000)).toBe(true);
     expect(new Set(after.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
     // The old connections were closed, not left open next to the new ones.
@@ -95,7 +78,7 @@ describe('identity hot-swap', () => {
     writeFileSync(tmp, 'not a keypair');
     renameSync(tmp, keypairPath);
     expect(await until(() => relay.logs.some((l) => l.includes('identity reload failed')), 5_000)).toBe(true);
-    const still = await sendSome(3, 9_200);
+    const still = await submitStatic(relay.relayUrl, 3, 9_200);
     expect(await until(() => still.every((b) => senderOf.has(b)), 5_000)).toBe(true);
     expect(new Set(still.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
   });
