@@ -43,7 +43,8 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     env: { PATH: process.env.PATH, ...env },
   });
   const logs: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the child's last lines may still be in its pipes when it exits.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   createInterface({ input: child.stderr! }).on('line', (l) => logs.push(l));
   const ready = await new Promise<{ listeners: { name: string; host: string; port: number }[] }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`relay did not start:\n${logs.join('\n')}`)), 30_000);
