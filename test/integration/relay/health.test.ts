@@ -52,7 +52,7 @@ describe('health that tells the truth', () => {
     expect((await submit(relay.relayUrl)).status).toBe(200);
 
     await upstream.close();
-    const down = await waitFor('unhealthy', () => health(relay!.relayUrl), (h) => h.status === 503);
+    const down = await waitFor('unhealthy', () => health(relay!.relayUrl), (h) => h.status === 503 && h.detail.status === 'unhealthy' && h.detail.routes.rpc.deliverable === false && h.detail.upstream.reachable === false);
     expect(down.text).toBe('unhealthy');
     expect(down.detail.status).toBe('unhealthy');
     expect(down.detail.reasons).toEqual(expect.arrayContaining(['upstream_unreachable', 'rpc:endpoint_unreachable']));
@@ -106,7 +106,8 @@ describe('health that tells the truth', () => {
     // The endpoint answers (reachable) but fails every send: the first few are accepted, fail, and are counted.
     for (let i = 0; i < 3; i++) expect((await submit(relay.relayUrl)).status).toBe(200);
     await upstream.waitForSends(3);
-    const failing = await waitFor('route_failing', () => health(relay!.relayUrl), (h) => h.detail.routes.rpc.reason === 'route_failing');
+    // The plain check and the detail are two requests, and an evaluation can fall between them: wait for both to agree.
+    const failing = await waitFor('route_failing', () => health(relay!.relayUrl), (h) => h.status === 503 && h.detail.routes.rpc.reason === 'route_failing');
     expect(failing.status).toBe(503);
     expect(failing.detail.routes.rpc.window).toMatchObject({ sent: 0 });
     expect(failing.detail.routes.rpc.window.notDelivered).toBeGreaterThanOrEqual(3);
