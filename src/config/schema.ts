@@ -15,6 +15,29 @@ const uuid = z
   .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
 
 const port = z.number().int().min(0).max(65535);
+
+/**
+ * Passthrough reads by default: what @solana/web3.js and @solana/kit call around a send (build, price, confirm, read
+ * back), docs/passthrough.md. Everything else answers -32601 unless the operator lists it.
+ */
+export const DEFAULT_PASSTHROUGH_METHODS = Object.freeze([
+  'getLatestBlockhash',
+  'isBlockhashValid',
+  'getSignatureStatuses',
+  'getSlot',
+  'getBlockHeight',
+  'getEpochInfo',
+  'getBalance',
+  'getAccountInfo',
+  'getMultipleAccounts',
+  'getMinimumBalanceForRentExemption',
+  'getFeeForMessage',
+  'getTransaction',
+  'getVersion',
+  'getHealth',
+  'getGenesisHash',
+  'getIdentity',
+] as const);
 const positiveInt = z.number().int().positive();
 
 const listener = (defaultPort: number) =>
@@ -71,6 +94,8 @@ export const keySchema = z
     preflight: z.enum(['simulate', 'skip', 'reject']).default('simulate'),
     /** Verify every Ed25519 signature before accepting (~100 us per signature; off by default). */
     verifySignatures: z.boolean().default(false),
+    /** Open PubSub subscriptions this key may hold at once, over all its WebSocket connections (docs/pubsub.md). */
+    subscriptionLimit: z.number().int().min(0).max(100_000).default(100),
   })
   .strict();
 
@@ -255,6 +280,13 @@ export const configSchema = z
         rpcUrl: z.string().url().optional(),
         /** Give up on an upstream preflight after this long (answered -32005). */
         preflightTimeoutMs: positiveInt.default(5_000),
+        /**
+         * Give up on any other upstream call made for a client (passthrough reads, simulateTransaction, fee fetches)
+         * after this long: answered -32005 with data.reason "upstream_timeout", never a hang.
+         */
+        requestTimeoutMs: positiveInt.default(5_000),
+        /** The upstream's PubSub WebSocket. Default: rpcUrl with ws(s):// and port + 1 (Agave's convention). */
+        wsUrl: z.string().url().optional(),
       })
       .strict()
       .default({}),
@@ -424,6 +456,28 @@ export const configSchema = z
          * routes.direct.evictionGraceMs and reopened with it (no restart).
          */
         reloadCheckMs: z.number().int().min(0).default(1_000),
+      })
+      .strict()
+      .default({}),
+    /** What the JSON-RPC host serves besides sendTransaction and getLeaderSlots (docs/json-rpc-host.md). */
+    jsonRpc: z
+      .object({
+        /**
+         * Standard Solana methods forwarded to the upstream RPC as they are (docs/passthrough.md), charged to the
+         * key's readLimit. A method not listed here (nor served by the relay itself) answers -32601.
+         */
+        passthroughMethods: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a method name')).default([...DEFAULT_PASSTHROUGH_METHODS]),
+        /** getRecentPrioritizationFees: address-scoped answers kept per (sorted address set, slot), LRU (docs/fees.md). */
+        feeCacheEntries: z.number().int().min(1).max(1_000_000).default(1_024),
+        pubsub: z
+          .object({
+            /** Serve Solana's PubSub WebSocket (docs/pubsub.md). */
+            enabled: z.boolean().default(true),
+            /** Port; default rpcHost.port + 1, where web3.js's Connection looks for it. Same interface as rpcHost. */
+            port: port.optional(),
+          })
+          .strict()
+          .default({}),
       })
       .strict()
       .default({}),

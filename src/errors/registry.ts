@@ -60,6 +60,11 @@ export const Errors = Object.freeze({
   PREFLIGHT_FAILED: spec(20, 'preflight_failed', -32002, 200, 422, 'Transaction simulation failed'),
   PREFLIGHT_NOT_ALLOWED: spec(21, 'preflight_not_allowed', -32602, 200, 400, 'Invalid params: preflight simulation is not enabled for this API key; send with skipPreflight: true'),
   PREFLIGHT_UNAVAILABLE: spec(22, 'preflight_unavailable', -32005, 200, 503, 'Node is unhealthy: preflight simulation upstream is unavailable', true),
+  // Upstream calls made for a client (passthrough reads, simulateTransaction, fee fetches): data {reason}.
+  UPSTREAM_UNAVAILABLE: spec(23, 'upstream_unavailable', -32005, 200, 503, 'Node is unhealthy: the upstream RPC is unavailable', true),
+  UPSTREAM_TIMEOUT: spec(24, 'upstream_timeout', -32005, 200, 504, 'Node is unhealthy: the upstream RPC did not answer in time', true),
+  // The upstream's own JSON-RPC error for a passed-through call: its code, message and data go back unchanged.
+  UPSTREAM_ERROR: spec(25, 'upstream_error', -32603, 200, 502, "The upstream RPC's error, passed on with its own code and message"),
   // Access and admission.
   UNAUTHORIZED: spec(30, 'unauthorized', -32600, 401, 401, 'Unauthorized: a valid API key is required (x-token, x-api-key, Authorization: Bearer, or ?key=)'),
   RATE_LIMITED: spec(31, 'rate_limited', -32005, 429, 429, 'Rate limit exceeded: retry after the Retry-After delay', true),
@@ -70,6 +75,8 @@ export const Errors = Object.freeze({
   // None of the transaction's routes can deliver now (upstream unreachable, no fresh leader data, a route failing
   // every send: docs/health.md). Refused rather than accepted and dropped; data {reason, routes: {name: why}}.
   ROUTES_UNAVAILABLE: spec(36, 'routes_unavailable', -32005, 503, 503, 'Node is unhealthy: none of the transaction\'s routes can deliver now', true),
+  // PubSub (docs/pubsub.md): a subscribe over the key's subscriptionLimit; data {reason, limit}.
+  SUBSCRIPTION_LIMIT: spec(37, 'subscription_limit', -32005, 200, 429, "Subscription refused: the API key's limit on open subscriptions is reached"),
   // getLeaderSlots fails closed (docs/get-leader-slots.md): one code per family, each one @solana/kit decodes.
   LEADER_SNAPSHOT_MISSING: spec(50, 'leader_snapshot_missing', -32014, 200, 503, 'Leader-slot snapshot not available yet: retry shortly or use the default transaction path'),
   LEADER_SNAPSHOT_STALE: spec(51, 'leader_snapshot_stale', -32004, 200, 503, 'Leader-slot snapshot is stale: retry shortly or use the default transaction path'),
@@ -110,6 +117,21 @@ export class RelayError extends Error {
   ) {
     super(message);
     this.data = defaultData(spec, data);
+  }
+}
+
+/**
+ * The upstream's own JSON-RPC error for a call the relay passed on (passthrough reads, simulateTransaction): answered
+ * with the upstream's code, message and data (null data omitted) and the caller's id; counted as upstream_error.
+ */
+export class UpstreamRpcError extends Error {
+  readonly spec: ErrorSpec = Errors.UPSTREAM_ERROR;
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
   }
 }
 

@@ -35,26 +35,39 @@ export function rejectRpc(
   writeResponse(st, deps.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(id, spec.rpcCode, spec.message, data), retryAfterS, close);
 }
 
-/** Methods charged to the key's submission bucket; every other element (reads, invalid ones) to its read bucket. */
-const SUBMISSION_METHODS: ReadonlySet<string> = new Set(['sendTransaction']);
+/**
+ * Which of the key's buckets an element is charged to: sendTransaction to submissions, simulateTransaction to
+ * simulations (its simulateLimit, shared with preflights), every other element (reads, passthrough, invalid ones)
+ * to reads.
+ */
+const SUBMIT = 0;
+const SIMULATE = 1;
+const READ = 2;
 
-function isSubmission(e: JsonRpcElement): boolean {
-  return !isInvalid(e) && SUBMISSION_METHODS.has(e.method);
+function bucketOf(e: JsonRpcElement): number {
+  if (isInvalid(e)) return READ;
+  if (e.method === 'sendTransaction') return SUBMIT;
+  return e.method === 'simulateTransaction' ? SIMULATE : READ;
 }
 
 /**
- * Charge every element of the body (a batch counts each one) to the key's submission or read bucket, all or nothing.
- * Returns 0 when admitted, else the milliseconds until it would be.
+ * Charge every element of the body (a batch counts each one) to the key's buckets, all or nothing. Returns 0 when
+ * admitted, else the milliseconds until it would be.
  */
 function takeRateTokens(key: KeyEntry, parsed: ParsedBody, nowMs: number): number {
   let submissions = 0;
+  let simulations = 0;
   let reads = 0;
   if (parsed.kind === 'single') {
-    if (isSubmission(parsed.element)) submissions = 1;
+    const b = bucketOf(parsed.element);
+    if (b === SUBMIT) submissions = 1;
+    else if (b === SIMULATE) simulations = 1;
     else reads = 1;
   } else if (parsed.kind === 'batch') {
     for (const e of parsed.elements) {
-      if (isSubmission(e)) submissions++;
+      const b = bucketOf(e);
+      if (b === SUBMIT) submissions++;
+      else if (b === SIMULATE) simulations++;
       else reads++;
     }
   } else {
@@ -62,8 +75,16 @@ function takeRateTokens(key: KeyEntry, parsed: ParsedBody, nowMs: number): numbe
   }
   const submitWait = submissions > 0 ? key.submitBucket.take(submissions, nowMs) : 0;
   if (submitWait > 0) return submitWait;
+  const simulateWait = simulations > 0 ? key.simulateBucket.take(simulations, nowMs) : 0;
+  if (simulateWait > 0) {
+    if (submissions > 0) key.submitBucket.refund(submissions);
+    return simulateWait;
+  }
   const readWait = reads > 0 ? key.readBucket.take(reads, nowMs) : 0;
-  if (readWait > 0 && submissions > 0) key.submitBucket.refund(submissions);
+  if (readWait > 0) {
+    if (submissions > 0) key.submitBucket.refund(submissions);
+    if (simulations > 0) key.simulateBucket.refund(simulations);
+  }
   return readWait;
 }
 

@@ -4,7 +4,7 @@
 // trace, issue #18 defect 9) or thrown as a RelayError (non-hot handlers); both become the same JSON-RPC error with
 // the request id preserved. Anything else thrown becomes -32603 and is reported through `onInternalError` (logged by
 // the caller, never sent to the client).
-import { Errors, Failure, RelayError } from '../errors/registry.js';
+import { Errors, Failure, RelayError, UpstreamRpcError } from '../errors/registry.js';
 import { isInvalid, type JsonRpcCall, type JsonRpcElement, type ParsedBody } from './envelope.js';
 import { batchJson, errorJson, errorJsonHead, errorJsonWithHead, resultJson } from './response.js';
 
@@ -52,6 +52,10 @@ function answerFor(call: JsonRpcCall, r: string | Failure, hooks: DispatchHooks)
 /** What a handler threw (or its promise rejected with). */
 function errorFor(call: JsonRpcCall, err: unknown, hooks: DispatchHooks): string {
   if (err instanceof Failure) return failureJson(call, err, hooks); // returned is the convention, but never a 500 for it
+  if (err instanceof UpstreamRpcError) {
+    hooks.onOutcome?.(call.method, err.spec.reason);
+    return errorJson(call.id, err.code, err.message, err.data);
+  }
   if (err instanceof RelayError) {
     hooks.onOutcome?.(call.method, err.spec.reason);
     return errorJson(call.id, err.spec.rpcCode, err.message, err.data);
