@@ -32,6 +32,8 @@ export interface SubmissionMeta {
 export interface CheckedTransaction {
   readonly bytes: Buffer;
   readonly signature: string;
+  /** Static account keys plus those loaded through lookup tables (Agave's message.account_keys().len()). */
+  readonly accountCount: number;
 }
 
 const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
@@ -136,7 +138,8 @@ export class Intake {
     const refused = tryParseTransaction(buf, 0, length, this.parsed);
     if (refused !== null) return refused;
     if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
-    return { bytes: buf.subarray(0, length), signature: encodeSignatureBase58(buf, this.parsed.firstSignatureOffset) };
+    const p = this.parsed;
+    return { bytes: buf.subarray(0, length), signature: encodeSignatureBase58(buf, p.firstSignatureOffset), accountCount: p.accountKeysCount + p.lookupAccountCount };
   }
 
   /** Publish a transaction that passed check() (and its preflight): its signature, or the refusal. */

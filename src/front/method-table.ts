@@ -6,6 +6,7 @@ import type { FrontDeps } from './front-deps.js';
 import { sendTransactionMethod, type SendTransactionDeps } from './methods/send-transaction.js';
 import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
+import { simulateTransactionMethod } from '../rpc/simulate/simulate-transaction.js';
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
 export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'>;
@@ -32,6 +33,7 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
   return new Map<string, MethodHandler<CallContext>>([
     ['sendTransaction', send],
     ['getLeaderSlots', leaderSlots],
+    ['simulateTransaction', simulateTransactionMethod({ intake: deps.intake, upstream: deps.upstream, timeoutMs: deps.config.upstream.requestTimeoutMs })],
   ]);
 }
 

@@ -41,6 +41,9 @@ export async function runPreflight(
     throw new RelayError(Errors.PREFLIGHT_UNAVAILABLE);
   }
   const err = sim.value.err;
+  // Agave's sendTransaction verifies signatures before it simulates (-32003); its simulateTransaction reports the same
+  // failure as a result with err "SignatureFailure", which the preflight answers the way sendTransaction would.
+  if (err === 'SignatureFailure') throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
   if (err !== null && err !== undefined) {
     throw new RelayError(Errors.PREFLIGHT_FAILED, `${Errors.PREFLIGHT_FAILED.message}: ${transactionErrorText(err)}`, sim.value);
   }

@@ -13,10 +13,9 @@ import { decodeTxParam, txEncoding, type DecodedTx } from './tx-param.js';
 
 type H = MethodHandler<FacadeContext>;
 
-/** Agave MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS / MAX_TX_ACCOUNT_LOCKS-bound fee query / MAX_MULTIPLE_ACCOUNTS. */
+/** Agave MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS / the prioritization-fee query's address cap. */
 const MAX_SIGNATURE_STATUSES = 256;
 const MAX_PRIORITIZATION_FEE_ADDRESSES = 128;
-const MAX_SIMULATE_ACCOUNTS = 100;
 
 function simulateValue(ctx: FacadeContext, d: DecodedTx, sigVerify: boolean, replace: boolean, accounts: string[] | null, inner: boolean): Record<string, unknown> {
   return simulate(ctx.bank, d.bytes, d.parsed, { sigVerify, replaceRecentBlockhash: replace, accounts, innerInstructions: inner });
@@ -58,12 +57,18 @@ const simulateTransaction: H = (params, ctx) => {
     if (enc === 'base58' || enc === 'binary') throw invalidParams('base58 encoding not supported');
     if (enc !== 'base64' && enc !== 'jsonParsed' && enc !== 'base64+zstd') throw invalidParams(`Invalid params: unknown variant \`${String(enc)}\``);
     if (!Array.isArray(acc.addresses)) throw invalidParams('Invalid params: missing field `addresses`');
-    if (acc.addresses.length > MAX_SIMULATE_ACCOUNTS) throw invalidParams(`Too many accounts provided; max ${MAX_SIMULATE_ACCOUNTS}`);
-    accounts = acc.addresses.map((a) => pubkeyParam(a).text);
+    accounts = acc.addresses as string[];
   }
   const d = decodeTxParam(p[0], encoding, ctx.maxTransactionBytes);
+  if (accounts !== null) {
+    // Agave: at most as many addresses as the transaction has account keys (static + loaded; the localnet has no lookups).
+    const max = d.parsed.accountKeys.length;
+    if (accounts.length > max) throw invalidParams(`Too many accounts provided; max ${max}`);
+    accounts = accounts.map((a) => pubkeyParam(a).text);
+  }
+  // Agave (rpc.rs simulate_transaction): a signature that does not verify is a normal result with err
+  // "SignatureFailure", not an RPC error (sendTransaction's preflight is what answers -32003).
   const value = simulateValue(ctx, d, sigVerify, replace, accounts, inner);
-  if (sigVerify && value.err === 'SignatureFailure') throw new RelayError(Errors.SIGNATURE_VERIFICATION_FAILED);
   return withContext(ctx.clock.current, value);
 };
 
