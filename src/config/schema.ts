@@ -38,6 +38,11 @@ export const DEFAULT_PASSTHROUGH_METHODS = Object.freeze([
   'getGenesisHash',
   'getIdentity',
 ] as const);
+/**
+ * Methods the JSON-RPC host answers itself (its cache, intake or checks): never passed through. Listing one in
+ * jsonRpc.passthroughMethods is refused at load (docs/passthrough.md).
+ */
+export const RELAY_SERVED_METHODS = Object.freeze(['sendTransaction', 'simulateTransaction', 'getLeaderSlots', 'getRecentPrioritizationFees'] as const);
 const positiveInt = z.number().int().positive();
 
 const listener = (defaultPort: number) =>
@@ -466,7 +471,14 @@ export const configSchema = z
          * Standard Solana methods forwarded to the upstream RPC as they are (docs/passthrough.md), charged to the
          * key's readLimit. A method not listed here (nor served by the relay itself) answers -32601.
          */
-        passthroughMethods: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a method name')).default([...DEFAULT_PASSTHROUGH_METHODS]),
+        passthroughMethods: z
+          .array(
+            z
+              .string()
+              .regex(/^[A-Za-z][A-Za-z0-9]*$/, 'must be a method name')
+              .refine((m) => !(RELAY_SERVED_METHODS as readonly string[]).includes(m), (m) => ({ message: `"${m}" is served by the relay itself and is never passed through; remove it from the list` })),
+          )
+          .default([...DEFAULT_PASSTHROUGH_METHODS]),
         /** getRecentPrioritizationFees: address-scoped answers kept per (sorted address set, slot), LRU (docs/fees.md). */
         feeCacheEntries: z.number().int().min(1).max(1_000_000).default(1_024),
         pubsub: z

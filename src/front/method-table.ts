@@ -7,6 +7,7 @@ import { sendTransactionMethod, type SendTransactionDeps } from './methods/send-
 import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { simulateTransactionMethod } from '../rpc/simulate/simulate-transaction.js';
+import { passthroughMethods } from '../rpc/passthrough/passthrough-methods.js';
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
 export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'>;
@@ -30,7 +31,11 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
     defaultLimit: deps.config.telemetry.defaultLimit,
     maxSnapshotAgeMs: deps.config.telemetry.maxSnapshotAgeMs,
   });
+  // Passthrough reads first (src/rpc/passthrough/): the relay's own methods below win over a same-named entry,
+  // which the config schema refuses anyway. The passthrough pool is created here, once.
+  const passthrough = passthroughMethods<CallContext>(deps.config.jsonRpc.passthroughMethods, deps.config.upstream.rpcUrl, deps.config.upstream.requestTimeoutMs);
   return new Map<string, MethodHandler<CallContext>>([
+    ...passthrough.table,
     ['sendTransaction', send],
     ['getLeaderSlots', leaderSlots],
     ['simulateTransaction', simulateTransactionMethod({ intake: deps.intake, upstream: deps.upstream, timeoutMs: deps.config.upstream.requestTimeoutMs })],
