@@ -5,7 +5,7 @@
 import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { optionalUsize, paramsArray } from '../../jsonrpc/params.js';
+import { optionalUsize, paramsArray, serdeType } from '../../jsonrpc/params.js';
 import type { TxRecord } from '../bank.js';
 import { statusJson } from '../tx-error.js';
 import { commonConfig, invalidParams, type FacadeContext } from './context.js';
@@ -61,8 +61,24 @@ function metaJson(rec: TxRecord): Record<string, unknown> {
   return meta;
 }
 
+/** Agave verify_signature: "Invalid param: WrongSize" (over 88 characters or not 64 bytes) / "Invalid param: Invalid". */
+function signatureParam(v: unknown): string {
+  if (typeof v !== 'string') throw invalidParams(`Invalid params: invalid type: ${serdeType(v)}, expected a string`);
+  if (v.length > 88) throw invalidParams('Invalid param: WrongSize');
+  let n: number;
+  try {
+    n = bs58.decode(v).length;
+  } catch {
+    throw invalidParams('Invalid param: Invalid');
+  }
+  if (n !== 64) throw invalidParams('Invalid param: WrongSize');
+  return v;
+}
+
 const getTransaction: H = (params, ctx) => {
   const p = paramsArray(params, 1, 2);
+  // Agave checks the signature before it reads the config (rpc.rs get_transaction).
+  const signature = signatureParam(p[0]);
   // Agave accepts a bare encoding string as the second parameter (deprecated form).
   const cfgArg = typeof p[1] === 'string' ? { encoding: p[1] } : p[1];
   const cfg = commonConfig(ctx, cfgArg);
@@ -72,8 +88,7 @@ const getTransaction: H = (params, ctx) => {
     throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
   }
   const maxVersion = optionalUsize(cfg.raw.maxSupportedTransactionVersion, 'maxSupportedTransactionVersion');
-  if (typeof p[0] !== 'string') throw invalidParams('Invalid params: invalid type: expected a string');
-  const rec = ctx.bank.record(p[0]);
+  const rec = ctx.bank.record(signature);
   if (rec === undefined || rec.slot > cfg.slot) return 'null';
   if (rec.parsed.version === 0 && maxVersion === undefined) {
     throw new RelayError(

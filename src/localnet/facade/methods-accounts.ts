@@ -1,11 +1,12 @@
 // Facade methods about accounts (localnet process, main thread; cold): getBalance, getAccountInfo,
+// getMultipleAccounts (at most 100, Agave's MAX_MULTIPLE_ACCOUNTS; rendering in account-encoding.ts),
 // getMinimumBalanceForRentExemption, requestAirdrop (a real faucet transfer committed in the current slot).
 import { PublicKey } from '@solana/web3.js';
-import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { configObject, optionalUsize, paramsArray } from '../../jsonrpc/params.js';
-import { commonConfig, invalidParams, pubkeyParam, withContext, type FacadeContext } from './context.js';
+import { optionalUsize, paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { accountRender, accountsJson, uiAccount } from './account-encoding.js';
+import { API_VERSION, commonConfig, invalidParams, pubkeyParam, withContext, type FacadeContext } from './context.js';
 
 type H = MethodHandler<FacadeContext>;
 
@@ -20,41 +21,26 @@ const getAccountInfo: H = (params, ctx) => {
   const p = paramsArray(params, 1, 2);
   const key = pubkeyParam(p[0]);
   const cfg = commonConfig(ctx, p[1]);
-  const encoding = cfg.raw.encoding ?? 'binary';
+  const render = accountRender(cfg.raw, 'binary');
   const a = ctx.bank.svm.getAccount(key.bytes);
-  if (a === null) return withContext(cfg.slot, null);
-  let data: Uint8Array = a.data();
-  const slice = configObject(cfg.raw.dataSlice);
-  if (slice !== undefined) {
-    const offset = optionalUsize(slice.offset, 'offset') ?? 0;
-    const length = optionalUsize(slice.length, 'length') ?? 0;
-    data = data.subarray(offset, offset + length);
-  }
-  let dataJson: unknown;
-  switch (encoding) {
-    case 'binary':
-      dataJson = bs58.encode(data);
-      break;
-    case 'base58':
-      if (data.length > 128) throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
-      dataJson = [bs58.encode(data), 'base58'];
-      break;
-    case 'base64':
-    case 'jsonParsed': // no parser here: Agave falls back to base64 for accounts it cannot parse
-      dataJson = [Buffer.from(data).toString('base64'), 'base64'];
-      break;
-    default:
-      throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
-  }
-  const rentEpoch = a.rentEpoch();
-  return withContext(cfg.slot, {
-    data: dataJson,
-    executable: a.executable(),
-    lamports: Number(a.lamports()),
-    owner: bs58.encode(a.owner()),
-    rentEpoch: rentEpoch >= 2n ** 64n - 1n ? 18446744073709551615 : Number(rentEpoch),
-    space: a.data().length,
+  return accountsJson({ context: { apiVersion: API_VERSION, slot: cfg.slot }, value: a === null ? null : uiAccount(a, render) });
+};
+
+/** Agave MAX_MULTIPLE_ACCOUNTS. */
+const MAX_MULTIPLE_ACCOUNTS = 100;
+
+const getMultipleAccounts: H = (params, ctx) => {
+  const p = paramsArray(params, 1, 2);
+  if (!Array.isArray(p[0])) throw invalidParams(`Invalid params: invalid type: ${serdeType(p[0])}, expected a sequence`);
+  if (p[0].length > MAX_MULTIPLE_ACCOUNTS) throw invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
+  const keys = p[0].map((k) => pubkeyParam(k));
+  const cfg = commonConfig(ctx, p[1]);
+  const render = accountRender(cfg.raw, 'base64');
+  const value = keys.map((k) => {
+    const a = ctx.bank.svm.getAccount(k.bytes);
+    return a === null ? null : uiAccount(a, render);
   });
+  return accountsJson({ context: { apiVersion: API_VERSION, slot: cfg.slot }, value });
 };
 
 const getMinimumBalanceForRentExemption: H = (params, ctx) => {
@@ -78,6 +64,7 @@ const requestAirdrop: H = (params, ctx) => {
 export const accountMethods: ReadonlyArray<readonly [string, H]> = [
   ['getBalance', getBalance],
   ['getAccountInfo', getAccountInfo],
+  ['getMultipleAccounts', getMultipleAccounts],
   ['getMinimumBalanceForRentExemption', getMinimumBalanceForRentExemption],
   ['requestAirdrop', requestAirdrop],
 ];

@@ -139,7 +139,9 @@ const isBlockhashValid: H = (params, ctx) => {
     throw invalidParams('Invalid');
   }
   if (size !== 32) throw invalidParams('WrongSize');
-  return withContext(cfg.slot, ctx.bank.blockhashSlot(p[0]) !== undefined);
+  // Valid in the bank at the commitment: issued at or before its slot, still inside the window.
+  const issued = ctx.bank.blockhashSlot(p[0]);
+  return withContext(cfg.slot, issued !== undefined && issued <= cfg.slot);
 };
 
 const getHealth: H = (params) => {

@@ -15,6 +15,7 @@ import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
 import { errorJson } from '../../jsonrpc/response.js';
 import type { FacadeContext } from './context.js';
 import { getTransactionMethods } from './get-transaction.js';
+import { feeMethods } from './get-fee-for-message.js';
 import { accountMethods } from './methods-accounts.js';
 import { clusterMethods } from './methods-cluster.js';
 import { localnetMethods } from './methods-localnet.js';
@@ -40,6 +41,7 @@ export function buildMethodTable(): MethodTable<FacadeContext> {
     ...accountMethods,
     ...transactionMethods,
     ...getTransactionMethods,
+    ...feeMethods,
     ...localnetMethods,
   ];
   return new Map(all);
