@@ -355,6 +355,8 @@ describe('passthrough reads when the upstream fails', () => {
     const elapsed = Date.now() - t0;
     expect(down.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32005, data: { reason: 'upstream_unavailable' } }, id: 'down' });
     expect(elapsed).toBeLessThan(TIMEOUT_MS); // refused connections are not waited out
+    expect(down.status).toBe(200);
+    expect(down.headers.get('retry-after')).toBe('1');
     expect(down.text).not.toContain(String(port));
     expect(down.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|connect/i);
     // A batch: each passthrough element answers the same, in order.
@@ -386,5 +388,14 @@ describe('passthrough reads when the upstream fails', () => {
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 5_000); // never a hang (generous: the box is shared)
     s.mode = 'agave';
     expect((await getSlot('after')).json.result).toBe(4242);
+  });
+});
+
+describe('passthrough configuration', () => {
+  it('refuses to start when the list names a method the relay serves itself', async () => {
+    const err = await startRelay({ jsonRpc: { passthroughMethods: ['getSlot', 'sendTransaction'] } }).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toMatch(/relay exited with 2/);
+    expect((err as Error).message).toContain('jsonRpc.passthroughMethods.1: "sendTransaction" is served by the relay itself and is never passed through');
   });
 });
