@@ -17,6 +17,7 @@ install: node_modules/.installed
 
 build: install
 	npx tsc -p tsconfig.json
+	npx tsc -p tsconfig.client.json
 
 # Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
 start: build

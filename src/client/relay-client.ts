@@ -1,64 +1,213 @@
-// The relay client library (HTTP path). Takes the relay base URL or the full submit URL and a key, and sends a
-// base64 transaction with a route set (or the server default). Sends both `Authorization: Bearer` and `x-api-key`,
-// as the spec's client library does. Errors from the relay are raised as RelaySubmitError with the relay's
-// {code, reason, message} and the HTTP status.
-import type { RouteName } from '../config/schema.js';
-
-export interface SubmitResult {
-  readonly accepted: boolean;
-  readonly signature: string;
-  /** Routes the relay will use (the request's set intersected with the key's policy). */
-  readonly routes?: readonly RouteName[];
-}
+// RelayClient, the client library's one object (caller's thread): submit to the relay host over a SubmitTransport
+// (HTTP today; QUIC once the relay has its ingress, issue #12), and the JSON-RPC host's getLeaderSlots (with the spec
+// 7.3 recovery), bestRoute, getSlot and priority fees. Construction takes the relay base URL or the full submit URL
+// and a key, sent as `Authorization: Bearer` and `x-api-key` (spec 5) on both hosts. The JSON-RPC host is another
+// listener (spec 1: {base_url} vs {relay_url}), so its URL is an option of its own, never guessed (docs/client.md).
+import { RpcError, SlotrelayError } from './errors.js';
+import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile } from './fees.js';
+import type { FetchLike, PostTarget } from './http-post.js';
+import { rpcCall, type RpcTarget } from './json-rpc-call.js';
+import { DEFAULT_LEADER_SLOTS_POLICY, leaderSlotsWithRecovery, pickBestRoute, type LeaderSlotsPolicy } from './leader-slots.js';
+import { createTransport, type SubmitTransport } from './transport.js';
+import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransportKind } from './types.js';
+import { ROUTE_NAMES } from './types.js';
+import { WireTransaction, type TransactionInput } from './wire-transaction.js';
 
 export interface RelayClientOptions {
-  /** `http://host:port` (relay base) or `http://host:port/v1/submit`. */
+  /** Relay host: its base URL (`http://host:8080`) or the full submit URL (`http://host:8080/v1/submit`). */
   readonly url: string;
+  /** The API key (a UUID). Sent in headers only, never in a URL or an error message. */
   readonly apiKey: string;
+  /** JSON-RPC host (`http://host:8899`): needed by getLeaderSlots, bestRoute, getSlot and the fee methods. */
+  readonly rpcUrl?: string;
+  /** 'http' (default). 'quic' throws TransportUnavailableError until the relay has a QUIC ingress (issue #12). */
+  readonly transport?: TransportKind;
+  /** QUIC only (issue #12): `host:port` of the relay's QUIC ingress; default the relay URL's host, port 4433. */
+  readonly quicAddress?: string;
+  /** Per request, ms (default 10,000). A submit that times out has an unknown outcome. */
   readonly timeoutMs?: number;
+  /** A fetch of your own (e.g. undici's fetch); default globalThis.fetch. */
+  readonly fetch?: FetchLike;
+  /** An undici Dispatcher (Agent, Pool) handed to fetch as `dispatcher`: your keep-alive pool and its size. */
+  readonly dispatcher?: unknown;
+  /** This client's region (telemetry region names): bestRoute uses its routeScores entry. */
+  readonly region?: string;
+  /** getLeaderSlots recovery for a missing or stale snapshot (default 2 retries, 250 ms apart). */
+  readonly leaderSlots?: Partial<LeaderSlotsPolicy>;
+  /** Called when the relay needs an operator (unsupported leader-slot schema), before the error is thrown. */
+  readonly onAlert?: (alert: RelayAlert) => void;
 }
 
-export class RelaySubmitError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    readonly reason: string,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
+export const DEFAULT_TIMEOUT_MS = 10_000;
+const SUBMIT_PATH = '/v1/submit';
+/** Printable ASCII without spaces: anything else cannot be a header value or is not a key (spec 5: a UUID). */
+const KEY_RE = /^[\x21-\x7e]{1,256}$/;
+
+/** `url` as the submit URL: kept when it already ends in /v1/submit, else /v1/submit appended to its path. */
+export function submitUrlOf(url: string): string {
+  const u = parseHttpUrl(url, 'url');
+  if (!u.pathname.endsWith(SUBMIT_PATH)) u.pathname = u.pathname.replace(/\/+$/, '') + SUBMIT_PATH;
+  return u.toString();
+}
+
+function parseHttpUrl(url: string, name: string): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new TypeError(`${name} must be an absolute http(s) URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`${name} must be an http(s) URL, got ${u.protocol}`);
+  return u;
+}
+
+function positive(v: number | undefined, name: string, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new TypeError(`${name} must be a positive number of ms`);
+  return v;
+}
+
+function checkRoutes(routes: SubmitOptions['routes']): void {
+  if (routes === undefined || routes === 'default') return;
+  if (!Array.isArray(routes) || routes.length === 0 || routes.some((r) => !(ROUTE_NAMES as readonly string[]).includes(r))) {
+    throw new TypeError(`routes must be 'default' or a non-empty array of ${ROUTE_NAMES.join(', ')}`);
   }
 }
 
 export class RelayClient {
-  private readonly submitUrl: string;
-  private readonly headers: Record<string, string>;
+  /** Where submits go over HTTP. */
+  readonly submitUrl: string;
+  readonly rpcUrl: string | undefined;
+  readonly transport: TransportKind;
+  private readonly sender: SubmitTransport;
+  private readonly http: PostTarget;
+  private readonly policy: LeaderSlotsPolicy;
+  private readonly region: string | undefined;
+  private readonly onAlert: ((alert: RelayAlert) => void) | undefined;
 
-  constructor(private readonly opts: RelayClientOptions) {
-    const u = new URL(opts.url);
-    if (!u.pathname.endsWith('/v1/submit')) u.pathname = u.pathname.replace(/\/+$/, '') + '/v1/submit';
-    this.submitUrl = u.toString();
-    this.headers = {
-      'content-type': 'application/json',
-      authorization: `Bearer ${opts.apiKey}`,
-      'x-api-key': opts.apiKey,
-    };
+  constructor(opts: RelayClientOptions) {
+    if (typeof opts.apiKey !== 'string' || !KEY_RE.test(opts.apiKey)) throw new TypeError('apiKey must be 1-256 printable ASCII characters without spaces');
+    this.submitUrl = submitUrlOf(opts.url);
+    this.rpcUrl = opts.rpcUrl === undefined ? undefined : parseHttpUrl(opts.rpcUrl, 'rpcUrl').toString();
+    const fetchFn = opts.fetch ?? (globalThis.fetch as unknown as FetchLike | undefined);
+    if (typeof fetchFn !== 'function') throw new TypeError('no fetch: pass options.fetch (e.g. undici fetch)');
+    this.http = Object.freeze({
+      fetch: fetchFn,
+      headers: Object.freeze({ 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}`, 'x-api-key': opts.apiKey }),
+      timeoutMs: positive(opts.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS),
+      dispatcher: opts.dispatcher,
+    });
+    this.transport = opts.transport ?? 'http';
+    this.sender = createTransport(this.transport, { ...this.http, submitUrl: this.submitUrl });
+    this.policy = Object.freeze({
+      retries: opts.leaderSlots?.retries ?? DEFAULT_LEADER_SLOTS_POLICY.retries,
+      retryDelayMs: opts.leaderSlots?.retryDelayMs ?? DEFAULT_LEADER_SLOTS_POLICY.retryDelayMs,
+    });
+    if (!Number.isInteger(this.policy.retries) || this.policy.retries < 0) throw new TypeError('leaderSlots.retries must be a non-negative integer');
+    if (!(this.policy.retryDelayMs >= 0)) throw new TypeError('leaderSlots.retryDelayMs must be >= 0');
+    this.region = opts.region;
+    this.onAlert = opts.onAlert;
   }
 
-  /** Submit a base64 transaction. `routes` omitted or "default" lets the server choose. */
-  async submit(transactionBase64: string, routes: readonly RouteName[] | 'default' = 'default', maxRetries?: number): Promise<SubmitResult> {
-    const res = await fetch(this.submitUrl, {
-      method: 'POST',
-      headers: this.headers,
-      body: JSON.stringify({ transaction: transactionBase64, routes, ...(maxRetries === undefined ? {} : { maxRetries }) }),
-      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
+  /**
+   * Submits a signed transaction: a base64 string, wire bytes, a web3.js Transaction / VersionedTransaction or a kit
+   * Transaction. Resolves with {accepted: true, signature, routes}; rejects with a RelaySubmitError (its `reason`
+   * is the relay's, or timeout / network_error / aborted / bad_answer). No client-side retry: a trader decides.
+   */
+  async submit(tx: TransactionInput, options: SubmitOptions = {}): Promise<SubmitResult> {
+    checkRoutes(options.routes);
+    const m = options.maxRetries;
+    if (m !== undefined && !(Number.isSafeInteger(m) && m >= 0)) throw new TypeError('maxRetries must be a non-negative integer');
+    return this.sender.submit({
+      tx: WireTransaction.from(tx),
+      routes: options.routes ?? 'default',
+      maxRetries: m,
+      requestId: options.requestId,
+      signal: options.signal,
     });
-    const body = (await res.json()) as SubmitResult & { error?: { code: number; reason: string; message: string } };
-    if (res.status !== 200 || !body.accepted) {
-      const e = body.error ?? { code: 0, reason: 'unknown', message: `HTTP ${res.status}` };
-      const ra = res.headers.get('retry-after');
-      throw new RelaySubmitError(res.status, e.code, e.reason, e.message, ra === null ? undefined : Number(ra));
+  }
+
+  /** One JSON-RPC call to the JSON-RPC host; RpcError on an error answer. */
+  async rpc(method: string, params: readonly unknown[] = [], signal?: AbortSignal): Promise<unknown> {
+    return rpcCall(this.rpcTarget(method), method, params, signal);
+  }
+
+  /** The cluster's processed slot through the JSON-RPC host (getSlot, passed through to its upstream). */
+  async getSlot(): Promise<number> {
+    const slot = await this.rpc('getSlot', [{ commitment: 'processed' }]);
+    if (typeof slot !== 'number') throw new RpcError({ reason: 'bad_answer', message: 'getSlot: the result is not a number' });
+    return slot;
+  }
+
+  /**
+   * Upcoming leader slots with route scores (spec 2.3), recovered as spec 7.3 says (docs/client.md): throws
+   * LeaderSlotsUnavailableError ("use the default path") or IncompatibleRelayError (after onAlert). Without
+   * `startSlot`, starts at the current slot (getSlot; when the host does not serve it, the snapshot's own slot).
+   */
+  async getLeaderSlots(startSlot?: number, limit?: number): Promise<LeaderSlotsResult> {
+    if (startSlot !== undefined && !(Number.isSafeInteger(startSlot) && startSlot >= 0)) throw new TypeError('startSlot must be a non-negative integer');
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new TypeError('limit must be a positive integer');
+    const target = this.rpcTarget('getLeaderSlots');
+    const start = startSlot ?? (await this.currentSlotOrZero());
+    return leaderSlotsWithRecovery({ call: (p) => rpcCall(target, 'getLeaderSlots', p), policy: this.policy, onAlert: this.onAlert }, start, limit);
+  }
+
+  /**
+   * Where to send for `slot` (default: the current slot): the route of the leader's selected txPath and this
+   * client's region's score, or {useDefaultPath: true, routes: 'default'} when the relay cannot say (snapshot missing,
+   * stale, or not covering that slot). Either way `routes` goes straight into submit().
+   */
+  async bestRoute(slot?: number): Promise<BestRoute> {
+    let res: LeaderSlotsResult;
+    try {
+      res = await this.getLeaderSlots(slot, 1);
+    } catch (err) {
+      if (err instanceof SlotrelayError && 'useDefaultPath' in err) return { useDefaultPath: true, routes: 'default', reason: err.reason };
+      throw err;
     }
-    return body;
+    const row = res.data[0];
+    // The range recovery may have moved to another slot: for a slot asked by name that means "not covered".
+    if (row === undefined || (slot !== undefined && row.slot !== slot)) return { useDefaultPath: true, routes: 'default', reason: 'leader_range_not_covered' };
+    return pickBestRoute(row, this.region);
+  }
+
+  /** getRecentPrioritizationFees (spec 4.2): per recent slot, micro-lamports per compute unit. Up to 128 addresses. */
+  async getRecentPrioritizationFees(addresses?: readonly string[]): Promise<PrioritizationFee[]> {
+    const out = await this.rpc('getRecentPrioritizationFees', addresses === undefined ? [] : [addresses]);
+    if (!Array.isArray(out)) throw new RpcError({ reason: 'bad_answer', message: 'getRecentPrioritizationFees: the result is not an array' });
+    return out as PrioritizationFee[];
+  }
+
+  /**
+   * A compute-unit price in micro-lamports: the `percentile` (75..90, default 75; spec 4.2) of recent
+   * prioritizationFee, network-wide or over the slots touching `addresses`.
+   */
+  async computeUnitPrice(opts: { percentile?: number; addresses?: readonly string[] } = {}): Promise<number> {
+    const p = opts.percentile ?? DEFAULT_PRICE_PERCENTILE;
+    checkPricePercentile(p);
+    return feePercentile(await this.getRecentPrioritizationFees(opts.addresses), p);
+  }
+
+  /** Releases the transport (QUIC: its connection). An HTTP client holds nothing of its own. */
+  async close(): Promise<void> {
+    await this.sender.close();
+  }
+
+  private rpcTarget(method: string): RpcTarget {
+    if (this.rpcUrl === undefined) {
+      throw new SlotrelayError({ reason: 'rpc_url_missing', message: `${method} is served by the JSON-RPC host: construct the client with rpcUrl` });
+    }
+    return { ...this.http, rpcUrl: this.rpcUrl };
+  }
+
+  /** getSlot; when the JSON-RPC host does not serve it (not passed through, upstream down), 0, which the range
+   *  recovery turns into the snapshot's own slot. Key and rate-limit refusals are thrown as they are. */
+  private async currentSlotOrZero(): Promise<number> {
+    try {
+      return await this.getSlot();
+    } catch (err) {
+      if (err instanceof RpcError && err.status !== 401 && err.status !== 429) return 0;
+      throw err;
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The relay host's three paths with fetch and the relay client library, route policy, auth carriers, metrics.
 import { Connection, SendTransactionError } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
-import { RelayClient, RelaySubmitError } from '../../../src/client/relay-client.js';
+import { RelayClient, RelaySubmitError } from '../../../src/client/index.js';
 import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
 import { TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';

@@ -1,0 +1,127 @@
+// The client library's own types (caller's thread, cold): what a user of `slotrelay/client` sees. Nothing here is
+// imported from the server (src/config, src/front, ...): the package entry must not pull server modules or their
+// dependencies into a user's bundle (test/unit/client/import-graph.test.ts). Shapes follow docs/relay-api.md,
+// docs/get-leader-slots.md and spec 2.2-2.4; test/unit/client/types-match-server.test.ts keeps the route names and
+// reasons in step with the server's tables.
+
+/** The relay's route names (docs/relay-api.md, config `routes`). Same list as the server's ROUTE_NAMES. */
+export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
+export type RouteName = (typeof ROUTE_NAMES)[number];
+
+/** How submit reaches the relay host. Only 'http' exists today: 'quic' needs the relay's QUIC ingress (issue #12). */
+export type TransportKind = 'http' | 'quic';
+
+/** Answer of a submit the relay accepted (spec 2.6, docs/relay-api.md). */
+export interface SubmitResult {
+  readonly accepted: true;
+  /** Base-58 first signature of the transaction. */
+  readonly signature: string;
+  /** Everywhere the transaction goes: the request's routes ∩ the key's policy ∩ what the relay can deliver now, plus
+   *  the routes the relay adds itself (static everyTransaction). */
+  readonly routes: readonly RouteName[];
+  /** The relay's request id (x-request-id), also in its logs. */
+  readonly requestId?: string;
+}
+
+export interface SubmitOptions {
+  /** Route names, or 'default' (the default) for the key's default routes. */
+  readonly routes?: readonly RouteName[] | 'default';
+  /** Carried with the transaction: the relay's rebroadcast policy (docs/relay-api.md). Not a client-side retry. */
+  readonly maxRetries?: number;
+  /** Sent as x-request-id (1-64 printable ASCII characters); the relay generates one otherwise. */
+  readonly requestId?: string;
+  /** Abort this submit (its outcome is then unknown, as after a timeout). */
+  readonly signal?: AbortSignal;
+}
+
+/** getRecentPrioritizationFees element (spec 2.2): micro-lamports per compute unit paid in one recent slot. */
+export interface PrioritizationFee {
+  readonly slot: number;
+  readonly prioritizationFee: number;
+}
+
+/** getLeaderSlots `location` (spec 2.4); omitted when the relay does not know where the leader is. */
+export interface LeaderLocation {
+  readonly dataCenterKey: string;
+  readonly region: string;
+  readonly latitude: number;
+  readonly longitude: number;
+}
+
+export interface PingToLeader {
+  readonly region: string;
+  /** Round trip, ms. */
+  readonly latencyMs: number;
+  readonly estimated: boolean;
+}
+
+export interface TxPath {
+  /** 'direct', 'jito', or a static peer ('static:<ip:port>' or the operator's name for it). */
+  readonly provider: string;
+  readonly pathRegion: string;
+  /** One way relay -> leader over this path, ms. */
+  readonly latencyMs: number;
+  readonly measured: boolean;
+  readonly doublezeroAvailable: boolean;
+  readonly selected: boolean;
+}
+
+export interface RouteScore {
+  readonly active_region: string;
+  readonly market_latency_ms: number;
+  readonly tx_latency_ms: number;
+  /** market_latency_ms + tx_latency_ms; lower is better. Advisory. */
+  readonly score_ms: number;
+  readonly selected: boolean;
+}
+
+/** One upcoming leader slot (spec 2.4, docs/get-leader-slots.md "Row"). */
+export interface LeaderSlotRow {
+  readonly slot: number;
+  readonly identity: string;
+  /** Activated stake, lamports. */
+  readonly stake: number;
+  readonly location?: LeaderLocation;
+  readonly pingToLeaders: readonly PingToLeader[];
+  readonly txPaths: readonly TxPath[];
+  readonly routeScores: readonly RouteScore[];
+}
+
+/** getLeaderSlots result (spec 2.3). */
+export interface LeaderSlotsResult {
+  readonly success: boolean;
+  readonly total: number;
+  readonly data: readonly LeaderSlotRow[];
+  readonly snapshotSlot: number;
+  readonly snapshotGeneratedAtUnixMs: number;
+  readonly snapshotAgeMs: number;
+}
+
+/** bestRoute(): where to send for one slot, or "use the default path" (spec 7.3) when the relay cannot say. */
+export type BestRoute =
+  | {
+      readonly useDefaultPath: false;
+      readonly slot: number;
+      /** The slot's leader. */
+      readonly identity: string;
+      /** For submit({routes}): the route of the selected txPath, or 'default' when the relay lists no path. */
+      readonly routes: readonly RouteName[] | 'default';
+      /** The path the transaction is expected to reach the leader over first (txPaths[].selected). */
+      readonly path: TxPath | undefined;
+      /** This client's region's score (RelayClientOptions.region), else the lowest score_ms of the row. */
+      readonly score: RouteScore | undefined;
+    }
+  | {
+      readonly useDefaultPath: true;
+      readonly routes: 'default';
+      /** Why: leader_snapshot_missing, leader_snapshot_stale or leader_range_not_covered. */
+      readonly reason: string;
+    };
+
+/** What onAlert receives: something an operator must look at (spec 7.3 "raise an alert"). */
+export interface RelayAlert {
+  readonly reason: 'leader_snapshot_unsupported_schema';
+  readonly message: string;
+  /** The relay's error data, e.g. {schemaVersion, supportedSchemaVersions}. */
+  readonly data: unknown;
+}
