@@ -1,20 +1,34 @@
-// PubSub over WebSocket for the facade (localnet process, main thread; per slot and per commit, cold-ish):
-// slotSubscribe/slotUnsubscribe and signatureSubscribe/signatureUnsubscribe with Agave's shapes:
-//   subscribe -> {"result": <subscription id>}, unsubscribe -> true (unknown id -> -32602 "Invalid subscription id.")
-//   {"method":"slotNotification","params":{"result":{"parent","root","slot"},"subscription":n}}
-//   {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},"subscription":n}}
-//   (or value "receivedSignature" first, with enableReceivedNotification). A signature subscription fires once, when
-//   the transaction reaches the requested commitment (default finalized), and is then removed, as on Agave.
-//   A signature that is not base58 of 64 bytes answers -32602 "Invalid Request: Invalid signature provided" (Agave's
-//   rpc_pubsub param::<Signature>).
+// PubSub over WebSocket for the facade (localnet process, main thread; per slot and per commit, cold-ish), with
+// Agave's shapes:
+//   subscribe -> {"result": <subscription id>}; unsubscribe -> true; an id this socket does not hold (of any kind, as
+//   Agave's per-connection table) -> -32602 "Invalid subscription id."
+//   slotSubscribe      {"method":"slotNotification","params":{"result":{"parent","root","slot"},"subscription":n}}
+//   rootSubscribe      {"method":"rootNotification","params":{"result":<root slot>,"subscription":n}}
+//   signatureSubscribe {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},
+//                      "subscription":n}} (or value "receivedSignature" first, with enableReceivedNotification). Fires
+//                      once, when the transaction reaches the commitment (default finalized), and is then removed.
+//                      A signature that is not base58 of 64 bytes -> -32602 "Invalid Request: Invalid signature provided".
+//   accountSubscribe   [pubkey, {commitment, encoding, dataSlice}] (Agave's RpcAccountInfoConfig; default encoding
+//                      binary, commitment finalized) {"method":"accountNotification","params":{"result":{"context":
+//                      {"slot"},"value":<UiAccount as getAccountInfo renders it>},"subscription":n}}, once
+//                      per slot in which a committed transaction wrote the account, when that slot reaches the
+//                      commitment, with the account as it was at the end of that slot (a closed account: Agave's
+//                      default account, 0 lamports, system-owned, empty data). A bad pubkey -> -32602
+//                      "Invalid Request: Invalid pubkey provided".
+// How account changes are followed: at each commit the account state of every SUBSCRIBED account the transaction
+// wrote is kept (the slot's last write wins), until the slot is older than the finalized depth. Accounts nobody
+// subscribes to cost nothing; the price is that a change made before the first subscription to an account, still
+// short of the subscription's commitment, is not notified (Agave would). Processed notifications wait for the
+// slot's end (Agave notifies a frozen bank), so they carry the slot's final state.
 // The same JSON-RPC envelope rules as HTTP (src/jsonrpc); batches are answered in order.
 import bs58 from 'bs58';
 import type { WebSocket } from 'uWebSockets.js';
 import type { TxRecord } from '../bank.js';
 import { dispatchJsonRpc, type MethodHandler } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
-import { configObject, optionalBoolean, optionalCommitment, paramsArray, type Commitment } from '../../jsonrpc/params.js';
-import { invalidParams, type FacadeContext } from './context.js';
+import { configObject, optionalBoolean, optionalCommitment, paramsArray, serdeType, type Commitment } from '../../jsonrpc/params.js';
+import { accountRender, accountsJson, uiAccount, type AccountRender, type BankAccount } from './account-encoding.js';
+import { invalidParams, slotAt, type FacadeContext } from './context.js';
 
 export interface SocketState {
   readonly subs: Set<number>;
@@ -29,6 +43,22 @@ interface SignatureSub {
   readonly commitment: Commitment;
 }
 
+interface AccountSub {
+  readonly id: number;
+  readonly ws: Ws;
+  readonly address: string;
+  readonly commitment: Commitment;
+  readonly render: AccountRender;
+  /** The newest written slot already notified (or already at the commitment when subscribing). */
+  lastNotifiedSlot: number;
+}
+
+/** An account's state at the end of a slot in which a committed transaction wrote it. */
+interface AccountWrite {
+  readonly slot: number;
+  account: BankAccount | null;
+}
+
 interface Conn {
   readonly ws: Ws;
 }
@@ -36,6 +66,11 @@ interface Conn {
 const MAX_BATCH = 100;
 /** Agave MAX_BASE58_SIGNATURE_LEN: a longer string is refused before decoding. */
 const MAX_BASE58_SIGNATURE_LEN = 88;
+
+/** Agave's rpc_pubsub param::<T>(): any FromStr failure is this -32602. */
+function parseFailure(thing: string): Error {
+  return invalidParams(`Invalid Request: Invalid ${thing} provided`);
+}
 
 /** Agave's Signature::from_str as used by rpc_pubsub's param(): base58 that decodes to exactly 64 bytes. */
 function signatureParam(v: unknown): string {
@@ -48,23 +83,72 @@ function signatureParam(v: unknown): string {
       ok = false;
     }
   }
-  if (!ok) throw invalidParams('Invalid Request: Invalid signature provided');
+  if (!ok) throw parseFailure('signature');
   return v;
 }
+
+/** Agave's Pubkey::from_str: at most 44 base58 characters decoding to 32 bytes. */
+function pubkeyParam(v: unknown): { text: string; bytes: Uint8Array } {
+  if (typeof v !== 'string') throw invalidParams(`Invalid params: invalid type: ${serdeType(v)}, expected a string`);
+  let bytes: Uint8Array | undefined;
+  if (v.length <= 44) {
+    try {
+      bytes = bs58.decode(v);
+    } catch {
+      bytes = undefined;
+    }
+  }
+  if (bytes === undefined || bytes.length !== 32) throw parseFailure('pubkey');
+  return { text: v, bytes };
+}
+
+/**
+ * UiAccount for a notification. Agave's PubSub encodes base58 without getAccountInfo's 128-byte cap (that check
+ * lives in its HTTP handler), so binary/base58 of a larger account is encoded here rather than refused.
+ */
+function notificationAccount(a: BankAccount, r: AccountRender): Record<string, unknown> {
+  if (r.encoding !== 'binary' && r.encoding !== 'base58') return uiAccount(a, r);
+  const out = uiAccount(a, { encoding: 'base64', slice: r.slice });
+  const full = a.data();
+  const data = r.slice === undefined ? full : full.subarray(r.slice.offset, r.slice.offset + r.slice.length);
+  out.data = r.encoding === 'binary' ? bs58.encode(data) : [bs58.encode(data), 'base58'];
+  return out;
+}
+
+/** An account that no longer exists is notified as Agave does: the default account (0 lamports, system-owned, no data). */
+const CLOSED_ACCOUNT: BankAccount = Object.freeze({
+  data: () => new Uint8Array(0),
+  executable: () => false,
+  lamports: () => 0n,
+  owner: () => new Uint8Array(32),
+  rentEpoch: () => 0n,
+});
 
 export class PubSub {
   private nextId = 0;
   private readonly slotSubs = new Map<number, Ws>();
+  private readonly rootSubs = new Map<number, Ws>();
   private readonly sigSubs = new Map<number, SignatureSub>();
+  private readonly accountSubs = new Map<number, AccountSub>();
+  /** address -> its subscriptions (one entry per subscribed address). */
+  private readonly accountSubsByAddress = new Map<string, Set<AccountSub>>();
+  /** address -> writes of recent slots, oldest first (subscribed addresses only). */
+  private readonly accountWrites = new Map<string, AccountWrite[]>();
+  private lastRoot = -1;
   private readonly closed = new WeakSet<Ws>();
   private readonly table: Map<string, MethodHandler<Conn>>;
 
   constructor(private readonly ctx: FacadeContext) {
+    const unsubscribe: MethodHandler<Conn> = (p, c) => this.unsubscribe(p, c);
     this.table = new Map<string, MethodHandler<Conn>>([
-      ['slotSubscribe', (p, c) => this.slotSubscribe(p, c)],
-      ['slotUnsubscribe', (p, c) => this.unsubscribe(p, c, this.slotSubs)],
+      ['slotSubscribe', (p, c) => this.simpleSubscribe(p, c, this.slotSubs)],
+      ['slotUnsubscribe', unsubscribe],
+      ['rootSubscribe', (p, c) => this.simpleSubscribe(p, c, this.rootSubs)],
+      ['rootUnsubscribe', unsubscribe],
       ['signatureSubscribe', (p, c) => this.signatureSubscribe(p, c)],
-      ['signatureUnsubscribe', (p, c) => this.unsubscribe(p, c, this.sigSubs)],
+      ['signatureUnsubscribe', unsubscribe],
+      ['accountSubscribe', (p, c) => this.accountSubscribe(p, c)],
+      ['accountUnsubscribe', unsubscribe],
     ]);
   }
 
@@ -79,16 +163,28 @@ export class PubSub {
 
   close(ws: Ws): void {
     this.closed.add(ws);
-    for (const id of ws.getUserData().subs) {
-      this.slotSubs.delete(id);
-      this.sigSubs.delete(id);
+    for (const id of ws.getUserData().subs) this.remove(id);
+  }
+
+  private remove(id: number): void {
+    this.slotSubs.delete(id);
+    this.rootSubs.delete(id);
+    this.sigSubs.delete(id);
+    const a = this.accountSubs.get(id);
+    if (a === undefined) return;
+    this.accountSubs.delete(id);
+    const set = this.accountSubsByAddress.get(a.address);
+    set?.delete(a);
+    if (set !== undefined && set.size === 0) {
+      this.accountSubsByAddress.delete(a.address);
+      this.accountWrites.delete(a.address);
     }
   }
 
-  private slotSubscribe(params: unknown, c: Conn): string {
+  private simpleSubscribe(params: unknown, c: Conn, map: Map<number, Ws>): string {
     paramsArray(params, 0, 0);
     const id = this.nextId++;
-    this.slotSubs.set(id, c.ws);
+    map.set(id, c.ws);
     c.ws.getUserData().subs.add(id);
     return String(id);
   }
@@ -111,11 +207,28 @@ export class PubSub {
     return String(id);
   }
 
-  private unsubscribe(params: unknown, c: Conn, map: Map<number, unknown>): string {
+  private accountSubscribe(params: unknown, c: Conn): string {
+    const p = paramsArray(params, 1, 2);
+    const key = pubkeyParam(p[0]);
+    const cfg = configObject(p[1]) ?? {};
+    const commitment = optionalCommitment(cfg.commitment, 'commitment') ?? 'finalized';
+    const render = accountRender(cfg, 'binary');
+    const id = this.nextId++;
+    // Changes already at the commitment are what the subscriber starts from: no initial notification (Agave).
+    const sub: AccountSub = { id, ws: c.ws, address: key.text, commitment, render, lastNotifiedSlot: this.notifiableSlot(commitment) };
+    this.accountSubs.set(id, sub);
+    let set = this.accountSubsByAddress.get(key.text);
+    if (set === undefined) this.accountSubsByAddress.set(key.text, (set = new Set()));
+    set.add(sub);
+    c.ws.getUserData().subs.add(id);
+    return String(id);
+  }
+
+  private unsubscribe(params: unknown, c: Conn): string {
     const p = paramsArray(params, 1, 1);
     const id = p[0];
-    if (typeof id !== 'number' || !map.has(id) || !c.ws.getUserData().subs.has(id)) throw invalidParams('Invalid subscription id.');
-    map.delete(id);
+    if (typeof id !== 'number' || !c.ws.getUserData().subs.has(id)) throw invalidParams('Invalid subscription id.');
+    this.remove(id);
     c.ws.getUserData().subs.delete(id);
     return 'true';
   }
@@ -124,22 +237,66 @@ export class PubSub {
     if (!this.closed.has(ws)) ws.send(text, false);
   }
 
-  /** Slot listener: slot notifications, then signature subscriptions whose transaction reached their commitment. */
+  /** The newest slot whose writes a subscription at `commitment` may be told about now: complete slots only. */
+  private notifiableSlot(commitment: Commitment): number {
+    return Math.min(slotAt(this.ctx, commitment), this.ctx.clock.current - 1);
+  }
+
+  /** Slot listener: slot and root notifications, then signature and account subscriptions that reached their commitment. */
   onSlot(slot: number): void {
+    const root = Math.max(0, slot - this.ctx.finalizedDepth);
     if (this.slotSubs.size > 0) {
-      const root = Math.max(0, slot - this.ctx.finalizedDepth);
       const result = `{"parent":${Math.max(0, slot - 1)},"root":${root},"slot":${slot}}`;
       for (const [id, ws] of this.slotSubs) {
         this.send(ws, `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${result},"subscription":${id}}}`);
       }
     }
+    if (root !== this.lastRoot) {
+      this.lastRoot = root;
+      for (const [id, ws] of this.rootSubs) this.send(ws, `{"jsonrpc":"2.0","method":"rootNotification","params":{"result":${root},"subscription":${id}}}`);
+    }
     for (const sub of this.sigSubs.values()) this.check(sub);
+    if (this.accountSubs.size > 0) this.notifyAccounts(slot);
   }
 
-  /** Commit listener: processed-commitment subscriptions fire as soon as the transaction is in a block. */
+  /** Commit listener: processed signature subscriptions fire at once; written subscribed accounts are recorded. */
   onCommit(rec: TxRecord): void {
-    if (this.sigSubs.size === 0) return;
-    for (const sub of this.sigSubs.values()) if (sub.signature === rec.signature) this.check(sub);
+    if (this.sigSubs.size > 0) {
+      for (const sub of this.sigSubs.values()) if (sub.signature === rec.signature) this.check(sub);
+    }
+    if (this.accountSubsByAddress.size === 0) return;
+    const keys = rec.parsed.accountKeys;
+    // A failed transaction only charged its fee payer.
+    const n = rec.err === null ? keys.length : 1;
+    for (let i = 0; i < n; i++) {
+      if (!rec.parsed.writable[i] || !this.accountSubsByAddress.has(keys[i])) continue;
+      let writes = this.accountWrites.get(keys[i]);
+      if (writes === undefined) this.accountWrites.set(keys[i], (writes = []));
+      const account = this.ctx.bank.svm.getAccount(rec.parsed.keyBytes[i]);
+      const last = writes[writes.length - 1];
+      if (last !== undefined && last.slot === rec.slot) last.account = account;
+      else writes.push({ slot: rec.slot, account });
+    }
+  }
+
+  private notifyAccounts(slot: number): void {
+    for (const sub of this.accountSubs.values()) {
+      const writes = this.accountWrites.get(sub.address);
+      if (writes === undefined) continue;
+      const upTo = this.notifiableSlot(sub.commitment);
+      let newest: AccountWrite | undefined;
+      for (const w of writes) if (w.slot > sub.lastNotifiedSlot && w.slot <= upTo) newest = w;
+      if (newest === undefined) continue;
+      sub.lastNotifiedSlot = newest.slot;
+      const value = notificationAccount(newest.account ?? CLOSED_ACCOUNT, sub.render);
+      const result = accountsJson({ context: { slot: upTo }, value });
+      this.send(sub.ws, `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":${result},"subscription":${sub.id}}}`);
+    }
+    // Every subscription has seen the writes at or below the finalized slot: keep the newer ones only.
+    const oldest = slot - this.ctx.finalizedDepth;
+    for (const writes of this.accountWrites.values()) {
+      while (writes.length > 0 && writes[0].slot < oldest) writes.shift();
+    }
   }
 
   private check(sub: SignatureSub): void {
