@@ -27,6 +27,7 @@ import { responseOptions } from './front/http.js';
 import { addedRouteMasks } from './config/route-policy.js';
 import { HealthMonitor } from './health/health-monitor.js';
 import { urlForLog } from './log/url-for-log.js';
+import { createPubsub } from './rpc/pubsub/create-pubsub.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -152,11 +153,14 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       const tb = new TextBuilder();
       deps.metrics.render(tb);
       pool.renderMetrics(tb);
+      pubsub?.render(tb);
       return tb.text();
     },
     health: () => healthMonitor.current(),
   };
-  const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable);
+  // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
+  const pubsub = createPubsub(config, keys, log, deps);
+  const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub);
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();
@@ -179,6 +183,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     healthMonitor.markShuttingDown();
     intake.close();
     front.stopListening();
+    pubsub?.close();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);
     if (drained.undelivered > 0) {
       log.error(

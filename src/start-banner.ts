@@ -15,6 +15,10 @@ export interface BannerInput {
 export function printStartBanner(b: BannerInput): void {
   const out: string[] = ['', 'slotrelay is listening on:'];
   for (const l of b.listeners) {
+    if (l.name === 'pubsub') {
+      out.push(`  PubSub WebSocket  (signatureSubscribe, slotSubscribe, accountSubscribe; ?key=)  ws://${l.host}:${l.port}`);
+      continue;
+    }
     const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction)';
     out.push(`  ${what}  http://${l.host}:${l.port}`);
   }

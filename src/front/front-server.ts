@@ -1,5 +1,6 @@
 // The uWS front: both hosts of the spec from one thread (cold: set-up and shutdown; handlers live elsewhere).
-// JSON-RPC host: POST / (method table), GET /health, GET /metrics. Relay host: POST /v1/submit, /v1/transactions,
+// JSON-RPC host: POST / (method table), GET /health, GET /metrics, WebSocket PubSub upgrades (also on its own
+// port: src/rpc/pubsub/). Relay host: POST /v1/submit, /v1/transactions,
 // /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors } from '../errors/registry.js';
@@ -12,9 +13,11 @@ import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
 import { requestIdFor } from './request-id.js';
 import { errorJson } from '../jsonrpc/response.js';
+import { listenRpcAndPubsub } from '../rpc/pubsub/listen-pubsub.js';
+import type { PubsubServer } from '../rpc/pubsub/pubsub-server.js';
 
 export interface ListenInfo {
-  readonly name: 'rpc' | 'relay';
+  readonly name: 'rpc' | 'relay' | 'pubsub';
   readonly host: string;
   readonly port: number;
 }
@@ -58,11 +61,14 @@ export class FrontServer {
     private readonly deps: FrontDeps,
     private readonly rpcMethods: MethodTable<CallContext>,
     private readonly relayRpcMethods: MethodTable<CallContext>,
+    /** The JSON-RPC host's PubSub (docs/pubsub.md): its own port and upgrades on the rpc port; null when off. */
+    private readonly pubsub: PubsubServer | null = null,
   ) {}
 
   private buildRpcApp(): TemplatedApp {
     const app = this.uws.App();
     app.post('/', jsonRpcEndpoint(this.deps, this.rpcMethods, 'rpc', '/'));
+    this.pubsub?.attach(app); // WebSocket upgrades on any path; other GETs fall through to the routes below
     // Agave: any GET other than /health is 405; unknown POST paths likewise get the JSON-RPC error body.
     commonRoutes(app, this.deps, () => errorJson(null, Errors.METHOD_NOT_ALLOWED.rpcCode, Errors.METHOD_NOT_ALLOWED.message), 405);
     return app;
@@ -90,7 +96,13 @@ export class FrontServer {
   async start(): Promise<ListenInfo[]> {
     const out: ListenInfo[] = [];
     const c = this.deps.config;
-    if (c.rpcHost.enabled) out.push(await this.listen(this.buildRpcApp(), 'rpc', c.rpcHost.host, c.rpcHost.port));
+    if (c.rpcHost.enabled && this.pubsub !== null) {
+      const pair = await listenRpcAndPubsub(this.uws, this.buildRpcApp(), this.pubsub.buildApp(this.uws), c.rpcHost.host, c.rpcHost.port, c.jsonRpc.pubsub.port);
+      this.listenSockets.push(pair.rpc, pair.pubsub);
+      out.push({ name: 'rpc', host: c.rpcHost.host, port: pair.rpcPort }, { name: 'pubsub', host: c.rpcHost.host, port: pair.pubsubPort });
+    } else if (c.rpcHost.enabled) {
+      out.push(await this.listen(this.buildRpcApp(), 'rpc', c.rpcHost.host, c.rpcHost.port));
+    }
     if (c.relayHost.enabled) out.push(await this.listen(this.buildRelayApp(), 'relay', c.relayHost.host, c.relayHost.port));
     return out;
   }

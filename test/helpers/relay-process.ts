@@ -13,6 +13,8 @@ export const OTHER_KEY = 'a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d';
 export interface RelayHandle {
   readonly rpcUrl: string;
   readonly relayUrl: string;
+  /** ws://host:port of the JSON-RPC host's PubSub (the `pubsub` listener), '' when it is off. */
+  readonly wsUrl: string;
   readonly logs: string[];
   readonly child: ChildProcess;
   /** Send a signal and resolve with the exit code. */
@@ -78,6 +80,7 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
   return {
     rpcUrl: url('rpc'),
     relayUrl: url('relay'),
+    wsUrl: url('pubsub').replace(/^http:/, 'ws:'),
     logs,
     child,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {
