@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys new`. Flags override the config
+// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys new`, and the client library's
+// operator commands `send`, `leaders`, `fees` (src/client/cli/, docs/client.md). Flags override the config
 // file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
 // every accepted transaction handed to its routes; 1 a stop whose drain timed out (dropped:shutdown), a dependency that
 // failed for good, or a runtime failure; 2 bad usage/config.
@@ -12,7 +13,11 @@ const USAGE = `usage:
                   [--upstream URL] [--workers N] [--log-level LEVEL]
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
   slotrelay keys new                                                  (print a fresh API key)
-  slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)`;
+  slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
+  slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]
+  slotrelay leaders [--start SLOT] [--limit N] [--json]               (next leader slots with route scores)
+  slotrelay fees [--addresses A,B,...] [--json]                       (recent priority-fee percentiles)
+    send/leaders/fees: [--relay URL] [--rpc URL] [--key KEY (default $SLOTRELAY_KEY)] [--timeout MS]`;
 
 function intFlag(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -67,6 +72,21 @@ async function main(): Promise<void> {
         if (!values.rpc) throw new ConfigError('example-tx needs --rpc URL (the localnet or a devnet RPC)');
         const { buildExampleTransaction } = await import('./client/example-transaction.js');
         process.stdout.write((await buildExampleTransaction(values.rpc)) + '\n');
+        return;
+      }
+      case 'send': {
+        const { runSend } = await import('./client/cli/send.js');
+        process.exitCode = await runSend(rest, process.env);
+        return;
+      }
+      case 'leaders': {
+        const { runLeaders } = await import('./client/cli/leaders.js');
+        process.exitCode = await runLeaders(rest, process.env);
+        return;
+      }
+      case 'fees': {
+        const { runFees } = await import('./client/cli/fees.js');
+        process.exitCode = await runFees(rest, process.env);
         return;
       }
       case 'keys':

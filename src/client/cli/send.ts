@@ -1,0 +1,74 @@
+// `slotrelay send` (cold, CLI): submits one signed transaction through the client library and prints the relay's
+// JSON answer. The transaction comes from the argument (base64), --file (wire bytes or base64 text) or stdin (the
+// same, when the argument is `-` or absent and stdin is not a terminal). Exit 0 accepted, 1 refused or no answer
+// (the answer is still printed as JSON: {accepted:false, status, error:{code, reason, message, data}, retryAfterMs}),
+// 2 bad usage.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../../config/load.js';
+import { ROUTE_NAMES, type RouteName } from '../types.js';
+import { CLIENT_FLAGS, clientFromFlags, errorJson, nonNegativeIntFlag } from './common.js';
+
+const BASE64_TEXT = /^[A-Za-z0-9+/=\s]+$/;
+
+/** File or stdin content: base64 text (whitespace ignored) or the wire bytes themselves. */
+function transactionFrom(content: Buffer): string | Uint8Array {
+  const text = content.toString('latin1');
+  if (content.length > 0 && BASE64_TEXT.test(text)) return text.replace(/\s+/g, '');
+  return new Uint8Array(content);
+}
+
+async function readStdin(): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function routesFlag(v: string | undefined): readonly RouteName[] | 'default' | undefined {
+  if (v === undefined || v === 'default') return v;
+  const names = v.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(ROUTE_NAMES as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) throw new ConfigError(`--routes: unknown route ${JSON.stringify(unknown[0] ?? v)}; known routes: ${ROUTE_NAMES.join(', ')}, or default`);
+  return names as RouteName[];
+}
+
+/** Runs `slotrelay send`; resolves with the exit code. */
+export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      ...CLIENT_FLAGS,
+      file: { type: 'string' },
+      routes: { type: 'string' },
+      'max-retries': { type: 'string' },
+      transport: { type: 'string' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length > 1 || (positionals.length === 1 && values.file !== undefined)) throw new ConfigError('send takes one transaction: an argument, --file PATH, or stdin');
+  const transport = values.transport ?? 'http';
+  if (transport !== 'http' && transport !== 'quic') throw new ConfigError('--transport must be http or quic');
+  const routes = routesFlag(values.routes);
+  const maxRetries = nonNegativeIntFlag('max-retries', values['max-retries']);
+
+  let tx: string | Uint8Array;
+  if (values.file !== undefined) tx = transactionFrom(readFileSync(values.file));
+  else if (positionals.length === 1 && positionals[0] !== '-') tx = positionals[0].trim();
+  else if (positionals[0] === '-' || !process.stdin.isTTY) tx = transactionFrom(await readStdin());
+  else throw new ConfigError('no transaction: pass it as an argument (base64), with --file PATH, or on stdin');
+  if (tx.length === 0) throw new ConfigError('the transaction is empty');
+
+  let answer: Record<string, unknown>;
+  let code = 0;
+  try {
+    const client = clientFromFlags(values, env, { transport });
+    answer = { ...(await client.submit(tx, { routes, maxRetries })) };
+    await client.close();
+  } catch (err) {
+    answer = errorJson(err);
+    code = 1;
+  }
+  process.stdout.write(JSON.stringify(answer) + '\n');
+  return code;
+}
