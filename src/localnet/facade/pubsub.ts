@@ -29,6 +29,7 @@ import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
 import { configObject, optionalBoolean, optionalCommitment, paramsArray, serdeType, type Commitment } from '../../jsonrpc/params.js';
 import { accountRender, accountsJson, uiAccount, type AccountRender, type BankAccount } from './account-encoding.js';
 import { invalidParams, slotAt, type FacadeContext } from './context.js';
+import { sendText } from '../../rpc/pubsub/uws-send.js';
 
 export interface SocketState {
   readonly subs: Set<number>;
@@ -155,7 +156,7 @@ export class PubSub {
   message(ws: Ws, text: string): void {
     const out = dispatchJsonRpc(parseJsonRpcBody(text, MAX_BATCH), this.table, { ws }, { onInternalError: () => undefined });
     const send = (t: string | null): void => {
-      if (t !== null && !this.closed.has(ws)) ws.send(t, false);
+      if (t !== null && !this.closed.has(ws)) sendText(ws, t);
     };
     if (out === null || typeof out === 'string') send(out);
     else void out.then(send);
@@ -234,7 +235,8 @@ export class PubSub {
   }
 
   private send(ws: Ws, text: string): void {
-    if (!this.closed.has(ws)) ws.send(text, false);
+    // sendText, not ws.send: large account notifications would lose bytes to a uWS bug (src/rpc/pubsub/uws-send.ts).
+    if (!this.closed.has(ws)) sendText(ws, text);
   }
 
   /** The newest slot whose writes a subscription at `commitment` may be told about now: complete slots only. */

@@ -28,7 +28,7 @@ import {
   slotSubscribeRequest,
   unsubscribeId,
 } from './pubsub-params.js';
-import { CLOSE_SHUTTING_DOWN, MAX_BUFFERED_BYTES, PubsubSocket, type PubsubUserData, type PubsubWs } from './pubsub-socket.js';
+import { CLOSE_SHUTTING_DOWN, PubsubSocket, type PubsubUserData, type PubsubWs } from './pubsub-socket.js';
 import type { SubscribeRequest, SubscriptionHub } from './subscription-hub.js';
 
 /** uWS closes an idle socket after this many seconds, pinging it first (web3.js and kit also ping every 5 s). */
@@ -136,7 +136,9 @@ export class PubsubServer {
   behavior(): WebSocketBehavior<PubsubUserData> {
     return {
       maxPayloadLength: this.deps.maxMessageBytes,
-      maxBackpressure: MAX_BUFFERED_BYTES,
+      // No uWS limit (0): uWS would silently drop messages over it, the close frame included. The limit is
+      // MAX_BUFFERED_BYTES, checked after every send (pubsub-socket.ts), so a socket holds at most that plus one message.
+      maxBackpressure: 0,
       idleTimeout: IDLE_TIMEOUT_S,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => this.upgrade(res, req, context),

@@ -5,16 +5,17 @@
 import type { WebSocket } from 'uWebSockets.js';
 import type { KeyEntry } from '../../front/auth.js';
 import type { ClientSub, SubscriberSocket } from './subscription-hub.js';
+import { sendText } from './uws-send.js';
 
 /** 1008 Policy Violation: the client did not read its notifications fast enough. */
 export const CLOSE_SLOW_CONSUMER = 1008;
 export const CLOSE_SLOW_CONSUMER_REASON = 'slow_consumer';
 /** 1001 Going Away: the relay is shutting down. */
 export const CLOSE_SHUTTING_DOWN = 1001;
-/** Unsent bytes uWS may hold for one client before it is closed as a slow consumer (also uWS's maxBackpressure). */
+/** Unsent bytes uWS may hold for one client before it is closed as a slow consumer. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
-/** uWS's send() result when it dropped the message because of backpressure. */
+/** uWS's send() result when it dropped the message because of backpressure (not expected: no uWS limit is set). */
 const SEND_DROPPED = 2;
 
 /** What uWS keeps per socket: a holder, so the socket object is ours whether or not uWS copies user data. */
@@ -43,8 +44,8 @@ export class PubsubSocket implements SubscriberSocket {
   send(text: string): void {
     const ws = this.ws;
     if (this.closed || ws === null) return;
-    // Not corked: one message is one write either way, and a cork would cost a closure per notification.
-    const status = ws.send(text, false);
+    // Never ws.send() directly: large messages need uws-send.ts's fragmenting (a uWS bug loses their bytes).
+    const status = sendText(ws, text);
     if (status === SEND_DROPPED || ws.getBufferedAmount() > MAX_BUFFERED_BYTES) {
       this.onSlowConsumer();
       this.close(CLOSE_SLOW_CONSUMER, CLOSE_SLOW_CONSUMER_REASON);
