@@ -1,7 +1,7 @@
 // Submit over HTTP (caller's thread, HOT for a trader: one call per transaction): POST {relay}/v1/submit with the
 // key in both `Authorization: Bearer` and `x-api-key` (spec 5), body {"transaction": base64, "routes"?, "maxRetries"?}
-// (docs/relay-api.md). Keep-alive comes from the fetch in use (Node's global fetch keeps connections; pass an undici
-// dispatcher for a pool of your own). Answers: 200 {accepted:true, signature, routes}; any other status
+// (docs/relay-api.md). Keep-alive comes from what sends (http-post.ts): Node's global fetch keeps connections; an
+// undici dispatcher is a pool of your own and the faster path. Answers: 200 {accepted:true, signature, routes}; any other status
 // {accepted:false, error:{code, reason, message, data?}} -> RelaySubmitError with the status, Retry-After and x-request-id.
 import { RelaySubmitError } from './errors.js';
 import { isNoAnswer, post, requestIdOf, retryAfterMsOf, type HttpAnswer, type PostTarget } from './http-post.js';
@@ -9,8 +9,8 @@ import type { SubmitRequest, SubmitTransport } from './transport.js';
 import type { RouteName, SubmitResult } from './types.js';
 
 export type HttpTransportOptions = PostTarget & {
-  /** `http(s)://host:port/.../v1/submit`. */
-  readonly submitUrl: string;
+  /** `http(s)://host:port/.../v1/submit`, parsed once. */
+  readonly submitUrl: URL;
 };
 
 const WHAT = 'submit';

@@ -28,7 +28,7 @@ export {
 export { DEFAULT_LEADER_SLOTS_POLICY, pickBestRoute, routeOfProvider, type LeaderSlotsPolicy } from './leader-slots.js';
 export { QUIC_UNAVAILABLE_MESSAGE, type SubmitRequest, type SubmitTransport } from './transport.js';
 export { WireTransaction, bytesToBase64, type KitTransactionLike, type ReadonlyBytes, type SerializableTransaction, type TransactionInput } from './wire-transaction.js';
-export type { FetchLike, RequestInitLike, ResponseLike } from './http-post.js';
+export type { DispatcherLike, FetchLike, RequestInitLike, ResponseLike } from './http-post.js';
 export {
   ROUTE_NAMES,
   type BestRoute,

@@ -22,7 +22,7 @@ const STATUS_REASONS: ReadonlyMap<number, string> = new Map([
 ]);
 
 export interface RpcTarget extends PostTarget {
-  readonly rpcUrl: string;
+  readonly rpcUrl: URL;
 }
 
 interface RpcErrorObject {

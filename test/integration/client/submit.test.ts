@@ -22,6 +22,7 @@ import {
 import * as web3 from '@solana/web3.js';
 import { Connection, Keypair, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RelayClient,
@@ -154,6 +155,34 @@ describe('submit over HTTP lands', () => {
     await landed(b64.signature);
     expect(seen).toHaveLength(2);
     for (const h of seen) expect(h).toMatchObject({ authorization: `Bearer ${TEST_KEY}`, 'x-api-key': TEST_KEY, 'content-type': 'application/json' });
+  });
+});
+
+describe('an undici dispatcher: the request() fast path', () => {
+  it('the same answers: accepted and landed with x-request-id read, a typed refusal, timeout and refused connection', async () => {
+    const agent = new Agent({ connections: 4 });
+    try {
+      const c = new RelayClient({ url: relay.relayUrl, apiKey: TEST_KEY, dispatcher: agent });
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash: await blockhash(), lastValidBlockHeight: 1_000_000 }).add(transfer());
+      tx.sign(payer);
+      const a = await c.submit(tx, { requestId: 'via-agent' });
+      expect(a).toEqual({ accepted: true, signature: bs58.encode(tx.signature!), routes: ['rpc'], requestId: 'via-agent' });
+      await landed(a.signature);
+      const e = await refusal(new RelayClient({ url: relay.relayUrl, apiKey: UNKNOWN_KEY, dispatcher: agent }).submit(legacyTransfer().base64));
+      expect(e).toMatchObject({ status: 401, code: -32600, reason: 'unauthorized', requestId: expect.any(String) });
+      const silent = createTcpServer((s) => s.on('error', () => {}));
+      await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const t = await refusal(new RelayClient({ url, apiKey: TEST_KEY, dispatcher: agent, timeoutMs: 200 }).submit(legacyTransfer().base64));
+      expect(t).toMatchObject({ reason: 'timeout' });
+      silent.close();
+      await new Promise((r) => setTimeout(r, 50));
+      const n = await refusal(new RelayClient({ url, apiKey: TEST_KEY, dispatcher: agent }).submit(legacyTransfer().base64));
+      expect(n).toMatchObject({ reason: 'network_error' });
+      expect(n.message).toMatch(/ECONNREFUSED/);
+    } finally {
+      await agent.destroy();
+    }
   });
 });
 
