@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress fuzz clean
+.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -29,7 +29,7 @@ typecheck: install
 test: build typecheck
 	npx vitest run
 
-bench: bench-micro bench-e2e bench-telemetry bench-egress
+bench: bench-micro bench-e2e bench-telemetry bench-egress bench-client
 
 bench-micro: build
 	$(NODE) dist/bench/run-micro.js
@@ -45,6 +45,12 @@ bench-telemetry: build
 # kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json.
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
+
+# Client library (issue #14): HTTP keep-alive submits/s and p50/p99 from one process against a discarding relay,
+# library (global fetch, undici Agent) next to a bare undici request in the same run; ~40 s; writes
+# bench/results/client-http.json. QUIC rows come with the QUIC ingress (issue #12).
+bench-client: build
+	$(NODE) dist/bench/client/http-submit.bench.js --json bench/results/client-http.json
 
 # Live fuzzer (issue #18): FUZZ_CASES generated requests against a real relay on loopback (fake upstream, discarding
 # routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes
