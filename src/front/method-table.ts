@@ -8,6 +8,7 @@ import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { simulateTransactionMethod } from '../rpc/simulate/simulate-transaction.js';
 import { passthroughMethods } from '../rpc/passthrough/passthrough-methods.js';
+import { prioritizationFeesMethod } from '../rpc/fees/get-recent-prioritization-fees.js';
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
 export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'>;
@@ -34,11 +35,20 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
   // Passthrough reads first (src/rpc/passthrough/): the relay's own methods below win over a same-named entry,
   // which the config schema refuses anyway. The passthrough pool is created here, once.
   const passthrough = passthroughMethods<CallContext>(deps.config.jsonRpc.passthroughMethods, deps.config.upstream.rpcUrl, deps.config.upstream.requestTimeoutMs);
+  // getRecentPrioritizationFees (src/rpc/fees/): its per-slot cache lives as long as the table; the slot comes from
+  // the telemetry snapshot.
+  const fees = prioritizationFeesMethod<CallContext>({
+    upstream: deps.upstream,
+    timeoutMs: deps.config.upstream.requestTimeoutMs,
+    maxScopedEntries: deps.config.jsonRpc.feeCacheEntries,
+    snapshot: { reader: leaderSnapshot, maxAgeMs: deps.config.telemetry.maxSnapshotAgeMs },
+  });
   return new Map<string, MethodHandler<CallContext>>([
     ...passthrough.table,
     ['sendTransaction', send],
     ['getLeaderSlots', leaderSlots],
     ['simulateTransaction', simulateTransactionMethod({ intake: deps.intake, upstream: deps.upstream, timeoutMs: deps.config.upstream.requestTimeoutMs })],
+    ['getRecentPrioritizationFees', fees.handler],
   ]);
 }
 
