@@ -39,7 +39,7 @@ export interface PubsubServerDeps {
   readonly hub: SubscriptionHub;
   readonly log: Logger;
   readonly responseOptions: ResponseOptions;
-  /** Largest message a client may send (uWS closes the socket with 1009 beyond it): http.maxBodyBytes. */
+  /** Largest message a client may send (beyond it uWS drops the connection, no close frame): http.maxBodyBytes. */
   readonly maxMessageBytes: number;
   readonly maxBatchSize: number;
   /** A refusal before any method ran (the 401 of an upgrade), by registry reason: the front's rejection counter. */

@@ -281,3 +281,13 @@ describe('an upstream that does not serve', () => {
     c.close();
   });
 });
+
+describe('relay shutdown', () => {
+  it('closes every client with 1001 shutting_down', async () => {
+    const c = await PubsubClient.open(keyed());
+    await c.subscribe('slotSubscribe');
+    const stopped = relay.stop('SIGTERM');
+    expect(await c.closed).toEqual({ code: 1001, reason: 'shutting_down' });
+    await stopped;
+  });
+});

@@ -262,6 +262,12 @@ describe('the wire, with a plain WebSocket client', () => {
     expect(await ws.next((m) => m.id === null)).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
     ws.close();
   });
+
+  it('closes a socket that sends a message over http.maxBodyBytes', async () => {
+    const ws = await PubsubClient.open(keyed(relay.wsUrl));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe', params: ['x'.repeat(60_000)] }));
+    expect((await ws.closed).code).toBe(1006); // uWS drops the connection without a close frame
+  });
 });
 
 describe('the per-key subscription limit', () => {
