@@ -27,7 +27,6 @@ export type PubsubWs = WebSocket<PubsubUserData>;
 
 export class PubsubSocket implements SubscriberSocket {
   readonly subs = new Map<number, ClientSub>();
-  pendingSubscribes = 0;
   closed = false;
   private ws: PubsubWs | null = null;
 

@@ -28,8 +28,6 @@ export interface SubscriberSocket {
   readonly key: KeyEntry;
   /** Its subscriptions by client id. */
   readonly subs: Map<number, ClientSub>;
-  /** Subscribes of this socket waiting for the upstream. */
-  pendingSubscribes: number;
   readonly closed: boolean;
   send(text: string): void;
   close(code: number, reason: string): void;
@@ -106,11 +104,9 @@ export class SubscriptionHub {
     this.openPerKey[key.id]++;
     const entry = existing ?? this.create(dedupKey, req);
     entry.waiting++;
-    socket.pendingSubscribes++;
     return entry.ready.then(
       () => {
         entry.waiting--;
-        socket.pendingSubscribes--;
         this.openPerKey[key.id]--; // attach() counts it again
         if (socket.closed || this.byKey.get(dedupKey) !== entry) {
           // The socket went away while waiting (or the upstream connection was lost): nothing to attach to.
@@ -121,7 +117,6 @@ export class SubscriptionHub {
       },
       (err: unknown) => {
         entry.waiting--;
-        socket.pendingSubscribes--;
         this.openPerKey[key.id]--;
         throw err;
       },

@@ -51,6 +51,8 @@ function unavailable(): RelayError {
 export class UpstreamConnection {
   private socket: WebSocket | null = null;
   private opening: Promise<WebSocket> | null = null;
+  /** The socket being opened (terminated if the relay stops meanwhile). */
+  private openingSocket: WebSocket | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private pingTimer: NodeJS.Timeout | null = null;
@@ -89,6 +91,7 @@ export class UpstreamConnection {
   close(): void {
     this.closedForGood = true;
     this.socket?.terminate();
+    this.openingSocket?.terminate();
   }
 
   private open(deadline: number): Promise<WebSocket> {
@@ -105,9 +108,11 @@ export class UpstreamConnection {
         allowSynchronousEvents: false,
       });
       let opened = false;
+      this.openingSocket = ws;
       ws.once('open', () => {
         opened = true;
         this.opening = null;
+        this.openingSocket = null;
         this.socket = ws;
         this.startPings(ws);
         this.log.info({ event: 'pubsub_upstream_connected', url: urlForLog(this.url) }, 'upstream PubSub connected');
@@ -120,6 +125,7 @@ export class UpstreamConnection {
       ws.on('error', (err) => {
         if (!opened) {
           this.opening = null;
+          this.openingSocket = null;
           summarizedLog(this.log).note('warn', 'pubsub_upstream_unreachable', { event: 'pubsub_upstream_unreachable', url: urlForLog(this.url), err: err.message }, 'upstream PubSub unreachable');
           reject(unavailable());
           ws.terminate();
@@ -129,6 +135,7 @@ export class UpstreamConnection {
       ws.once('close', (code) => {
         if (!opened) {
           this.opening = null;
+          this.openingSocket = null;
           reject(unavailable());
           return;
         }
