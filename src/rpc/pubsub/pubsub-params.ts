@@ -1,7 +1,8 @@
 // PubSub method parameters checked as Agave's rpc_pubsub does, BEFORE anything goes upstream (front thread; per
 // subscribe, cold). Each subscribe is turned into its canonical upstream form — defaults written out, unknown config
 // members dropped — which is also what identical subscriptions are shared by (subscription-hub.ts).
-// Agave's wording: jsonrpc-core's param count / serde type errors (src/jsonrpc/params.ts); rpc_pubsub's param()
+// Agave's wording: jsonrpc-derive's param count errors (src/jsonrpc/params.ts); serde's type errors as jsonrpc-core's
+// Params::parse words them, "Invalid params: <serde error>." with its trailing period; rpc_pubsub's param()
 // for strings that do not parse: "Invalid Request: Invalid pubkey provided" / "... signature provided" (-32602);
 // a method without params given some: "Invalid parameters: No parameters were expected"; an unknown subscription id:
 // "Invalid subscription id." (-32602).
@@ -35,7 +36,7 @@ function isBase58Of(v: string, bytes: number, maxLen: number): boolean {
 }
 
 function stringParam(v: unknown, thing: string, bytes: number, maxLen: number): string {
-  if (typeof v !== 'string') throw invalid(`Invalid params: invalid type: ${serdeType(v)}, expected a string`);
+  if (typeof v !== 'string') throw invalid(`Invalid params: invalid type: ${serdeType(v)}, expected a string.`);
   if (!isBase58Of(v, bytes, maxLen)) throw invalid(`Invalid Request: Invalid ${thing} provided`);
   return v;
 }
@@ -78,7 +79,7 @@ export function accountSubscribeRequest(params: unknown): SubscribeRequest {
   const encoding = cfg.encoding ?? 'binary';
   if (typeof encoding !== 'string' || !(ACCOUNT_ENCODINGS as readonly string[]).includes(encoding)) {
     const what = typeof encoding === 'string' ? `unknown variant \`${encoding}\`` : `invalid type: ${serdeType(encoding)}`;
-    throw invalid(`Invalid params: ${what}, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
+    throw invalid(`Invalid params: ${what}, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\`.`);
   }
   const commitment = optionalCommitment(cfg.commitment, 'commitment') ?? 'finalized';
   optionalUsize(cfg.minContextSlot, 'minContextSlot');
@@ -97,6 +98,6 @@ export function accountSubscribeRequest(params: unknown): SubscribeRequest {
 export function unsubscribeId(params: unknown): number {
   const p = paramsArray(params, 1, 1);
   const id = p[0];
-  if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw invalid(`Invalid params: invalid type: ${serdeType(id)}, expected u64`);
+  if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) throw invalid(`Invalid params: invalid type: ${serdeType(id)}, expected u64.`);
   return id;
 }

@@ -236,10 +236,10 @@ describe('the wire, with a plain WebSocket client', () => {
     const ws = await PubsubClient.open(keyed(relay.wsUrl));
     const err = async (method: string, params: unknown): Promise<unknown> => (await ws.call(method, params)).error;
     expect(await err('accountSubscribe', ['not-a-key'])).toEqual({ code: -32602, message: 'Invalid Request: Invalid pubkey provided' });
-    expect(await err('accountSubscribe', [12])).toEqual({ code: -32602, message: 'Invalid params: invalid type: integer `12`, expected a string' });
+    expect(await err('accountSubscribe', [12])).toEqual({ code: -32602, message: 'Invalid params: invalid type: integer `12`, expected a string.' });
     expect(await err('accountSubscribe', [payer.publicKey.toBase58(), { encoding: 'json' }])).toEqual({
       code: -32602,
-      message: 'Invalid params: unknown variant `json`, expected one of `binary`, `base58`, `base64`, `jsonParsed`, `base64+zstd`',
+      message: 'Invalid params: unknown variant `json`, expected one of `binary`, `base58`, `base64`, `jsonParsed`, `base64+zstd`.',
     });
     expect(await err('accountSubscribe', [payer.publicKey.toBase58(), { commitment: 'max' }])).toEqual({
       code: -32602,
@@ -249,7 +249,7 @@ describe('the wire, with a plain WebSocket client', () => {
     expect(await err('signatureSubscribe', ['abc'])).toEqual({ code: -32602, message: 'Invalid Request: Invalid signature provided' });
     expect(await err('slotSubscribe', [1])).toEqual({ code: -32602, message: 'Invalid parameters: No parameters were expected' });
     expect(await err('slotUnsubscribe', [987654])).toEqual({ code: -32602, message: 'Invalid subscription id.' });
-    expect(await err('slotUnsubscribe', ['1'])).toEqual({ code: -32602, message: 'Invalid params: invalid type: string "1", expected u64' });
+    expect(await err('slotUnsubscribe', ['1'])).toEqual({ code: -32602, message: 'Invalid params: invalid type: string "1", expected u64.' });
     expect(await err('blockSubscribe', [])).toEqual({ code: -32601, message: 'Method not found' });
 
     ws.send('[{"jsonrpc":"2.0","id":"a","method":"slotSubscribe"},{"jsonrpc":"2.0","id":7,"method":"nope"},{"jsonrpc":"2.0","method":"ping"}]');
