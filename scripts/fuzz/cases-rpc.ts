@@ -8,6 +8,7 @@ import { nestedArrays, oddValue, raw, shuffled, toJsonText } from './json-text.j
 import type { KeyProfile } from './keys.js';
 import type { Rng } from './rng.js';
 import { UNKNOWN_METHODS, leaderSlotsParams, sendParams, unknownMethodOutcome, type Params } from './rpc-params.js';
+import { RPC_HOST_ONLY_METHODS, feesFaultParams, simulateFaultParams } from './read-params.js';
 import type { PoolTx } from './tx-pool.js';
 
 export interface RpcEnv {
@@ -82,7 +83,16 @@ function call(id: IdChoice, method: unknown, p: Params | null): Record<string, u
 /** One call: a method with params (valid or not), or an envelope fault. */
 function element(rng: Rng, env: RpcEnv, inBatch: boolean): Element {
   const id = idChoice(rng);
-  const family = rng.weighted<string>([[58, 'send'], [inBatch ? 0 : 12, 'leaderSlots'], [10, 'unknown method'], [12, 'envelope'], [inBatch ? 6 : 0, 'not an object']]);
+  const rpcHost = env.host === 'rpc';
+  const family = rng.weighted<string>([
+    [50, 'send'],
+    [inBatch ? 0 : 12, 'leaderSlots'],
+    [rpcHost ? 5 : 0, 'simulate fault'],
+    [rpcHost ? 4 : 0, 'fees fault'],
+    [10, 'unknown method'],
+    [12, 'envelope'],
+    [inBatch ? 6 : 0, 'not an object'],
+  ]);
   if (family === 'not an object') {
     return { value: rng.pick<unknown>([1, 'x', true, null, [], raw('1e400')]), exp: { id: null, outcomes: [{ error: fixed('invalid_request') }] }, leaderSlots: false, label: 'element not an object' };
   }
@@ -92,8 +102,15 @@ function element(rng: Rng, env: RpcEnv, inBatch: boolean): Element {
     method = 'getLeaderSlots';
     p = leaderSlotsParams(rng);
     if (env.host === 'relay') p = { ...p, outcomes: unknownMethodOutcome() };
+  } else if (family === 'simulate fault') {
+    method = 'simulateTransaction';
+    p = simulateFaultParams(rng, env.pool);
+  } else if (family === 'fees fault') {
+    method = 'getRecentPrioritizationFees';
+    p = feesFaultParams(rng);
   } else if (family === 'unknown method') {
-    method = rng.pick(UNKNOWN_METHODS);
+    // The relay host serves sendTransaction alone; the JSON-RPC host also serves reads, simulations and fees.
+    method = rng.pick(rpcHost ? UNKNOWN_METHODS : [...UNKNOWN_METHODS, ...RPC_HOST_ONLY_METHODS]);
     p = { params: rng.chance(0.5) ? oddValue(rng) : undefined, outcomes: unknownMethodOutcome(), label: `method ${JSON.stringify(method)}` };
   } else {
     method = 'sendTransaction';

@@ -149,8 +149,11 @@ export function leaderSlotsParams(rng: Rng): Params {
   }
 }
 
-/** Methods no table serves (and prototype names a plain-object table would find). */
-export const UNKNOWN_METHODS = ['getHealth', 'getSlot', 'getBalance', 'simulateTransaction', 'getRecentPrioritizationFees', 'sendBundle', '', 'SendTransaction', 'sendTransaction ', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'é'];
+/**
+ * Methods neither host serves (and prototype names a plain-object table would find). getProgramAccounts and
+ * requestAirdrop are deliberately off the JSON-RPC host's passthrough list (docs/passthrough.md).
+ */
+export const UNKNOWN_METHODS = ['getProgramAccounts', 'requestAirdrop', 'sendBundle', '', 'SendTransaction', 'sendTransaction ', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'é'];
 
 export function unknownMethodOutcome(): RpcOutcome[] {
   return err(fixed('method_not_found'));
