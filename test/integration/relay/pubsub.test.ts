@@ -213,7 +213,8 @@ describe('the wire, with a plain WebSocket client', () => {
 
   it('serves the upgrade on the rpc port too, and every key carrier works', async () => {
     const rpcWs = relay.rpcUrl.replace('http:', 'ws:');
-    for (const headers of [{ 'x-api-key': TEST_KEY }, { 'x-token': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }]) {
+    const carriers: Record<string, string>[] = [{ 'x-api-key': TEST_KEY }, { 'x-token': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }];
+    for (const headers of carriers) {
       const ws = await PubsubClient.open(rpcWs, headers);
       expect(await ws.subscribe('slotSubscribe')).toEqual(expect.any(Number));
       ws.close();
