@@ -14,6 +14,7 @@ const MICRO = [
   ['tx-intake', 'tx/tx-intake.bench.js'],
   ['ring', 'shm/ring.bench.js'],
   ['get-leader-slots', 'telemetry/get-leader-slots.bench.js', '--micro-only'],
+  ['fee-cache', 'rpc/fee-cache.bench.js'],
   ['bank', 'localnet/bank.bench.js'],
   ['localnet-listener', 'localnet/listener-throughput.bench.js'], // ~15 s: real localnet, QUIC sender thread
 ] as const;

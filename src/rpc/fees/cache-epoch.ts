@@ -1,15 +1,45 @@
-// Which "epoch" the fee cache is in (front thread; HOT: read on every getRecentPrioritizationFees call, one
-// Atomics.load in the snapshot reader and one Date.now(), no allocation while the snapshot's generation is unchanged).
+// Which "epoch" the fee cache is in (front thread; HOT: read on every getRecentPrioritizationFees call: one
+// Atomics.load in the snapshot reader and a few compares, no allocation while the snapshot's generation is unchanged).
 // An epoch is one cluster slot when the relay knows the slot: the telemetry snapshot's snapshotSlot, as long as the
 // snapshot is younger than telemetry.maxSnapshotAgeMs (the same freshness rule as sendTransaction's minContextSlot
 // check). When it does not know it (telemetry disabled, no snapshot yet, or a stale one: the cluster or its RPC
 // stalled), an epoch is a fixed time window of UNKNOWN_SLOT_WINDOW_MS, so cached answers still expire about as often
 // as slots pass. Slot epochs are >= 0; window epochs are negative and count down, so the two never collide.
+// The time comes from a coarse clock (below), not Date.now(): Date.now() returns a freshly boxed 16-byte number on
+// every call, the only allocation a cache hit would otherwise make (bench/rpc/fee-cache.bench.ts).
 // docs/fees.md "When the slot is unknown".
 import type { SnapshotReader } from '../../telemetry/snapshot.js';
 
 /** Solana's target slot time, ms: the cache lifetime while the slot is unknown. */
 export const UNKNOWN_SLOT_WINDOW_MS = 400;
+
+/** How often the coarse clock is refreshed, ms: the error it adds to the age check and to window boundaries. */
+export const COARSE_CLOCK_TICK_MS = 20;
+
+let coarseWallMs = Date.now();
+/** performance.now(): monotonic (a wall clock stepped back must not reopen old windows), near 0 at process start. */
+let coarseMonoMs = performance.now();
+let ticker: NodeJS.Timeout | null = null;
+
+function coarseWall(): number {
+  return coarseWallMs;
+}
+
+function coarseMono(): number {
+  return coarseMonoMs;
+}
+
+/** Starts the coarse clock: both readings at most COARSE_CLOCK_TICK_MS behind (unref'd: never keeps the process up). */
+function startCoarseClock(): void {
+  if (ticker !== null) return;
+  const tick = (): void => {
+    coarseWallMs = Date.now();
+    coarseMonoMs = performance.now();
+  };
+  tick();
+  ticker = setInterval(tick, COARSE_CLOCK_TICK_MS);
+  ticker.unref();
+}
 
 export interface EpochClock {
   /** The current epoch (see the module header). */
@@ -21,20 +51,30 @@ export interface SnapshotEpochOptions {
   readonly reader: SnapshotReader | null;
   /** telemetry.maxSnapshotAgeMs: an older snapshot does not say which slot it is. */
   readonly maxAgeMs: number;
+  /** Tests: other clocks, wall (compared with the snapshot's generatedAtUnixMs) and monotonic (time windows). */
   readonly now?: () => number;
+  readonly monotonicNow?: () => number;
 }
 
 /** Epochs from the telemetry snapshot, falling back to time windows. */
 export function snapshotEpochs(o: SnapshotEpochOptions): EpochClock {
   const reader = o.reader;
   const maxAgeMs = o.maxAgeMs;
-  const now = o.now ?? Date.now;
+  let wall = o.now;
+  let mono = o.monotonicNow ?? o.now;
+  if (wall === undefined || mono === undefined) {
+    startCoarseClock();
+    wall ??= coarseWall;
+    mono ??= coarseMono;
+  }
+  const wallNow = wall;
+  const monoNow = mono;
   return {
     current(): number {
-      const t = now();
       const view = reader === null ? null : reader.current();
-      if (view !== null && t - view.generatedAtUnixMs <= maxAgeMs && view.snapshotSlot >= 0) return view.snapshotSlot;
-      return -1 - Math.floor(t / UNKNOWN_SLOT_WINDOW_MS);
+      if (view !== null && wallNow() - view.generatedAtUnixMs <= maxAgeMs && view.snapshotSlot >= 0) return view.snapshotSlot;
+      // Window numbers from a monotonic clock near 0 at start: small integers (V8 Smis, never boxed).
+      return -1 - Math.floor(monoNow() / UNKNOWN_SLOT_WINDOW_MS);
     },
   };
 }

@@ -77,6 +77,11 @@ export class FeeCache {
     return this.miss(e, epoch);
   }
 
+  /** True when the address set has an entry (answered, or being fetched). Does not touch its recency. */
+  hasScoped(key: string): boolean {
+    return this.scopedEntries.has(key);
+  }
+
   stats(): FeeCacheStats {
     return { fetches: this.fetches, scopedEntries: this.scopedEntries.size };
   }

@@ -49,8 +49,12 @@ function checkAddress(a: string): Failure | null {
   return null;
 }
 
-/** The requested addresses as given (possibly empty), or Agave's refusal. */
-export function tryFeeAddresses(params: unknown): readonly string[] | Failure {
+/**
+ * The requested list as given (possibly empty) once its shape passes: params, serde's types, the count. Each address
+ * itself is judged by firstBadAddress (the handler skips that for an address set already in the cache: its strings
+ * were judged when it was added).
+ */
+export function tryFeeAddressList(params: unknown): readonly string[] | Failure {
   const p = tryParamsArray(params, 0, 1);
   if (p instanceof Failure) return p;
   const list = p[0];
@@ -58,11 +62,23 @@ export function tryFeeAddresses(params: unknown): readonly string[] | Failure {
   if (!Array.isArray(list)) return serdeError(list, 'a sequence');
   for (const a of list as unknown[]) if (typeof a !== 'string') return serdeError(a, 'a string');
   if (list.length > MAX_FEE_ADDRESSES) return TOO_MANY;
-  for (const a of list as string[]) {
+  return list as string[];
+}
+
+/** verify_pubkey over the list in order: the first refusal, or null when every address is a public key. */
+export function firstBadAddress(list: readonly string[]): Failure | null {
+  for (const a of list) {
     const bad = checkAddress(a);
     if (bad !== null) return bad;
   }
-  return list as string[];
+  return null;
+}
+
+/** Every check in Agave's order: the requested addresses (possibly empty), or the refusal. */
+export function tryFeeAddresses(params: unknown): readonly string[] | Failure {
+  const list = tryFeeAddressList(params);
+  if (list instanceof Failure) return list;
+  return firstBadAddress(list) ?? list;
 }
 
 /**

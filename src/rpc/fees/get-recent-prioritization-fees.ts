@@ -11,7 +11,7 @@ import type { SnapshotReader } from '../../telemetry/snapshot.js';
 import { upstreamFailure, type UpstreamRpcClient } from '../upstream-client.js';
 import { snapshotEpochs, type EpochClock } from './cache-epoch.js';
 import { FeeCache, type FeeFetcher } from './fee-cache.js';
-import { canonicalAddresses, isNetworkWide, tryFeeAddresses } from './fee-params.js';
+import { canonicalAddresses, firstBadAddress, isNetworkWide, tryFeeAddressList } from './fee-params.js';
 import { feeResultText } from './fee-result.js';
 
 export const METHOD = 'getRecentPrioritizationFees';
@@ -47,10 +47,16 @@ export function prioritizationFeesMethod<C>(deps: PrioritizationFeesDeps): { rea
   const cache = new FeeCache(deps.fetcher ?? upstreamFeeFetcher(deps.upstream, deps.timeoutMs), epochs, deps.maxScopedEntries);
   const handler: MethodHandler<C> = (params) => {
     if (isNetworkWide(params)) return cache.networkWide();
-    const list = tryFeeAddresses(params);
+    const list = tryFeeAddressList(params);
     if (list instanceof Failure) return list;
     if (list.length === 0) return cache.networkWide();
     const c = canonicalAddresses(list);
+    // A set already cached was made of the very same strings, judged then: base58-decoding them again is the
+    // largest cost of a scoped hit, so only a new set is judged (in the client's order, as Agave reports the first).
+    if (!cache.hasScoped(c.key)) {
+      const bad = firstBadAddress(list);
+      if (bad !== null) return bad;
+    }
     return cache.scoped(c.key, c.addresses);
   };
   return { handler, cache };
