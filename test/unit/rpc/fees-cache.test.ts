@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { isPreviousEpoch, snapshotEpochs, UNKNOWN_SLOT_WINDOW_MS } from '../../../src/rpc/fees/cache-epoch.js';
 import { FeeCache } from '../../../src/rpc/fees/fee-cache.js';
 import { feeResultText } from '../../../src/rpc/fees/fee-result.js';
+import { prioritizationFeesMethod } from '../../../src/rpc/fees/get-recent-prioritization-fees.js';
 import { UpstreamError } from '../../../src/rpc/upstream-client.js';
 import type { SnapshotReader, SnapshotView } from '../../../src/telemetry/snapshot.js';
 
@@ -186,5 +187,44 @@ describe('feeResultText', () => {
       expect(caught).toBeInstanceOf(UpstreamError);
       expect((caught as UpstreamError).kind).toBe('bad_answer');
     }
+  });
+});
+
+describe('the getRecentPrioritizationFees handler', () => {
+  const A = '11111111111111111111111111111111';
+  const B = 'Vote111111111111111111111111111111111111111';
+
+  it('refuses before fetching; serves variants of one set from one entry; network-wide spellings share one', async () => {
+    const asked: (readonly string[])[] = [];
+    const { handler, cache } = prioritizationFeesMethod<null>({
+      upstream: null,
+      timeoutMs: 100,
+      maxScopedEntries: 8,
+      snapshot: { reader: null, maxAgeMs: 2_000 },
+      epochs: { current: () => 1 },
+      fetcher: (addresses) => {
+        asked.push(addresses);
+        return Promise.resolve(`[${addresses.length}]`);
+      },
+    });
+    const call = { id: 1, method: 'getRecentPrioritizationFees', params: [], notification: false };
+    const bad = handler([[A, 'abc']], null, call);
+    expect(bad).toMatchObject({ message: 'Invalid param: WrongSize' });
+    expect(asked).toEqual([]);
+    expect(await handler([[B, A, B]], null, call)).toBe('[2]');
+    expect(handler([[A, B]], null, call)).toBe('[2]'); // a hit, synchronous
+    expect(handler([[A, A, B, B]], null, call)).toBe('[2]');
+    expect(asked).toEqual([[A, B]]);
+    expect(await handler([], null, call)).toBe('[0]');
+    for (const p of [undefined, null, [null], [[]]]) expect(handler(p, null, call)).toBe('[0]');
+    expect(asked).toHaveLength(2);
+    expect(cache.stats()).toEqual({ fetches: 2, scopedEntries: 1 });
+  });
+
+  it('without an upstream every miss is -32005 upstream_unavailable, never a hang', async () => {
+    const { handler } = prioritizationFeesMethod<null>({ upstream: null, timeoutMs: 100, maxScopedEntries: 8, snapshot: { reader: null, maxAgeMs: 2_000 } });
+    await expect(handler([], null, { id: 1, method: 'getRecentPrioritizationFees', params: [], notification: false })).rejects.toMatchObject({
+      spec: { rpcCode: -32005, reason: 'upstream_unavailable' },
+    });
   });
 });
