@@ -14,6 +14,8 @@ import { createLogger, type Logger } from './log/logger.js';
 import { FrontMetrics } from './metrics/front-metrics.js';
 import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
+import { Receipts } from './receipts/receipts.js';
+import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
 import { resolveIdentity } from './egress/identity.js';
@@ -100,6 +102,15 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
   );
   const producers = rings.map((r) => new RingProducer(r, { coalesceWakeups: true }));
+  // Landing receipts (docs/receipts.md): workers write each route's outcome into the table's shared buffer.
+  const receipts = config.receipts.enabled
+    ? new Receipts(
+        config,
+        config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.requestTimeoutMs) : null,
+        telemetry ? new SnapshotLeaderSource(telemetry.snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs }) : null,
+        log,
+      )
+    : null;
   const pool = new EgressPool({
     config,
     rings,
@@ -107,17 +118,19 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     snapshot: telemetry?.snapshot,
     measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
     identitySecret,
+    receipts: receipts?.sab,
   });
   pool.start();
 
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
   const addedRoutes = addedRouteMasks(config);
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes);
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts);
+  receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
-  const rpcTable = rpcHostMethods({ config, intake, upstream }, leaderSnapshot);
+  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
   const availableRouteMask = availableRoutes(config);
@@ -154,9 +167,11 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       deps.metrics.render(tb);
       pool.renderMetrics(tb);
       pubsub?.render(tb);
+      receipts?.render(tb);
       return tb.text();
     },
     health: () => healthMonitor.current(),
+    receipts,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
   const pubsub = createPubsub(config, keys, log, deps);
@@ -192,6 +207,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       );
     }
     healthMonitor.stop();
+    receipts?.stop();
     await telemetry?.stop();
     localnet?.stop();
     // Exit codes (README, "Running it under a supervisor"): 0 = every accepted transaction was handed to its routes

@@ -60,6 +60,7 @@ export function standInFront(): StandInFront {
     responseOptions: responseOptions('*', 60),
     renderMetrics: () => '',
     health: () => ({ status: 'ok', reasons: [], routes: {}, upstream: { configured: false, reachable: false, lastAnswerAgoMs: null, error: null }, localnet: null, leaderData: null }),
+    receipts: null,
   };
   const handler = jsonRpcEndpoint(deps, table, 'rpc', '/');
 

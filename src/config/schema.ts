@@ -505,6 +505,29 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Landing receipts (docs/receipts.md): what became of every accepted transaction, per route, and where it landed. */
+    receipts: z
+      .object({
+        enabled: z.boolean().default(true),
+        /** Receipts kept (a power of two); the oldest is overwritten first. ~0.5 KB each. */
+        capacity: z
+          .number()
+          .int()
+          .min(1_024)
+          .max(1 << 22)
+          .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
+          .default(131_072),
+        /** A receipt older than this answers 404. */
+        ttlMs: positiveInt.default(600_000),
+        /** How often pending receipts are checked with getSignatureStatuses (the resolution of msToLand). */
+        pollMs: z.number().int().min(50).max(10_000).default(200),
+        /** Followed this long after acceptance at most (a blockhash lives 150 slots, 60-90 s); then not_landed. */
+        trackForMs: positiveInt.default(90_000),
+        /** Receipts followed at once at most; beyond it new ones are `untracked` (counted). */
+        maxTracked: positiveInt.default(20_000),
+      })
+      .strict()
+      .default({}),
     health: z
       .object({
         /**

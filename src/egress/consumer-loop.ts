@@ -36,6 +36,7 @@ import { QuicEgress } from './quic-egress.js';
 import { JitoRoute } from './jito-route.js';
 import { RetryScheduler } from './retry-scheduler.js';
 import { AccountingLog } from './accounting-log.js';
+import { ReceiptWriter } from './receipt-writer.js';
 import { ShutdownReport } from './shutdown-report.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
@@ -74,6 +75,8 @@ export interface EgressTask {
    * when identity.keypairPath names the keypair (loaded from the file, hot-reloaded) or no QUIC route is enabled.
    */
   readonly identitySecret?: Uint8Array;
+  /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
+  readonly receipts?: SharedArrayBuffer;
 }
 
 export interface ConsumerDeps {
@@ -130,8 +133,9 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const routes = deps.routes ?? buildRoutes(task.config, log, task);
   const latency = new LatencyRecorder(task.latencyPort ?? null);
+  const receipts = task.receipts !== undefined ? new ReceiptWriter(task.receipts) : null;
   const retry =
-    deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log });
+    deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log, receipts });
   const hooks = task.attempt === 0 ? task.testHooks : undefined;
   const crashAfter = hooks?.crashAfterRecords ?? -1;
 
@@ -148,6 +152,10 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const outcomes = new Uint8Array(slotCount * ROUTE_COUNT);
   /** 1 once a route answered anything but `sent` (or the benchmark's dropped:discarded) for the record. */
   const troubled = new Uint8Array(slotCount);
+  /** The record's landing-receipt sequence number (0 = none) and, per (slot, route), what the route aimed at. */
+  const seqs = new Uint32Array(slotCount);
+  const routeTargets = new Uint16Array(slotCount * ROUTE_COUNT);
+  const routeTargetSlots = new Float64Array(slotCount * ROUTE_COUNT);
   let inFlight = 0;
   let taken = 0;
   /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
@@ -166,6 +174,10 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       delivered[slot] = 1;
     }
     outcomes[slot * ROUTE_COUNT + routeId] = idx + 1;
+    if (receipts !== null) {
+      const i = slot * ROUTE_COUNT + routeId;
+      receipts.routeOutcome(seqs[slot], routeId, idx, routeTargets[i], routeTargetSlots[i], nowMs());
+    }
     if (idx !== OUTCOME_INDEX.sent && idx !== OUTCOME_INDEX['dropped:discarded']) troubled[slot] = 1;
     counters[egressCounterIndex(routeId, idx)]++;
     if (timed) latency.record(routeId, (nowMs() - receivedAtMs) * 1000);
@@ -240,6 +252,9 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     const keyId = consumer.keyId(slot);
     const mask = consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0);
     masks[slot] = mask;
+    seqs[slot] = consumer.receiptSeq(slot);
+    routeTargets.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
+    routeTargetSlots.fill(-1, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
     const receivedAtMs = consumer.receivedAtMs(slot);
     delivered[slot] = 0;
     troubled[slot] = 0;
@@ -268,16 +283,24 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
           maxRetries: consumer.maxRetries(slot),
           traceId: consumer.traceId(slot),
           receivedAtMs,
+          receiptSeq: seqs[slot],
+          targets: 0,
+          targetSlot: -1,
         };
         views[slot] = view;
       }
       let r: Promise<EgressOutcome> | EgressOutcome;
+      view.targets = 0;
+      view.targetSlot = -1;
       try {
         r = route.send(view);
       } catch (err) {
         routeError(slot, id, receivedAtMs, view.traceId, err);
         continue;
       }
+      // What the route aimed at, read now: the next route's send() resets the view's fields.
+      routeTargets[slot * ROUTE_COUNT + id] = view.targets ?? 0;
+      routeTargetSlots[slot * ROUTE_COUNT + id] = view.targetSlot ?? -1;
       if (typeof r === 'string') {
         outcome(slot, id, r, receivedAtMs, true);
       } else {

@@ -80,6 +80,9 @@ export class DirectRoute implements EgressRoute {
       this.drops.note('dropped:no_leader', tx.traceId);
       return 'dropped:no_leader';
     }
+    // For the landing receipt (src/egress/receipt-writer.ts): how many leaders, and the slot whose leader comes first.
+    tx.targets = targets.length;
+    tx.targetSlot = this.scheduler.currentSlot;
     const ws = this.workers;
     ws.length = targets.length;
     for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);

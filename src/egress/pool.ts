@@ -46,6 +46,8 @@ export interface EgressPoolOptions {
   readonly measurementPort?: () => MessagePort;
   /** A generated relay identity's secret, handed to every consumer task (never written to disk). */
   readonly identitySecret?: Uint8Array;
+  /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
+  readonly receipts?: SharedArrayBuffer;
 }
 
 /** Totals of the egress counters (the `relay_stopped` line): what was accepted and how each route ended it. */
@@ -149,6 +151,7 @@ export class EgressPool {
       snapshot: this.options.snapshot,
       measurementPort: this.options.measurementPort?.(),
       identitySecret: this.options.identitySecret,
+      receipts: this.options.receipts,
     };
     const startedAt = Date.now();
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];

@@ -23,6 +23,7 @@ import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryC
 import { RetryQueue, type RetryEntry } from './retry-queue.js';
 import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from './route.js';
 import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-poller.js';
+import type { ReceiptWriter } from './receipt-writer.js';
 
 /** A blockhash the upstream calls invalid but never called valid is trusted only after this long (upstream lag). */
 export const UNKNOWN_BLOCKHASH_GRACE_MS = 15_000;
@@ -56,10 +57,13 @@ export interface RetrySchedulerDeps {
   readonly log: Logger;
   /** Status source; default: upstream.rpcUrl (none configured: no landing detection, expiry by TTL only). */
   readonly poller?: SignatureStatusPoller | null;
+  /** Where rebroadcast rounds and late first sends are written into the landing receipts; null = receipts off. */
+  readonly receipts?: ReceiptWriter | null;
 }
 
 export class RetryScheduler {
   readonly queue: RetryQueue;
+  private readonly receipts: ReceiptWriter | null;
   private readonly routes: readonly (EgressRoute | null | undefined)[];
   private readonly counters: Float64Array;
   private readonly log: Logger;
@@ -81,6 +85,7 @@ export class RetryScheduler {
 
   constructor(deps: RetrySchedulerDeps) {
     const r = deps.config.retries;
+    this.receipts = deps.receipts ?? null;
     this.routes = deps.routes;
     this.counters = deps.counters;
     this.log = deps.log;
@@ -198,6 +203,7 @@ export class RetryScheduler {
 
   private rebroadcast(e: RetryEntry, now: number): void {
     e.rounds++;
+    this.receipts?.rebroadcast(e.view.receiptSeq ?? 0);
     if (e.retriesLeft > 0) e.retriesLeft--;
     e.nextSendAt = now + this.intervalMs;
     for (let id = 0; id < ROUTE_COUNT; id++) {
@@ -208,6 +214,8 @@ export class RetryScheduler {
         continue;
       }
       let r: Promise<EgressOutcome> | EgressOutcome;
+      e.view.targets = 0;
+      e.view.targetSlot = -1;
       try {
         r = route.send(e.view);
       } catch (err) {
@@ -215,19 +223,32 @@ export class RetryScheduler {
         this.rebroadcastOutcome(e, id, 'failed');
         continue;
       }
+      const targets = e.view.targets ?? 0;
+      const targetSlot = e.view.targetSlot ?? -1;
       if (typeof r === 'string') {
+        this.receiptOutcome(e, id, r, targets, targetSlot);
         this.rebroadcastOutcome(e, id, r);
         continue;
       }
       e.inFlight++;
       r.then(
-        (o) => this.answered(e, id, o),
+        (o) => {
+          this.receiptOutcome(e, id, o, targets, targetSlot);
+          this.answered(e, id, o);
+        },
         (err: unknown) => {
           this.txLog.note('error', 'rejected', { traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route rejected');
           this.answered(e, id, 'failed');
         },
       );
     }
+  }
+
+  /** A route that first sends on a rebroadcast gets its first-send time in the receipt. */
+  private receiptOutcome(e: RetryEntry, routeId: number, o: EgressOutcome, targets: number, targetSlot: number): void {
+    if (this.receipts === null || this.closed) return;
+    const idx = OUTCOME_INDEX[o];
+    if (idx !== undefined) this.receipts.rebroadcastOutcome(e.view.receiptSeq ?? 0, routeId, idx, targets, targetSlot, performance.timeOrigin + performance.now());
   }
 
   private answered(e: RetryEntry, routeId: number, o: EgressOutcome): void {

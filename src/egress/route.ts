@@ -25,6 +25,15 @@ export interface TxView {
   readonly traceId: string;
   /** Wall-clock ms (performance.timeOrigin + performance.now()) when the front thread received the request. */
   readonly receivedAtMs: number;
+  /** The landing receipt's sequence number (src/shm/receipts-layout.ts); 0 or absent = none. */
+  readonly receiptSeq?: number;
+  /**
+   * Written by a fanning-out route during send(), before it returns or awaits, for the receipt: how many leaders or
+   * peers it wrote the transaction to, and the slot whose leader it aimed at first (-1: not leader-based). The loop
+   * resets both before each route's send().
+   */
+  targets?: number;
+  targetSlot?: number;
 }
 
 export interface EgressRoute {

@@ -67,6 +67,11 @@ export class Scheduler {
     return this.cached;
   }
 
+  /** The slot the last targets() call computed for (the current leader's slot), -2 before the first. */
+  get currentSlot(): number {
+    return this.slot;
+  }
+
   /**
    * Connections to keep open now (current window + `lookahead` windows ahead), or null when unchanged since the
    * last call (the caller then has nothing to do).

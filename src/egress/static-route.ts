@@ -45,6 +45,7 @@ export class StaticRoute implements EgressRoute {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.cache;
     if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+    tx.targets = this.peers.length; // for the landing receipt
     const ws = this.workers;
     ws.length = this.peers.length;
     for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], this.labels[i]);

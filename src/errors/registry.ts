@@ -88,6 +88,8 @@ export const Errors = Object.freeze({
   UNSUPPORTED_MEDIA_TYPE: spec(41, 'unsupported_media_type', -32600, 415, 415, 'Unsupported media type'),
   METHOD_NOT_ALLOWED: spec(42, 'method_not_allowed', -32600, 405, 405, 'Method not allowed'),
   NOT_FOUND: spec(43, 'not_found', -32601, 404, 404, 'Not found'),
+  // GET /v1/transactions/{signature} (docs/receipts.md): unknown, another key's, or older than receipts.ttlMs.
+  RECEIPT_NOT_FOUND: spec(44, 'receipt_not_found', -32602, 200, 404, "Not found: no receipt for this signature under this API key (unknown, another key's, or older than receipts.ttlMs)"),
 });
 
 export type ErrorName = keyof typeof Errors;

@@ -2,6 +2,7 @@
 import type { Config } from '../config/schema.js';
 import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
+import type { Receipts } from '../receipts/receipts.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import type { KeyTable } from './auth.js';
@@ -24,4 +25,6 @@ export interface FrontDeps {
   renderMetrics(): string;
   /** What the relay can deliver now (src/health/health-monitor.ts): GET /health and its JSON detail. */
   health(): HealthReport;
+  /** Landing receipts (src/receipts/); null when receipts.enabled is false. */
+  readonly receipts: Receipts | null;
 }

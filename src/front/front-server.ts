@@ -9,6 +9,7 @@ import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { answerCorsPreflight, restErrorBody, RequestState, writeResponse, JSON_TYPE, TEXT_TYPE } from './http.js';
 import type { Uws } from '../native/uws.js';
+import { receiptEndpoint } from '../receipts/receipt-endpoint.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
 import { requestIdFor } from './request-id.js';
@@ -79,6 +80,7 @@ export class FrontServer {
     app.post('/v1/submit', submitEndpoint(this.deps));
     app.post('/v1/transactions', transactionsEndpoint(this.deps));
     app.post('/v1/sendTransaction', jsonRpcEndpoint(this.deps, this.relayRpcMethods, 'relay', '/v1/sendTransaction'));
+    app.get('/v1/transactions/:signature', receiptEndpoint(this.deps));
     commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction'), 404);
     return app;
   }

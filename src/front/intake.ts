@@ -7,6 +7,7 @@
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
 import { Errors, Failure, failureOf } from '../errors/registry.js';
+import type { Receipts } from '../receipts/receipts.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
   createParsedTransaction,
@@ -54,7 +55,15 @@ export class Intake {
      * the transaction's routes when deciding whether anything can deliver it.
      */
     private readonly addedRouteMasks: Uint32Array = new Uint32Array(0),
+    /** Landing receipts (src/receipts/); null = off. */
+    private readonly receipts: Receipts | null = null,
   ) {}
+
+  /** The landing receipt's sequence number for a transaction about to be published (0 = receipts off). */
+  private receiptFor(signature: string, meta: SubmissionMeta): number {
+    const r = this.receipts;
+    return r === null ? 0 : r.accept(signature, meta, meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
+  }
 
   /** Stop accepting (shutdown). Later submissions get SHUTTING_DOWN. */
   close(): void {
@@ -98,7 +107,7 @@ export class Intake {
     if (refused !== null) return refused;
     if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
-    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
+    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, this.receiptFor(signature, meta));
     return signature;
   }
 
@@ -147,7 +156,7 @@ export class Intake {
     const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
-    ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId);
+    ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, this.receiptFor(tx.signature, meta));
     return tx.signature;
   }
 

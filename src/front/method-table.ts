@@ -9,9 +9,10 @@ import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { simulateTransactionMethod } from '../rpc/simulate/simulate-transaction.js';
 import { passthroughMethods } from '../rpc/passthrough/passthrough-methods.js';
 import { prioritizationFeesMethod } from '../rpc/fees/get-recent-prioritization-fees.js';
+import { getTransactionReceiptMethod } from '../receipts/get-transaction-receipt.js';
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
-export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'>;
+export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'> & { readonly receipts?: FrontDeps['receipts'] };
 
 function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): SendTransactionDeps {
   return {
@@ -47,6 +48,8 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
     ...passthrough.table,
     ['sendTransaction', send],
     ['getLeaderSlots', leaderSlots],
+    // slotrelay's extension: the landing receipt of a transaction this key sent (docs/receipts.md).
+    ['getTransactionReceipt', getTransactionReceiptMethod(deps.receipts ?? null)],
     ['simulateTransaction', simulateTransactionMethod({ intake: deps.intake, upstream: deps.upstream, timeoutMs: deps.config.upstream.requestTimeoutMs })],
     ['getRecentPrioritizationFees', fees.handler],
   ]);

@@ -14,7 +14,7 @@ export class TextBuilder {
   private readonly lines: string[] = [];
   private readonly declared = new Set<string>();
 
-  declare(name: string, type: 'counter' | 'gauge' | 'summary', help: string): this {
+  declare(name: string, type: 'counter' | 'gauge' | 'summary' | 'histogram', help: string): this {
     if (!this.declared.has(name)) {
       this.declared.add(name);
       this.lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);

@@ -17,7 +17,7 @@
 // mid-send leaves it below HEAD and above TAIL: its replacement resends it (at-least-once, never lost).
 
 export const RING_MAGIC = 0x534c5452; // 'SLTR'
-export const RING_LAYOUT_VERSION = 1;
+export const RING_LAYOUT_VERSION = 2; // 2: REC_RECEIPT_SEQ in the former flags word
 
 export const CTL_BYTES = 256;
 export const CTL_MAGIC = 0;
@@ -38,7 +38,7 @@ export const REC_MAX_RETRIES = 12; // i32: sendTransaction maxRetries, -1 when t
 /** Largest maxRetries a record holds; larger client values are clamped to it (the rebroadcast outlives the blockhash). */
 export const MAX_RETRIES_I32 = 0x7fffffff;
 export const REC_RECEIVED_AT_MS = 16; // f64: performance.timeOrigin + performance.now() at request arrival
-export const REC_FLAGS = 24; // u32: reserved for per-record flags (0 today)
+export const REC_RECEIPT_SEQ = 24; // u32: the landing receipt's sequence number (src/shm/receipts-layout.ts), 0 = none
 export const REC_TRACE_LENGTH = 28; // u8: length of the ASCII trace id
 export const REC_TRACE = 29; // up to TRACE_MAX_BYTES of ASCII trace id (x-request-id or generated)
 export const TRACE_MAX_BYTES = 64;

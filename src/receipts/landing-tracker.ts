@@ -1,0 +1,136 @@
+// Landing detection for the receipts (front thread, cold: one timer; the upstream calls are async and never block a
+// request). Every pollMs the tracker asks the upstream's getSignatureStatuses (256 signatures per call, Agave's
+// limit, at most MAX_CALLS_PER_POLL calls) about the receipts still pending, in acceptance order. A status with a
+// slot means landed (its err, if any, is the on-chain error); the tracker keeps asking until the status is
+// confirmed or finalized so the receipt shows the final confirmation. A receipt older than trackForMs without a
+// status is `not_landed` (its blockhash has expired by then). At most maxTracked receipts are followed; beyond that
+// new ones are `untracked` (counted), so a flood cannot make the poll unbounded. ms-to-land is measured at the poll
+// that first saw the status: its resolution is pollMs (docs/receipts.md).
+import type { Logger } from '../log/logger.js';
+import { SummarizedLog } from '../log/summarized-log.js';
+import type { LeaderSource } from '../telemetry/leader-source.js';
+import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
+import { LANDING, type ReceiptTable } from './receipt-table.js';
+import type { ReceiptMetrics } from './receipt-metrics.js';
+
+const MAX_SIGNATURES_PER_CALL = 256;
+const MAX_CALLS_PER_POLL = 8;
+
+export interface LandingTrackerOptions {
+  readonly pollMs: number;
+  readonly trackForMs: number;
+  readonly maxTracked: number;
+  readonly timeoutMs: number;
+}
+
+interface SignatureStatus {
+  readonly slot: number;
+  readonly err: unknown;
+  readonly confirmationStatus?: string | null;
+}
+
+export class LandingTracker {
+  /** Receipts being followed, in acceptance order (landed-but-not-confirmed ones stay until confirmed). */
+  private pending: number[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+  private readonly failures: SummarizedLog;
+
+  constructor(
+    private readonly table: ReceiptTable,
+    private readonly upstream: UpstreamRpcClient,
+    private readonly leaders: LeaderSource | null,
+    private readonly metrics: ReceiptMetrics,
+    private readonly o: LandingTrackerOptions,
+    log: Logger,
+  ) {
+    this.failures = new SummarizedLog(log);
+  }
+
+  /** HOT (after accept): follow this receipt, if there is room. */
+  track(seq: number): void {
+    if (this.pending.length >= this.o.maxTracked) {
+      this.table.setLandingState(seq, LANDING.untracked);
+      this.metrics.untracked++;
+      return;
+    }
+    this.pending.push(seq);
+  }
+
+  get tracked(): number {
+    return this.pending.length;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.poll(), this.o.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.failures.close();
+  }
+
+  /** One round (exported for tests through start()). Never overlaps itself. */
+  async poll(): Promise<void> {
+    if (this.polling || this.pending.length === 0) return;
+    this.polling = true;
+    try {
+      const now = Date.now();
+      const keep: number[] = [];
+      const ask: number[] = [];
+      for (const seq of this.pending) {
+        if (!this.table.current(seq)) continue; // overwritten by newer receipts
+        const landed = this.table.landingState(seq) === LANDING.landed;
+        if (now - this.table.acceptedAt(seq) > this.o.trackForMs) {
+          if (!landed) {
+            this.table.setLandingState(seq, LANDING.notLanded);
+            this.metrics.notLanded++;
+          }
+          continue;
+        }
+        keep.push(seq);
+        if (ask.length < MAX_SIGNATURES_PER_CALL * MAX_CALLS_PER_POLL) ask.push(seq);
+      }
+      this.pending = keep;
+      const done = new Set<number>();
+      for (let i = 0; i < ask.length; i += MAX_SIGNATURES_PER_CALL) {
+        const chunk = ask.slice(i, i + MAX_SIGNATURES_PER_CALL);
+        let statuses: { value: (SignatureStatus | null)[] };
+        try {
+          statuses = await this.upstream.call<{ value: (SignatureStatus | null)[] }>(
+            'getSignatureStatuses',
+            [chunk.map((s) => this.table.signatureOf(s)), { searchTransactionHistory: false }],
+            this.o.timeoutMs,
+          );
+        } catch (err) {
+          this.failures.note('warn', 'status_poll', { err: err instanceof Error ? err.message : String(err) }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
+          break;
+        }
+        const observedAt = Date.now();
+        const values = Array.isArray(statuses?.value) ? statuses.value : [];
+        for (let k = 0; k < chunk.length; k++) {
+          const st = values[k];
+          if (st === null || st === undefined || typeof st.slot !== 'number') continue;
+          const seq = chunk[k];
+          if (!this.table.current(seq)) continue;
+          const first = this.table.landingState(seq) !== LANDING.landed;
+          const previous = first ? null : this.table.toJson(seq).landed;
+          this.table.setLanded(seq, {
+            slot: st.slot,
+            err: st.err ?? null,
+            confirmationStatus: st.confirmationStatus ?? null,
+            observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
+            leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
+          });
+          if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), st.err !== null && st.err !== undefined);
+          if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') done.add(seq);
+        }
+      }
+      if (done.size > 0) this.pending = this.pending.filter((s) => !done.has(s));
+    } finally {
+      this.polling = false;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// Landing metrics from the receipts (front thread, cold: updated by the landing tracker, rendered per scrape).
+//   slotrelay_receipts_landed_total{route}     landed transactions by the route that sent first ("none": no route
+//                                              reported a send, e.g. it landed through a client's own resend)
+//   slotrelay_receipts_landed_failed_total      of those, landed with an on-chain error
+//   slotrelay_receipts_not_landed_total         no status within receipts.trackForMs
+//   slotrelay_receipts_untracked_total          not followed: receipts.maxTracked were already being followed
+//   slotrelay_slots_to_land                     histogram of slots from acceptance to the landed slot
+import { ROUTE_BY_ID } from '../shm/layout.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
+
+/** Upper bounds of the slots-to-land buckets (a leader window is 4 slots; 150 slots is a blockhash's lifetime). */
+const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 150] as const;
+
+export class ReceiptMetrics {
+  private readonly landedByRoute = new Map<string, number>([...ROUTE_BY_ID, 'none'].map((r) => [r, 0]));
+  private landedFailed = 0;
+  notLanded = 0;
+  untracked = 0;
+  private readonly buckets = new Float64Array(SLOT_BUCKETS.length + 1);
+  private slotsSum = 0;
+  private slotsCount = 0;
+
+  landed(firstRoute: string | null, slotsToLand: number | null, failed: boolean): void {
+    const r = firstRoute ?? 'none';
+    this.landedByRoute.set(r, (this.landedByRoute.get(r) ?? 0) + 1);
+    if (failed) this.landedFailed++;
+    if (slotsToLand === null) return;
+    let b = SLOT_BUCKETS.findIndex((ub) => slotsToLand <= ub);
+    if (b < 0) b = SLOT_BUCKETS.length;
+    this.buckets[b]++;
+    this.slotsSum += slotsToLand;
+    this.slotsCount++;
+  }
+
+  render(tb: TextBuilder, tracked: number, kept: number): void {
+    tb.declare('slotrelay_receipts_landed_total', 'counter', 'Accepted transactions seen landed, by the route that sent first');
+    for (const [route, n] of this.landedByRoute) tb.sample('slotrelay_receipts_landed_total', { route }, n);
+    tb.declare('slotrelay_receipts_landed_failed_total', 'counter', 'Landed transactions whose execution failed on chain');
+    tb.sample('slotrelay_receipts_landed_failed_total', {}, this.landedFailed);
+    tb.declare('slotrelay_receipts_not_landed_total', 'counter', 'Accepted transactions with no status within receipts.trackForMs');
+    tb.sample('slotrelay_receipts_not_landed_total', {}, this.notLanded);
+    tb.declare('slotrelay_receipts_untracked_total', 'counter', 'Accepted transactions whose landing was not followed (receipts.maxTracked reached)');
+    tb.sample('slotrelay_receipts_untracked_total', {}, this.untracked);
+    tb.declare('slotrelay_receipts_tracked', 'gauge', 'Receipts whose landing is being followed now');
+    tb.sample('slotrelay_receipts_tracked', {}, tracked);
+    tb.declare('slotrelay_receipts_kept', 'gauge', 'Receipts held (bounded by receipts.capacity)');
+    tb.sample('slotrelay_receipts_kept', {}, kept);
+    tb.declare('slotrelay_slots_to_land', 'histogram', 'Slots from acceptance to the slot the transaction landed in');
+    let cumulative = 0;
+    SLOT_BUCKETS.forEach((ub, i) => {
+      cumulative += this.buckets[i];
+      tb.sample('slotrelay_slots_to_land_bucket', { le: ub }, cumulative);
+    });
+    cumulative += this.buckets[SLOT_BUCKETS.length];
+    tb.sample('slotrelay_slots_to_land_bucket', { le: '+Inf' }, cumulative);
+    tb.sample('slotrelay_slots_to_land_sum', {}, this.slotsSum);
+    tb.sample('slotrelay_slots_to_land_count', {}, this.slotsCount);
+  }
+}

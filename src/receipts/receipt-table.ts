@@ -1,0 +1,232 @@
+// Landing receipts, the front thread's side (docs/receipts.md). accept() is on the HOT path (one per accepted
+// transaction: a Map.set and a few typed-array stores, before the record is published, so a worker never sees a
+// record whose receipt is not there yet); lookups and landing updates are cold. Bounded memory: `capacity` entries
+// (a power of two) in a ring indexed by sequence number, the oldest overwritten first, each also expiring after ttlMs.
+// The per-route part (outcome, first send, targets, rebroadcasts) lives in a SharedArrayBuffer the egress workers
+// write (src/shm/receipts-layout.ts, src/egress/receipt-writer.ts); the rest lives here.
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
+import { createReceiptsBuffer, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
+
+/** Where a receipt's landing stands. */
+export const LANDING = Object.freeze({ pending: 0, landed: 1, notLanded: 2, untracked: 3 } as const);
+const LANDING_NAMES = ['pending', 'landed', 'not_landed', 'untracked'] as const;
+
+export interface ReceiptTableOptions {
+  /** Entries kept (a power of two); the oldest is overwritten by the newest. */
+  readonly capacity: number;
+  /** A receipt older than this is gone (404), whatever the capacity. */
+  readonly ttlMs: number;
+}
+
+export interface Landing {
+  readonly slot: number;
+  readonly err: unknown;
+  readonly confirmationStatus: string | null;
+  readonly observedAtMs: number;
+  /** The landed slot's leader, when the relay's leader data knew it. */
+  readonly leader: string | null;
+}
+
+/** A receipt as answered (GET /v1/transactions/{signature}, getTransactionReceipt). */
+export interface ReceiptJson {
+  readonly signature: string;
+  readonly requestId: string;
+  readonly acceptedAt: number;
+  readonly acceptedSlot: number | null;
+  readonly routes: Record<string, RouteReceiptJson>;
+  readonly rebroadcasts: number;
+  readonly status: 'pending' | 'landed' | 'landed_failed' | 'not_landed' | 'untracked';
+  readonly landed: {
+    readonly slot: number;
+    readonly leader: string | null;
+    readonly slotsToLand: number | null;
+    readonly msToLand: number;
+    readonly err: unknown;
+    readonly confirmationStatus: string | null;
+    readonly firstRoute: string | null;
+  } | null;
+}
+
+export interface RouteReceiptJson {
+  /** `pending` until the route answered; then one of the egress outcomes (sent, failed, dropped:<reason>). */
+  readonly outcome: string;
+  /** Wall-clock ms of the route's first successful send (first send or a rebroadcast), null if none. */
+  readonly firstSentAt: number | null;
+  /** Leaders (direct) or peers (static) the transaction was written to; 0 for the HTTP routes. */
+  readonly targets: number;
+  /** direct: the slot whose leader it was aimed at first. */
+  readonly leaderSlot: number | null;
+}
+
+export class ReceiptTable {
+  readonly sab: SharedArrayBuffer;
+  private readonly v: ReceiptViews;
+  private nextSeq = 1;
+  private readonly bySignature = new Map<string, number>();
+  private readonly signatures: (string | null)[];
+  private readonly requestIds: (string | null)[];
+  private readonly keyIds: Int32Array;
+  private readonly routeMasks: Uint8Array;
+  private readonly acceptedAtMs: Float64Array;
+  private readonly acceptedSlot: Float64Array;
+  private readonly landing: Uint8Array;
+  private readonly landings: (Landing | null)[];
+
+  constructor(private readonly o: ReceiptTableOptions) {
+    this.sab = createReceiptsBuffer(o.capacity);
+    this.v = receiptViews(this.sab);
+    const n = o.capacity;
+    this.signatures = new Array<string | null>(n).fill(null);
+    this.requestIds = new Array<string | null>(n).fill(null);
+    this.keyIds = new Int32Array(n).fill(-1);
+    this.routeMasks = new Uint8Array(n);
+    this.acceptedAtMs = new Float64Array(n);
+    this.acceptedSlot = new Float64Array(n);
+    this.landing = new Uint8Array(n);
+    this.landings = new Array<Landing | null>(n).fill(null);
+  }
+
+  get size(): number {
+    return this.bySignature.size;
+  }
+
+  /**
+   * HOT. A new receipt for an accepted transaction; returns its sequence number, which the ring record carries.
+   * `slot` is the cluster slot the relay knows now (-1 unknown).
+   */
+  accept(signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): number {
+    const seq = this.nextSeq;
+    this.nextSeq = seq === 0xffffffff ? 1 : seq + 1; // 0 means "no receipt"
+    const v = this.v;
+    const e = seq & v.mask;
+    const old = this.signatures[e];
+    if (old !== null && this.bySignature.get(old) === v.seq[e]) this.bySignature.delete(old);
+    Atomics.store(v.seq, e, seq);
+    v.rebroadcasts[e] = 0;
+    const r = e * ROUTE_COUNT;
+    v.outcome.fill(0, r, r + ROUTE_COUNT);
+    v.targets.fill(0, r, r + ROUTE_COUNT);
+    v.sentAtMs.fill(0, r, r + ROUTE_COUNT);
+    v.targetSlot.fill(-1, r, r + ROUTE_COUNT);
+    this.signatures[e] = signature;
+    this.requestIds[e] = requestId;
+    this.keyIds[e] = keyId;
+    this.routeMasks[e] = routeMask;
+    this.acceptedAtMs[e] = acceptedAtMs;
+    this.acceptedSlot[e] = slot;
+    this.landing[e] = LANDING.pending;
+    this.landings[e] = null;
+    // A resubmitted transaction (same signature) points at its newest receipt.
+    this.bySignature.set(signature, seq);
+    return seq;
+  }
+
+  /** The live receipt of `signature` for `keyId`, or -1 (unknown, another key's, overwritten, or expired). */
+  find(signature: string, keyId: number, nowMs: number): number {
+    const seq = this.bySignature.get(signature);
+    if (seq === undefined || !this.current(seq)) return -1;
+    const e = seq & this.v.mask;
+    if (this.keyIds[e] !== keyId) return -1;
+    if (nowMs - this.acceptedAtMs[e] > this.o.ttlMs) return -1;
+    return seq;
+  }
+
+  /** Whether `seq` still owns its entry. */
+  current(seq: number): boolean {
+    return this.v.seq[seq & this.v.mask] === seq;
+  }
+
+  signatureOf(seq: number): string {
+    return this.signatures[seq & this.v.mask] ?? '';
+  }
+
+  acceptedAt(seq: number): number {
+    return this.acceptedAtMs[seq & this.v.mask];
+  }
+
+  landingState(seq: number): number {
+    return this.landing[seq & this.v.mask];
+  }
+
+  /** The landing tracker's verdicts (cold). */
+  setLanded(seq: number, landing: Landing): void {
+    if (!this.current(seq)) return;
+    const e = seq & this.v.mask;
+    this.landing[e] = LANDING.landed;
+    this.landings[e] = landing;
+  }
+
+  setLandingState(seq: number, state: number): void {
+    if (this.current(seq)) this.landing[seq & this.v.mask] = state;
+  }
+
+  /** The route that sent first (earliest first-send time), or null when none has sent. */
+  firstRoute(seq: number): string | null {
+    const e = seq & this.v.mask;
+    let best = -1;
+    let at = Infinity;
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      const t = this.v.sentAtMs[e * ROUTE_COUNT + id];
+      if (t > 0 && t < at) {
+        at = t;
+        best = id;
+      }
+    }
+    return best < 0 ? null : ROUTE_BY_ID[best];
+  }
+
+  /** Slots from acceptance to landing, or null when the accepted slot was unknown. */
+  slotsToLand(seq: number, landedSlot: number): number | null {
+    const accepted = this.acceptedSlot[seq & this.v.mask];
+    return accepted < 0 ? null : Math.max(0, landedSlot - accepted);
+  }
+
+  /** The receipt as answered (cold: allocates the answer). */
+  toJson(seq: number): ReceiptJson {
+    const v = this.v;
+    const e = seq & v.mask;
+    const routes: Record<string, RouteReceiptJson> = {};
+    const mask = this.routeMasks[e];
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      const i = e * ROUTE_COUNT + id;
+      const o = v.outcome[i];
+      // Routes the relay added on its own (static everyTransaction) show up once they answered.
+      if ((mask & (1 << id)) === 0 && o === 0) continue;
+      const sentAt = v.sentAtMs[i];
+      const slot = v.targetSlot[i];
+      routes[ROUTE_BY_ID[id]] = {
+        outcome: o === 0 ? 'pending' : EGRESS_OUTCOMES[o - 1],
+        firstSentAt: sentAt > 0 ? Math.round(sentAt) : null,
+        targets: v.targets[i],
+        leaderSlot: slot >= 0 ? slot : null,
+      };
+    }
+    const state = this.landing[e];
+    const l = this.landings[e];
+    const acceptedAt = this.acceptedAtMs[e];
+    const acceptedSlot = this.acceptedSlot[e];
+    let status: ReceiptJson['status'] = LANDING_NAMES[state];
+    if (state === LANDING.landed && l !== null && l.err !== null) status = 'landed_failed';
+    return {
+      signature: this.signatures[e] ?? '',
+      requestId: this.requestIds[e] ?? '',
+      acceptedAt: Math.round(acceptedAt),
+      acceptedSlot: acceptedSlot >= 0 ? acceptedSlot : null,
+      routes,
+      rebroadcasts: v.rebroadcasts[e],
+      status,
+      landed:
+        state === LANDING.landed && l !== null
+          ? {
+              slot: l.slot,
+              leader: l.leader,
+              slotsToLand: this.slotsToLand(seq, l.slot),
+              msToLand: Math.max(0, Math.round(l.observedAtMs - acceptedAt)),
+              err: l.err,
+              confirmationStatus: l.confirmationStatus,
+              firstRoute: this.firstRoute(seq),
+            }
+          : null,
+    };
+  }
+}

@@ -1,0 +1,72 @@
+// Landing receipts as one part of the relay (front thread; accept() HOT, the rest cold): the table, the landing
+// tracker and the metrics, built once from config.receipts by main.ts. Intake calls accept() for every transaction
+// it publishes; the relay host's GET /v1/transactions/{signature} and the JSON-RPC host's getTransactionReceipt
+// read them. docs/receipts.md.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../log/logger.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
+import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
+import type { LeaderSource } from '../telemetry/leader-source.js';
+import { LandingTracker } from './landing-tracker.js';
+import { ReceiptMetrics } from './receipt-metrics.js';
+import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
+
+/** What intake knows about an accepted transaction. */
+export interface AcceptedTransaction {
+  readonly keyId: number;
+  readonly routeMask: number;
+  readonly receivedAtMs: number;
+  readonly traceId: string;
+}
+
+export class Receipts {
+  readonly table: ReceiptTable;
+  private readonly tracker: LandingTracker | null;
+  private readonly metrics = new ReceiptMetrics();
+
+  constructor(
+    config: Readonly<Config>,
+    upstream: UpstreamRpcClient | null,
+    private readonly leaders: LeaderSource | null,
+    log: Logger,
+  ) {
+    const o = config.receipts;
+    this.table = new ReceiptTable({ capacity: o.capacity, ttlMs: o.ttlMs });
+    this.tracker =
+      upstream === null
+        ? null
+        : new LandingTracker(this.table, upstream, leaders, this.metrics, { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs: config.upstream.requestTimeoutMs }, log);
+  }
+
+  /** The buffer the egress workers write route outcomes into. */
+  get sab(): SharedArrayBuffer {
+    return this.table.sab;
+  }
+
+  /** HOT: a receipt for a transaction being published; returns the sequence number its ring record carries. */
+  accept(signature: string, t: AcceptedTransaction, routeMask: number): number {
+    const slot = this.leaders?.currentSlot() ?? -1;
+    const seq = this.table.accept(signature, t.keyId, routeMask, t.traceId, t.receivedAtMs, slot);
+    if (this.tracker !== null) this.tracker.track(seq);
+    else this.table.setLandingState(seq, LANDING.untracked);
+    return seq;
+  }
+
+  /** The receipt of `signature` as `keyId` may see it, or null (unknown, another key's, or expired). */
+  lookup(signature: string, keyId: number): ReceiptJson | null {
+    const seq = this.table.find(signature, keyId, Date.now());
+    return seq < 0 ? null : this.table.toJson(seq);
+  }
+
+  start(): void {
+    this.tracker?.start();
+  }
+
+  stop(): void {
+    this.tracker?.stop();
+  }
+
+  render(tb: TextBuilder): void {
+    this.metrics.render(tb, this.tracker?.tracked ?? 0, this.table.size);
+  }
+}

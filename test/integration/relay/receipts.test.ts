@@ -1,0 +1,132 @@
+// Landing receipts (issue #13 item 2) against real relays on the embedded localnet: a transaction accepted over HTTP
+// gets a receipt that moves from pending to landed with the slot, the leader, slots and ms to land and the route
+// that sent first; the direct route records the leaders it aimed at; an on-chain failure shows as landed_failed with
+// its error; only the submitting key sees the receipt (another key gets 404, JSON-RPC null); the metrics count it.
+import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+let relay: RelayHandle;
+let localnet: Connection;
+const payer = Keypair.generate();
+
+async function transfer(lamports: number): Promise<string> {
+  const { blockhash, lastValidBlockHeight } = await localnet.getLatestBlockhash('confirmed');
+  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports }),
+  );
+  tx.sign(payer);
+  return tx.serialize().toString('base64');
+}
+
+async function submit(r: RelayHandle, tx: string, routes?: string[]): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${r.relayUrl}/v1/submit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ transaction: tx, ...(routes ? { routes } : {}), maxRetries: 0 }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function receipt(r: RelayHandle, signature: string, key: string | null = TEST_KEY): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${r.relayUrl}/v1/transactions/${signature}`, { headers: key === null ? {} : { 'x-api-key': key } });
+  return { status: res.status, json: await res.json() };
+}
+
+function localnetUrl(r: RelayHandle): string {
+  const started = r.logs.map((l) => (l.includes('"event":"localnet_started"') ? (JSON.parse(l) as { rpcUrl: string }) : null)).find((x) => x !== null);
+  return started!.rpcUrl;
+}
+
+beforeAll(async () => {
+  relay = await startRelay({ routes: { direct: { enabled: true } }, receipts: { pollMs: 100 } });
+  localnet = new Connection(localnetUrl(relay), 'confirmed');
+  const sig = await localnet.requestAirdrop(payer.publicKey, 5 * LAMPORTS_PER_SOL);
+  const latest = await localnet.getLatestBlockhash('confirmed');
+  await localnet.confirmTransaction({ signature: sig, ...latest }, 'confirmed');
+  // The direct route is offered once the relay has fresh leader data (its health monitor says so within a second).
+  await waitFor('direct deliverable', async () => (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as any, (h) => h.routes.direct.deliverable === true, 15_000);
+}, 60_000);
+
+afterAll(async () => {
+  await relay?.stop('SIGTERM');
+});
+
+describe('landing receipts', () => {
+  it('moves from pending to landed: slot, leader, slots and ms to land, the route that sent first', async () => {
+    const accepted = await submit(relay, await transfer(2_000_000), ['rpc']);
+    expect(accepted.status).toBe(200);
+    const signature = accepted.json.signature as string;
+    const first = await receipt(relay, signature);
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({ signature, requestId: expect.any(String), acceptedAt: expect.any(Number), rebroadcasts: 0 });
+    expect(['pending', 'landed']).toContain(first.json.status);
+    expect(Object.keys(first.json.routes)).toEqual(['rpc']);
+
+    const landed = await waitFor('landed', () => receipt(relay, signature), (r) => r.json.status === 'landed', 20_000);
+    const r = landed.json;
+    expect(r.routes.rpc).toMatchObject({ outcome: 'sent', firstSentAt: expect.any(Number), targets: 0, leaderSlot: null });
+    expect(r.landed).toMatchObject({ slot: expect.any(Number), err: null, firstRoute: 'rpc' });
+    expect(r.landed.slotsToLand).toBeGreaterThanOrEqual(0);
+    expect(r.landed.msToLand).toBeGreaterThan(0);
+    expect(typeof r.landed.leader).toBe('string');
+    // The slot it reports is the one the cluster says.
+    const status = (await localnet.getSignatureStatuses([signature])).value[0];
+    expect(status?.slot).toBe(r.landed.slot);
+    expect(r.acceptedSlot).toBeLessThanOrEqual(r.landed.slot);
+  });
+
+  it('the direct route records how many leaders it wrote to and which slot it aimed at', async () => {
+    const accepted = await submit(relay, await transfer(2_000_000), ['direct']);
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+    const landed = await waitFor('landed by direct', () => receipt(relay, accepted.json.signature), (r) => r.json.status === 'landed', 20_000);
+    expect(landed.json.routes.direct).toMatchObject({ outcome: 'sent', targets: expect.any(Number), leaderSlot: expect.any(Number) });
+    expect(landed.json.routes.direct.targets).toBeGreaterThanOrEqual(1);
+    expect(landed.json.landed.firstRoute).toBe('direct');
+    expect(landed.json.landed.slot).toBeGreaterThanOrEqual(landed.json.routes.direct.leaderSlot);
+  });
+
+  it('an on-chain failure lands as landed_failed with its error', async () => {
+    // More than the payer has: fails in execution, still lands (the fee is charged).
+    const accepted = await submit(relay, await transfer(50 * LAMPORTS_PER_SOL), ['rpc']);
+    expect(accepted.status).toBe(200);
+    const failed = await waitFor('landed failed', () => receipt(relay, accepted.json.signature), (r) => r.json.status === 'landed_failed', 20_000);
+    expect(failed.json.landed.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+  });
+
+  it('only the submitting key sees the receipt; JSON-RPC getTransactionReceipt answers the same or null', async () => {
+    const accepted = await submit(relay, await transfer(1_000_000), ['rpc']);
+    const signature = accepted.json.signature as string;
+    const other = await receipt(relay, signature, OTHER_KEY);
+    expect(other.status).toBe(404);
+    expect(other.json).toEqual({
+      error: { code: -32602, reason: 'receipt_not_found', message: "Not found: no receipt for this signature under this API key (unknown, another key's, or older than receipts.ttlMs)" },
+    });
+    expect((await receipt(relay, signature, null)).status).toBe(401);
+    const bad = await receipt(relay, 'not-a-signature');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.reason).toBe('invalid_params');
+
+    const rpc = async (key: string) =>
+      (await (
+        await fetch(relay.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 'rc', method: 'getTransactionReceipt', params: [signature] }),
+        })
+      ).json()) as any;
+    const mine = await rpc(TEST_KEY);
+    expect(mine.id).toBe('rc');
+    expect(mine.result).toMatchObject({ signature, routes: { rpc: expect.any(Object) } });
+    expect((await rpc(OTHER_KEY)).result).toBeNull();
+  });
+
+  it('counts landings per route and slots-to-land in /metrics', async () => {
+    const metrics = await (await fetch(`${relay.relayUrl}/metrics`)).text();
+    expect(metrics).toMatch(/slotrelay_receipts_landed_total\{route="rpc"\} [1-9]/);
+    expect(metrics).toMatch(/slotrelay_receipts_landed_total\{route="direct"\} [1-9]/);
+    expect(metrics).toMatch(/slotrelay_slots_to_land_count [1-9]/);
+    expect(metrics).toMatch(/slotrelay_receipts_landed_failed_total [1-9]/);
+  });
+});
