@@ -65,6 +65,8 @@ export function loadConfig(opts: LoadOptions): Readonly<Config> {
   // telemetry.locations.file (relative to the config file, like keysFile) and telemetry.paths vs the offered routes.
   const telemetryIssues = finishTelemetryConfig(config, opts.file ? dirname(opts.file) : process.cwd());
   if (telemetryIssues.length > 0) throw new ConfigError(`invalid configuration in ${source}:\n  ${telemetryIssues.join('\n  ')}`);
+  const portClash = listenerPortClash(config);
+  if (portClash !== null) throw new ConfigError(`invalid configuration in ${source}: ${portClash}`);
   const seen = new Set<string>();
   for (const [i, k] of config.keys.entries()) {
     const norm = k.key.toLowerCase();
@@ -78,4 +80,29 @@ export function loadConfig(opts: LoadOptions): Readonly<Config> {
     }
   }
   return deepFreeze(config);
+}
+
+/**
+ * Two listeners of the relay on one TCP port. uWS listens with SO_REUSEPORT, so a second listen on a taken port does
+ * not fail: the kernel would share the connections between the two hosts. Most likely through the PubSub default
+ * (rpcHost.port + 1) meeting relayHost.port. Ports 0 (chosen at start) never clash.
+ */
+export function listenerPortClash(c: Readonly<Config>): string | null {
+  const used: { name: string; port: number }[] = [];
+  if (c.rpcHost.enabled) {
+    used.push({ name: 'rpcHost.port', port: c.rpcHost.port });
+    if (c.jsonRpc.pubsub.enabled) {
+      const port = c.jsonRpc.pubsub.port ?? (c.rpcHost.port === 0 ? 0 : c.rpcHost.port + 1);
+      used.push({ name: c.jsonRpc.pubsub.port === undefined ? 'jsonRpc.pubsub.port (default rpcHost.port + 1)' : 'jsonRpc.pubsub.port', port });
+    }
+  }
+  if (c.relayHost.enabled) used.push({ name: 'relayHost.port', port: c.relayHost.port });
+  for (let i = 0; i < used.length; i++) {
+    for (let j = i + 1; j < used.length; j++) {
+      if (used[i].port !== 0 && used[i].port === used[j].port) {
+        return `${used[i].name} and ${used[j].name} are both ${used[i].port}: each listener needs its own port`;
+      }
+    }
+  }
+  return null;
 }

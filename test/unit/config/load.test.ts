@@ -41,6 +41,17 @@ describe('configuration', () => {
     expect(message.toLowerCase()).not.toContain(KEY);
   });
 
+  it('refuses two listeners on one port (uWS would share it silently), the PubSub default rpcHost.port + 1 included', () => {
+    expect(() => loadConfig({ file: write('rpcHost: { port: 18899 }\nrelayHost: { port: 18900 }\n') })).toThrow(
+      /jsonRpc\.pubsub\.port \(default rpcHost\.port \+ 1\) and relayHost\.port are both 18900/,
+    );
+    expect(() => loadConfig({ file: write('rpcHost: { port: 9000 }\nrelayHost: { port: 9000 }\n') })).toThrow(/rpcHost\.port and relayHost\.port are both 9000/);
+    // Moving either one, turning PubSub off, or port 0 (chosen at start) is fine.
+    expect(loadConfig({ file: write('rpcHost: { port: 18899 }\nrelayHost: { port: 18900 }\njsonRpc: { pubsub: { port: 18901 } }\n') }).relayHost.port).toBe(18900);
+    expect(loadConfig({ file: write('rpcHost: { port: 18899 }\nrelayHost: { port: 18900 }\njsonRpc: { pubsub: { enabled: false } }\n') }).relayHost.port).toBe(18900);
+    expect(loadConfig({ file: write('rpcHost: { port: 0 }\nrelayHost: { port: 0 }\n') }).relayHost.port).toBe(0);
+  });
+
   it('refuses a CORS origin that would break the header line (answers write it verbatim)', () => {
     const f = write('http: { corsAllowOrigin: "https://a.example\\r\\nset-cookie: x=1" }\n');
     expect(() => loadConfig({ file: f })).toThrow(/http\.corsAllowOrigin: must be one header value/);
