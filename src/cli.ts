@@ -14,6 +14,7 @@ const USAGE = `usage:
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
   slotrelay keys new                                                  (print a fresh API key)
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
+  slotrelay example --cluster URL [--relay URL] [--key KEY]           (send one transfer, print where and how it landed)
   slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]
   slotrelay leaders [--start SLOT] [--limit N] [--json]               (next leader slots with route scores)
   slotrelay fees [--addresses A,B,...] [--json]                       (recent priority-fee percentiles)
@@ -72,6 +73,11 @@ async function main(): Promise<void> {
         if (!values.rpc) throw new ConfigError('example-tx needs --rpc URL (the localnet or a devnet RPC)');
         const { buildExampleTransaction } = await import('./client/example-transaction.js');
         process.stdout.write((await buildExampleTransaction(values.rpc)) + '\n');
+        return;
+      }
+      case 'example': {
+        const { runExample } = await import('./client/cli/example.js');
+        process.exitCode = await runExample(rest, process.env);
         return;
       }
       case 'send': {

@@ -28,6 +28,10 @@ import { loadUws } from './native/uws.js';
 import { responseOptions } from './front/http.js';
 import { addedRouteMasks } from './config/route-policy.js';
 import { HealthMonitor } from './health/health-monitor.js';
+import { waitForLeaderData } from './health/leader-data-gate.js';
+
+/** How long the start waits for the telemetry thread's first leader data before it starts degraded. */
+const LEADER_DATA_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
 import { createPubsub } from './rpc/pubsub/create-pubsub.js';
 
@@ -144,6 +148,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     log,
   });
   healthMonitor.start();
+  // Ready means deliverable: with the direct route offered, wait (bounded) for the first fresh leader data.
+  if (leaderSnapshot !== null && (availableRouteMask & routeMask(['direct'])) !== 0) {
+    const fresh = await waitForLeaderData(leaderSnapshot, config.telemetry.maxSnapshotAgeMs, LEADER_DATA_WAIT_MS);
+    if (!fresh) log.warn({ event: 'leader_data_late', waitedMs: LEADER_DATA_WAIT_MS }, 'no fresh leader data yet: starting degraded (direct refused until it comes, /health says why)');
+    healthMonitor.refreshNow();
+  }
   const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
   if (uwsRuntime.fallbackReason !== undefined) {
     log.warn(

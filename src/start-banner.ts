@@ -37,10 +37,17 @@ export function printStartBanner(b: BannerInput): void {
   // A provider URL may carry its key in the query string: then the example names it instead of printing it.
   const configured = b.config.upstream.rpcUrl;
   const upstream = b.localnet?.rpcUrl ?? (configured !== undefined && urlHasSecrets(configured) ? '"$UPSTREAM_RPC_URL"' : configured);
+  if (relay && b.localnet) {
+    out.push(
+      '',
+      'Send one transaction and see where it landed (slot, leader, slots and ms to land, the route that sent first):',
+      `  node dist/src/cli.js example --cluster ${b.localnet.rpcUrl} --relay http://${relay.host}:${relay.port}${rpc ? ` --rpc http://${rpc.host}:${rpc.port}` : ''}`,
+    );
+  }
   if (relay && upstream) {
     out.push(
       '',
-      'Send a first transaction (a signed transfer on the localnet, made by the example-tx helper):',
+      'Or by hand (a signed transfer on the localnet, made by the example-tx helper):',
       `  curl -s http://${relay.host}:${relay.port}/v1/submit -H "x-api-key: $SLOTRELAY_KEY" -H 'content-type: application/json' \\`,
       `    -d "{\\"transaction\\":\\"$(node dist/src/cli.js example-tx --rpc ${upstream})\\"}"`,
     );

@@ -41,6 +41,8 @@ export function ensureLocalConfig(cwd: string): BootstrapResult {
       '# No upstream.rpcUrl: slotrelay starts the embedded localnet and uses it as upstream and rpc route.',
       'rpcHost: { host: 127.0.0.1, port: 8899 }',
       'relayHost: { host: 127.0.0.1, port: 8080 }',
+      '# Direct to the leaders over QUIC by default (docs/configuration.md, "For a production relay").',
+      'routes: { direct: { enabled: true }, defaultRoutes: [direct] }',
       'keysFile: keys.yaml',
       '',
     ].join('\n'),

@@ -95,6 +95,11 @@ export class HealthMonitor {
     return this.report;
   }
 
+  /** Evaluate now instead of at the next tick (start-up, once leader data arrived). */
+  refreshNow(): void {
+    this.refresh();
+  }
+
   private tick(): void {
     this.window.sample(this.o.counters(), this.now());
     const settle = (): void => this.refresh();

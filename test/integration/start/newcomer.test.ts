@@ -1,5 +1,6 @@
 // The newcomer path of `make start`: no config at all -> a local config with a fresh key (printed once), the
-// embedded localnet as upstream and rpc route, and a first transaction that really lands.
+// embedded localnet as upstream, direct QUIC to its leaders as the default route, a first transaction that really
+// lands, and the banner's example command printing where it landed and by which route.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,6 +56,21 @@ describe('make start for a newcomer', () => {
       status = (await conn.getSignatureStatuses([res.signature])).value[0];
     }
     expect(status.err).toBeNull();
+    // Direct to the leaders by default (the generated config), and the banner's example says where it landed.
+    expect(res.routes).toEqual(['direct']);
+    const exampleLine = out.find((l) => l.trim().startsWith('node dist/src/cli.js example '));
+    expect(exampleLine, out.join('\n')).toBeDefined();
+    const args = exampleLine!.trim().split(/\s+/).slice(1);
+    const example = await new Promise<{ code: number | null; text: string }>((resolvePromise) => {
+      const p = spawn(process.execPath, args, { env: { PATH: process.env.PATH, SLOTRELAY_KEY: key }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      p.stdout!.on('data', (d: Buffer) => (text += d.toString()));
+      p.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+      p.once('close', (code) => resolvePromise({ code, text }));
+    });
+    expect(example.code, example.text).toBe(0);
+    expect(example.text).toMatch(/^accepted \w+ for direct$/m);
+    expect(example.text).toMatch(/^landed in slot \d+ \(leader \w+\), \d+ slots and \d+ ms after acceptance; first sent by direct \(direct sent to \d+\)$/m);
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
