@@ -130,3 +130,37 @@ describe('landing receipts', () => {
     expect(metrics).toMatch(/slotrelay_receipts_landed_failed_total [1-9]/);
   });
 });
+
+describe('a receipt shows what a route could not do', () => {
+  it('a peer that is down: the static route ends dropped with its reason while direct sends and the transaction lands', async () => {
+    // A UDP port nothing listens on: the static peer never completes a handshake.
+    const r2 = await startRelay({ routes: { direct: { enabled: true, connectTimeoutMs: 300, staleAfterMs: 1_000 }, static: { peers: ['127.0.0.1:9'] } } });
+    try {
+      const conn = new Connection(localnetUrl(r2), 'confirmed');
+      const p2 = Keypair.generate();
+      const s = await conn.requestAirdrop(p2.publicKey, LAMPORTS_PER_SOL);
+      const latest = await conn.getLatestBlockhash('confirmed');
+      await conn.confirmTransaction({ signature: s, ...latest }, 'confirmed');
+      await waitFor('direct deliverable', async () => (await (await fetch(`${r2.rpcUrl}/health?detail`)).json()) as any, (h) => h.routes.direct.deliverable === true, 15_000);
+      const tx = new Transaction({ feePayer: p2.publicKey, ...(await conn.getLatestBlockhash('confirmed')) }).add(
+        SystemProgram.transfer({ fromPubkey: p2.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 2_000_000 }),
+      );
+      tx.sign(p2);
+      const accepted = await submit(r2, tx.serialize().toString('base64'), ['direct']);
+      expect(accepted.status, JSON.stringify(accepted.json)).toBe(200);
+      // static is added by the relay (routes.static.everyTransaction) and shows in the receipt once it answered.
+      const done = await waitFor(
+        'both routes answered and landed',
+        () => receipt(r2, accepted.json.signature),
+        (x) => x.json.status === 'landed' && x.json.routes.static?.outcome !== undefined && x.json.routes.static.outcome !== 'pending',
+        20_000,
+      );
+      expect(done.json.routes.direct.outcome).toBe('sent');
+      expect(done.json.routes.static.outcome).toMatch(/^dropped:(no_connection|stale)$/);
+      expect(done.json.routes.static.firstSentAt).toBeNull();
+      expect(done.json.landed.firstRoute).toBe('direct');
+    } finally {
+      await r2.stop('SIGKILL');
+    }
+  });
+});
