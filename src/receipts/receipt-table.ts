@@ -103,11 +103,13 @@ export class ReceiptTable {
     if (old !== null && this.bySignature.get(old) === v.seq[e]) this.bySignature.delete(old);
     Atomics.store(v.seq, e, seq);
     v.rebroadcasts[e] = 0;
-    const r = e * ROUTE_COUNT;
-    v.outcome.fill(0, r, r + ROUTE_COUNT);
-    v.targets.fill(0, r, r + ROUTE_COUNT);
-    v.sentAtMs.fill(0, r, r + ROUTE_COUNT);
-    v.targetSlot.fill(-1, r, r + ROUTE_COUNT);
+    // Plain stores, not TypedArray.fill(): four elements each, and fill()'s call overhead was a third of accept().
+    for (let i = e * ROUTE_COUNT, end = i + ROUTE_COUNT; i < end; i++) {
+      v.outcome[i] = 0;
+      v.targets[i] = 0;
+      v.sentAtMs[i] = 0;
+      v.targetSlot[i] = -1;
+    }
     this.signatures[e] = signature;
     this.requestIds[e] = requestId;
     this.keyIds[e] = keyId;
