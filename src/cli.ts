@@ -13,6 +13,7 @@ const USAGE = `usage:
                   [--upstream URL] [--workers N] [--log-level LEVEL]
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
   slotrelay keys new                                                  (print a fresh API key)
+  slotrelay keys revoke|restore --config FILE (--name N | --key K)    (for every relay of a cluster: docs/multi-region.md)
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
   slotrelay example --cluster URL [--relay URL] [--key KEY]           (send one transfer, print where and how it landed)
   slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]
@@ -98,6 +99,11 @@ async function main(): Promise<void> {
       case 'keys':
         if (rest[0] === 'new') {
           process.stdout.write(randomUUID() + '\n');
+          return;
+        }
+        if (rest[0] === 'revoke' || rest[0] === 'restore' || rest[0] === 'revoked') {
+          const { runKeysCluster } = await import('./cluster/keys-cli.js');
+          process.exitCode = await runKeysCluster(rest, process.env);
           return;
         }
         break;

@@ -34,6 +34,7 @@ import { waitForLeaderData } from './health/leader-data-gate.js';
 const LEADER_DATA_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
 import { createPubsub } from './rpc/pubsub/create-pubsub.js';
+import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-service.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -96,9 +97,19 @@ export async function runRelay(opts: RunOptions): Promise<void> {
 
   // Telemetry thread: follows the cluster and publishes the leader-slot snapshot (getLeaderSlots; egress leaders).
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
+  // Several relays as one service (cluster.url; docs/multi-region.md): null for a relay alone. Set below, once the keys exist.
+  let cluster: ClusterService | null = null;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
-      ? new TelemetryThread({ telemetry: config.telemetry, rpcUrl: telemetryRpcUrl, routes: offeredRoutes(config), logLevel: config.log.level, log })
+      ? new TelemetryThread({
+          telemetry: config.telemetry,
+          rpcUrl: telemetryRpcUrl,
+          routes: offeredRoutes(config),
+          logLevel: config.log.level,
+          log,
+          cluster: clusterTelemetryOptions(config),
+          onClusterStatus: (m) => cluster?.onTelemetryStatus(m),
+        })
       : null;
   telemetry?.start();
 
@@ -128,6 +139,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
 
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
+  cluster = ClusterService.create(config, keys, log);
+  cluster?.start();
   const addedRoutes = addedRouteMasks(config);
   const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts);
   receipts?.start();
@@ -177,10 +190,11 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       deps.metrics.render(tb);
       pool.renderMetrics(tb);
       pubsub?.render(tb);
+      cluster?.render(tb);
       receipts?.render(tb);
       return tb.text();
     },
-    health: () => healthMonitor.current(),
+    health: () => (cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current())),
     receipts,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
@@ -192,6 +206,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   } catch (err) {
     await pool.drain(1000);
     await telemetry?.stop();
+    await cluster?.stop();
     localnet?.stop();
     throw err;
   }
@@ -219,6 +234,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     healthMonitor.stop();
     receipts?.stop();
     await telemetry?.stop();
+    await cluster?.stop();
     localnet?.stop();
     // Exit codes (README, "Running it under a supervisor"): 0 = every accepted transaction was handed to its routes
     // before the drain timeout; 1 = not, or a part the relay depends on failed for good (relay_fatal), or a runtime

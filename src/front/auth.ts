@@ -18,6 +18,8 @@ export interface KeyEntry {
   readonly simulateBucket: TokenBucket;
   /** Every JSON-RPC call that is not a submission (getLeaderSlots, ...). */
   readonly readBucket: TokenBucket;
+  /** Revoked through the cluster engine (src/cluster/key-revocations.ts): lookup() no longer finds it. */
+  revoked: boolean;
 }
 
 export function routeMask(routes: readonly RouteName[]): number {
@@ -40,6 +42,7 @@ export class KeyTable {
       submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
       simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
       readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
+      revoked: false,
     }));
     for (const e of this.entries) this.byKey.set(e.config.key.toLowerCase(), e);
   }
@@ -47,7 +50,8 @@ export class KeyTable {
   lookup(candidate: string): KeyEntry | undefined {
     // UUIDs are 36 chars; skip the lower-casing allocation when the client already sends lower case.
     if (candidate.length !== 36) return undefined;
-    return this.byKey.get(candidate) ?? this.byKey.get(candidate.toLowerCase());
+    const e = this.byKey.get(candidate) ?? this.byKey.get(candidate.toLowerCase());
+    return e === undefined || e.revoked ? undefined : e;
   }
 }
 

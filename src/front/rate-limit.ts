@@ -1,9 +1,22 @@
 // Token buckets for per-key rate limits (front thread, hot: one take() per request element). No timers: tokens are
 // refilled lazily from the elapsed time on each take, so an idle key costs nothing.
 
+/**
+ * A budget shared with the service's other relays (src/cluster/leased-budget.ts, docs/multi-region.md). While one is
+ * attached and active it decides instead of the local bucket; while the engine is unreachable it is inactive and the
+ * local bucket (this relay's own plan) decides, as with no cluster.
+ */
+export interface SharedBudget {
+  readonly active: boolean;
+  take(n: number, nowMs: number): number;
+  refund(n: number): void;
+}
+
 export class TokenBucket {
   private tokens: number;
   private updatedMs: number;
+  /** Set once at start by the cluster's budget agent (null: this relay alone). */
+  shared: SharedBudget | null = null;
 
   constructor(
     private readonly perSecond: number,
@@ -20,6 +33,8 @@ export class TokenBucket {
    * time to refill the whole bucket, so Retry-After stays meaningful.
    */
   take(n: number, nowMs: number): number {
+    const shared = this.shared;
+    if (shared !== null && shared.active) return shared.take(n, nowMs);
     const elapsed = nowMs - this.updatedMs;
     if (elapsed > 0) {
       this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.perSecond) / 1000);
@@ -35,6 +50,8 @@ export class TokenBucket {
 
   /** Give back tokens taken by take() for a request that was refused by another bucket. */
   refund(n: number): void {
+    const shared = this.shared;
+    if (shared !== null && shared.active) return shared.refund(n);
     this.tokens = Math.min(this.burst, this.tokens + n);
   }
 }

@@ -18,6 +18,8 @@
 //                               market); tx_latency_ms = one-way ms from r to the leader (own region: the selected
 //                               path's latency; others: their ping / 2); score_ms = the sum of the two printed values
 //                               (computed in hundredths, so it is exact as printed); `selected`: the lowest.
+//   other regions, in a cluster  while another relay's figures for region r are fresh (src/cluster/telemetry-share.ts),
+//                               r's ping and tx latency are that relay's own measured ones (estimated: false).
 import type { TelemetryConfig } from '../config/schema.js';
 import type { TxPathSpec } from './paths.js';
 
@@ -44,6 +46,14 @@ export interface LeaderInputs {
   readonly direct: PathMeasurement | undefined;
   /** The fresh hop measurement of a static / partner path (by provider), leader-independent. */
   readonly hop: (provider: string) => PathMeasurement | undefined;
+  /** Another region's own measured figures for this leader (cluster shared telemetry), when fresh. */
+  readonly remote?: (region: string) => RegionFigures | undefined;
+}
+
+/** A region's measured ping (round trip) and tx latency (one way) to one leader, in integer hundredths of a ms. */
+export interface RegionFigures {
+  readonly pingH: number;
+  readonly txH: number;
 }
 const EARTH_RADIUS_KM = 6371;
 
@@ -93,8 +103,11 @@ export class RouteModel {
     return e.baseRttMs + (2 * km * e.routeFactor) / e.kmPerMs;
   }
 
-  /** The row JSON after `{"slot":N,` for one leader. */
-  tail(l: LeaderInputs): string {
+  /**
+   * The row JSON after `{"slot":N,` for one leader. `ownFigures` receives this relay's region's figures when its ping
+   * is measured (what the cluster shares with the other regions).
+   */
+  tail(l: LeaderInputs, ownFigures?: (f: RegionFigures) => void): string {
     const t = this.t;
     const own = t.region;
     const direct = l.direct;
@@ -106,12 +119,15 @@ export class RouteModel {
 
     // pingToLeaders: every configured region (hundredths of a ms).
     const pingByRegion = new Map<string, number>();
+    const remoteTx = new Map<string, number>();
     const pings: string[] = [];
     for (const r of t.regions) {
       const measured = r.name === own && direct !== undefined;
-      const rtt = hundredths(measured ? direct.handshakeRttMs : this.estimateRttMs(r.name, l.location));
+      const remote = r.name !== own && l.remote !== undefined ? l.remote(r.name) : undefined;
+      if (remote !== undefined) remoteTx.set(r.name, remote.txH);
+      const rtt = remote !== undefined ? remote.pingH : hundredths(measured ? direct.handshakeRttMs : this.estimateRttMs(r.name, l.location));
       pingByRegion.set(r.name, rtt);
-      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + rtt / 100 + ',"estimated":' + !measured + '}');
+      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + rtt / 100 + ',"estimated":' + !(measured || remote !== undefined) + '}');
     }
     out += ',"pingToLeaders":[' + pings.join(',') + ']';
 
@@ -141,12 +157,17 @@ export class RouteModel {
       texts.push('{"provider":' + str(p.provider) + ',"pathRegion":' + str(p.region) + ',"latencyMs":' + latency / 100 + ',"measured":' + measured + ',"doublezeroAvailable":' + p.doublezeroAvailable + ',"selected":');
     }
     out += ',"txPaths":[' + texts.map((x, i) => x + (i === best) + '}').join(',') + ']';
+    if (ownFigures !== undefined && direct !== undefined) {
+      const pingH = pingByRegion.get(t.region) ?? hundredths(direct.handshakeRttMs);
+      ownFigures({ pingH, txH: best >= 0 ? latencies[best] : Math.round(pingH / 2) });
+    }
 
     // routeScores: active regions; integer hundredths so score = market + tx exactly as printed.
     const scores: { region: string; market: number; tx: number }[] = [];
     for (const r of t.regions) {
       if (!r.active) continue;
-      const tx = r.name === own && best >= 0 ? latencies[best] : Math.round((pingByRegion.get(r.name) ?? hundredths(t.estimate.unknownRttMs)) / 2);
+      const tx =
+        r.name === own && best >= 0 ? latencies[best] : (remoteTx.get(r.name) ?? Math.round((pingByRegion.get(r.name) ?? hundredths(t.estimate.unknownRttMs)) / 2));
       scores.push({ region: r.name, market: hundredths(r.marketLatencyMs), tx });
     }
     let bestScore = -1;

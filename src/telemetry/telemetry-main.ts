@@ -5,9 +5,11 @@
 // egress does not measure, within Agave's per-peer connection budget: probe.ts), and on every new slot
 // publishes the leader-slot snapshot (rows lookbackSlots before .. horizonSlots after the slot) into shared memory.
 // It never publishes without a slot advance: if the cluster or the upstream stalls, the snapshot ages and
-// getLeaderSlots fails closed.
+// getLeaderSlots fails closed. In a cluster (cluster.url) it also shares its region's measured figures and merges the
+// other regions' fresh ones into the rows (src/cluster/telemetry-share.ts).
 import { urlForLog } from '../log/url-for-log.js';
-import type { TelemetryConfig } from '../config/schema.js';
+import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
+import { TelemetryShare, type TelemetryShareStatus } from '../cluster/telemetry-share.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
 import { loadLocations, type LocationTable } from './locations.js';
@@ -30,6 +32,8 @@ export interface TelemetryWorkerData {
   readonly routes: OfferedRoutes;
   /** Tests only: honour {type: 'crash'} messages. */
   readonly allowTestCrash?: boolean;
+  /** Set with cluster.url (and cluster.telemetry.enabled): share measurements with the other regions' relays. */
+  readonly cluster?: ClusterConfig & { readonly url: string };
 }
 
 /** Solana's target slot time, used until two slots have been observed. */
@@ -67,6 +71,9 @@ export class TelemetryFollower {
   private readonly locations: LocationTable;
   private readonly writer: SnapshotWriter;
   private readonly rpc: ClusterRpc;
+  private readonly paths: readonly { readonly provider: string; readonly kind: string }[];
+  /** Shared telemetry in a cluster; null for a relay alone. */
+  private readonly share: TelemetryShare | null;
   private ws: SlotSubscription | null = null;
   private timers: NodeJS.Timeout[] = [];
   private probing = false;
@@ -82,11 +89,14 @@ export class TelemetryFollower {
   constructor(
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
+    onClusterStatus: (s: TelemetryShareStatus) => void = () => undefined,
   ) {
     this.store = new MeasurementStore(d.telemetry.measurementTtlMs);
     this.locations = loadLocations(d.telemetry);
     const t = d.telemetry;
     const paths = txPathSpecs(t, d.routes);
+    this.paths = paths;
+    this.share = d.cluster === undefined ? null : new TelemetryShare(d.cluster, t.region, t.regions.map((r) => r.name), log, onClusterStatus);
     this.staticPathByPeer = new Map(paths.filter((p) => p.peer !== null).map((p) => [p.peer as string, p.provider]));
     // An unmeasured, unconfigured hop: half the estimated RTT to the peer's location when the dataset has its IP.
     const hopEstimate = (p: { peer: string | null }): number => {
@@ -112,6 +122,7 @@ export class TelemetryFollower {
       onState: (up) => this.log.info({ event: up ? 'slot_subscription_up' : 'slot_subscription_down' }, up ? 'slot subscription active' : 'slot subscription lost: polling getSlot'),
     });
     this.ws.start();
+    this.share?.start();
     this.every(t.slotPollIntervalMs, () => this.poll());
     this.every(t.clusterRefreshMs, () => void this.refreshCluster());
     if (t.probe.enabled) this.every(t.probe.intervalMs, () => void this.probe());
@@ -128,6 +139,7 @@ export class TelemetryFollower {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.ws?.close();
+    void this.share?.stop();
   }
 
   /** A batch from an egress worker (relayed by the main thread): filed by the roles of each connection's address. */
@@ -295,6 +307,17 @@ export class TelemetryFollower {
     }
   }
 
+  /** Measured one-way hops of the static / partner paths, in hundredths of a ms (shared in a cluster). */
+  private measuredHops(now: number): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const p of this.paths) {
+      if (p.kind === 'direct') continue;
+      const m = this.store.get(pathKey(p.provider), now);
+      if (m !== undefined) out[p.provider] = Math.round((m.handshakeRttMs / 2 + (Number.isNaN(m.sendLatencyMs) ? 0 : m.sendLatencyMs)) * 100);
+    }
+    return out;
+  }
+
   /** Build and publish the snapshot for the current slot (no-op until the slot's schedule is known). */
   publish(): void {
     const t = this.d.telemetry;
@@ -307,6 +330,9 @@ export class TelemetryFollower {
     const tails: string[] = [];
     const rows: string[] = [];
     const leaderIndex: number[] = [];
+    const share = this.share;
+    // This region's measured figures per leader, for the other regions' relays (cluster only).
+    const ownFigures: Record<string, [number, number]> = {};
     for (let s = first; s < this.slot + t.horizonSlots; s++) {
       const id = this.leaderAt(s);
       if (id === undefined) break;
@@ -325,7 +351,8 @@ export class TelemetryFollower {
             location: this.locations.lookup(id, tpuQuic),
             direct: this.store.get(directKey(id), now),
             hop: (provider) => this.store.get(pathKey(provider), now),
-          }),
+            remote: share === null ? undefined : (region) => share.figures(region, id, now),
+          }, share === null ? undefined : (f) => (ownFigures[id] = [f.pingH, f.txH])),
         );
       }
       leaderIndex.push(li);
@@ -343,6 +370,7 @@ export class TelemetryFollower {
         rows,
       });
       this.publishes++;
+      if (share !== null) share.setOwn(this.slot, ownFigures, this.measuredHops(now));
       if (this.firstProbe && this.nodes.size > 0) {
         this.firstProbe = false;
         void this.probe();

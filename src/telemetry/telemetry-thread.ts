@@ -10,7 +10,7 @@
 // or when it stays silent for PORT_SILENT_MS (the task ended but Piscina kept the thread: egress posts a batch,
 // empty or not, every second while it runs), so restarts do not accumulate ports.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { TelemetryConfig } from '../config/schema.js';
+import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isRouteMeasurementBatch } from './measurements.js';
 import type { OfferedRoutes } from './paths.js';
@@ -45,6 +45,10 @@ export interface TelemetryThreadOptions {
   readonly workerFile?: URL;
   /** Tests only: the worker honours {type: 'crash'}. */
   readonly allowTestCrash?: boolean;
+  /** In a cluster: shared telemetry through the engine (src/cluster/telemetry-share.ts). */
+  readonly cluster?: ClusterConfig & { readonly url: string };
+  /** The thread's shared-telemetry status messages (cluster only). */
+  readonly onClusterStatus?: (status: unknown) => void;
 }
 
 export class TelemetryThread {
@@ -70,6 +74,7 @@ export class TelemetryThread {
       logLevel: o.logLevel,
       snapshot: this.snapshot,
       allowTestCrash: o.allowTestCrash ?? false,
+      cluster: o.cluster,
     };
   }
 
@@ -79,6 +84,7 @@ export class TelemetryThread {
     const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
     this.worker = w;
     this.startedAt = Date.now();
+    w.on('message', (m: unknown) => this.o.onClusterStatus?.(m));
     w.on('error', (err) => this.o.log.error({ err, event: 'telemetry_thread_error' }, 'telemetry thread failed'));
     w.once('exit', (code) => {
       if (this.worker === w) this.worker = null;
@@ -151,7 +157,7 @@ export class TelemetryThread {
 /** The worker side (workers/telemetry-worker.ts). */
 export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort): void {
   const log = createLogger(data.logLevel as Parameters<typeof createLogger>[0], 'telemetry');
-  const follower = new TelemetryFollower(data, log);
+  const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s));
   port.on('message', (m: unknown) => {
     if (data.allowTestCrash && typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'crash') {
       setImmediate(() => {

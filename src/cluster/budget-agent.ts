@@ -1,0 +1,177 @@
+// Per-key budgets across relays (main/front thread, cold: one timer tick per cluster.limits.leaseIntervalMs). Attaches
+// a LeasedBudget to each key's submit, simulate and read bucket; every tick it settles the budgets that were used
+// (charge the overdraft, return idle leases, lease the next slice) in ONE pipelined engine round trip, never on a
+// request's path. A failed round trip marks the engine down: every budget goes inactive and the keys' local buckets
+// (this relay's own plan, as without a cluster) decide until a round trip succeeds again (docs/multi-region.md).
+import type { KeyEntry, KeyTable } from '../front/auth.js';
+import type { TokenBucket } from '../front/rate-limit.js';
+import type { ClusterConfig } from '../config/schema.js';
+import { budgetKey, keyHash, type BudgetClass } from './engine-keys.js';
+import type { EngineLink } from './engine-link.js';
+import { LEASE_COMMAND } from './lease-script.js';
+import { LeasedBudget } from './leased-budget.js';
+
+type LeaseReply = [number, number];
+interface LeasePipeline {
+  exec(): Promise<[Error | null, unknown][] | null>;
+}
+type LeaseCall = (key: string, rate: number, burst: number, want: number, debt: number, ret: number, ttlMs: number) => unknown;
+
+/** How often the engine is pinged when no budget needs settling (to notice it going away or coming back). */
+const IDLE_PING_MS = 1_000;
+
+export interface BudgetCounters {
+  settles: number;
+  failedRounds: number;
+  leased: number;
+  returned: number;
+  charged: number;
+}
+
+export class BudgetAgent {
+  private readonly budgets: LeasedBudget[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private lastPingMs = 0;
+  /** Bumped when the engine goes down: replies of calls sent before are ignored. */
+  private epoch = 0;
+  readonly counters: BudgetCounters = { settles: 0, failedRounds: 0, leased: 0, returned: 0, charged: 0 };
+
+  constructor(
+    private readonly link: EngineLink,
+    keys: KeyTable,
+    private readonly cfg: ClusterConfig,
+  ) {
+    const l = cfg.limits;
+    const attach = (e: KeyEntry, bucket: TokenBucket, cls: BudgetClass, plan: { perSecond: number; burst: number }): void => {
+      const b = new LeasedBudget(budgetKey(cfg.namespace, keyHash(e.config.key), cls), cls, plan.perSecond, plan.burst, l.leaseIntervalMs, l.idleReturnMs);
+      bucket.shared = b;
+      this.budgets.push(b);
+    };
+    for (const e of keys.entries) {
+      attach(e, e.submitBucket, 'submit', e.config.rateLimit);
+      attach(e, e.simulateBucket, 'simulate', e.config.simulateLimit);
+      attach(e, e.readBucket, 'read', e.config.readLimit);
+    }
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.tick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    for (const b of this.budgets) b.deactivate();
+  }
+
+  /** True while the budgets are shared (the engine answered the last round). */
+  get shared(): boolean {
+    return this.budgets.length > 0 && this.link.up;
+  }
+
+  /**
+   * One round, then the next after leaseIntervalMs +- 25%: with a fixed phase the relay whose round comes first after
+   * the others' would always find the refill; jitter spreads the shared bucket's refill over the relays with demand.
+   */
+  private async tick(): Promise<void> {
+    await this.round(Date.now());
+    if (this.stopped) return;
+    const ms = this.cfg.limits.leaseIntervalMs * (0.75 + Math.random() * 0.5);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private ttlMs(b: LeasedBudget): number {
+    // After burst / rate seconds of quiet the bucket is full again, which an absent hash also means.
+    return Math.ceil((b.burst / b.perSecond) * 1000) + 60_000;
+  }
+
+  private async round(now: number): Promise<void> {
+    const l = this.cfg.limits;
+    if (!this.link.up) {
+      // Down (or not yet up): one probe; budgets switch on when it answers.
+      await this.ping(now, true);
+      return;
+    }
+    const pipe = this.link.redis.pipeline() as unknown as LeasePipeline & Record<string, LeaseCall>;
+    const sent: { b: LeasedBudget; debt: number; ret: number }[] = [];
+    for (const b of this.budgets) {
+      if (!b.active) {
+        // The engine is up (again): a fresh start, nothing leased.
+        b.balance = 0;
+        b.active = true;
+      }
+      if (b.inFlight) continue;
+      const demand = b.spent + b.refused;
+      const idle = now - b.lastUseMs > l.idleReturnMs;
+      const debt = b.balance < 0 ? -b.balance : 0;
+      const ret = b.balance > 0 && idle ? b.balance : 0;
+      // Enough for the demand of the last interval (twice what was used, at least what was refused), up to cap.
+      const target = idle ? 0 : Math.min(b.cap, Math.max(demand > 0 ? 2 * b.spent + b.refused : 0, b.largestRefused));
+      const want = Math.max(0, Math.min(b.burst, target - Math.max(0, b.balance - ret)));
+      if (want === 0 && debt === 0 && ret === 0) continue;
+      b.balance += debt - ret;
+      b.spent = 0;
+      b.refused = 0;
+      b.largestRefused = 0;
+      b.inFlight = true;
+      pipe[LEASE_COMMAND](b.engineKey, b.perSecond, b.burst, want, debt, ret, this.ttlMs(b));
+      sent.push({ b, debt, ret });
+    }
+    if (sent.length === 0) {
+      await this.ping(now, false);
+      return;
+    }
+    const epoch = this.epoch;
+    let results: [Error | null, unknown][] | null = null;
+    let failure: unknown = null;
+    try {
+      results = await pipe.exec();
+    } catch (err) {
+      failure = err;
+    }
+    if (epoch !== this.epoch) return; // the engine went down meanwhile: these budgets were reset
+    for (let i = 0; i < sent.length; i++) {
+      const { b, debt, ret } = sent[i];
+      b.inFlight = false;
+      const r = results?.[i];
+      if (r === undefined || r[0] !== null || !Array.isArray(r[1])) {
+        failure ??= r?.[0] ?? new Error('no reply');
+        // Not settled: the account stays as it was (an unanswered call may still have run: then the engine holds
+        // a little less than it should, never more).
+        b.balance += ret - debt;
+        continue;
+      }
+      const [granted, left] = r[1] as LeaseReply;
+      b.balance += granted;
+      b.overdraftOk = left >= 1;
+      this.counters.settles++;
+      this.counters.leased += granted;
+      this.counters.returned += ret;
+      this.counters.charged += debt;
+    }
+    if (failure !== null) this.down(failure);
+    else this.link.markUp();
+  }
+
+  private async ping(now: number, force: boolean): Promise<void> {
+    if (!force && now - this.lastPingMs < IDLE_PING_MS) return;
+    this.lastPingMs = now;
+    try {
+      await this.link.redis.ping();
+      this.link.markUp();
+    } catch (err) {
+      this.down(err);
+    }
+  }
+
+  private down(err: unknown): void {
+    this.counters.failedRounds++;
+    this.epoch++;
+    for (const b of this.budgets) b.deactivate();
+    this.link.markDown(err);
+  }
+}

@@ -1,0 +1,17 @@
+// Names of everything the relays keep in the engine (cold: computed once per key at start). API keys never reach the
+// engine: a key is named by the first 128 bits of its SHA-256, so the engine, its dumps and MONITOR show no secret.
+//
+//   {ns}:budget:{keyHash}:{submit|simulate|read}   hash {t: tokens, at: engine ms}  shared token bucket (lease script)
+//   {ns}:telemetry:{region}                        string (JSON, regionFigures)     one region's figures, PX staleAfterMs
+//   {ns}:revoked                                   hash keyHash -> JSON {at}         revoked keys (slotrelay keys revoke)
+import { createHash } from 'node:crypto';
+
+export type BudgetClass = 'submit' | 'simulate' | 'read';
+
+export function keyHash(apiKey: string): string {
+  return createHash('sha256').update(apiKey.toLowerCase()).digest('hex').slice(0, 32);
+}
+
+export const budgetKey = (ns: string, hash: string, cls: BudgetClass): string => `${ns}:budget:${hash}:${cls}`;
+export const telemetryKey = (ns: string, region: string): string => `${ns}:telemetry:${region}`;
+export const revokedKey = (ns: string): string => `${ns}:revoked`;
