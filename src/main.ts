@@ -24,7 +24,8 @@ import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
-import { loadUws } from './native/uws.js';
+import { describeBuild, loadUws } from './native/uws.js';
+import { httpRuntimeInfo, renderHttpRuntime } from './front/http-runtime-info.js';
 import { responseOptions } from './front/http.js';
 import { addedRouteMasks } from './config/route-policy.js';
 import { HealthMonitor } from './health/health-monitor.js';
@@ -83,6 +84,16 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   }
   let config = loadConfig({ file: configFile, env: opts.env, flags: opts.flags });
   const log = createLogger(config.log.level, 'front');
+  // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
+  const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
+  const httpRuntime = httpRuntimeInfo(uwsRuntime);
+  log.info({ event: 'http_runtime', ...httpRuntime }, `HTTP runtime: ${describeBuild(uwsRuntime.build)} on Node ${process.versions.node}`);
+  if (config.http.idleTimeoutSeconds !== uwsRuntime.idleTimeoutSeconds) {
+    log.warn(
+      { event: 'http_idle_timeout', configured: config.http.idleTimeoutSeconds, seconds: uwsRuntime.idleTimeoutSeconds },
+      `the ${uwsRuntime.build.id} uWS build closes idle keep-alive connections ${uwsRuntime.idleTimeoutSeconds}-12 s after the last answer, not http.idleTimeoutSeconds (docs/http-runtime.md)`,
+    );
+  }
 
   let localnet: LocalnetChild | null = null;
   // Set when the relay must stop because a part it depends on failed for good (exit code 1).
@@ -167,13 +178,6 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     if (!fresh) log.warn({ event: 'leader_data_late', waitedMs: LEADER_DATA_WAIT_MS }, 'no fresh leader data yet: starting degraded (direct refused until it comes, /health says why)');
     healthMonitor.refreshNow();
   }
-  const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
-  if (uwsRuntime.fallbackReason !== undefined) {
-    log.warn(
-      { event: 'http_idle_timeout', seconds: uwsRuntime.idleTimeoutSeconds, reason: uwsRuntime.fallbackReason },
-      `uWS as shipped: idle keep-alive connections close after ${uwsRuntime.idleTimeoutSeconds}-12 s, not http.idleTimeoutSeconds (docs/known-issues.md)`,
-    );
-  }
   const deps: FrontDeps = {
     config,
     keys,
@@ -188,6 +192,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     renderMetrics: () => {
       const tb = new TextBuilder();
       deps.metrics.render(tb);
+      renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
       pubsub?.render(tb);
       cluster?.render(tb);
@@ -196,6 +201,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     },
     health: () => (cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current())),
     receipts,
+    httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
   const pubsub = createPubsub(config, keys, log, deps);
@@ -212,9 +218,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   }
   // The ready line is a contract with supervisors and tests (one JSON line on stdout), printed whatever the log level.
   process.stdout.write(
-    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers }) + '\n',
+    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers, http: httpRuntime }) + '\n',
   );
-  printStartBanner({ listeners, config, configFile, newKey, localnet });
+  printStartBanner({ listeners, config, configFile, newKey, localnet, httpRuntime: describeBuild(uwsRuntime.build) });
 
   const shutdown = async (signal: string): Promise<void> => {
     if (shuttingDown) return;

@@ -10,6 +10,8 @@ export interface BannerInput {
   readonly configFile: string;
   readonly newKey?: string;
   readonly localnet: LocalnetChild | null;
+  /** The uWS build serving HTTP (src/native/uws.ts describeBuild). */
+  readonly httpRuntime?: string;
 }
 
 export function printStartBanner(b: BannerInput): void {
@@ -26,6 +28,7 @@ export function printStartBanner(b: BannerInput): void {
     out.push(`  embedded localnet RPC  ${b.localnet.rpcUrl}`);
     for (const v of b.localnet.validators) out.push(`  localnet validator ${v.identity}  TPU QUIC ${v.tpuQuic}`);
   }
+  if (b.httpRuntime !== undefined) out.push(`HTTP runtime: ${b.httpRuntime} on Node ${process.versions.node}`);
   out.push(`config: ${b.configFile}`);
   if (b.newKey) {
     out.push('', 'A fresh API key was created for you (stored in local/keys.yaml; shown this once):', `  export SLOTRELAY_KEY=${b.newKey}`);

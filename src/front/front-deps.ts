@@ -6,6 +6,7 @@ import type { Receipts } from '../receipts/receipts.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import type { KeyTable } from './auth.js';
+import type { HttpRuntimeInfo } from './http-runtime-info.js';
 import type { ResponseOptions } from './http.js';
 import type { Intake } from './intake.js';
 
@@ -27,4 +28,6 @@ export interface FrontDeps {
   health(): HealthReport;
   /** Landing receipts (src/receipts/); null when receipts.enabled is false. */
   readonly receipts: Receipts | null;
+  /** The uWS build serving HTTP (src/native/uws.ts), reported in GET /health?detail as `http`. */
+  readonly httpRuntime?: HttpRuntimeInfo;
 }

@@ -37,7 +37,9 @@ function plain(res: HttpResponse, req: HttpRequest, deps: FrontDeps, status: num
 function health(res: HttpResponse, req: HttpRequest, deps: FrontDeps): void {
   const report = deps.health();
   const status = report.status === 'ok' || report.status === 'degraded' ? 200 : 503;
-  if (new URLSearchParams(req.getQuery() ?? '').has('detail')) return plain(res, req, deps, status, JSON_TYPE, JSON.stringify(report));
+  if (new URLSearchParams(req.getQuery() ?? '').has('detail')) {
+    return plain(res, req, deps, status, JSON_TYPE, JSON.stringify(deps.httpRuntime === undefined ? report : { ...report, http: deps.httpRuntime }));
+  }
   plain(res, req, deps, status, TEXT_TYPE, status === 200 ? 'ok' : report.status);
 }
 

@@ -1,123 +1,204 @@
-// uWebSockets.js (@rjweb/uws 1.5.0), loaded so that its HTTP idle timeout is ours to choose.
+// Chooses and loads the process's uWebSockets.js build (cold: once per process, at start). Builds are tried newest
+// first (src/native/uws-builds.ts, docs/http-runtime.md): the maintained upstream build when its package is
+// installed and it can load here, else the legacy build we shipped before. Exactly one native library is loaded:
+// the choice is made from the host's facts (Node ABI, glibc, files present and verified) before any dlopen, and a
+// dlopen that still fails moves on to the next build. Nothing is written or patched at run time; on glibc < 2.38 the
+// maintained build is loaded from the copy the build step made (scripts/uws-glibc-compat.ts), checked by hash.
 //
-// uWS closes a keep-alive connection after HTTP_IDLE_TIMEOUT_S = 10 s without traffic (8-12 s: uSockets sweeps its
-// timeouts every 4 s). The constant is compiled into the addon and no JS API changes it, but web3.js keeps idle
-// sockets for 19 s (agentkeepalive freeSocketTimeout, ignoring our keep-alive hint): a request sent on a socket the
-// relay has just closed fails with ECONNRESET in the trader's process. Rebuilding the addon is not possible from the
-// npm package, so for the one binary we have verified (sha256 below) we map a private copy whose 20 inlined
-// `us_socket_timeout(s, HTTP_IDLE_TIMEOUT_S)` sites add our tick count instead of 3. Every other binary is loaded
-// as shipped and the front announces what it guarantees: 8 s. docs/known-issues.md tells how the sites were found.
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+// Timeouts (uSockets sweeps them every 4 s). The maintained build has two per-app settings, set on every App made
+// here: `setIdleTimeout` — a connection that has not sent a whole request line and headers, or whose body stalls,
+// is closed — always SLOW_CLIENT_TIMEOUT_S (8-12 s), whatever the config; and `setResponseTimeout` — how long an idle
+// keep-alive connection stays open after its last answer — from http.idleTimeoutSeconds (at least N s, closed
+// within 4 s after; web3.js keeps pooled sockets 19 s). The legacy build has one compiled-in 10 s timer for both:
+// idle connections close 8-12 s after the last answer and we announce 8 (docs/http-runtime.md).
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type * as UwsModule from 'uWebSockets.js';
-import { dlopenPrivateCopy } from './private-addon.js';
+import { sha256 } from './elf-glibc-compat.js';
+import { GLIBC_COMPAT_COPIES, MAINTAINED_MIN_GLIBC, UWS_BUILDS, type UwsBuildId, type UwsBuildSpec } from './uws-builds.js';
 
+/** The API our code uses: the legacy build's names (`closeSocket`, `getSocketPort`), which loadUws provides on both. */
 export type Uws = typeof UwsModule;
 
 const require = createRequire(import.meta.url);
 
-/** uWS as shipped sets (timestamp + 3 ticks) % 240: the connection closes 8-12 s after its last activity. */
+/** The legacy build closes an idle keep-alive connection 8-12 s after its last answer: what we announce there. */
 export const STOCK_IDLE_TIMEOUT_SECONDS = 8;
-/** uSockets' timeout sweep period (LIBUS_TIMEOUT_GRANULARITY). */
+/** Slow-client limit (request line + headers, or a stalled body): uWS's own 10 s, i.e. closed 8-12 s in. */
+export const SLOW_CLIENT_TIMEOUT_SECONDS = 10;
 const TICK_SECONDS = 4;
-/** Socket timeouts are a byte compared against a timestamp that wraps at 240 ticks (uSockets). */
+/** uSockets keeps a timeout as a tick byte compared with a timestamp that wraps at 240 ticks. */
 const MAX_TICKS = 239;
 export const MIN_IDLE_TIMEOUT_SECONDS = 8;
 export const MAX_IDLE_TIMEOUT_SECONDS = (MAX_TICKS - 1) * TICK_SECONDS;
+/** When nothing else is asked (the localnet facade): http.idleTimeoutSeconds' default. */
+const DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
 
 /**
- * A binary we have disassembled. Each site is `add $0x3,%reg` (83 /0 ib) right after `movzbl 0xc(%ctx),%reg`
- * (the loop timestamp), computing `(timestamp + 3) % 240` with the constant written twice: the add at `site` feeds
- * the modulo's division, the add at `site + 0x1a` is the final `+ 3`. Both imm8 bytes are replaced.
+ * The setting that keeps an idle connection open at least `seconds`: uSockets arms floor((s + 3) / 4) ticks and the
+ * first sweep comes within 4 s, so the close falls (ticks - 1) * 4 to ticks * 4 s after the answer.
  */
-export interface VerifiedBinary {
-  readonly sha256: string;
-  readonly sites: readonly number[];
+export function responseTimeoutFor(seconds: number): number {
+  return (Math.ceil(seconds / TICK_SECONDS) + 1) * TICK_SECONDS - 3;
 }
 
-export const VERIFIED_UWS_BINARIES: Readonly<Record<string, VerifiedBinary>> = {
-  // uws_linux_x64_115.node of @rjweb/uws 1.5.0 (uWebSockets.js source commit 2e80461f): HttpContext on_open,
-  // on_data, on_writable, the HttpRouter handler wrappers, HttpResponse write/cork/resume; 10 sites for plain HTTP,
-  // 10 for SSL. (WebSocket idle timeouts are per-app options and are not touched.)
-  'linux-x64-115': {
-    sha256: '89986c5f67d1964a65e75ff87542d91f5aae27149e7b9842c1eade929ef144dc',
-    sites: [
-      0xe5eba, 0xe610b, 0xea4d2, 0xea8e5, 0xeaca6, 0xeaf5e, 0xeb041, 0xf786a, 0xf7b0b, 0xfa2b2, 0xfa7b5, 0xfabbe,
-      0xfae28, 0xfaef1, 0x10388f, 0x104cc6, 0x10596d, 0x106eef, 0x10832a, 0x10902d,
-    ],
-  },
-};
-
-const SECOND_ADD_OFFSET = 0x1a;
-
-/** Ticks whose timeout fires no earlier than `seconds` after the last activity (the first tick comes within 4 s). */
-export function ticksFor(seconds: number): number {
-  return Math.ceil(seconds / TICK_SECONDS) + 1;
-}
-
-/**
- * Returns a patched copy of `image`, or a reason why this image cannot be patched. Checks every byte it replaces:
- * `83 Cx 03` at each site and its second add, and the `0F B6 xx 0C` timestamp load just before the site.
- */
-export function patchIdleTimeout(image: Uint8Array, verified: VerifiedBinary, seconds: number): Uint8Array | string {
-  const sha = createHash('sha256').update(image).digest('hex');
-  if (sha !== verified.sha256) return `binary sha256 ${sha.slice(0, 12)}… is not the verified one`;
-  const ticks = ticksFor(seconds);
-  if (!Number.isInteger(ticks) || ticks < 1 || ticks > MAX_TICKS) return `idle timeout ${seconds} s is out of range`;
-  const out = Uint8Array.from(image);
-  for (const site of verified.sites) {
-    const loadsTimestamp = [site - 4, site - 6].some((at) => out[at] === 0x0f && out[at + 1] === 0xb6 && out[at + 3] === 0x0c);
-    if (!loadsTimestamp) return `no timestamp load before site 0x${site.toString(16)}`;
-    for (const at of [site, site + SECOND_ADD_OFFSET]) {
-      const modrm = out[at + 1] ?? 0;
-      if (out[at] !== 0x83 || (modrm & 0xf8) !== 0xc0 || out[at + 2] !== 0x03) return `unexpected bytes at 0x${at.toString(16)}`;
-      out[at + 2] = ticks;
-    }
-  }
-  return out;
+export interface LoadedBuild {
+  readonly id: UwsBuildId;
+  readonly packageName: string;
+  readonly packageVersion: string;
+  readonly uwsVersion: string;
+  /** The file loaded, relative to the project root when inside it. */
+  readonly binary: string;
+  /** Loaded from the build-time copy with glibc 2.38 imports rebound (glibc < 2.38 hosts). */
+  readonly glibcCompat: boolean;
 }
 
 export interface UwsRuntime {
   readonly uws: Uws;
-  /** Idle keep-alive connections live at least this long: announced in every response's keep-alive header. */
+  readonly build: LoadedBuild;
+  /** Idle keep-alive connections live at least this long: announced in every answer's keep-alive header. */
   readonly idleTimeoutSeconds: number;
-  /** Why the stock binary was loaded, when it was. */
-  readonly fallbackReason?: string;
+  /** Builds tried before this one, and why each was passed over. */
+  readonly passedOver: readonly { readonly id: UwsBuildId; readonly reason: string }[];
+}
+
+/** No build loads on this host (the start error names every build and why). */
+export class NoUwsBuildError extends Error {
+  constructor(readonly reasons: readonly { readonly id: UwsBuildId; readonly reason: string }[]) {
+    super(
+      `no uWebSockets.js build loads on Node ${process.versions.node} (ABI ${process.versions.modules}, ${process.platform}-${process.arch}, glibc ${glibcVersion() ?? 'none'}): ` +
+        reasons.map((r) => `${r.id}: ${r.reason}`).join('; ') +
+        ' (docs/http-runtime.md lists the builds and where each runs)',
+    );
+  }
+}
+
+/** The project root: the nearest directory above this module holding package.json (src/ or dist/src/ both work). */
+function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+export function glibcCompatDir(): string {
+  return join(projectRoot(), 'dist', 'native', 'uws-glibc-compat');
+}
+
+/** The running glibc, e.g. "2.36"; undefined off glibc (musl, macOS, Windows). */
+export function glibcVersion(): string | undefined {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header?.glibcVersionRuntime;
+}
+
+function olderThan(version: string, min: string): boolean {
+  const [a = 0, b = 0] = version.split('.').map(Number);
+  const [c = 0, d = 0] = min.split('.').map(Number);
+  return a < c || (a === c && b < d);
+}
+
+export function binaryName(): string {
+  return `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+}
+
+/** Each package's main file (resolved, never loaded: its uws.js would load its own binary). Literal specifiers. */
+const PACKAGE_MAIN: Readonly<Record<UwsBuildId, () => string>> = {
+  maintained: () => require.resolve('@btc-vision/uwebsockets.js'),
+  legacy: () => require.resolve('uWebSockets.js'),
+};
+
+type Located = { readonly path: string; readonly glibcCompat: boolean } | { readonly reason: string };
+
+/** Where this build's binary for this host is, or why there is none; no file is loaded here. */
+function locate(spec: UwsBuildSpec): Located {
+  let dir: string;
+  try {
+    dir = dirname(PACKAGE_MAIN[spec.id]());
+  } catch {
+    return { reason: `package ${spec.packageName} is not installed` };
+  }
+  const own = join(dir, binaryName());
+  if (!existsSync(own)) return { reason: `no ${binaryName()} in ${spec.packageName} (Node ${process.versions.node} is not supported by it)` };
+  const glibc = glibcVersion();
+  if (spec.id !== 'maintained' || glibc === undefined || !olderThan(glibc, MAINTAINED_MIN_GLIBC)) return { path: own, glibcCompat: false };
+  const key = `${process.platform}-${process.arch}-${process.versions.modules}`;
+  const pinned = GLIBC_COMPAT_COPIES[key];
+  if (pinned === undefined) return { reason: `its binaries need glibc ${MAINTAINED_MIN_GLIBC} (this host has ${glibc}) and there is no glibc-compat copy for ${key}` };
+  const copy = join(glibcCompatDir(), binaryName());
+  if (!existsSync(copy)) return { reason: `its binaries need glibc ${MAINTAINED_MIN_GLIBC} (this host has ${glibc}) and ${copy} was not built (npm run build)` };
+  const actual = sha256(readFileSync(copy));
+  if (actual !== pinned.output) return { reason: `the glibc-compat copy ${copy} has sha256 ${actual.slice(0, 12)}…, not the verified ${pinned.output.slice(0, 12)}…` };
+  return { path: copy, glibcCompat: true };
+}
+
+/** The maintained build's per-app timeout setters (in its binary, not in its index.d.ts). */
+interface TimeoutSetters {
+  setIdleTimeout(seconds: number): void;
+  setResponseTimeout(seconds: number): void;
+}
+
+/**
+ * The maintained build under the legacy build's names (`closeSocket`, `getSocketPort`), with every App it makes set
+ * to our timeouts (see the header).
+ */
+function normalise(id: UwsBuildId, exports: Record<string, unknown>, idleTimeoutSeconds: number): Uws {
+  if (id === 'legacy') return exports as unknown as Uws;
+  const makeApp = exports.App as (options?: unknown) => TimeoutSetters;
+  const App = (options?: unknown): TimeoutSetters => {
+    const app = options === undefined ? makeApp() : makeApp(options); // an explicit undefined aborts the process
+    app.setIdleTimeout(SLOW_CLIENT_TIMEOUT_SECONDS);
+    app.setResponseTimeout(responseTimeoutFor(idleTimeoutSeconds));
+    return app;
+  };
+  return { ...exports, App, closeSocket: exports.us_listen_socket_close, getSocketPort: exports.us_socket_local_port } as unknown as Uws;
+}
+
+/** `SLOTRELAY_UWS_BUILD=legacy|maintained` restricts the choice to one build (tests, and an operator's way back). */
+export function requestedBuilds(env: NodeJS.ProcessEnv = process.env): readonly UwsBuildSpec[] {
+  const want = env.SLOTRELAY_UWS_BUILD;
+  if (want === undefined || want === '' || want === 'auto') return UWS_BUILDS;
+  const only = UWS_BUILDS.filter((b) => b.id === want);
+  if (only.length === 0) throw new Error(`SLOTRELAY_UWS_BUILD=${want}: expected auto, ${UWS_BUILDS.map((b) => b.id).join(' or ')}`);
+  return only;
 }
 
 let loaded: UwsRuntime | undefined;
 
-function stock(reason: string | undefined, binaryPath: string): UwsRuntime {
-  const uws = require(binaryPath) as Uws;
-  return { uws, idleTimeoutSeconds: STOCK_IDLE_TIMEOUT_SECONDS, ...(reason === undefined ? {} : { fallbackReason: reason }) };
+/**
+ * The process's uWS: the first call chooses and loads it (its `idleTimeoutSeconds`, http.idleTimeoutSeconds, applies
+ * where the build can honour it); later calls get the same runtime. Throws NoUwsBuildError.
+ */
+export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsRuntime {
+  if (loaded !== undefined) return loaded;
+  const passedOver: { id: UwsBuildId; reason: string }[] = [];
+  const root = projectRoot();
+  for (const spec of requestedBuilds()) {
+    const where = locate(spec);
+    if ('reason' in where) {
+      passedOver.push({ id: spec.id, reason: where.reason });
+      continue;
+    }
+    let exports: Record<string, unknown>;
+    try {
+      exports = require(where.path) as Record<string, unknown>;
+    } catch (error) {
+      passedOver.push({ id: spec.id, reason: `cannot load ${where.path}: ${(error as Error).message.split('\n')[0] ?? ''}` });
+      continue;
+    }
+    const binary = where.path.startsWith(root) ? where.path.slice(root.length + 1) : where.path;
+    loaded = {
+      uws: normalise(spec.id, exports, idleTimeoutSeconds),
+      build: { id: spec.id, packageName: spec.packageName, packageVersion: spec.packageVersion, uwsVersion: spec.uwsVersion, binary, glibcCompat: where.glibcCompat },
+      idleTimeoutSeconds: spec.id === 'maintained' ? idleTimeoutSeconds : STOCK_IDLE_TIMEOUT_SECONDS,
+      passedOver,
+    };
+    return loaded;
+  }
+  throw new NoUwsBuildError(passedOver);
 }
 
-/**
- * The process's uWS. The first call decides the idle timeout (the front thread's config; none: uWS as shipped);
- * later calls get the same runtime whatever they ask for — one copy of uWS per process.
- */
-export function loadUws(idleTimeoutSeconds?: number): UwsRuntime {
-  if (loaded !== undefined) return loaded;
-  const target = `${process.platform}-${process.arch}-${process.versions.modules}`;
-  const binaryPath = join(dirname(require.resolve('uWebSockets.js')), `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`);
-  const verified = VERIFIED_UWS_BINARIES[target];
-  if (idleTimeoutSeconds === undefined) {
-    loaded = stock(undefined, binaryPath);
-  } else if (verified === undefined) {
-    loaded = stock(`no verified uWS binary for ${target}`, binaryPath);
-  } else {
-    const patched = patchIdleTimeout(readFileSync(binaryPath), verified, idleTimeoutSeconds);
-    if (typeof patched === 'string') {
-      loaded = stock(patched, binaryPath);
-    } else {
-      try {
-        loaded = { uws: dlopenPrivateCopy<Uws>(binaryPath, 'uws', patched), idleTimeoutSeconds };
-      } catch (error) {
-        loaded = stock(`cannot map the patched copy: ${(error as Error).message}`, binaryPath);
-      }
-    }
-  }
-  return loaded;
+/** One line for the banner and logs: "uWS v20.57.0 (@btc-vision/uwebsockets.js 20.57.0, glibc-compat copy)". */
+export function describeBuild(b: LoadedBuild): string {
+  return `uWS ${b.uwsVersion} (${b.packageName} ${b.packageVersion}${b.glibcCompat ? ', glibc-2.38 imports rebound at build time' : ''}; ${b.id})`;
 }

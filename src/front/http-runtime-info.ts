@@ -1,0 +1,46 @@
+// What the process's HTTP runtime is (cold: built once at start), as reported in relay_ready, the start banner,
+// GET /health?detail (`http`) and /metrics (`slotrelay_http_runtime_info`): which uWS build on which Node and glibc.
+import type { TextBuilder } from '../metrics/prometheus.js';
+import { glibcVersion, type UwsRuntime } from '../native/uws.js';
+import type { UwsBuildId } from '../native/uws-builds.js';
+
+export interface HttpRuntimeInfo {
+  readonly build: UwsBuildId;
+  readonly uws: string;
+  readonly package: string;
+  readonly packageVersion: string;
+  /** Loaded from the build-time copy whose glibc 2.38 imports are rebound (docs/http-runtime.md). */
+  readonly glibcCompat: boolean;
+  readonly node: string;
+  readonly nodeAbi: string;
+  readonly glibc: string | null;
+  /** Idle keep-alive connections stay open at least this long (announced as keep-alive: timeout=N). */
+  readonly idleTimeoutSeconds: number;
+  /** Newer builds passed over on this host, and why. */
+  readonly passedOver: readonly { readonly id: UwsBuildId; readonly reason: string }[];
+}
+
+export function httpRuntimeInfo(r: UwsRuntime): HttpRuntimeInfo {
+  return {
+    build: r.build.id,
+    uws: r.build.uwsVersion,
+    package: r.build.packageName,
+    packageVersion: r.build.packageVersion,
+    glibcCompat: r.build.glibcCompat,
+    node: process.versions.node,
+    nodeAbi: process.versions.modules,
+    glibc: glibcVersion() ?? null,
+    idleTimeoutSeconds: r.idleTimeoutSeconds,
+    passedOver: r.passedOver,
+  };
+}
+
+/** `slotrelay_http_runtime_info{build,uws,package,glibc_compat,node,glibc} 1`: the Prometheus info-metric idiom. */
+export function renderHttpRuntime(tb: TextBuilder, info: HttpRuntimeInfo): void {
+  tb.declare('slotrelay_http_runtime_info', 'gauge', 'The uWebSockets.js build serving HTTP, on which Node and glibc (always 1)');
+  tb.sample(
+    'slotrelay_http_runtime_info',
+    { build: info.build, uws: info.uws, package: info.package, glibc_compat: String(info.glibcCompat), node: info.node, glibc: info.glibc ?? 'none' },
+    1,
+  );
+}
