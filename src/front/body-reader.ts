@@ -3,14 +3,17 @@
 // (decode into the ring, or toString for JSON) because uWS neuters the chunk when the callback returns.
 // Multi-chunk bodies are assembled into one buffer sized from Content-Length when known. Beyond `maxBytes` the
 // request is answered 413 and the connection closed (the rest of the body is never read).
+// `deferred` bodies (submissions) reach the handler after the read has been parsed (after-read.ts), as a copy.
 import type { HttpResponse } from 'uWebSockets.js';
+import { afterRead } from './after-read.js';
 import type { RequestState } from './http.js';
 
 export type BodyHandler = (body: Buffer) => void;
 
 /**
  * Start reading the body. `declaredLength` is Content-Length (-1 when absent). Calls `onTooLarge` at most once, and
- * `onBody` at most once, never after the client aborted (the caller's onAborted sets st.aborted).
+ * `onBody` at most once, never after the client aborted (the caller's onAborted sets st.aborted). `deferred`: onBody
+ * runs from after-read.ts (its own Buffer, no longer a view), and not at all when the connection closed before that.
  */
 export function readBody(
   res: HttpResponse,
@@ -19,6 +22,7 @@ export function readBody(
   maxBytes: number,
   onBody: BodyHandler,
   onTooLarge: () => void,
+  deferred = false,
 ): void {
   if (declaredLength > maxBytes) {
     onTooLarge();
@@ -43,7 +47,10 @@ export function readBody(
     if (assembled === null && isLast) {
       done = true;
       if (n > maxBytes) onTooLarge();
-      else onBody(Buffer.from(chunk)); // a view, valid only during this callback
+      else if (deferred) {
+        const copy = Buffer.copyBytesFrom(new Uint8Array(chunk)); // now: uWS neuters the chunk when this returns
+        afterRead(st, () => onBody(copy));
+      } else onBody(Buffer.from(chunk)); // a view, valid only during this callback
       return;
     }
     if (filled + n > maxBytes) {
@@ -61,7 +68,9 @@ export function readBody(
     filled += n;
     if (isLast) {
       done = true;
-      onBody(assembled.subarray(0, filled));
+      const body = assembled.subarray(0, filled);
+      if (deferred) afterRead(st, () => onBody(body));
+      else onBody(body);
     }
   }
 }

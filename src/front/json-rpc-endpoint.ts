@@ -10,11 +10,12 @@ import { isInvalid, parseJsonRpcBody, type JsonRpcCall, type JsonRpcElement, typ
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
 import { summarizedLog } from '../log/summarized-log.js';
+import { afterRead } from './after-read.js';
 import { readBody } from './body-reader.js';
 import type { KeyEntry } from './auth.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import { retryAfterSeconds, writeJson, writeResponse, BAD_FRAMING_MESSAGE, JSON_TYPE, type RequestState } from './http.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
@@ -131,6 +132,38 @@ class RpcCall implements CallContext, DispatchHooks {
   }
 }
 
+function isSubmission(e: JsonRpcElement): boolean {
+  return !isInvalid(e) && e.method === 'sendTransaction';
+}
+
+/** Whether any element is a sendTransaction (the only method that hands a transaction to a ring). */
+function holdsSubmission(parsed: ParsedBody): boolean {
+  if (parsed.kind === 'single') return isSubmission(parsed.element);
+  return parsed.kind === 'batch' && parsed.elements.some(isSubmission);
+}
+
+function dispatch(
+  deps: FrontDeps,
+  table: MethodTable<CallContext>,
+  st: RequestState,
+  key: KeyEntry,
+  parsed: ParsedBody,
+  host: HostLabel,
+  path: string,
+): void {
+  const call = new RpcCall(deps, st, key, parsed.kind === 'single', host, path);
+  const out = dispatchJsonRpc(parsed, table, call, call);
+  if (out === null || typeof out === 'string') call.finish(out);
+  else
+    out.then(
+      (text) => call.finish(text),
+      (err: unknown) => {
+        summarizedLog(deps.log).note('error', 'dispatch_failure', { err, requestId: st.requestId }, 'unexpected dispatch failure');
+        call.finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message));
+      },
+    );
+}
+
 /** A body that is not UTF-8 is not JSON: one parse error, like Agave. */
 const NOT_UTF8: ParsedBody = Object.freeze({ kind: 'fatal', error: Errors.PARSE_ERROR });
 
@@ -143,6 +176,11 @@ export function jsonRpcEndpoint(
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
+    if (head.badFraming) {
+      // Before the body is read, and the connection closed: uWS would read it as chunked, a proxy may not.
+      deps.metrics.countRejection(Errors.INVALID_REQUEST.reason);
+      return writeResponse(st, deps.responseOptions, 400, JSON_TYPE, errorJson(null, Errors.INVALID_REQUEST.rpcCode, BAD_FRAMING_MESSAGE), 0, true);
+    }
     const key = deps.keys.lookup(head.keyCandidate);
     if (key === undefined) return rejectRpc(deps, st, Errors.UNAUTHORIZED);
     const mt = mediaType(head.contentType);
@@ -162,17 +200,9 @@ export function jsonRpcEndpoint(
       if (parsed.kind === 'batch' && parsed.elements.some((e) => !isInvalid(e) && e.method === 'getLeaderSlots')) {
         return rejectRpc(deps, st, Errors.LEADER_SLOTS_IN_BATCH);
       }
-      const call = new RpcCall(deps, st, key, parsed.kind === 'single', host, path);
-      const out = dispatchJsonRpc(parsed, table, call, call);
-      if (out === null || typeof out === 'string') call.finish(out);
-      else
-        out.then(
-          (text) => call.finish(text),
-          (err: unknown) => {
-            summarizedLog(deps.log).note('error', 'dispatch_failure', { err, requestId: st.requestId }, 'unexpected dispatch failure');
-            call.finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message));
-          },
-        );
+      // A body that may hand a transaction to a ring runs after the read is parsed (after-read.ts); reads run now.
+      if (holdsSubmission(parsed)) afterRead(st, () => dispatch(deps, table, st, key, parsed, host, path));
+      else dispatch(deps, table, st, key, parsed, host, path);
     }, () => rejectRpc(deps, st, Errors.BODY_TOO_LARGE));
   };
 }

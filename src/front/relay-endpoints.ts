@@ -14,7 +14,7 @@ import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
 import type { FrontDeps } from './front-deps.js';
 import { summarizedLog } from '../log/summarized-log.js';
-import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, BAD_FRAMING_MESSAGE, JSON_TYPE, type RequestState } from './http.js';
 import type { SubmissionMeta } from './intake.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 
@@ -32,6 +32,12 @@ function rejectRest(deps: FrontDeps, st: RequestState, spec: ErrorSpec, message?
   const close = spec === Errors.BODY_TOO_LARGE;
   const retry = retryAfterS > 0 ? retryAfterS : spec.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
   writeResponse(st, deps.responseOptions, spec.restHttpStatus, JSON_TYPE, restErrorBody(spec, message, data), retry, close);
+}
+
+/** An ambiguous body framing (request.ts badFraming): 400 and the connection closed, before the body is read. */
+function refuseFraming(deps: FrontDeps, st: RequestState): void {
+  deps.metrics.countRejection(Errors.INVALID_REQUEST.reason);
+  writeResponse(st, deps.responseOptions, 400, JSON_TYPE, restErrorBody(Errors.INVALID_REQUEST, BAD_FRAMING_MESSAGE), 0, true);
 }
 
 function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown): void {
@@ -154,6 +160,7 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
+    if (head.badFraming) return refuseFraming(deps, st);
     const key = admit(deps, head);
     if (key === undefined) return;
     if (mediaType(head.contentType) !== 'application/json') return rejectRest(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE, 'Unsupported media type: send application/json');
@@ -184,7 +191,7 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
       } catch (err) {
         failRest(deps, st, path, err);
       }
-    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE));
+    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE), true); // deferred: after-read.ts
   };
 }
 
@@ -197,6 +204,7 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
+    if (head.badFraming) return refuseFraming(deps, st);
     const key = admit(deps, head);
     if (key === undefined) return;
     const mt = mediaType(head.contentType);
@@ -225,6 +233,6 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
       } catch (err) {
         failRest(deps, st, path, err);
       }
-    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE));
+    }, () => rejectRest(deps, st, Errors.BODY_TOO_LARGE), true); // deferred: after-read.ts
   };
 }

@@ -14,6 +14,11 @@ export interface RequestHead {
   /** The key from the first carrier present, or '' (never logged). */
   readonly keyCandidate: string;
   readonly query: string;
+  /**
+   * A Transfer-Encoding other than exactly `chunked` (`xchunked`, `gzip, chunked`, `chunked, identity`): uWS would
+   * read the body as chunked anyway, where a proxy in front may not (request smuggling). Answered 400 and closed.
+   */
+  readonly badFraming: boolean;
 }
 
 export function nowMs(): number {
@@ -28,6 +33,11 @@ const H_CONTENT_TYPE = offHeapBytes('content-type');
 const H_X_TOKEN = offHeapBytes('x-token');
 const H_X_API_KEY = offHeapBytes('x-api-key');
 const H_AUTHORIZATION = offHeapBytes('authorization');
+const H_TRANSFER_ENCODING = offHeapBytes('transfer-encoding');
+
+function badTransferEncoding(te: string): boolean {
+  return te !== '' && te !== 'chunked' && te.trim().toLowerCase() !== 'chunked';
+}
 
 export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
   const requestId = requestIdFor(req.getHeader(H_REQUEST_ID));
@@ -48,6 +58,7 @@ export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
       query === '' ? '' : (req.getQuery('key') ?? ''), // most requests have no query: one native call fewer
     ),
     query,
+    badFraming: badTransferEncoding(req.getHeader(H_TRANSFER_ENCODING)),
   };
 }
 
