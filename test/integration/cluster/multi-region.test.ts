@@ -229,6 +229,39 @@ describe('several regions as one service', () => {
     );
   });
 
+  it('engine silent (paused: connections open, no answers): requests never wait on it; relays go local after commandTimeoutMs and back when it answers', async () => {
+    const tx = legacyTransfer().base64;
+    redis.pause();
+    const t0 = Date.now();
+    try {
+      // Requests keep being answered at once while every engine command hangs (the front never awaits the engine).
+      let slowest = 0;
+      while (Date.now() - t0 < 2_500) {
+        const s = Date.now();
+        const status = await submit(relays[0], TEST_KEY, tx);
+        slowest = Math.max(slowest, Date.now() - s);
+        expect(status).toBe(200);
+        await sleep(25);
+      }
+      expect(slowest).toBeLessThan(500);
+      const h = await health(relays[0]);
+      expect(h.body.cluster.limits).toMatchObject({ state: 'down', shared: false, error: 'timeout' });
+    } finally {
+      redis.resume();
+    }
+    await Promise.all(
+      relays.map(async (relay) => {
+        const t1 = Date.now();
+        for (;;) {
+          const h = await health(relay);
+          if (h.body.cluster.limits.shared === true && h.body.cluster.telemetry.state === 'up') return;
+          if (Date.now() - t1 > 5_000) throw new Error(`not shared again after the pause: ${JSON.stringify(h.body.cluster)}`);
+          await sleep(50);
+        }
+      }),
+    );
+  });
+
   it('engine stopped: every relay keeps serving on local limits and local telemetry and says so; restarted: sharing is back', async () => {
     const downLines = () => relays.map((r) => r.logs.filter((l) => l.includes('"event":"cluster_engine_down"') && l.includes('"part":"limits"')).length);
     const before = downLines();

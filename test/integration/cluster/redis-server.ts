@@ -61,6 +61,15 @@ export class RedisServer {
     }
   }
 
+  /** SIGSTOP / SIGCONT: the engine stops answering but keeps its connections (a partition, as the relays see it). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Stop the server (its data is gone: no persistence) and wait until the port refuses. */
   async stop(): Promise<void> {
     const c = this.child;
