@@ -21,9 +21,10 @@ describe('live fuzz (short run)', () => {
     for (const c of CLASSES) {
       if (!NON_FAILING.includes(c)) expect(summary.counts[c], `${c}\n${report}`).toBe(0);
     }
-    // The one documented limitation (a request pipelined behind an asynchronous JSON-RPC answer: uWS closes the
-    // connection, docs/known-issues.md) stays rare; everything else is exactly the specified answer.
-    expect(summary.counts.knownLimitation, report).toBeLessThan(CASES / 100);
+    // The documented limitations (a request pipelined behind a submission or a JSON-RPC request: the connection closes
+    // unanswered, nothing sent; a 413 lost to a reset: docs/known-issues.md) come only from the pipelined cases and
+    // the rare 413 race; everything else is exactly the specified answer.
+    expect(summary.counts.knownLimitation, report).toBeLessThanOrEqual((summary.byFamily.pipelined?.run ?? 0) + CASES / 1000);
     expect(summary.counts.expected + summary.counts.knownLimitation).toBe(CASES);
   }, 90_000);
 });
