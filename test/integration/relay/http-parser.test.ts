@@ -52,8 +52,12 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
   beforeAll(async () => {
     up = await startRecordingUpstream();
     relay = await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } } }, { SLOTRELAY_UWS_BUILD: build });
-    const detail = (await (await fetch(`${relay.relayUrl}/health?detail`)).json()) as { http: { build: string } };
-    expect(detail.http.build).toBe(build);
+    // The build in use, as /health?detail, /metrics and relay_ready report it (docs/http-runtime.md).
+    const detail = (await (await fetch(`${relay.relayUrl}/health?detail`)).json()) as { http: { build: string; node: string } };
+    expect(detail.http).toMatchObject({ build, node: process.versions.node });
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^slotrelay_http_runtime_info\\{build="${build}",uws="[^"]+",package="[^"]+",glibc_compat="(true|false)",node="${process.versions.node}",glibc="[^"]+"\\} 1$`, 'm'));
+    expect(relay.logs.some((l) => l.includes('"event":"relay_ready"') && l.includes(`"build":"${build}"`))).toBe(true);
   });
   afterAll(async () => {
     await relay?.stop();
