@@ -84,7 +84,9 @@ describe('landing receipts', () => {
     expect(landed.json.routes.direct).toMatchObject({ outcome: 'sent', targets: expect.any(Number), leaderSlot: expect.any(Number) });
     expect(landed.json.routes.direct.targets).toBeGreaterThanOrEqual(1);
     expect(landed.json.landed.firstRoute).toBe('direct');
-    expect(landed.json.landed.slot).toBeGreaterThanOrEqual(landed.json.routes.direct.leaderSlot);
+    // The slot aimed at is the relay's estimate of the cluster's slot when it sent (extrapolated from its leader
+    // data); the bank may still be a slot behind it or already past it.
+    expect(Math.abs(landed.json.landed.slot - landed.json.routes.direct.leaderSlot)).toBeLessThanOrEqual(4);
   });
 
   it('an on-chain failure lands as landed_failed with its error', async () => {
