@@ -7,7 +7,7 @@
 //
 // Timeouts (uSockets sweeps them every 4 s). The maintained build has two per-app settings, set on every App made
 // here: `setIdleTimeout` — a connection that has not sent a whole request line and headers, or whose body stalls,
-// is closed — always SLOW_CLIENT_TIMEOUT_S (8-12 s), whatever the config; and `setResponseTimeout` — how long an idle
+// is closed — always SLOW_CLIENT_TIMEOUT_SECONDS (8-12 s), whatever the config; and `setResponseTimeout` — how long an idle
 // keep-alive connection stays open after its last answer — from http.idleTimeoutSeconds (at least N s, closed
 // within 4 s after; web3.js keeps pooled sockets 19 s). The legacy build has one compiled-in 10 s timer for both:
 // idle connections close 8-12 s after the last answer and we announce 8 (docs/http-runtime.md).
