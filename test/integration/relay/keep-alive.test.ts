@@ -5,7 +5,7 @@
 // unchanged web3.js client sends its next transaction after the idle spell without an error.
 import { connect, type Socket } from 'node:net';
 import { Connection } from '@solana/web3.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -75,24 +75,32 @@ class RawHttpConnection {
   }
 }
 
-describe.each(loadableUwsBuilds())('HTTP keep-alive on the %s uWS build (http.idleTimeoutSeconds: 24)', (build) => {
-  let up: RecordingUpstream;
-  let relay: RelayHandle;
+const BUILDS = loadableUwsBuilds();
+
+describe('HTTP keep-alive (http.idleTimeoutSeconds: 24), every loadable uWS build side by side', () => {
+  const envs = new Map<string, { up: RecordingUpstream; relay: RelayHandle }>();
   beforeAll(async () => {
-    up = await startRecordingUpstream();
-    relay = await startRelay(
-      { upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: IDLE_TIMEOUT_S } },
-      { SLOTRELAY_UWS_BUILD: build },
-    );
+    for (const build of BUILDS) {
+      const up = await startRecordingUpstream();
+      const relay = await startRelay(
+        { upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: IDLE_TIMEOUT_S } },
+        { SLOTRELAY_UWS_BUILD: build },
+      );
+      envs.set(build, { up, relay });
+    }
   });
   afterAll(async () => {
-    await relay?.stop();
-    await up?.close();
+    for (const { up, relay } of envs.values()) {
+      await relay.stop();
+      await up.close();
+    }
   });
 
-  it(
-    'an idle connection is kept exactly as long as announced and closed within 4 s after; web3.js is unharmed',
-    async () => {
+  it.concurrent.for(BUILDS)(
+    '%s: an idle connection is kept exactly as long as announced and closed within 4 s after; web3.js is unharmed',
+    { timeout: 45_000 },
+    async (build, { expect }) => {
+      const { up, relay } = envs.get(build)!;
       const announced = build === 'maintained' ? IDLE_TIMEOUT_S : 8;
       const warned = relay.logs.some((l) => l.includes('"event":"http_idle_timeout"'));
       expect(warned, 'a start warning exactly when the build cannot keep http.idleTimeoutSeconds').toBe(build === 'legacy');
@@ -137,6 +145,5 @@ describe.each(loadableUwsBuilds())('HTTP keep-alive on the %s uWS build (http.id
         idleRelay.destroy();
       }
     },
-    45_000,
   );
 });

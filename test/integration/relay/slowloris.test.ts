@@ -1,10 +1,10 @@
 // Slow clients (issue #15): 200 connections sending a request line one byte a second and 200 sending their headers
 // then a body one byte a second are all closed by the relay 8-12 s after they connected (uWS's 10 s slow-client
 // timer, swept every 4 s: docs/http-runtime.md), although http.idleTimeoutSeconds is 60, while normal clients are
-// served throughout. On every uWS build that loads under this Node. ~15 s per build: the slowest relay test there
-// is, kept to one bounded run (400 sockets, 1 byte/s each) per build.
+// served throughout. On every uWS build that loads under this Node, side by side: ~15 s in all, one bounded run
+// (400 sockets, 1 byte/s each) per build.
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -45,22 +45,25 @@ function slowClient(url: string, prefix: string, drip: string): Promise<Slow> {
   });
 }
 
-describe.each(loadableUwsBuilds())('slow clients on the %s uWS build (http.idleTimeoutSeconds: 60)', (build) => {
+const BUILDS = loadableUwsBuilds();
+
+describe('slow clients (http.idleTimeoutSeconds: 60), every loadable uWS build at once', () => {
   let up: RecordingUpstream;
-  let relay: RelayHandle;
+  const relays = new Map<string, RelayHandle>();
   beforeAll(async () => {
     up = await startRecordingUpstream();
-    relay = await startRelay(
-      { upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: 60 } },
-      { SLOTRELAY_UWS_BUILD: build },
-    );
+    for (const build of BUILDS) {
+      relays.set(build, await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: 60 } }, { SLOTRELAY_UWS_BUILD: build }));
+    }
   });
   afterAll(async () => {
-    await relay?.stop();
+    for (const r of relays.values()) await r.stop();
     await up?.close();
   });
 
-  it('200 request-line and 200 body dribblers are closed 8-12 s in, while normal clients are served', async () => {
+  // The builds run side by side (one wait for uWS's timer instead of one per build).
+  it.concurrent.for(BUILDS)('%s: 200 request-line and 200 body dribblers are closed 8-12 s in, while normal clients are served', { timeout: 40_000 }, async (build, { expect }) => {
+    const relay = relays.get(build)!;
     const requestLine = `GET /health HTTP/1.1\r\nhost: relay\r\nx-pad: ${'a'.repeat(64)}`; // never finished within the test
     const body = `POST /v1/submit HTTP/1.1\r\nhost: relay\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ncontent-length: 4000\r\n\r\n`;
     const slow = await Promise.all([
@@ -105,5 +108,5 @@ describe.each(loadableUwsBuilds())('slow clients on the %s uWS build (http.idleT
     } finally {
       for (const s of slow) s.socket.destroy();
     }
-  }, 40_000);
+  });
 });
