@@ -133,10 +133,11 @@ describe('several regions as one service', () => {
       for (const row of data) {
         for (const r of REGIONS) {
           const p = row.pingToLeaders.find((x) => x.region === r.name)!;
-          // A handshake is one round trip through the path: 2 x oneWay, plus processing on a busy 2-core box (up to
-          // 40 ms: the first probes run while three relays start). Estimates would be 200 (no locations configured).
+          // A handshake is one round trip through the path: 2 x oneWay, plus processing on a busy 2-core box (the
+          // first probes run while three relays start; 86 ms extra was seen in CI). Not a timing target: the bound only
+          // says the figure is this path's measurement, not another's (estimates would be exactly 200 here).
           expect(p.latencyMs).toBeGreaterThanOrEqual(2 * r.oneWayMs);
-          expect(p.latencyMs).toBeLessThan(2 * r.oneWayMs + 40);
+          expect(p.latencyMs).toBeLessThan(2 * r.oneWayMs + 150);
           const s = row.routeScores.find((x) => x.active_region === r.name)!;
           // No txPaths on these relays: every region's tx latency is its measured ping / 2 (the region's own figure).
           expect(Math.abs(s.tx_latency_ms - p.latencyMs / 2)).toBeLessThanOrEqual(0.01);
