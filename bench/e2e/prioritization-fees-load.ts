@@ -12,14 +12,12 @@
 // seconds apart, and the medians over rounds are the figures. Targets: relay rate >= 5x direct, relay p99 < 5 ms.
 // Next to each row, the answering process's CPU time per request (Linux /proc), and after the rounds each server's
 // floor: the cost of its cheapest JSON-RPC exchange, which bounds any ratio on this box.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
+import { startBenchRelay } from '../bench-relay.js';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
 
 const { values } = parseArgs({
@@ -39,50 +37,7 @@ const THREADS = Number(values.threads);
 const MIN_ENTRIES = Number(values['min-entries']);
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"getRecentPrioritizationFees","params":[]}';
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-async function startRelay(): Promise<{ child: ChildProcess; rpcUrl: string; localnetUrl: string }> {
-  const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
-  const file = join(dir, 'config.yaml');
-  writeFileSync(
-    file,
-    stringify({
-      rpcHost: { host: '127.0.0.1', port: 0 },
-      relayHost: { host: '127.0.0.1', port: 0 },
-      rings: { workers: 1, slotsPerRing: 256 },
-      log: { level: 'warn' },
-      keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: 10_000_000, burst: 10_000_000 } }],
-    }),
-  );
-  // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info' } });
-  let rpcUrl = '';
-  let localnetUrl = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
-    child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
-    const onLine = (l: string): void => {
-      if (!l.startsWith('{')) return;
-      try {
-        const m = JSON.parse(l) as { event?: string; rpcUrl?: string; listeners?: { name: string; host: string; port: number }[] };
-        if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
-        if (m.event === 'relay_ready' && m.listeners) {
-          const l2 = m.listeners.find((x) => x.name === 'rpc')!;
-          rpcUrl = `http://${l2.host}:${l2.port}`;
-        }
-        if (rpcUrl !== '' && localnetUrl !== '') {
-          clearTimeout(timer);
-          resolve();
-        }
-      } catch {
-        /* not a log line */
-      }
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
-  });
-  return { child, rpcUrl, localnetUrl };
-}
 
 async function feeEntries(url: string, headers: Record<string, string>): Promise<number> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: BODY });
@@ -175,7 +130,7 @@ const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(
 const r2 = (n: number): number => Math.round(n * 100) / 100;
 
 if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed (apt-get install wrk)');
-const started = await startRelay();
+const started = await startBenchRelay(10_000_000);
 const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-fees-bench-'));
 const relayScript = wrkScript(dir, 'relay', KEY);
 const directScript = wrkScript(dir, 'direct', null);

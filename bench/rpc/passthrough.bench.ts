@@ -7,16 +7,13 @@
 //    p50/p90/p99 per method (getSlot: a tiny answer; getLatestBlockhash: a context object); the figure is
 //    relay p50 - direct p50 (target: <= 0.3 ms);
 // 2. a small concurrency run: `concurrency` callers over as many connections for `seconds`, req/s and p50/p99.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, type Histogram } from 'hdr-histogram-js';
 import { Client, Pool } from 'undici';
-import { stringify } from 'yaml';
+import { startBenchRelay } from '../bench-relay.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,7 +30,6 @@ const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
 const WARMUP = 500;
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 const METHODS: Record<string, string> = {
   getSlot: '{"jsonrpc":"2.0","id":1,"method":"getSlot","params":[{"commitment":"processed"}]}',
@@ -46,48 +42,6 @@ interface Target {
   readonly headers: Record<string, string>;
 }
 
-async function startRelay(): Promise<{ child: ChildProcess; rpcUrl: string; localnetUrl: string }> {
-  const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
-  const file = join(dir, 'config.yaml');
-  writeFileSync(
-    file,
-    stringify({
-      rpcHost: { host: '127.0.0.1', port: 0 },
-      relayHost: { host: '127.0.0.1', port: 0 },
-      rings: { workers: 1, slotsPerRing: 256 },
-      log: { level: 'warn' },
-      keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: 1_000_000, burst: 1_000_000 } }],
-    }),
-  );
-  // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info' } });
-  let rpcUrl = '';
-  let localnetUrl = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
-    child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
-    const onLine = (l: string): void => {
-      if (!l.startsWith('{')) return;
-      try {
-        const m = JSON.parse(l) as { event?: string; rpcUrl?: string; listeners?: { name: string; host: string; port: number }[] };
-        if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
-        if (m.event === 'relay_ready' && m.listeners) {
-          const l2 = m.listeners.find((x) => x.name === 'rpc')!;
-          rpcUrl = `http://${l2.host}:${l2.port}`;
-        }
-        if (rpcUrl !== '' && localnetUrl !== '') {
-          clearTimeout(timer);
-          resolve();
-        }
-      } catch {
-        /* not a log line */
-      }
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
-  });
-  return { child, rpcUrl, localnetUrl };
-}
 
 function histogram(): Histogram {
   return build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
@@ -139,7 +93,7 @@ async function concurrent(t: Target, body: string, concurrency: number, seconds:
 
 const ms = (us: number): number => Math.round(us) / 1000;
 
-const started = await startRelay();
+const started = await startBenchRelay(1_000_000);
 const direct: Target = { name: 'direct', url: started.localnetUrl, headers: {} };
 const relay: Target = { name: 'relay', url: started.rpcUrl, headers: { 'x-api-key': KEY } };
 console.log(`node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);

@@ -1,0 +1,63 @@
+// A real relay (dist/src/cli.js start) with its embedded localnet for the JSON-RPC host benches (bench process, cold):
+// ephemeral ports, one key with a read budget the bench cannot exhaust; resolves once both the relay's JSON-RPC URL
+// and the localnet's URL (from its localnet_started line) are known.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+
+export const BENCH_KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
+const KEY = BENCH_KEY;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface BenchRelay {
+  readonly child: ChildProcess;
+  readonly rpcUrl: string;
+  readonly localnetUrl: string;
+}
+
+export async function startBenchRelay(readPerSecond: number): Promise<BenchRelay> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
+  const file = join(dir, 'config.yaml');
+  writeFileSync(
+    file,
+    stringify({
+      rpcHost: { host: '127.0.0.1', port: 0 },
+      relayHost: { host: '127.0.0.1', port: 0 },
+      rings: { workers: 1, slotsPerRing: 256 },
+      log: { level: 'warn' },
+      keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: readPerSecond, burst: readPerSecond } }],
+    }),
+  );
+  // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
+  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info' } });
+  let rpcUrl = '';
+  let localnetUrl = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
+    child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
+    const onLine = (l: string): void => {
+      if (!l.startsWith('{')) return;
+      try {
+        const m = JSON.parse(l) as { event?: string; rpcUrl?: string; listeners?: { name: string; host: string; port: number }[] };
+        if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
+        if (m.event === 'relay_ready' && m.listeners) {
+          const l2 = m.listeners.find((x) => x.name === 'rpc')!;
+          rpcUrl = `http://${l2.host}:${l2.port}`;
+        }
+        if (rpcUrl !== '' && localnetUrl !== '') {
+          clearTimeout(timer);
+          resolve();
+        }
+      } catch {
+        /* not a log line */
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', onLine);
+  });
+  return { child, rpcUrl, localnetUrl };
+}
