@@ -230,6 +230,9 @@ describe('getRecentPrioritizationFees behind a counting upstream', () => {
     });
     // The snapshot (the slot) exists once getLeaderSlots answers.
     await waitFor('the telemetry snapshot', async () => post(relay.rpcUrl, { jsonrpc: '2.0', id: 1, method: 'getLeaderSlots', params: [await clusterSlot(), 1] }), (r) => r.json.result?.success === true);
+    // A localnet this young may have no completed slot to report yet (an empty answer, cached for its slot): wait for
+    // the first slot with fees history (seen on the faster Node 24 run).
+    await waitFor('fees history', async () => post(relay.rpcUrl, feesCall(1, [])), (r) => Array.isArray(r.json.result) && r.json.result.length > 0, 20_000);
   });
   afterAll(async () => {
     await relay?.stop();
