@@ -20,6 +20,7 @@ import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
 import { resolveIdentity } from './egress/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
+import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
@@ -100,7 +101,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   let fatal: ((reason: string) => void) | null = null;
   if (config.upstream.rpcUrl === undefined) {
     const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
-    localnet = await startLocalnetChild(cli, log, { onGiveUp: (reason) => fatal?.(`embedded localnet: ${reason}`) });
+    localnet = await startLocalnetChild(cli, log, { extraArgs: localnetChildArgs(config.localnet), onGiveUp: (reason) => fatal?.(`embedded localnet: ${reason}`) });
     config = withLocalnet(config, localnet.rpcUrl);
   }
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
 import { HEADER_VALUE_RE } from '../front/http.js';
+import { localnetSchema } from './localnet-schema.js';
 
 export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
@@ -548,6 +549,8 @@ export const configSchema = z
     telemetry: telemetrySchema,
     /** Several relays as one service over an engine (Redis 7; docs/multi-region.md). No url: this relay alone. */
     cluster: clusterSchema,
+    /** The embedded localnet as a test bench (used only without upstream.rpcUrl; docs/localnet.md "Network model"). */
+    localnet: localnetSchema,
     /** API keys inline (or in keysFile). */
     keys: z.array(keySchema).default([]),
     /** YAML/JSON file with more keys (a list in the same shape as `keys`), relative to the config file. */

@@ -14,7 +14,9 @@ import { RpcTpuSender, type TpuTarget } from './rpc-tpu-sender.js';
 import { SlotClock } from './slot-clock.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
+import { TpuQos } from './tpu-qos.js';
 import { makeValidators } from './validators.js';
+import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
 
 export interface LocalnetOptions {
   /** Interface for the facade and every TPU listener; default 127.0.0.1. */
@@ -31,8 +33,16 @@ export interface LocalnetOptions {
   readonly slotsPerEpoch?: number;
   /** Seed for identities and the leader schedule; default "slotrelay". */
   readonly seed?: string;
-  /** One-way delay per validator's TPU listener (ms), index = validator; default 0. */
+  /** One-way delay per validator's TPU listener (ms), index = validator; default 0. links[i].oneWayDelayMs wins. */
   readonly oneWayDelaysMs?: readonly number[];
+  /** Per validator TPU listener network model (delay, datagram loss, transaction drops, down), index = validator. */
+  readonly links?: readonly LocalnetLinkOptions[];
+  /** The RPC facade's distance from its clients and its send-transaction service (leaders, resends). */
+  readonly rpc?: LocalnetRpcOptions;
+  /** Agave's QoS on every TPU listener (per-peer connections, connection rate, unstaked stream throttle). */
+  readonly qos?: LocalnetQosOptions;
+  /** Peers counted as staked by the QoS besides the validators (not in the leader schedule). */
+  readonly stakedPeers?: readonly LocalnetStakedPeer[];
   /** How long before its window the next leader accepts transactions; default half a slot. */
   readonly graceMs?: number;
   /** Largest transaction (1232; 4096 after SIMD-0296). */
@@ -55,6 +65,10 @@ export interface LocalnetValidator {
   /** "host:port" of its TPU QUIC listener. */
   readonly tpuQuic: string;
   readonly oneWayDelayMs: number;
+  /** Its link (docs/localnet.md "Network model"). */
+  readonly lossPct: number;
+  readonly txDropPct: number;
+  readonly down: boolean;
 }
 
 export interface Localnet {
@@ -67,6 +81,11 @@ export interface Localnet {
   readonly clock: SlotClock;
   readonly gate: TpuGate;
   readonly landings: LandingLog;
+  /** Each validator's TPU listener (index = validator): counters for tests and benches. */
+  readonly listeners: readonly TpuListener[];
+  /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
+  readonly qos: readonly TpuQos[];
+  readonly slotMs: number;
   stop(): Promise<void>;
 }
 
@@ -92,11 +111,19 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const gate = new TpuGate(schedule, clock, producer, landings, { graceMs: options.graceMs ?? slotMs / 2, maxTransactionBytes });
 
   const listeners: TpuListener[] = [];
+  const qosList: TpuQos[] = [];
   const validators: LocalnetValidator[] = [];
   const targets = new Map<string, TpuTarget>();
+  // The QoS stake table: the validators' identities and any extra staked peers (Agave's StakedNodes).
+  const stakes = new Map<string, bigint>(specs.map((v, i) => [identities[i], v.stake]));
+  for (const p of options.stakedPeers ?? []) stakes.set(p.identity, (stakes.get(p.identity) ?? 0n) + p.stake);
+  if ((options.links?.length ?? 0) > n) throw new Error(`links has ${options.links?.length} entries for ${n} validators`);
   try {
     for (let i = 0; i < n; i++) {
-      const oneWayDelayMs = options.oneWayDelaysMs?.[i] ?? 0;
+      const link = options.links?.[i] ?? {};
+      const oneWayDelayMs = link.oneWayDelayMs ?? options.oneWayDelaysMs?.[i] ?? 0;
+      const qos = options.qos?.enabled === true ? new TpuQos(options.qos, stakes) : undefined;
+      if (qos !== undefined) qosList.push(qos);
       const l = new TpuListener({
         host,
         port: 0,
@@ -104,6 +131,10 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         maxStreams: options.maxStreams,
         maxTransactionBytes,
         oneWayDelayMs,
+        lossPct: link.lossPct,
+        txDropPct: link.txDropPct,
+        down: link.down,
+        qos,
         copy: false, // the gate copies what it keeps
         onTransaction: (view, info) => {
           gate.submit(view, info);
@@ -119,6 +150,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         stake: Number(specs[i].stake),
         tpuQuic: `${addr.host}:${addr.port}`,
         oneWayDelayMs,
+        lossPct: link.lossPct ?? 0,
+        txDropPct: link.txDropPct ?? 0,
+        down: link.down ?? false,
       });
     }
   } catch (err) {
@@ -126,7 +160,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
-  const sender = new RpcTpuSender(targets, schedule, clock, maxTransactionBytes);
+  const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc);
   const ctx: FacadeContext = {
     bank,
     producer,
@@ -141,9 +175,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     maxTransactionBytes,
     rpcAddress: '',
     pubsubAddress: '',
-    sendToTpu: (tx) => sender.send(tx),
+    sendToTpu: (tx, signature, maxRetries) => sender.send(tx, signature, maxRetries),
   };
-  const server = new FacadeServer(ctx, { host, port: options.rpcPort ?? 0, onInternalError: options.onInternalError });
+  const server = new FacadeServer(ctx, {
+    host,
+    port: options.rpcPort ?? 0,
+    oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0,
+    onInternalError: options.onInternalError,
+  });
   try {
     await server.start();
   } catch (err) {
@@ -155,6 +194,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   clock.onSlot((slot) => producer.startSlot(slot));
   clock.onSlot((slot) => gate.onSlot(slot));
   clock.onSlot((slot) => server.pubsub.onSlot(slot));
+  clock.onSlot((slot) => sender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   clock.start();
 
@@ -168,6 +208,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     clock,
     gate,
     landings,
+    listeners,
+    qos: qosList,
+    slotMs,
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;

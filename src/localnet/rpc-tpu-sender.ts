@@ -1,13 +1,22 @@
-// The facade's send-transaction path (localnet process, main thread; per sendTransaction): what a plain RPC node
-// does with a transaction it accepted: QUIC to the TPU of the current leader, and also to the next leader when the
-// current slot is the last of the current leader's 4-slot window (Yellowstone Jet's "SmartFanout" rule), using an
-// unstaked identity of its own. One connection per validator, opened on first use and kept (like a connection
-// cache); a closed connection is reopened on the next send. The transaction then goes through the listener and
-// the TPU gate like any other: the facade never executes it directly.
+// The facade's send-transaction service (localnet process, main thread; send() per sendTransaction, onSlot once per
+// slot). What an Agave RPC node's send-transaction-service does with a transaction it accepted:
+// - forward it at once over QUIC to the TPUs of the next `leaderForwardCount` DISTINCT leaders starting with the
+//   current slot's (Agave DEFAULT_LEADER_FORWARD_COUNT = 2: the current leader and the one after it), with an
+//   unstaked identity of its own;
+// - keep it in a retry pool (at most 10,000, Agave's MAX_TRANSACTION_RETRY_POOL_SIZE) and resend it to the then
+//   current leaders every `retryRateMs` (Agave 2,000 ms) until it landed, its blockhash expired, or it was resent
+//   maxRetries times (the request's maxRetries, else `defaultMaxRetries`, else no limit but the blockhash).
+// One connection per validator, opened on first use and kept (like a connection cache); a closed connection is
+// reopened on the next send. The transaction then goes through the listener (with that validator's link: delay,
+// loss, QoS) and the TPU gate like any other: the facade never executes it directly. The node's distance from its
+// clients (rpc.oneWayDelayMs) is applied by the facade server before send() is called.
 import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { Errors, RelayError } from '../errors/registry.js';
+import type { Bank } from './bank.js';
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderSchedule } from './leader-schedule.js';
+import { AGAVE_STS_LEADER_FORWARD_COUNT, AGAVE_STS_RETRY_POOL_SIZE, AGAVE_STS_RETRY_RATE_MS, type LocalnetRpcOptions } from './network-options.js';
 import type { SlotClock } from './slot-clock.js';
+import { parseWireTransaction } from './wire.js';
 
 export interface TpuTarget {
   readonly identity: string;
@@ -15,17 +24,48 @@ export interface TpuTarget {
   readonly port: number;
 }
 
+interface Pending {
+  readonly tx: Uint8Array;
+  readonly blockhash: string;
+  /** Resends left (Infinity = until the blockhash expires). */
+  retriesLeft: number;
+  nextMs: number;
+}
+
+export interface RpcSendCounters {
+  /** Transactions accepted by send(). */
+  sent: number;
+  /** Resends from the retry pool. */
+  resent: number;
+  /** Left the pool because they landed / their blockhash expired / their retries ran out / the pool was full. */
+  landed: number;
+  expired: number;
+  retriesExhausted: number;
+  poolFull: number;
+}
+
 export class RpcTpuSender {
+  readonly counters: RpcSendCounters = { sent: 0, resent: 0, landed: 0, expired: 0, retriesExhausted: 0, poolFull: 0 };
   private readonly connections = new Map<string, Promise<QuicClientConnection>>();
+  private readonly pool = new Map<string, Pending>();
   private identity: IdentityCertificate | null = null;
   private stopped = false;
+  private readonly leaderCount: number;
+  private readonly retryRateMs: number;
+  private readonly defaultMaxRetries: number;
 
   constructor(
     private readonly targets: ReadonlyMap<string, TpuTarget>,
     private readonly schedule: LeaderSchedule,
     private readonly clock: SlotClock,
+    private readonly bank: Bank,
     private readonly maxTransactionBytes: number,
-  ) {}
+    opts: LocalnetRpcOptions = {},
+  ) {
+    this.leaderCount = Math.max(1, opts.leaderForwardCount ?? AGAVE_STS_LEADER_FORWARD_COUNT);
+    this.retryRateMs = opts.retryRateMs ?? AGAVE_STS_RETRY_RATE_MS;
+    this.defaultMaxRetries = opts.defaultMaxRetries ?? Infinity;
+  }
 
   private connection(t: TpuTarget): Promise<QuicClientConnection> {
     let c = this.connections.get(t.identity);
@@ -44,36 +84,97 @@ export class RpcTpuSender {
     return c;
   }
 
-  /** Leaders to send to now: the current one, plus the next one in the last slot of the window. */
+  /** Leaders to send to now: the next leaderForwardCount distinct leaders from the current slot on. */
   leadersNow(): string[] {
-    const slot = this.clock.current;
+    let slot = this.clock.current;
     const out = [this.schedule.leaderAt(slot)];
-    if (slot % NUM_CONSECUTIVE_LEADER_SLOTS === NUM_CONSECUTIVE_LEADER_SLOTS - 1) {
-      const next = this.schedule.leaderAt(this.schedule.nextLeaderChange(slot));
-      if (next !== out[0]) out.push(next);
+    // Walk leader windows (bounded: a schedule with fewer distinct leaders than asked stops after a few windows).
+    for (let w = 0; out.length < this.leaderCount && w < this.leaderCount * 8; w++) {
+      slot = slot - (slot % NUM_CONSECUTIVE_LEADER_SLOTS) + NUM_CONSECUTIVE_LEADER_SLOTS;
+      const l = this.schedule.leaderAt(slot);
+      if (!out.includes(l)) out.push(l);
     }
     return out;
   }
 
-  /** Resolves once the transaction was handed to at least one leader's QUIC connection (fail closed otherwise). */
-  readonly send = async (tx: Uint8Array): Promise<void> => {
+  /**
+   * Hand `tx` to each current leader's connection. Resolves true as soon as one leader took it (a down leader's
+   * handshake, which never completes, must not hold the answer), false once every leader failed.
+   */
+  private forward(tx: Uint8Array): Promise<boolean> {
+    const leaders = this.leadersNow();
+    return new Promise((resolve) => {
+      let left = leaders.length;
+      const done = (ok: boolean): void => {
+        left--;
+        if (ok) resolve(true);
+        else if (left === 0) resolve(false);
+      };
+      for (const leader of leaders) {
+        const t = this.targets.get(leader);
+        if (t === undefined) {
+          done(false);
+          continue;
+        }
+        this.connection(t).then(
+          (conn) => done(conn.trySendTransaction(tx) !== false),
+          () => done(false), // connection failed: the other leaders may take it
+        );
+      }
+    });
+  }
+
+  /**
+   * Resolves once the transaction was handed to at least one leader's QUIC connection (fail closed otherwise, as
+   * a node whose TPU client cannot reach any leader), and keeps it for resends.
+   */
+  readonly send = async (tx: Uint8Array, signature: string, maxRetries?: number): Promise<void> => {
     if (this.stopped) throw new RelayError(Errors.SHUTTING_DOWN);
-    let handed = 0;
-    for (const leader of this.leadersNow()) {
-      const t = this.targets.get(leader);
-      if (t === undefined) continue;
-      try {
-        const conn = await this.connection(t);
-        if (conn.trySendTransaction(tx) !== false) handed++;
-      } catch {
-        // connection failed: try the other leader, fail closed below if none took it
+    this.counters.sent++;
+    const retries = maxRetries ?? this.defaultMaxRetries;
+    if (this.retryRateMs > 0 && retries > 0 && !this.pool.has(signature)) {
+      if (this.pool.size >= AGAVE_STS_RETRY_POOL_SIZE) this.counters.poolFull++;
+      else {
+        const blockhash = parseWireTransaction(tx).recentBlockhash;
+        this.pool.set(signature, { tx: new Uint8Array(tx), blockhash, retriesLeft: retries, nextMs: performance.now() + this.retryRateMs });
       }
     }
-    if (handed === 0) throw new RelayError(Errors.OVERLOADED, 'Node is unhealthy: no leader TPU connection accepted the transaction');
+    if (!(await this.forward(tx))) throw new RelayError(Errors.OVERLOADED, 'Node is unhealthy: no leader TPU connection accepted the transaction');
   };
+
+  /** Slot listener: resend what is due, drop what landed or expired. */
+  onSlot(_slot: number): void {
+    if (this.pool.size === 0 || this.stopped) return;
+    const now = performance.now();
+    for (const [sig, p] of this.pool) {
+      if (this.bank.status(sig) !== undefined) {
+        this.pool.delete(sig);
+        this.counters.landed++;
+      } else if (this.bank.blockhashSlot(p.blockhash) === undefined) {
+        this.pool.delete(sig);
+        this.counters.expired++;
+      } else if (now >= p.nextMs) {
+        if (p.retriesLeft <= 0) {
+          this.pool.delete(sig);
+          this.counters.retriesExhausted++;
+          continue;
+        }
+        p.retriesLeft--;
+        p.nextMs = now + this.retryRateMs;
+        this.counters.resent++;
+        void this.forward(p.tx);
+      }
+    }
+  }
+
+  /** Transactions waiting for a resend. */
+  get pending(): number {
+    return this.pool.size;
+  }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.pool.clear();
     for (const c of this.connections.values()) {
       try {
         (await c).close();

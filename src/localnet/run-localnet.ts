@@ -3,7 +3,9 @@
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { localnetOptionsFromConfig, parseBenchJson } from './localnet-args.js';
 import { startLocalnet, type LocalnetOptions } from './localnet.js';
+import type { LocalnetLinkOptions } from './network-options.js';
 
 function int(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -20,6 +22,35 @@ function list(name: string, v: string | undefined): number[] | undefined {
   });
 }
 
+function pctList(name: string, v: string | undefined): number[] | undefined {
+  if (v === undefined) return undefined;
+  return v.split(',').map((x) => {
+    const n = Number(x.trim());
+    if (x.trim() === '' || !(n >= 0 && n <= 100)) throw new ConfigError(`--${name} must be a comma-separated list of percentages (0..100)`);
+    return n;
+  });
+}
+
+/** Overlay per-validator flag lists on the links (index = validator). */
+function withLinkFlags(
+  base: readonly LocalnetLinkOptions[] | undefined,
+  flags: { loss?: number[]; drop?: number[]; down?: number[] },
+): readonly LocalnetLinkOptions[] | undefined {
+  if (flags.loss === undefined && flags.drop === undefined && flags.down === undefined) return base;
+  const n = Math.max(base?.length ?? 0, flags.loss?.length ?? 0, flags.drop?.length ?? 0, ...(flags.down ?? []).map((i) => i + 1));
+  const out: LocalnetLinkOptions[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = base?.[i] ?? {};
+    out.push({
+      ...b,
+      ...(flags.loss?.[i] !== undefined ? { lossPct: flags.loss[i] } : {}),
+      ...(flags.drop?.[i] !== undefined ? { txDropPct: flags.drop[i] } : {}),
+      ...(flags.down?.includes(i) === true ? { down: true } : {}),
+    });
+  }
+  return out;
+}
+
 export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -34,6 +65,13 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       'grace-ms': { type: 'string' },
       'max-transaction-bytes': { type: 'string' },
       'finalized-depth': { type: 'string' },
+      // The network model (docs/localnet.md "Network model"): the relay passes its config's localnet: section here.
+      'bench-json': { type: 'string' },
+      'loss-pct': { type: 'string' },
+      'tx-drop-pct': { type: 'string' },
+      down: { type: 'string' },
+      'rpc-one-way-delay-ms': { type: 'string' },
+      qos: { type: 'boolean' },
       // Run by the relay: stdin is a pipe from it, and its end (the relay exited, even by SIGKILL) stops the localnet.
       supervised: { type: 'boolean' },
     },
@@ -45,17 +83,27 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   if (slotMs !== undefined && slotMs < 1) throw new ConfigError('--slot-ms must be at least 1');
   const slotsPerEpoch = int('slots-per-epoch', values['slots-per-epoch']);
   if (slotsPerEpoch !== undefined && (slotsPerEpoch < 4 || slotsPerEpoch % 4 !== 0)) throw new ConfigError('--slots-per-epoch must be a positive multiple of 4');
+  const bench: LocalnetOptions = values['bench-json'] !== undefined ? localnetOptionsFromConfig(parseBenchJson(values['bench-json'])) : {};
+  const rpcDelay = int('rpc-one-way-delay-ms', values['rpc-one-way-delay-ms']);
   return {
+    ...bench,
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
-    validators,
-    slotMs,
+    validators: validators ?? bench.validators,
+    slotMs: slotMs ?? bench.slotMs,
     slotsPerEpoch,
     seed: values.seed,
     oneWayDelaysMs: list('one-way-delays-ms', values['one-way-delays-ms']),
     graceMs: int('grace-ms', values['grace-ms']),
     maxTransactionBytes: int('max-transaction-bytes', values['max-transaction-bytes']),
     finalizedDepth: int('finalized-depth', values['finalized-depth']),
+    links: withLinkFlags(bench.links, {
+      loss: pctList('loss-pct', values['loss-pct']),
+      drop: pctList('tx-drop-pct', values['tx-drop-pct']),
+      down: list('down', values.down),
+    }),
+    rpc: rpcDelay !== undefined ? { ...bench.rpc, oneWayDelayMs: rpcDelay } : bench.rpc,
+    qos: values.qos === true ? { ...bench.qos, enabled: true } : bench.qos,
   };
 }
 

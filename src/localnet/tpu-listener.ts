@@ -3,6 +3,9 @@
 // concurrent-stream limit, one transaction per stream on FIN, code 5 on empty/oversized streams. `oneWayDelayMs`
 // models the distance to this validator: every datagram is delayed that much in each direction (the endpoint's
 // pathDelayMs), so a handshake takes 2 x oneWayDelayMs longer and a transaction arrives oneWayDelayMs later.
+// The rest of the network model (docs/localnet.md "Network model"): `lossPct` drops received datagrams at random
+// (QUIC recovers them: delay, not loss), `txDropPct` drops whole received transactions at random, `down` answers
+// nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts).
 import {
   PACKET_DATA_SIZE,
   UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
@@ -11,6 +14,7 @@ import {
   QuicServerEndpoint,
   type QuicServerPeer,
 } from '../quic/index.js';
+import type { TpuQos } from './tpu-qos.js';
 
 export interface TpuTransactionInfo {
   /** The identity of the validator this listener stands for. */
@@ -33,6 +37,14 @@ export interface TpuListenerOptions {
   maxTransactionBytes?: number;
   /** Artificial one-way path delay (ms) applied to every datagram in both directions; default 0. */
   oneWayDelayMs?: number;
+  /** Percent of received datagrams dropped at random (0..100); default 0. */
+  lossPct?: number;
+  /** Percent of received transactions dropped at random before onTransaction (0..100); default 0. */
+  txDropPct?: number;
+  /** A dead host: every datagram is ignored (no handshake). Default false. */
+  down?: boolean;
+  /** Agave's QoS (per-peer connections, connection rate, unstaked stream throttle); default none. */
+  qos?: TpuQos;
   /** The server certificate; default a fresh random one (clients do not verify it). */
   certificate?: IdentityCertificate;
   /**
@@ -51,12 +63,17 @@ export interface TpuListenerCounters {
   readonly rejectedConnections: number;
   readonly invalidStreams: number;
   readonly unfinishedStreams: number;
+  /** Datagrams dropped by lossPct or down. */
+  readonly datagramsDropped: number;
+  /** Transactions received whole and dropped by txDropPct. */
+  readonly transactionsDropped: number;
 }
 
 
 export class TpuListener {
   private endpoint: QuicServerEndpoint | null = null;
   private readonly delayMs: number;
+  private txDropped = 0;
 
   constructor(private readonly opts: TpuListenerOptions) {
     this.delayMs = Math.max(0, opts.oneWayDelayMs ?? 0);
@@ -67,6 +84,8 @@ export class TpuListener {
     const validatorIdentity = this.opts.validatorIdentity;
     const onTransaction = this.opts.onTransaction;
     const copy = this.opts.copy ?? true;
+    const dropRate = Math.min(1, Math.max(0, (this.opts.txDropPct ?? 0) / 100));
+    const qos = this.opts.qos;
     this.endpoint = await QuicServerEndpoint.listen({
       host: this.opts.host,
       port: this.opts.port,
@@ -74,7 +93,15 @@ export class TpuListener {
       maxConcurrentUniStreams: this.opts.maxStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
       maxTransactionBytes: this.opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
       pathDelayMs: this.delayMs,
+      inboundLossRate: this.opts.down === true ? 1 : (this.opts.lossPct ?? 0) / 100,
+      admitConnection: qos === undefined ? undefined : (peer) => qos.admitConnection(peer),
+      admitStream: qos === undefined ? undefined : (peer) => qos.admitStream(peer),
+      onConnectionClosed: qos === undefined ? undefined : (peer) => qos.connectionClosed(peer),
       onTransaction: (view: Uint8Array, peer: QuicServerPeer) => {
+        if (dropRate > 0 && Math.random() < dropRate) {
+          this.txDropped++;
+          return;
+        }
         const arrivalNs = process.hrtime.bigint();
         const info: TpuTransactionInfo = { validatorIdentity, senderIdentity: peer.identity, arrivalNs };
         // The endpoint's view is only valid during this call. new Uint8Array(view) is a real copy (Buffer#slice
@@ -104,6 +131,8 @@ export class TpuListener {
       rejectedConnections: c?.connectionsRejected ?? 0,
       invalidStreams: c?.invalidStreams ?? 0,
       unfinishedStreams: c?.unfinishedStreams ?? 0,
+      datagramsDropped: c?.datagramsDropped ?? 0,
+      transactionsDropped: this.txDropped,
     };
   }
 }

@@ -62,6 +62,18 @@ export interface QuicServerOptions {
    * 0 (default) keeps the zero-copy path.
    */
   pathDelayMs?: number;
+  /** Localnet only: fraction (0..1) of received datagrams dropped at random before QUIC sees them; 1 = a dead host. */
+  inboundLossRate?: number;
+  /**
+   * Localnet QoS: called once a connection is established with its identity known; a non-null answer closes it
+   * with that application code (counted as rejected) instead of accepting it.
+   */
+  admitConnection?: (peer: QuicServerPeer) => { code: number; reason: string } | null;
+  /**
+   * Localnet QoS: called before a new stream of an accepted connection is read; 0 = read it, n > 0 = read none of
+   * this connection's new streams for n ms (they wait in quiche, holding their stream credit).
+   */
+  admitStream?: (peer: QuicServerPeer) => number;
   /**
    * One finished stream = one transaction. `tx` is a view into a reused buffer, valid only during the call: copy it
    * to keep it.
@@ -83,6 +95,8 @@ export interface QuicServerCounters {
   /** Streams without FIN within the chunk timeout, or reset by the client. */
   unfinishedStreams: number;
   datagramsReceived: number;
+  /** Dropped on arrival by inboundLossRate (localnet loss model). */
+  datagramsDropped: number;
   datagramsSent: number;
   /** Not QUIC, or for no known connection and not an Initial. */
   packetsIgnored: number;
@@ -116,6 +130,8 @@ class ServerConn implements QuicServerPeer {
   timer!: DeadlineTimer;
   /** Queued for the end-of-turn flush (flushPending). */
   flushQueued = false;
+  /** Set while admitStream paused this connection's stream reads. */
+  streamPause: NodeJS.Timeout | null = null;
 
   constructor(
     readonly id: number,
@@ -141,6 +157,7 @@ export class QuicServerEndpoint {
     invalidStreams: 0,
     unfinishedStreams: 0,
     datagramsReceived: 0,
+    datagramsDropped: 0,
     datagramsSent: 0,
     packetsIgnored: 0,
     retriesSent: 0,
@@ -166,6 +183,9 @@ export class QuicServerEndpoint {
   private readonly onTx: QuicServerOptions['onTransaction'];
   private readonly onConn: QuicServerOptions['onConnection'];
   private readonly onConnClosed: QuicServerOptions['onConnectionClosed'];
+  private readonly lossRate: number;
+  private readonly admitConn: QuicServerOptions['admitConnection'];
+  private readonly admitStream: QuicServerOptions['admitStream'];
   /** Connections by the 32-bit slot number embedded in the first 4 bytes of our connection ids. */
   private readonly bySlot = new Map<number, ServerConn>();
   /** Connections in handshake by the client's original destination id (hex), for its early Initial packets. */
@@ -189,6 +209,9 @@ export class QuicServerEndpoint {
     this.onTx = opts.onTransaction;
     this.onConn = opts.onConnection;
     this.onConnClosed = opts.onConnectionClosed;
+    this.lossRate = Math.min(1, Math.max(0, opts.inboundLossRate ?? 0));
+    this.admitConn = opts.admitConnection;
+    this.admitStream = opts.admitStream;
     this.config = buildServerConfig({
       keyPem: opts.certificate.keyPem,
       certPem: opts.certificate.certPem,
@@ -250,6 +273,10 @@ export class QuicServerEndpoint {
   // ---- hot path ----
 
   private readonly onMessage = (msg: Buffer, rinfo: dgram.RemoteInfo): void => {
+    if (this.lossRate > 0 && (this.lossRate >= 1 || Math.random() < this.lossRate)) {
+      this.counters.datagramsDropped++;
+      return;
+    }
     // dgram hands each message its own Buffer, so it can be kept until the delayed processing.
     if (this.inbound !== null) this.inbound.push({ msg, rinfo });
     else this.onDatagram(msg, rinfo);
@@ -299,7 +326,7 @@ export class QuicServerEndpoint {
       // undecryptable / invalid packet: quiche discards it; a fatal one closes the connection (checked below)
     }
     if (!c.established && conn.isEstablished()) this.onEstablished(c);
-    if (c.accepted && conn.isReadable()) this.readStreams(c);
+    if (c.accepted && c.streamPause === null && conn.isReadable()) this.readStreams(c);
     this.queueFlush(c);
   }
 
@@ -341,15 +368,37 @@ export class QuicServerEndpoint {
    */
   private readStreams(c: ServerConn): void {
     const conn = c.conn;
+    const gate = this.admitStream;
     for (let sid = c.nextUniSid; conn.streamReadable(sid); sid += UNI_SID_STEP) {
+      if (gate !== undefined && !this.streamAdmitted(c, sid, gate)) return;
       if (this.readStream(c, sid)) this.streamDone(c, sid);
       if (conn.isClosed() || conn.isDraining()) return;
     }
     if (!conn.isReadable()) return;
     for (const sid of conn.readable()) {
+      if (gate !== undefined && !this.streamAdmitted(c, sid, gate)) return;
       if (this.readStream(c, sid)) this.streamDone(c, sid);
       if (conn.isClosed() || conn.isDraining()) return;
     }
+  }
+
+  /**
+   * QoS (localnet): a stream not started yet is read only if admitStream says so; otherwise the connection's reads
+   * pause until it allows more (Agave's throttle sleeps the same way: the streams wait, nothing is dropped).
+   */
+  private streamAdmitted(c: ServerConn, sid: number, gate: (peer: QuicServerPeer) => number): boolean {
+    if (c.partials !== null && c.partials.has(sid)) return true; // started: its stream was admitted already
+    if (c.doneAhead !== null && c.doneAhead.has(sid)) return true;
+    const waitMs = gate(c);
+    if (waitMs <= 0) return true;
+    c.streamPause = setTimeout(() => {
+      c.streamPause = null;
+      if (c.closed) return;
+      if (c.conn.isReadable()) this.readStreams(c);
+      this.flush(c);
+      this.afterIo(c);
+    }, waitMs);
+    return false;
   }
 
   /** A stream was read to its end (or abandoned): move nextUniSid past every finished stream. */
@@ -556,6 +605,11 @@ export class QuicServerEndpoint {
     }
     // Agave reads the key only from a single self-signed certificate; anything else is an unknown (unstaked) peer.
     c.identity = chain.length === 1 ? identityFromCertificate(chain[0]) : null;
+    const refusal = this.admitConn?.(c) ?? null;
+    if (refusal !== null) {
+      conn.close(true, refusal.code, Buffer.from(refusal.reason));
+      return;
+    }
     c.accepted = true;
     this.counters.connectionsAccepted++;
     this.counters.connectionsActive++;
@@ -611,6 +665,8 @@ export class QuicServerEndpoint {
     c.timer.cancel();
     if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
     c.handshakeTimer = null;
+    if (c.streamPause !== null) clearTimeout(c.streamPause);
+    c.streamPause = null;
     this.bySlot.delete(c.scid.readUInt32BE(0));
     if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
     if (c.partials !== null) this.counters.unfinishedStreams += c.partials.size;

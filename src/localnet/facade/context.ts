@@ -26,7 +26,8 @@ export interface FacadeValidator {
 }
 
 /** Hands a transaction to the TPU path the way a plain RPC node's send-transaction service does. */
-export type TpuSender = (tx: Uint8Array, signature: string) => Promise<void>;
+/** `maxRetries`: the request's; absent = the service's default (docs/localnet.md "Network model"). */
+export type TpuSender = (tx: Uint8Array, signature: string, maxRetries?: number) => Promise<void>;
 
 export interface FacadeContext {
   readonly bank: Bank;

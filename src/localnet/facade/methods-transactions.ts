@@ -27,7 +27,7 @@ const sendTransaction: H = (params, ctx) => {
   const encoding = txEncoding(cfg.encoding);
   const skipPreflight = optionalBoolean(cfg.skipPreflight, 'skipPreflight') ?? false;
   optionalCommitment(cfg.preflightCommitment, 'preflightCommitment');
-  optionalUsize(cfg.maxRetries, 'maxRetries');
+  const maxRetries = optionalUsize(cfg.maxRetries, 'maxRetries');
   commonConfig(ctx, { minContextSlot: cfg.minContextSlot, commitment: 'processed' });
   const d = decodeTxParam(p[0], encoding, ctx.maxTransactionBytes);
   const signature = d.parsed.signatures[0];
@@ -38,7 +38,7 @@ const sendTransaction: H = (params, ctx) => {
       throw new RelayError(Errors.PREFLIGHT_FAILED, `Transaction simulation failed: ${transactionErrorText(value.err)}`, value);
     }
   }
-  return ctx.sendToTpu(d.bytes, signature).then(() => JSON.stringify(signature));
+  return ctx.sendToTpu(d.bytes, signature, maxRetries).then(() => JSON.stringify(signature));
 };
 
 const simulateTransaction: H = (params, ctx) => {

@@ -153,10 +153,22 @@ export class PubSub {
     ]);
   }
 
+  /** The RPC node's one-way distance from its clients (rpc.oneWayDelayMs): messages are handled and sent this much later. */
+  delayMs = 0;
+
   message(ws: Ws, text: string): void {
+    if (this.delayMs > 0) {
+      setTimeout(() => this.handle(ws, text), this.delayMs);
+      return;
+    }
+    this.handle(ws, text);
+  }
+
+  private handle(ws: Ws, text: string): void {
+    if (this.closed.has(ws)) return; // closed while the message was on its way
     const out = dispatchJsonRpc(parseJsonRpcBody(text, MAX_BATCH), this.table, { ws }, { onInternalError: () => undefined });
     const send = (t: string | null): void => {
-      if (t !== null && !this.closed.has(ws)) sendText(ws, t);
+      if (t !== null) this.send(ws, t);
     };
     if (out === null || typeof out === 'string') send(out);
     else void out.then(send);
@@ -236,7 +248,12 @@ export class PubSub {
 
   private send(ws: Ws, text: string): void {
     // sendText, not ws.send: large account notifications would lose bytes to a uWS bug (src/rpc/pubsub/uws-send.ts).
-    if (!this.closed.has(ws)) sendText(ws, text);
+    if (this.delayMs > 0) {
+      // Equal delays keep the order (Node runs equal timeouts in insertion order).
+      setTimeout(() => {
+        if (!this.closed.has(ws)) sendText(ws, text);
+      }, this.delayMs);
+    } else if (!this.closed.has(ws)) sendText(ws, text);
   }
 
   /** The newest slot whose writes a subscription at `commitment` may be told about now: complete slots only. */

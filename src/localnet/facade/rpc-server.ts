@@ -32,6 +32,8 @@ export interface FacadeServerOptions {
   readonly host: string;
   /** 0 = ephemeral (with P+1 free as well). */
   readonly port: number;
+  /** The node's one-way distance from its clients: requests are handled, and answers sent, this much later. */
+  readonly oneWayDelayMs?: number;
   readonly onInternalError?: (err: unknown, method: string) => void;
 }
 
@@ -57,12 +59,15 @@ export class FacadeServer {
   // created: importing this module must not decide how uWS is loaded.
   private readonly uws: Uws;
   private readonly responseOptions: ResponseOptions;
+  private readonly delayMs: number;
 
   constructor(
     private readonly ctx: FacadeContext,
     private readonly opts: FacadeServerOptions,
   ) {
     this.pubsub = new PubSub(ctx);
+    this.delayMs = Math.max(0, opts.oneWayDelayMs ?? 0);
+    this.pubsub.delayMs = this.delayMs;
     const runtime = loadUws();
     this.uws = runtime.uws;
     this.responseOptions = responseOptions('*', runtime.idleTimeoutSeconds);
@@ -94,13 +99,21 @@ export class FacadeServer {
       const cl = req.getHeader('content-length');
       if (mediaType(req.getHeader('content-type')) !== 'application/json') return this.reject(st, Errors.UNSUPPORTED_MEDIA_TYPE);
       readBody(res, st, cl === '' ? -1 : Number(cl), MAX_BODY_BYTES, (body) => {
-        const parsed = parseJsonRpcBody(body.toString('utf8'), MAX_BATCH);
-        const out = dispatchJsonRpc(parsed, this.table, this.ctx, {
-          onInternalError: (err, call) => this.opts.onInternalError?.(err, call.method),
-        });
-        const finish = (text: string | null): void => writeResponse(st, this.responseOptions, 200, JSON_TYPE, text ?? '');
-        if (out === null || typeof out === 'string') finish(out);
-        else out.then(finish, () => finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message)));
+        const text = body.toString('utf8'); // now: the body may be a view into uWS's chunk, valid only in this call
+        const handle = (): void => {
+          if (st.aborted) return;
+          const parsed = parseJsonRpcBody(text, MAX_BATCH);
+          const out = dispatchJsonRpc(parsed, this.table, this.ctx, {
+            onInternalError: (err, call) => this.opts.onInternalError?.(err, call.method),
+          });
+          const write = (text: string | null): void => writeResponse(st, this.responseOptions, 200, JSON_TYPE, text ?? '');
+          const finish = this.delayMs > 0 ? (text: string | null): void => void setTimeout(() => write(text), this.delayMs) : write;
+          if (out === null || typeof out === 'string') finish(out);
+          else out.then(finish, () => finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message)));
+        };
+        // The request reaches the node oneWayDelayMs after the client sent it.
+        if (this.delayMs > 0) setTimeout(handle, this.delayMs);
+        else handle();
       }, () => this.reject(st, Errors.BODY_TOO_LARGE));
     });
     app.get('/health', (res) => writeResponse(new RequestState(res, '', 0), this.responseOptions, 200, TEXT_TYPE, 'ok'));
@@ -118,7 +131,7 @@ export class FacadeServer {
           context,
         );
       },
-      message: (ws, message) => this.pubsub.message(ws, Buffer.from(message).toString('utf8')),
+      message: (ws, message) => this.pubsub.message(ws, Buffer.from(message).toString('utf8')), // delayed inside
       close: (ws) => this.pubsub.close(ws),
     });
     app.any('/*', (res: HttpResponse) => this.reject(new RequestState(res, '', 0), Errors.METHOD_NOT_ALLOWED));

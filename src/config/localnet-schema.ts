@@ -1,0 +1,70 @@
+// The relay config's `localnet:` section (cold: parsed once at start): the embedded localnet as a test bench (slot
+// time, per-validator links, a down validator, the RPC node's distance, Agave's QoS). Used only when the relay runs
+// the embedded localnet (no upstream.rpcUrl); passed to the child as one JSON flag (src/localnet/localnet-args.ts).
+// Names match LocalnetOptions (src/localnet/network-options.ts); docs/localnet.md "Network model" explains each.
+import { z } from 'zod';
+
+const pct = z.number().min(0).max(100);
+const delayMs = z.number().min(0).max(2_000);
+
+export const localnetLinkSchema = z
+  .object({
+    oneWayDelayMs: delayMs.default(0),
+    lossPct: pct.default(0),
+    txDropPct: pct.default(0),
+    down: z.boolean().default(false),
+  })
+  .strict();
+
+export const localnetSchema = z
+  .object({
+    /** Validators (leaders); stakes split N : N-1 : ... : 1. */
+    validators: z.number().int().min(1).max(64).default(4),
+    /** Slot time. 400 ms today; SIMD-0525 steps it down to 200 ms. */
+    slotMs: z.number().int().min(200).max(2_000).default(400),
+    /** Per validator TPU listener, index = validator (0 = largest stake); missing entries are perfect links. */
+    links: z.array(localnetLinkSchema).max(64).default([]),
+    rpc: z
+      .object({
+        /** Client <-> RPC node one-way delay, applied to requests, answers and WebSocket messages. */
+        oneWayDelayMs: delayMs.default(0),
+        /** Distinct upcoming leaders each sendTransaction is forwarded to (Agave: 2). */
+        leaderForwardCount: z.number().int().min(1).max(8).default(2),
+        /** Resend interval for a transaction not landed yet (Agave: 2000); 0 = no resends. */
+        retryRateMs: z.number().int().min(0).max(60_000).default(2_000),
+        /** Resends when the request sets no maxRetries; absent = until the blockhash expires (Agave). */
+        defaultMaxRetries: z.number().int().min(0).max(1_000).optional(),
+      })
+      .strict()
+      .default({}),
+    qos: z
+      .object({
+        enabled: z.boolean().default(false),
+        maxConnectionsPerUnstakedPeer: z.number().int().min(1).max(1_024).default(8),
+        maxConnectionsPerStakedPeer: z.number().int().min(1).max(1_024).default(16),
+        maxConnectionsPerIpPerMinute: z.number().int().min(1).max(100_000).default(8),
+        unstakedStreamsPer100Ms: z.number().int().min(1).max(100_000).default(20),
+      })
+      .strict()
+      .default({}),
+    /** Identities the listeners count as staked (QoS only), e.g. the relay's identity.keypairPath public key. */
+    stakedPeers: z
+      .array(
+        z
+          .object({
+            identity: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 public key'),
+            stakeSol: z.number().positive().max(1e9),
+          })
+          .strict(),
+      )
+      .default([]),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.links.length > v.validators) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });
+    }
+  })
+  .default({});
+
+export type LocalnetConfig = z.infer<typeof localnetSchema>;

@@ -1,0 +1,41 @@
+// The relay config's `localnet:` section <-> LocalnetOptions (cold: once per localnet start). The relay passes the
+// section to its localnet child as one flag, `--bench-json <json>` (the section as the config schema parsed it), and
+// `slotrelay localnet` turns it back into LocalnetOptions with the same schema, so both ends validate alike.
+import { localnetSchema, type LocalnetConfig } from '../config/localnet-schema.js';
+import { ConfigError } from '../config/load.js';
+import type { LocalnetOptions } from './localnet.js';
+
+const LAMPORTS_PER_SOL = 1_000_000_000;
+
+/** The child's flags for a config's `localnet:` section. */
+export function localnetChildArgs(cfg: LocalnetConfig): string[] {
+  return ['--bench-json', JSON.stringify(cfg)];
+}
+
+/** Parse `--bench-json` (any subset of the `localnet:` section; defaults as in the config). */
+export function parseBenchJson(text: string): LocalnetConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new ConfigError('--bench-json must be a JSON object (the config file\'s localnet: section)');
+  }
+  const r = localnetSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new ConfigError(`--bench-json: localnet.${i.path.join('.')}: ${i.message}`);
+  }
+  return r.data;
+}
+
+/** The LocalnetOptions a `localnet:` section stands for. */
+export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions {
+  return {
+    validators: cfg.validators,
+    slotMs: cfg.slotMs,
+    links: cfg.links,
+    rpc: cfg.rpc,
+    qos: cfg.qos,
+    stakedPeers: cfg.stakedPeers.map((p) => ({ identity: p.identity, stake: BigInt(Math.round(p.stakeSol * LAMPORTS_PER_SOL)) })),
+  };
+}
