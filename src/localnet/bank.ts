@@ -62,6 +62,24 @@ export type ExecuteOutcome =
   | { readonly landed: true; readonly record: TxRecord }
   | { readonly landed: false; readonly err: TxErrorJson };
 
+export type BundleOutcome =
+  | { readonly landed: true; readonly records: readonly TxRecord[] }
+  | { readonly landed: false; readonly index: number; readonly err: TxErrorJson };
+
+interface RunResult {
+  readonly failed: boolean;
+  readonly feeCharged: boolean;
+  readonly err: TxErrorJson | null;
+  readonly meta: TransactionMetadata;
+  readonly pre: bigint[];
+  readonly post: bigint[];
+}
+
+/** What an account that did not exist is put back as: no lamports, no data, owned by the system program. */
+function emptyAccount(): Account {
+  return new Account(0n, new Uint8Array(0), new Uint8Array(32), false, 0n);
+}
+
 export interface BankOptions {
   /** Slots a blockhash stays valid after the slot that issued it (Agave: 150). */
   readonly blockhashWindowSlots?: number;
@@ -224,9 +242,55 @@ export class Bank {
    * the caller must not reuse the buffer.
    */
   execute(tx: Uint8Array, parsed: ParsedTx = parseWireTransaction(tx)): ExecuteOutcome {
-    if (this.blockhashSlot(parsed.recentBlockhash) === undefined) return { landed: false, err: 'BlockhashNotFound' };
+    const refused = this.loadCheck(parsed);
+    if (refused !== null) return { landed: false, err: refused };
+    const run = this.run(tx, parsed);
+    if (run.failed && !run.feeCharged) return { landed: false, err: run.err! };
+    return { landed: true, record: this.commit(tx, parsed, run) };
+  }
+
+  /**
+   * Execute a bundle into the current slot: every transaction in order, all or nothing (Jito's rule). Any
+   * transaction refused or failing (even one that would pay its fee) rolls back every account the bundle wrote and
+   * commits nothing; `index` names the first that failed. The bank keeps the buffers of a committed bundle.
+   */
+  executeBundle(items: readonly { readonly tx: Uint8Array; readonly parsed: ParsedTx }[]): BundleOutcome {
+    const seen = new Set<string>();
+    for (let i = 0; i < items.length; i++) {
+      const refused = this.loadCheck(items[i].parsed);
+      if (refused !== null) return { landed: false, index: i, err: refused };
+      if (seen.has(items[i].parsed.signatures[0])) return { landed: false, index: i, err: 'AlreadyProcessed' };
+      seen.add(items[i].parsed.signatures[0]);
+    }
+    // Only writable accounts can change: keep them to put back on failure (an absent one comes back as empty).
+    const saved = new Map<string, { key: Uint8Array; account: Account | null }>();
+    for (const { parsed } of items) {
+      for (let k = 0; k < parsed.keyBytes.length; k++) {
+        if (parsed.writable[k] && !saved.has(parsed.accountKeys[k])) saved.set(parsed.accountKeys[k], { key: parsed.keyBytes[k], account: this.svm.getAccount(parsed.keyBytes[k]) });
+      }
+    }
+    const runs: RunResult[] = [];
+    for (let i = 0; i < items.length; i++) {
+      const run = this.run(items[i].tx, items[i].parsed);
+      if (run.failed) {
+        for (const { key, account } of saved.values()) this.svm.setAccount(key, account ?? emptyAccount());
+        return { landed: false, index: i, err: run.err! };
+      }
+      runs.push(run);
+    }
+    return { landed: true, records: items.map((it, i) => this.commit(it.tx, it.parsed, runs[i])) };
+  }
+
+  /** Agave's load-time refusals that this bank checks itself: an expired blockhash, a signature already committed. */
+  private loadCheck(parsed: ParsedTx): TxErrorJson | null {
+    if (this.blockhashSlot(parsed.recentBlockhash) === undefined) return 'BlockhashNotFound';
     const sig = parsed.signatures[0];
-    if (this.records.has(sig) || this.statuses.has(sig)) return { landed: false, err: 'AlreadyProcessed' };
+    if (this.records.has(sig) || this.statuses.has(sig)) return 'AlreadyProcessed';
+    return null;
+  }
+
+  /** litesvm runs the transaction; balances of its static keys before and after. */
+  private run(tx: Uint8Array, parsed: ParsedTx): RunResult {
     const keys = parsed.keyBytes;
     const pre = new Array<bigint>(keys.length);
     for (let i = 0; i < keys.length; i++) pre[i] = this.svm.getBalance(keys[i]) ?? 0n;
@@ -235,22 +299,26 @@ export class Bank {
     for (let i = 0; i < keys.length; i++) post[i] = this.svm.getBalance(keys[i]) ?? 0n;
     const failed = result instanceof FailedTransactionMetadata;
     const err = failed ? txErrorJson(result.err()) : null;
-    // Fee charged <=> the fee payer's balance moved: the transaction was committed (possibly failed).
-    if (failed && pre[0] === post[0]) return { landed: false, err: err! };
     const meta = failed ? result.meta() : (result as TransactionMetadata);
+    // Fee charged <=> the fee payer's balance moved: the transaction was committed (possibly failed).
+    return { failed, feeCharged: pre[0] !== post[0], err, meta, pre, post };
+  }
+
+  /** Record a transaction that ran into the current slot (history ring, counters). */
+  private commit(tx: Uint8Array, parsed: ParsedTx, run: RunResult): TxRecord {
     const record: TxRecord = {
       signature: parsed.signatures[0],
       slot: this.currentSlot,
       position: this.positionInSlot++,
       blockTime: this.blockTime(this.currentSlot),
-      err,
+      err: run.err,
       fee: transactionFee(parsed),
-      preBalances: pre,
-      postBalances: post,
-      logs: meta.logs(),
-      computeUnitsConsumed: meta.computeUnitsConsumed(),
-      returnData: returnDataJson(meta),
-      innerInstructions: innerInstructionsJson(meta),
+      preBalances: run.pre,
+      postBalances: run.post,
+      logs: run.meta.logs(),
+      computeUnitsConsumed: run.meta.computeUnitsConsumed(),
+      returnData: returnDataJson(run.meta),
+      innerInstructions: innerInstructionsJson(run.meta),
       tx,
       parsed,
     };
@@ -259,7 +327,7 @@ export class Bank {
     this.kept++;
     this.records.set(record.signature, record);
     this.transactionCount++;
-    return { landed: true, record };
+    return record;
   }
 
   /** Airdrop from the faucet: a real transfer, signed with the current blockhash, committed in this slot. */
@@ -268,6 +336,11 @@ export class Bank {
     tx.add(SystemProgram.transfer({ fromPubkey: this.faucet.publicKey, toPubkey: to, lamports }));
     tx.sign(this.faucet);
     return this.execute(tx.serialize());
+  }
+
+  /** A system account with `lamports` at genesis (the block engine's tip accounts: rent-exempt, like Jito's). */
+  createSystemAccount(address: Uint8Array, lamports: bigint): void {
+    this.svm.setAccount(address, new Account(lamports, new Uint8Array(0), new Uint8Array(32), false, 0n));
   }
 
   /** Toggle litesvm's signature verification around a call (simulateTransaction with sigVerify false). */

@@ -2,7 +2,7 @@
 // executed into the current slot: the bank runs it, a committed transaction feeds the prioritization-fee cache, a
 // landing record when it came through a TPU listener, and the commit listeners (signatureSubscribe). At each slot
 // start the bank gets its new blockhash before anything is executed in that slot.
-import type { Bank, ExecuteOutcome, TxRecord } from './bank.js';
+import type { Bank, BundleOutcome, ExecuteOutcome, TxRecord } from './bank.js';
 import type { LandingLog } from './landings.js';
 import type { PrioritizationFees } from './prioritization-fees.js';
 import type { ParsedTx } from './wire.js';
@@ -57,6 +57,13 @@ export class BlockProducer {
       });
     }
     this.committed(rec);
+    return out;
+  }
+
+  /** A bundle from the block engine (src/localnet/block-engine/): all of it into the current slot, in order, or nothing. */
+  executeBundle(items: Parameters<Bank['executeBundle']>[0]): BundleOutcome {
+    const out = this.bank.executeBundle(items);
+    if (out.landed) for (const rec of out.records) this.committed(rec);
     return out;
   }
 

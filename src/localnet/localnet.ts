@@ -4,6 +4,9 @@
 // synchronous and CPU-bound: run this in its own process (run-localnet.ts via `slotrelay localnet`; the relay
 // starts it as a child, src/localnet-child.ts), never on the relay's front thread. Tests may run it in-process.
 import { Bank, BLOCKHASH_WINDOW_SLOTS } from './bank.js';
+import { BlockEngineServer } from './block-engine/block-engine-server.js';
+import { BundleEngine } from './block-engine/bundle-engine.js';
+import { localnetTipAccounts } from './block-engine/tip-accounts.js';
 import { BlockProducer } from './block-producer.js';
 import { FacadeServer } from './facade/rpc-server.js';
 import type { FacadeContext, FacadeValidator } from './facade/context.js';
@@ -54,6 +57,10 @@ export interface LocalnetOptions {
   readonly finalizedDepth?: number;
   /** Blockhash validity in slots; default 150 (Agave). */
   readonly blockhashWindowSlots?: number;
+  /** The Jito-compatible block engine's port (src/localnet/block-engine/); 0 = ephemeral. Default 0. */
+  readonly blockEnginePort?: number;
+  /** Its per-IP request limit (HTTP 429 / -32097 above it); 0 = unlimited. Default 50 per second. */
+  readonly blockEngineRateLimitPerSecond?: number;
   readonly onInternalError?: (err: unknown, method: string) => void;
 }
 
@@ -74,6 +81,8 @@ export interface LocalnetValidator {
 export interface Localnet {
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  /** Base URL of the Jito-compatible block engine (POST {url}/api/v1/bundles, /api/v1/transactions). */
+  readonly blockEngineUrl: string;
   readonly validators: readonly LocalnetValidator[];
   /** In-process access for tests and benches. */
   readonly bank: Bank;
@@ -86,6 +95,8 @@ export interface Localnet {
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
   readonly qos: readonly TpuQos[];
   readonly slotMs: number;
+  readonly bundles: BundleEngine;
+  readonly blockEngine: BlockEngineServer;
   stop(): Promise<void>;
 }
 
@@ -190,9 +201,24 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
-  // Order per slot: the bank's new blockhash first, then what the new leader held, then subscribers.
+  const bundles = new BundleEngine(producer, localnetTipAccounts(seed));
+  const blockEngine = new BlockEngineServer(
+    { engine: bundles, producer, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, maxTransactionBytes, sendToTpu: ctx.sendToTpu },
+    { host, port: options.blockEnginePort ?? 0, rateLimitPerSecond: options.blockEngineRateLimitPerSecond ?? 50, onInternalError: options.onInternalError },
+  );
+  try {
+    await blockEngine.start();
+  } catch (err) {
+    server.stop();
+    for (const l of listeners) await l.stop();
+    throw err;
+  }
+
+  // Order per slot: the bank's new blockhash first, then what the new leader held, then the bundles queued for it,
+  // then subscribers.
   clock.onSlot((slot) => producer.startSlot(slot));
   clock.onSlot((slot) => gate.onSlot(slot));
+  clock.onSlot((slot) => bundles.onSlot(slot));
   clock.onSlot((slot) => server.pubsub.onSlot(slot));
   clock.onSlot((slot) => sender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
@@ -202,6 +228,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   return {
     rpcUrl: server.rpcUrl,
     wsUrl: server.wsUrl,
+    blockEngineUrl: blockEngine.url,
     validators,
     bank,
     schedule,
@@ -211,11 +238,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     listeners,
     qos: qosList,
     slotMs,
+    bundles,
+    blockEngine,
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
       clock.stop();
       server.stop();
+      await blockEngine.stop();
       await sender.stop();
       for (const l of listeners) await l.stop();
     },

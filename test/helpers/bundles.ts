@@ -1,0 +1,67 @@
+// Real bundles for the bundle tests (#16): three transfers whose order matters (each fee payer is funded only by the
+// transaction before it), so the balances after landing prove both atomicity and order. Built with web3.js.
+import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import bs58 from 'bs58';
+
+export interface BundlePlan {
+  readonly payer: Keypair;
+  readonly b: Keypair;
+  readonly c: Keypair;
+  readonly d: PublicKey;
+  /** base64 wire transactions, in bundle order. */
+  readonly base64: string[];
+  readonly base58: string[];
+  readonly signatures: string[];
+}
+
+export interface BundleOptions {
+  /** Lamports to the tip account (0: no tip transfer at all). Default 10,000. */
+  readonly tipLamports?: number;
+  /** Make the second transaction fail on chain (it moves more than its payer has). */
+  readonly failSecond?: boolean;
+}
+
+/**
+ * payer -> b (0.5 SOL); b (fee payer, funded only by tx 1) -> c (0.2 SOL, or 5 SOL when failSecond);
+ * c (fee payer, funded only by tx 2) -> d (0.1 SOL) and the tip to `tipAccount`.
+ */
+export function orderedBundle(payer: Keypair, blockhash: string, tipAccount: string, opts: BundleOptions = {}): BundlePlan {
+  const b = Keypair.generate();
+  const c = Keypair.generate();
+  const d = Keypair.generate().publicKey;
+  const tip = opts.tipLamports ?? 10_000;
+  const t1 = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1_000_000 }).add(
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: b.publicKey, lamports: LAMPORTS_PER_SOL / 2 }),
+  );
+  t1.sign(payer);
+  const t2 = new Transaction({ feePayer: b.publicKey, blockhash, lastValidBlockHeight: 1_000_000 }).add(
+    SystemProgram.transfer({ fromPubkey: b.publicKey, toPubkey: c.publicKey, lamports: opts.failSecond ? 5 * LAMPORTS_PER_SOL : LAMPORTS_PER_SOL / 5 }),
+  );
+  t2.sign(b);
+  const t3 = new Transaction({ feePayer: c.publicKey, blockhash, lastValidBlockHeight: 1_000_000 }).add(
+    SystemProgram.transfer({ fromPubkey: c.publicKey, toPubkey: d, lamports: LAMPORTS_PER_SOL / 10 }),
+  );
+  if (tip > 0) t3.add(SystemProgram.transfer({ fromPubkey: c.publicKey, toPubkey: new PublicKey(tipAccount), lamports: tip }));
+  t3.sign(c);
+  const txs = [t1, t2, t3];
+  const wires = txs.map((t) => t.serialize());
+  return {
+    payer,
+    b,
+    c,
+    d,
+    base64: wires.map((w) => w.toString('base64')),
+    base58: wires.map((w) => bs58.encode(w)),
+    signatures: txs.map((t) => bs58.encode(t.signature!)),
+  };
+}
+
+/** A single self-transfer that also pays `tipLamports` to `tipAccount` (a one-transaction bundle), base64. */
+export function tippedTransfer(payer: Keypair, blockhash: string, tipAccount: string, tipLamports = 10_000): { base64: string; signature: string } {
+  const t = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1_000_000 }).add(
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 5_000_000 }),
+    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: new PublicKey(tipAccount), lamports: tipLamports }),
+  );
+  t.sign(payer);
+  return { base64: t.serialize().toString('base64'), signature: bs58.encode(t.signature!) };
+}
