@@ -13,6 +13,7 @@ const USAGE = `usage:
   slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
                   [--upstream URL] [--workers N] [--log-level LEVEL]
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
+  slotrelay bench landing [--sets ...] [--rate 100] [--duration 60]  (landing benchmark: docs/landing.md; --help for flags)
   slotrelay keys new                                                  (print a fresh API key)
   slotrelay keys revoke|restore --config FILE (--name N | --key K)    (for every relay of a cluster: docs/multi-region.md)
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
@@ -95,6 +96,17 @@ async function main(): Promise<void> {
       case 'fees': {
         const { runFees } = await import('./client/cli/fees.js');
         process.exitCode = await runFees(rest, process.env);
+        return;
+      }
+      case 'bench': {
+        if (rest[0] !== 'landing') break;
+        const { runLandingBench } = await import('./landing-bench/main.js');
+        if (rest.includes('--help')) {
+          const { USAGE: LANDING_USAGE } = await import('./landing-bench/options.js');
+          process.stdout.write(LANDING_USAGE + '\n');
+          return;
+        }
+        process.exitCode = await runLandingBench(rest.slice(1), process.env);
         return;
       }
       case 'keys':

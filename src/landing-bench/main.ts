@@ -1,0 +1,197 @@
+// `slotrelay bench landing` (CLI process; cold): per scenario, start the relays on the embedded localnet (or use the
+// given cluster and relay), fund payers, run each route set in turn (a short warm-up, then the measured phase), and
+// write {out}.json and {out}.html (docs/landing.md).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeHttp, rpcCall } from './http.js';
+import { parseLandingArgs, type Fanout, type LandingBenchOptions, type RouteSet, type Scenario } from './options.js';
+import { airdropPayers, loadKeypair, TransferFactory } from './payers.js';
+import { runPhase, type PhaseTarget } from './phase.js';
+import { localnetSection, startBenchRelay, waitRelayReady, type BenchRelay } from './relays.js';
+import type { LandingReport, ScenarioResult, SetResult, ValidatorInfo } from './report.js';
+import { renderHtml } from './report-html.js';
+import { SET_COLOURS } from './report-svg.js';
+import { defaultWsUrl, SlotTracker } from './slot-tracker.js';
+import { setFigures, timelineSeries } from './stats.js';
+
+const WARMUP_MS = 1_000;
+const WARMUP_RATE = 20;
+const LEGEND_VALIDATORS = 7;
+
+type Log = (line: string) => void;
+
+async function validatorsOf(rpcUrl: string, scenario: Scenario | null): Promise<ValidatorInfo[]> {
+  const va = await rpcCall<{ current: { nodePubkey: string; activatedStake: number }[] }>(rpcUrl, 'getVoteAccounts');
+  const sorted = [...va.current].sort((a, b) => b.activatedStake - a.activatedStake);
+  const total = sorted.reduce((a, v) => a + v.activatedStake, 0) || 1;
+  return sorted.slice(0, LEGEND_VALIDATORS).map((v, i) => {
+    const lossy = i === 0 && scenario !== null && (scenario.leaderLossPct > 0 || scenario.leaderTxDropPct > 0);
+    return {
+      identity: v.nodePubkey,
+      stake: v.activatedStake,
+      label: `${v.nodePubkey.slice(0, 4)} (${Math.round((v.activatedStake / total) * 100)}% stake)${lossy ? ' LOSSY' : ''}`,
+    };
+  });
+}
+
+interface Driver {
+  readonly target: (set: RouteSet) => PhaseTarget & { readonly identity: string | null };
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly payers: () => Promise<import('@solana/web3.js').Keypair[]>;
+  readonly localnet: Record<string, unknown> | null;
+  stop(): Promise<void>;
+}
+
+async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Promise<Driver> {
+  const cliPath = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const fanouts: Fanout[] = [];
+  for (const s of o.sets) if (s.fanout !== null && !fanouts.includes(s.fanout)) fanouts.push(s.fanout);
+  if (fanouts.length === 0) fanouts.push('window-aware');
+  const section = localnetSection(sc);
+  const relays = new Map<Fanout, BenchRelay>();
+  const stopAll = async (): Promise<void> => {
+    for (const r of [...relays.values()].reverse()) await r.stop();
+  };
+  try {
+    log(`[${sc.name}] starting the relay (${fanouts[0]}) with its embedded localnet${section ? ` ${JSON.stringify(section)}` : ''}`);
+    const first = await startBenchRelay({ fanout: fanouts[0], localnet: section, cliPath });
+    relays.set(fanouts[0], first);
+    for (const f of fanouts.slice(1)) {
+      log(`[${sc.name}] starting a relay (${f}) on the same localnet`);
+      relays.set(f, await startBenchRelay({ fanout: f, upstream: first.localnetUrl, cliPath }));
+    }
+    for (const r of relays.values()) await waitRelayReady(r.relayUrl);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  const first = relays.get(fanouts[0])!;
+  return {
+    rpcUrl: first.localnetUrl,
+    wsUrl: defaultWsUrl(first.localnetUrl),
+    localnet: section ?? {},
+    payers: () => airdropPayers(first.localnetUrl, o.payers),
+    target: (set) => {
+      const r = relays.get(set.fanout ?? fanouts[0])!;
+      return { rpcUrl: first.localnetUrl, relayUrl: r.relayUrl, apiKey: r.apiKey, localnet: true, identity: r.identity || null };
+    },
+    stop: stopAll,
+  };
+}
+
+function remoteDriver(o: LandingBenchOptions): Driver {
+  const t = o.remote!;
+  return {
+    rpcUrl: t.rpcUrl,
+    wsUrl: t.wsUrl ?? defaultWsUrl(t.rpcUrl),
+    localnet: null,
+    payers: () => Promise.resolve([loadKeypair(t.keypairPath)]),
+    target: () => ({ rpcUrl: t.rpcUrl, relayUrl: t.relayUrl.replace(/\/+$/, ''), apiKey: t.apiKey, localnet: false, identity: null }),
+    stop: () => Promise.resolve(),
+  };
+}
+
+async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Promise<ScenarioResult> {
+  const driver = o.remote ? remoteDriver(o) : await localDriver(o, sc, log);
+  let slots: SlotTracker | undefined;
+  let factory: TransferFactory | undefined;
+  try {
+    slots = await SlotTracker.start(driver.rpcUrl, driver.wsUrl);
+    const payers = await driver.payers();
+    factory = await TransferFactory.start(driver.rpcUrl, payers);
+    const validators = await validatorsOf(driver.rpcUrl, o.remote ? null : sc);
+    // Cold paths off the clock: connections, leader data and the relay's first QUIC handshakes.
+    const slotMs = o.remote ? 400 : sc.slotMs;
+    const pollMs = Math.max(100, Math.min(400, slotMs));
+    const sets: SetResult[] = [];
+    for (const [i, set] of o.sets.entries()) {
+      const target = driver.target(set);
+      log(`[${sc.name}] ${set.name}: warm-up`);
+      await runPhase(target, factory, slots, { routes: set.routes, ratePerSecond: Math.min(WARMUP_RATE, o.ratePerSecond), durationMs: WARMUP_MS, tailMs: 5_000, pollMs, maxRetries: o.maxRetries });
+      log(`[${sc.name}] ${set.name}: ${o.ratePerSecond} tx/s for ${o.durationMs / 1000} s`);
+      const startedAt = new Date().toISOString();
+      const phase = await runPhase(target, factory, slots, {
+        routes: set.routes,
+        ratePerSecond: o.ratePerSecond,
+        durationMs: o.durationMs,
+        tailMs: o.tailMs,
+        pollMs,
+        maxRetries: o.maxRetries,
+        progress: log,
+      });
+      const figures = setFigures(phase, target.identity);
+      log(
+        `[${sc.name}] ${set.name}: landed ${figures.landedPct}% (${figures.landed}/${figures.sent}), slots-to-land p50/p90/p99 ` +
+          `${figures.slotsToLand.p50}/${figures.slotsToLand.p90}/${figures.slotsToLand.p99}, ms p50/p90/p99 ${figures.msToLand.p50}/${figures.msToLand.p90}/${figures.msToLand.p99}`,
+      );
+      sets.push({
+        set,
+        colour: SET_COLOURS[i % SET_COLOURS.length],
+        startedAt,
+        endedAt: new Date(phase.endedAt).toISOString(),
+        relayIdentity: target.identity,
+        figures,
+        timeline: timelineSeries(phase),
+      });
+    }
+    return { scenario: sc, validators, slotSource: slots.source, localnet: driver.localnet, sets };
+  } finally {
+    factory?.stop();
+    slots?.stop();
+    await driver.stop();
+  }
+}
+
+function commit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+export const REPORT_NOTES = [
+  'Landed: a confirmed (or finalized) status without error from getSignatureStatuses on the cluster, seen before the tail after the last send ended.',
+  'Slots-to-land: landed slot minus the cluster slot the bench had seen (slotSubscribe) when it sent the request; percentiles are nearest-rank over landed transactions; the CDF is over all sent, so it levels off at the landed share.',
+  'Ms-to-land: on the localnet, from the send to the localnet executing the transaction (CLOCK_MONOTONIC on both sides); elsewhere, to the first status poll that saw it (resolution: the poll interval).',
+  'Route sets run one after another against the same cluster, each after a 1 s warm-up that is not counted; duplicates and copies read come from the localnet TPU counters over that set\'s own phase.',
+  'Duplicates: copies that reached a leader after the transaction had landed (refused AlreadyProcessed). Copies read per tx: every copy a validator read, including those dropped as not_leader.',
+];
+
+export async function runLandingBench(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const o = parseLandingArgs(argv, env);
+  const log: Log = o.quiet ? () => undefined : (l) => process.stderr.write(l + '\n');
+  const scenarios: ScenarioResult[] = [];
+  try {
+    for (const sc of o.scenarios) scenarios.push(await runScenario(o, sc, log));
+  } finally {
+    await closeHttp();
+  }
+  const report: LandingReport = {
+    tool: 'slotrelay bench landing',
+    version: 1,
+    createdAt: new Date().toISOString(),
+    commit: commit(),
+    host: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+    params: {
+      ratePerSecond: o.ratePerSecond,
+      durationMs: o.durationMs,
+      tailMs: o.tailMs,
+      payers: o.payers,
+      maxRetries: o.maxRetries ?? null,
+      target: o.remote ? `cluster ${new URL(o.remote.rpcUrl).host}, relay ${new URL(o.remote.relayUrl).host}` : 'embedded localnet (4 validators)',
+      command: ['slotrelay bench landing', ...argv].join(' '),
+    },
+    scenarios,
+    notes: REPORT_NOTES,
+  };
+  mkdirSync(dirname(o.out), { recursive: true });
+  writeFileSync(`${o.out}.json`, JSON.stringify(report, null, 1) + '\n');
+  writeFileSync(`${o.out}.html`, renderHtml(report));
+  log(`wrote ${o.out}.json and ${o.out}.html`);
+  return 0;
+}

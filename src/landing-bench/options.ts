@@ -1,0 +1,183 @@
+// `slotrelay bench landing` flags -> LandingBenchOptions (CLI process, cold). Route sets, scenarios (the localnet's
+// slot time and a lossy leader), rate, duration, and the target: the embedded localnet by default, or any cluster
+// and relay with --rpc / --relay / --keypair (docs/landing.md).
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/load.js';
+
+export const FANOUTS = ['window-aware', 'next-leaders'] as const;
+export type Fanout = (typeof FANOUTS)[number];
+export const SET_ROUTES = ['direct', 'rpc', 'jito', 'static'] as const;
+export type SetRoute = (typeof SET_ROUTES)[number];
+
+/** One route set: the routes each transaction names, and (on the localnet) the fanout policy of the relay it goes to. */
+export interface RouteSet {
+  /** Stable label: `direct (window-aware)`, `rpc`, `direct+rpc`, ... */
+  readonly name: string;
+  readonly routes: readonly SetRoute[];
+  /** null: the relay's own setting (a relay given with --relay, or a set without the direct route). */
+  readonly fanout: Fanout | null;
+}
+
+/** One localnet condition every route set is run under. */
+export interface Scenario {
+  readonly name: string;
+  readonly slotMs: number;
+  /** Packet loss (%) on the largest-stake validator's TPU listener: the leader of most slots. 0 = none. */
+  readonly leaderLossPct: number;
+  /** Transactions that leader drops after reading them (%). 0 = none. */
+  readonly leaderTxDropPct: number;
+}
+
+export interface RemoteTarget {
+  readonly rpcUrl: string;
+  readonly wsUrl?: string;
+  readonly relayUrl: string;
+  readonly apiKey: string;
+  readonly keypairPath: string;
+}
+
+export interface LandingBenchOptions {
+  readonly sets: readonly RouteSet[];
+  /** Localnet scenarios; ignored (one scenario named "remote") with a remote target. */
+  readonly scenarios: readonly Scenario[];
+  readonly ratePerSecond: number;
+  readonly durationMs: number;
+  /** After the last send, how long statuses are still polled: a transaction landing later counts as not landed. */
+  readonly tailMs: number;
+  /** Payers transfers are signed by (localnet: airdropped). */
+  readonly payers: number;
+  /** maxRetries sent with every submission; undefined = the relay's default (retries.defaultMaxRetries). */
+  readonly maxRetries?: number;
+  /** Output path without extension: {out}.json and {out}.html. */
+  readonly out: string;
+  readonly remote?: RemoteTarget;
+  /** Print progress lines to stderr. */
+  readonly quiet: boolean;
+}
+
+export const DEFAULT_SETS = 'direct:window-aware,direct:next-leaders,rpc,direct+rpc';
+
+/** `direct:window-aware` | `direct:next-leaders` | `rpc` | `direct+rpc` | `direct+rpc:next-leaders` ... */
+export function parseRouteSet(spec: string, remote: boolean): RouteSet {
+  const [routePart, fanoutPart, ...extra] = spec.trim().split(':');
+  if (extra.length > 0 || routePart === undefined || routePart === '') throw new ConfigError(`--sets: bad route set "${spec}"`);
+  const routes = routePart.split('+').map((r) => r.trim());
+  for (const r of routes) {
+    if (!(SET_ROUTES as readonly string[]).includes(r)) throw new ConfigError(`--sets: unknown route "${r}" in "${spec}" (${SET_ROUTES.join(', ')})`);
+  }
+  if (new Set(routes).size !== routes.length) throw new ConfigError(`--sets: a route repeated in "${spec}"`);
+  let fanout: Fanout | null = null;
+  if (fanoutPart !== undefined) {
+    if (!(FANOUTS as readonly string[]).includes(fanoutPart)) throw new ConfigError(`--sets: unknown fanout "${fanoutPart}" (${FANOUTS.join(', ')})`);
+    if (!routes.includes('direct')) throw new ConfigError(`--sets: a fanout applies to the direct route only ("${spec}")`);
+    // A relay's fanout is its config (routes.direct.fanout), not a request field: only relays we start can differ.
+    if (remote) throw new ConfigError(`--sets: with --relay the fanout is that relay's routes.direct.fanout; name routes only ("${spec}")`);
+    fanout = fanoutPart as Fanout;
+  } else if (routes.includes('direct') && !remote) {
+    fanout = 'window-aware'; // the schema's default
+  }
+  const name = routes.join('+') + (fanout !== null && routes.length === 1 ? ` (${fanout})` : fanout === 'next-leaders' ? ` (${fanout})` : '');
+  return { name, routes: routes as SetRoute[], fanout };
+}
+
+/** `slot-ms=400,lossy-leader=20,leader-drop=0,name=...` */
+export function parseScenario(spec: string): Scenario {
+  let slotMs = 400;
+  let leaderLossPct = 0;
+  let leaderTxDropPct = 0;
+  let name: string | undefined;
+  for (const part of spec.split(',')) {
+    const [k, v] = part.split('=').map((x) => x.trim());
+    if (k === undefined || v === undefined || v === '') throw new ConfigError(`--scenario: expected key=value in "${spec}"`);
+    if (k === 'name') name = v;
+    else if (k === 'slot-ms') slotMs = num('slot-ms', v, 200, 2_000);
+    else if (k === 'lossy-leader') leaderLossPct = num('lossy-leader', v, 0, 100);
+    else if (k === 'leader-drop') leaderTxDropPct = num('leader-drop', v, 0, 100);
+    else throw new ConfigError(`--scenario: unknown key "${k}" (slot-ms, lossy-leader, leader-drop, name)`);
+  }
+  return { name: name ?? scenarioName(slotMs, leaderLossPct, leaderTxDropPct), slotMs, leaderLossPct, leaderTxDropPct };
+}
+
+export function scenarioName(slotMs: number, lossPct: number, dropPct: number): string {
+  const parts = [`${slotMs} ms slots`];
+  if (lossPct > 0) parts.push(`leader ${lossPct}% packet loss`);
+  if (dropPct > 0) parts.push(`leader drops ${dropPct}% of txs`);
+  return parts.join(', ');
+}
+
+function num(name: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^\d+(\.\d+)?$/.test(v) || n < min || n > max) throw new ConfigError(`--${name} must be a number in [${min}, ${max}]`);
+  return n;
+}
+
+export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
+         [--slot-ms 400] [--lossy-leader PCT] [--leader-drop PCT] [--scenario slot-ms=200,lossy-leader=20 ...]
+         [--tail 20] [--payers 8] [--max-retries N] [--out bench/results/landing] [--quiet]
+       against any cluster and relay (nothing is started):
+         --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]`;
+
+export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv): LandingBenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      sets: { type: 'string' },
+      rate: { type: 'string' },
+      duration: { type: 'string' },
+      tail: { type: 'string' },
+      payers: { type: 'string' },
+      'max-retries': { type: 'string' },
+      'slot-ms': { type: 'string' },
+      'lossy-leader': { type: 'string' },
+      'leader-drop': { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      rpc: { type: 'string' },
+      ws: { type: 'string' },
+      relay: { type: 'string' },
+      keypair: { type: 'string' },
+      key: { type: 'string' },
+      quiet: { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const remoteFlags = [values.rpc, values.relay, values.keypair].filter((v) => v !== undefined).length;
+  if (remoteFlags !== 0 && remoteFlags !== 3) throw new ConfigError('--rpc, --relay and --keypair go together (a cluster, a relay on it, a funded payer)');
+  let remote: RemoteTarget | undefined;
+  if (remoteFlags === 3) {
+    const apiKey = values.key ?? env.SLOTRELAY_KEY;
+    if (apiKey === undefined || apiKey === '') throw new ConfigError('--relay needs --key KEY (or SLOTRELAY_KEY)');
+    remote = { rpcUrl: values.rpc!, wsUrl: values.ws, relayUrl: values.relay!, apiKey, keypairPath: values.keypair! };
+    if (values.scenario !== undefined || values['slot-ms'] !== undefined || values['lossy-leader'] !== undefined) {
+      throw new ConfigError('--scenario, --slot-ms and --lossy-leader shape the embedded localnet; not with --rpc/--relay');
+    }
+  }
+  const sets = (values.sets ?? (remote ? 'direct,rpc,direct+rpc' : DEFAULT_SETS)).split(',').map((s) => parseRouteSet(s, remote !== undefined));
+  if (new Set(sets.map((s) => s.name)).size !== sets.length) throw new ConfigError('--sets: a route set is named twice');
+  let scenarios: Scenario[];
+  if (values.scenario !== undefined && values.scenario.length > 0) {
+    if (values['slot-ms'] !== undefined || values['lossy-leader'] !== undefined || values['leader-drop'] !== undefined) {
+      throw new ConfigError('--scenario replaces --slot-ms / --lossy-leader / --leader-drop');
+    }
+    scenarios = values.scenario.map(parseScenario);
+  } else {
+    const slotMs = values['slot-ms'] === undefined ? 400 : num('slot-ms', values['slot-ms'], 200, 2_000);
+    const loss = values['lossy-leader'] === undefined ? 0 : num('lossy-leader', values['lossy-leader'], 0, 100);
+    const drop = values['leader-drop'] === undefined ? 0 : num('leader-drop', values['leader-drop'], 0, 100);
+    scenarios = [{ name: scenarioName(slotMs, loss, drop), slotMs, leaderLossPct: loss, leaderTxDropPct: drop }];
+  }
+  if (remote) scenarios = [{ name: 'remote', slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0 }];
+  const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
+  return {
+    sets,
+    scenarios,
+    ratePerSecond: values.rate === undefined ? 100 : num('rate', values.rate, 0.1, 5_000),
+    durationMs: Math.round((values.duration === undefined ? 60 : num('duration', values.duration, 1, 3_600)) * 1000),
+    tailMs: Math.round((values.tail === undefined ? 20 : num('tail', values.tail, 1, 600)) * 1000),
+    payers: values.payers === undefined ? 8 : num('payers', values.payers, 1, 256),
+    maxRetries,
+    out: values.out ?? 'bench/results/landing',
+    remote,
+    quiet: values.quiet === true,
+  };
+}

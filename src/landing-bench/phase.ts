@@ -1,0 +1,243 @@
+// One route set's measured run (CLI process, main thread; the send loop and status polls are the bench's hot part):
+// send transfers at the given rate through the relay's POST /v1/submit with the set's routes, note each send's time
+// and the cluster slot the SlotTracker saw then, poll getSignatureStatuses on the cluster until each is confirmed or
+// the tail after the last send ends, then read the relay's receipts (route outcomes) and, on the localnet, the
+// landing records (which validator executed it, whose copy, when) and the TPU counters.
+import { httpJson, rpcCall } from './http.js';
+import type { TransferFactory } from './payers.js';
+import type { SlotTracker } from './slot-tracker.js';
+
+const SEND_TICK_MS = 2;
+const STATUS_BATCH = 256;
+const RECEIPT_CONCURRENCY = 16;
+
+export interface ReceiptView {
+  readonly status: string;
+  readonly rebroadcasts: number;
+  readonly routes: Record<string, { outcome: string; targets: number }>;
+  readonly firstRoute: string | null;
+  readonly slotsToLand: number | null;
+}
+
+export interface TxRecord {
+  readonly seq: number;
+  readonly signature: string;
+  /** Unix ms just before the submit request was written. */
+  readonly sentAt: number;
+  /** process.hrtime.bigint() at the same moment (comparable with the localnet's executedNs on this host). */
+  readonly sentHrNs: bigint;
+  /** The cluster slot the tracker had seen when it was sent. */
+  readonly sendSlot: number;
+  /** HTTP status of the submit answer (0: no answer), and the relay's refusal reason when not accepted. */
+  submitStatus: number;
+  accepted: boolean;
+  refusal?: string;
+  submitMs?: number;
+  /** From getSignatureStatuses. */
+  landedSlot?: number;
+  err?: unknown;
+  confirmed: boolean;
+  /** Unix ms of the poll that first saw a status. */
+  statusSeenAt?: number;
+  /** Localnet landing record. */
+  executedNs?: bigint;
+  landedValidator?: string;
+  landedSender?: string | null;
+  receipt?: ReceiptView;
+}
+
+export interface LocalnetCounters {
+  readonly validators: Record<string, { received: number; landed: number; dropped: Record<string, number>; rejectedBy: Record<string, number> }>;
+  readonly totalLandings: number;
+}
+
+export interface PhaseTarget {
+  readonly rpcUrl: string;
+  readonly relayUrl: string;
+  readonly apiKey: string;
+  /** The localnet's facade is the cluster: landing records and counters are read. */
+  readonly localnet: boolean;
+}
+
+export interface PhaseResult {
+  readonly records: TxRecord[];
+  readonly startedAt: number;
+  readonly lastSendAt: number;
+  readonly endedAt: number;
+  readonly counters?: { readonly before: LocalnetCounters; readonly after: LocalnetCounters };
+  /** Leaders of slots [leadersFrom, leadersFrom + leaders.length). */
+  readonly leadersFrom: number;
+  readonly leaders: readonly string[];
+  readonly pollMs: number;
+}
+
+export interface PhaseOptions {
+  readonly routes: readonly string[];
+  readonly ratePerSecond: number;
+  readonly durationMs: number;
+  readonly tailMs: number;
+  readonly maxRetries?: number;
+  readonly pollMs: number;
+  readonly progress?: (line: string) => void;
+}
+
+async function submit(t: PhaseTarget, o: PhaseOptions, rec: TxRecord, base64: string): Promise<void> {
+  const body: Record<string, unknown> = { transaction: base64, routes: o.routes };
+  if (o.maxRetries !== undefined) body.maxRetries = o.maxRetries;
+  try {
+    const res = await httpJson('POST', `${t.relayUrl}/v1/submit`, t.apiKey, body);
+    rec.submitStatus = res.status;
+    rec.submitMs = Date.now() - rec.sentAt;
+    const m = JSON.parse(res.body) as { accepted?: boolean; error?: { reason?: string } };
+    rec.accepted = m.accepted === true;
+    if (!rec.accepted) rec.refusal = m.error?.reason ?? `http_${res.status}`;
+  } catch (err) {
+    rec.submitStatus = 0;
+    rec.refusal = `no_answer:${(err as { code?: string }).code ?? 'error'}`;
+  }
+}
+
+/** Polls getSignatureStatuses for the accepted, not yet confirmed records. */
+async function pollStatuses(rpcUrl: string, records: readonly TxRecord[]): Promise<number> {
+  const pending = records.filter((r) => r.accepted && !r.confirmed);
+  for (let i = 0; i < pending.length; i += STATUS_BATCH) {
+    const chunk = pending.slice(i, i + STATUS_BATCH);
+    const st = await rpcCall<{ value: ({ slot: number; err: unknown; confirmationStatus?: string } | null)[] }>(rpcUrl, 'getSignatureStatuses', [
+      chunk.map((r) => r.signature),
+      { searchTransactionHistory: false },
+    ]);
+    const now = Date.now();
+    st.value.forEach((v, j) => {
+      if (v === null) return;
+      const r = chunk[j];
+      r.statusSeenAt ??= now;
+      r.landedSlot = v.slot;
+      r.err = v.err;
+      if (v.confirmationStatus === 'confirmed' || v.confirmationStatus === 'finalized') r.confirmed = true;
+    });
+  }
+  return records.filter((r) => r.accepted && !r.confirmed).length;
+}
+
+export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: SlotTracker, o: PhaseOptions): Promise<PhaseResult> {
+  const before = t.localnet ? await rpcCall<LocalnetCounters>(t.rpcUrl, 'localnet_getCounters') : undefined;
+  const records: TxRecord[] = [];
+  const inflight: Promise<void>[] = [];
+  const total = Math.max(1, Math.round((o.ratePerSecond * o.durationMs) / 1000));
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  let polling = false;
+  const poller = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    pollStatuses(t.rpcUrl, records).then(
+      () => (polling = false),
+      () => (polling = false), // a failed poll is retried by the next tick
+    );
+  }, o.pollMs);
+  // Paced on an absolute schedule (transaction i is due at i / rate), so a late tick catches up instead of drifting.
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const due = Math.min(total, Math.floor(((performance.now() - t0) * o.ratePerSecond) / 1000) + 1);
+      while (records.length < due) {
+        const tx = factory.next();
+        const rec: TxRecord = {
+          seq: records.length,
+          signature: tx.signature,
+          sentAt: Date.now(),
+          sentHrNs: process.hrtime.bigint(),
+          sendSlot: slots.current,
+          submitStatus: 0,
+          accepted: false,
+          confirmed: false,
+        };
+        records.push(rec);
+        inflight.push(submit(t, o, rec, tx.base64));
+      }
+      if (records.length >= total) resolve();
+      else setTimeout(tick, SEND_TICK_MS);
+    };
+    tick();
+  });
+  const lastSendAt = Date.now();
+  await Promise.all(inflight);
+  o.progress?.(`  sent ${records.length}, accepted ${records.filter((r) => r.accepted).length}; waiting up to ${o.tailMs} ms for landings`);
+  const deadline = lastSendAt + o.tailMs;
+  while (Date.now() < deadline) {
+    if (!polling && (await pollStatuses(t.rpcUrl, records).catch(() => 1)) === 0) break;
+    await new Promise((r) => setTimeout(r, o.pollMs));
+  }
+  clearInterval(poller);
+  while (polling) await new Promise((r) => setTimeout(r, 10));
+  await pollStatuses(t.rpcUrl, records).catch(() => 0); // a last look at the deadline
+  const endedAt = Date.now();
+  // Anything seen after the tail does not count: only what was confirmed by the deadline is landed.
+  const after = t.localnet ? await rpcCall<LocalnetCounters>(t.rpcUrl, 'localnet_getCounters') : undefined;
+  if (t.localnet && before) await readLandings(t.rpcUrl, before.totalLandings, records);
+  await readReceipts(t, records);
+  const sendSlots = records.map((r) => r.sendSlot);
+  const leadersFrom = Math.min(...sendSlots);
+  const lastSlot = Math.max(slots.current, ...records.map((r) => r.landedSlot ?? 0));
+  const count = Math.min(5_000, Math.max(1, lastSlot - leadersFrom + 1));
+  const leaders = await rpcCall<string[]>(t.rpcUrl, 'getSlotLeaders', [leadersFrom, count]).catch(() => [] as string[]);
+  return { records, startedAt, lastSendAt, endedAt, counters: before && after ? { before, after } : undefined, leadersFrom, leaders, pollMs: o.pollMs };
+}
+
+interface LandingPage {
+  next: number;
+  total: number;
+  landings: { signature: string; slot: number; validator: string; sender: string | null; executedNs: string }[];
+}
+
+async function readLandings(rpcUrl: string, from: number, records: TxRecord[]): Promise<void> {
+  const bySig = new Map(records.map((r) => [r.signature, r]));
+  let next = from;
+  for (;;) {
+    const page = await rpcCall<LandingPage>(rpcUrl, 'localnet_getLandings', [{ from: next, limit: 10_000 }]);
+    for (const l of page.landings) {
+      const r = bySig.get(l.signature);
+      if (r === undefined || r.executedNs !== undefined) continue;
+      r.executedNs = BigInt(l.executedNs);
+      r.landedValidator = l.validator;
+      r.landedSender = l.sender;
+    }
+    if (page.landings.length === 0 || page.next >= page.total) return;
+    next = page.next;
+  }
+}
+
+interface ReceiptJson {
+  status: string;
+  rebroadcasts: number;
+  routes: Record<string, { outcome: string; targets: number }>;
+  landed?: { slotsToLand: number | null; firstRoute: string | null } | null;
+}
+
+async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> {
+  const todo = records.filter((r) => r.accepted);
+  let i = 0;
+  const worker = async (): Promise<void> => {
+    while (i < todo.length) {
+      const r = todo[i++];
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const res = await httpJson('GET', `${t.relayUrl}/v1/transactions/${r.signature}`, t.apiKey).catch(() => undefined);
+        if (res === undefined || res.status === 429 || res.status === 503) {
+          await new Promise((ok) => setTimeout(ok, 200));
+          continue;
+        }
+        if (res.status === 200) {
+          const j = JSON.parse(res.body) as ReceiptJson;
+          r.receipt = {
+            status: j.status,
+            rebroadcasts: j.rebroadcasts,
+            routes: Object.fromEntries(Object.entries(j.routes).map(([k, v]) => [k, { outcome: v.outcome, targets: v.targets }])),
+            firstRoute: j.landed?.firstRoute ?? null,
+            slotsToLand: j.landed?.slotsToLand ?? null,
+          };
+        }
+        break;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: RECEIPT_CONCURRENCY }, worker));
+}

@@ -1,0 +1,136 @@
+// The relays the landing bench starts on the localnet (CLI process; cold): `slotrelay start` children on loopback
+// with ephemeral ports. The first runs the embedded localnet, shaped by the scenario through the config's `localnet:`
+// section; each further fanout policy gets a relay whose upstream (and rpc route) is that same localnet, so every
+// route set is measured against one cluster. One bench key with budgets the bench cannot exhaust.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { stringify } from 'yaml';
+import type { Fanout, Scenario } from './options.js';
+
+const START_TIMEOUT_MS = 60_000;
+const READY_TIMEOUT_MS = 30_000;
+const KEEP_LOG_LINES = 200;
+
+export interface BenchRelay {
+  readonly fanout: Fanout;
+  readonly relayUrl: string;
+  readonly apiKey: string;
+  /** The relay's QUIC identity (its direct sends carry it as the client certificate). */
+  readonly identity: string;
+  /** The localnet's JSON-RPC URL (the embedded one's, or the upstream given). */
+  readonly localnetUrl: string;
+  readonly logs: readonly string[];
+  stop(): Promise<void>;
+}
+
+/** The config `localnet:` section for a scenario; undefined when it is the localnet's default. */
+export function localnetSection(s: Scenario): Record<string, unknown> | undefined {
+  const section: Record<string, unknown> = {};
+  if (s.slotMs !== 400) section.slotMs = s.slotMs;
+  // Validator 0 has the largest stake and so leads the most slots: "a lossy leader".
+  if (s.leaderLossPct > 0 || s.leaderTxDropPct > 0) section.links = [{ lossPct: s.leaderLossPct, txDropPct: s.leaderTxDropPct }];
+  return Object.keys(section).length === 0 ? undefined : section;
+}
+
+export interface StartRelayOptions {
+  readonly fanout: Fanout;
+  /** Absent: run the embedded localnet (with `localnet`). */
+  readonly upstream?: string;
+  readonly localnet?: Record<string, unknown>;
+  readonly cliPath: string;
+}
+
+export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay> {
+  const dir = mkdtempSync(join(tmpdir(), 'slotrelay-landing-'));
+  const file = join(dir, 'config.yaml');
+  const apiKey = randomUUID();
+  const budget = { perSecond: 1_000_000, burst: 1_000_000 };
+  const config: Record<string, unknown> = {
+    rpcHost: { host: '127.0.0.1', port: 0 },
+    relayHost: { host: '127.0.0.1', port: 0 },
+    rings: { workers: 1, slotsPerRing: 8192 },
+    log: { level: 'info' },
+    routes: {
+      direct: { enabled: true, fanout: o.fanout },
+      defaultRoutes: ['direct'],
+      ...(o.upstream !== undefined ? { rpc: { endpoints: [o.upstream] } } : {}),
+    },
+    keys: [{ key: apiKey, name: 'landing-bench', rateLimit: budget, readLimit: budget, simulateLimit: budget, preflight: 'skip' }],
+  };
+  if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream };
+  if (o.localnet !== undefined) config.localnet = o.localnet;
+  writeFileSync(file, stringify(config));
+  const child: ChildProcess = spawn(process.execPath, [o.cliPath, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+  const logs: string[] = [];
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let relayUrl = '';
+  let identity = '';
+  let localnetUrl = o.upstream ?? '';
+  await new Promise<void>((resolve, reject) => {
+    const fail = (why: string): void => reject(new Error(`relay (${o.fanout}) ${why}; last log lines:\n${logs.slice(-30).join('\n')}`));
+    const timer = setTimeout(() => fail('did not start'), START_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(`exited with ${String(code)}`);
+    });
+    const onLine = (l: string): void => {
+      logs.push(l);
+      if (logs.length > KEEP_LOG_LINES) logs.shift();
+      if (!l.startsWith('{')) return;
+      let m: { event?: string; rpcUrl?: string; identity?: string; listeners?: { name: string; host: string; port: number }[] };
+      try {
+        m = JSON.parse(l) as typeof m;
+      } catch {
+        return;
+      }
+      if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
+      if (m.event === 'relay_identity' && m.identity) identity = m.identity;
+      if (m.event === 'relay_ready' && m.listeners) {
+        const r = m.listeners.find((x) => x.name === 'relay');
+        if (r) relayUrl = `http://${r.host}:${r.port}`;
+        clearTimeout(timer);
+        if (relayUrl === '' || localnetUrl === '') fail('is ready without a relay listener or a localnet URL');
+        else resolve();
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', onLine);
+  });
+  return {
+    fanout: o.fanout,
+    relayUrl,
+    apiKey,
+    identity,
+    localnetUrl,
+    logs,
+    async stop(): Promise<void> {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await closed;
+      clearTimeout(killer);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits until GET /health?detail says ok with fresh leader data (the direct route can aim). */
+export async function waitRelayReady(relayUrl: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${relayUrl}/health?detail`);
+      last = await res.text();
+      const h = JSON.parse(last) as { status?: string; leaderData?: { fresh?: boolean } };
+      if (h.status === 'ok' && h.leaderData?.fresh !== false) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`relay at ${relayUrl} not healthy within ${READY_TIMEOUT_MS} ms: ${last}`);
+}

@@ -1,0 +1,68 @@
+// The landing report as one self-contained HTML page (CLI process; cold): summary tables, the landed % bars, a CDF
+// of slots-to-land per scenario and a timeline per route set, all inline SVG (report-svg.ts); no script, no fetch.
+import type { LandingReport, ScenarioResult } from './report.js';
+import { barsChart, cdfChart, esc, timelineChart } from './report-svg.js';
+import type { Percentiles } from './stats.js';
+
+const pct = (p: Percentiles, unit = ''): string => (p.p50 === null ? '-' : `${p.p50}${unit} / ${p.p90}${unit} / ${p.p99}${unit}`);
+
+function reasons(r: Record<string, number>): string {
+  const e = Object.entries(r).sort((a, b) => b[1] - a[1]);
+  return e.length === 0 ? '-' : e.map(([k, v]) => `${esc(k)}&nbsp;${v}`).join('<br>');
+}
+
+function via(r: Record<string, number>): string {
+  const e = Object.entries(r);
+  return e.length === 0 ? '-' : e.map(([k, v]) => `${esc(k)}&nbsp;${v}`).join(', ');
+}
+
+function summaryTable(s: ScenarioResult): string {
+  const rows = s.sets.map((x) => {
+    const f = x.figures;
+    return `<tr><td><span class="sw" style="background:${x.colour}"></span>${esc(x.set.name)}</td><td>${f.sent}</td><td>${f.accepted}</td>
+<td><b>${f.landedPct}%</b></td><td>${f.landedFailed}</td><td>${pct(f.slotsToLand)}</td><td>${pct(f.msToLand)}</td><td>${f.duplicates ?? '-'}</td>
+<td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}</td><td class="small">${reasons(f.dropReasons)}</td></tr>`;
+  });
+  return `<table><thead><tr><th>route set</th><th>sent</th><th>accepted</th><th>landed</th><th>landed with error</th>
+<th>slots-to-land p50 / p90 / p99</th><th>ms-to-land p50 / p90 / p99</th><th>duplicates</th><th>copies read per tx</th><th>landed via</th><th>drop reasons</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table>`;
+}
+
+export function renderHtml(r: LandingReport): string {
+  const bars = barsChart(
+    r.scenarios.map((s) => ({ label: s.scenario.name, bars: s.sets.map((x) => ({ name: x.set.name, colour: x.colour, value: x.figures.landedPct })) })),
+    'Landed % per route set',
+  );
+  const sections = r.scenarios.map((s) => {
+    const cdf = cdfChart(
+      s.sets.map((x) => ({ name: x.set.name, colour: x.colour, cdf: x.figures.cdf })),
+      `Slots-to-land CDF: ${s.scenario.name}`,
+    );
+    const legend = s.validators.map((v) => ({ identity: v.identity, label: v.label }));
+    const timelines = s.sets.map((x) =>
+      timelineChart(x.timeline, x.colour, `${x.set.name}: sends and landings per slot (${s.scenario.name}; ${x.startedAt.slice(11, 19)}Z)`, legend),
+    );
+    return `<section><h2>${esc(s.scenario.name)}</h2>${summaryTable(s)}
+<p class="small">slot source: ${esc(s.slotSource)}; ms-to-land: ${esc(s.sets[0]?.figures.msToLandSource ?? '-')}; localnet: ${esc(JSON.stringify(s.localnet))}</p>
+<div class="row">${cdf}</div>${timelines.map((t) => `<div class="row">${t}</div>`).join('')}</section>`;
+  });
+  const p = r.params;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>slotrelay landing report</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:16px 24px;color:#222;background:#fff}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:22px 0 6px}
+table{border-collapse:collapse;font-size:12px;margin:6px 0}td,th{border:1px solid #ccd;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#eef1f5}.small{font-size:11px;color:#444}.row{margin:8px 0}.sw{display:inline-block;width:10px;height:10px;margin-right:5px}
+svg{display:block}
+</style></head><body>
+<h1>slotrelay landing report</h1>
+<p class="small">${esc(r.createdAt)} · commit ${esc(r.commit ?? 'unknown')} · ${r.host.cpus} CPUs · Node ${esc(r.host.node)} · target: ${esc(p.target)}<br>
+${p.ratePerSecond} tx/s for ${p.durationMs / 1000} s per route set, tail ${p.tailMs / 1000} s, ${p.payers} payers, maxRetries ${p.maxRetries ?? "relay's default"}<br>
+<code>${esc(p.command)}</code></p>
+<div class="row">${bars}</div>
+${sections.join('\n')}
+<h2>Notes</h2><ul class="small">${r.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>
+</body></html>
+`;
+}

@@ -1,0 +1,186 @@
+// Per route set figures from one phase's records (CLI process; cold, once per phase): landed %, slots-to-land and
+// ms-to-land percentiles, the CDF, drop reasons, duplicates, and the per-slot series the timeline draws.
+// Definitions (docs/landing.md): landed = a confirmed (or finalized) status without error seen by the end of the
+// tail; slots-to-land = landed slot - the slot the bench saw when it sent; percentiles are nearest-rank over the
+// landed transactions; the CDF is over every transaction sent, so it levels off at the landed share.
+import type { LocalnetCounters, PhaseResult, TxRecord } from './phase.js';
+
+export interface Percentiles {
+  readonly p50: number | null;
+  readonly p90: number | null;
+  readonly p99: number | null;
+  readonly max: number | null;
+  readonly mean: number | null;
+}
+
+export interface SetFigures {
+  readonly sent: number;
+  readonly accepted: number;
+  readonly landed: number;
+  readonly landedFailed: number;
+  readonly notLanded: number;
+  /** landed / sent x 100. */
+  readonly landedPct: number;
+  readonly slotsToLand: Percentiles;
+  readonly msToLand: Percentiles;
+  /** How ms-to-land was measured: the localnet's execution time, or the first status poll that saw it. */
+  readonly msToLandSource: 'localnet_executed' | 'status_poll';
+  /** cdf[k] = share (%) of sent transactions landed within k slots, k = 0 .. cdf.length - 1. */
+  readonly cdf: readonly number[];
+  /** Why transactions did not land or copies were wasted, by reason (see docs/landing.md). */
+  readonly dropReasons: Record<string, number>;
+  /**
+   * Copies of a transaction that reached a leader after it had landed (the leader refused them as AlreadyProcessed):
+   * the fanout's and rebroadcasts' waste. null without the localnet's counters.
+   */
+  readonly duplicates: number | null;
+  /** Copies validators read per transaction sent (localnet counters), null elsewhere. */
+  readonly copiesPerTx: number | null;
+  /** Landed transactions by whose copy landed: `direct` (the relay's identity), `rpc-node`, or `other`. */
+  readonly landedVia: Record<string, number>;
+  /** The relay's own receipts: landed slots-to-land p50/p90 by its acceptedSlot, rebroadcasts, first routes. */
+  readonly relayView: { readonly receipts: number; readonly slotsToLand: Percentiles; readonly rebroadcasts: number; readonly firstRoute: Record<string, number> };
+  readonly submitMs: Percentiles;
+}
+
+export interface TimelineSeries {
+  /** First slot of the arrays below. */
+  readonly from: number;
+  readonly sends: readonly number[];
+  readonly landings: readonly number[];
+  /** Sends (by send slot) that never landed. */
+  readonly lost: readonly number[];
+  readonly leaders: readonly string[];
+}
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+
+export function percentiles(values: readonly number[]): Percentiles {
+  const s = [...values].sort((a, b) => a - b);
+  const mean = s.length === 0 ? null : Math.round((s.reduce((a, b) => a + b, 0) / s.length) * 100) / 100;
+  return { p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s.length === 0 ? null : s[s.length - 1], mean };
+}
+
+const isLanded = (r: TxRecord): boolean => r.confirmed && r.landedSlot !== undefined && (r.err === null || r.err === undefined);
+
+export function slotsToLandOf(r: TxRecord): number {
+  return Math.max(0, (r.landedSlot ?? r.sendSlot) - r.sendSlot);
+}
+
+function counterDelta(c: { before: LocalnetCounters; after: LocalnetCounters }): { received: number; notLeader: number; rejectedBy: Record<string, number>; other: Record<string, number> } {
+  let received = 0;
+  let notLeader = 0;
+  const rejectedBy: Record<string, number> = {};
+  const other: Record<string, number> = {};
+  for (const [id, a] of Object.entries(c.after.validators)) {
+    const b = c.before.validators[id];
+    received += a.received - (b?.received ?? 0);
+    notLeader += (a.dropped.not_leader ?? 0) - (b?.dropped.not_leader ?? 0);
+    for (const k of ['undecodable', 'invalid'] as const) {
+      const d = (a.dropped[k] ?? 0) - (b?.dropped[k] ?? 0);
+      if (d > 0) other[k] = (other[k] ?? 0) + d;
+    }
+    for (const [why, n] of Object.entries(a.rejectedBy)) {
+      const d = n - (b?.rejectedBy[why] ?? 0);
+      if (d > 0) rejectedBy[why] = (rejectedBy[why] ?? 0) + d;
+    }
+  }
+  return { received, notLeader, rejectedBy, other };
+}
+
+export function setFigures(phase: PhaseResult, relayIdentity: string | null): SetFigures {
+  const recs = phase.records;
+  const landed = recs.filter(isLanded);
+  const landedFailed = recs.filter((r) => r.confirmed && r.err !== null && r.err !== undefined).length;
+  const slots = landed.map(slotsToLandOf);
+  const haveExec = landed.length > 0 && landed.every((r) => r.executedNs !== undefined);
+  const ms = landed.map((r) => (haveExec ? Number(r.executedNs! - r.sentHrNs) / 1e6 : r.statusSeenAt! - r.sentAt)).map((x) => Math.round(x * 10) / 10);
+  const maxSlot = slots.length === 0 ? 0 : Math.max(...slots);
+  const cdf: number[] = [];
+  let within = 0;
+  const hist = new Map<number, number>();
+  for (const s of slots) hist.set(s, (hist.get(s) ?? 0) + 1);
+  for (let k = 0; k <= maxSlot; k++) {
+    within += hist.get(k) ?? 0;
+    cdf.push(recs.length === 0 ? 0 : Math.round((within / recs.length) * 10_000) / 100);
+  }
+  const dropReasons: Record<string, number> = {};
+  const add = (k: string, n = 1): void => {
+    if (n > 0) dropReasons[k] = (dropReasons[k] ?? 0) + n;
+  };
+  for (const r of recs) {
+    if (!r.accepted) add(`refused:${r.refusal ?? 'unknown'}`);
+    else if (!isLanded(r)) {
+      if (r.confirmed) continue; // landed with an error: counted as landedFailed
+      add(r.statusSeenAt !== undefined ? 'not_landed:processed_only' : 'not_landed');
+      // What the relay says its routes did with it (its receipt), for the ones that did not land.
+      for (const [route, v] of Object.entries(r.receipt?.routes ?? {})) if (v.outcome !== 'sent') add(`${route}:${v.outcome}`);
+    }
+  }
+  // Route outcomes other than sent, over every accepted transaction (landed or not): failures the fanout hid.
+  for (const r of recs) for (const [route, v] of Object.entries(r.receipt?.routes ?? {})) if (v.outcome !== 'sent' && isLanded(r)) add(`landed_anyway:${route}:${v.outcome}`);
+  let duplicates: number | null = null;
+  let copiesPerTx: number | null = null;
+  if (phase.counters) {
+    const d = counterDelta(phase.counters);
+    add('validator:not_leader', d.notLeader);
+    for (const [why, n] of Object.entries(d.rejectedBy)) if (why !== 'AlreadyProcessed') add(`validator:rejected:${why}`, n);
+    for (const [why, n] of Object.entries(d.other)) add(`validator:${why}`, n);
+    duplicates = d.rejectedBy.AlreadyProcessed ?? 0;
+    copiesPerTx = recs.length === 0 ? 0 : Math.round((d.received / recs.length) * 100) / 100;
+  }
+  const landedVia: Record<string, number> = {};
+  for (const r of landed) {
+    if (r.landedSender === undefined) continue;
+    const via = relayIdentity !== null && r.landedSender === relayIdentity ? 'direct' : r.landedSender === null ? 'other' : 'rpc-node';
+    landedVia[via] = (landedVia[via] ?? 0) + 1;
+  }
+  const receipts = recs.filter((r) => r.receipt !== undefined);
+  const firstRoute: Record<string, number> = {};
+  for (const r of receipts) if (r.receipt!.firstRoute) firstRoute[r.receipt!.firstRoute] = (firstRoute[r.receipt!.firstRoute] ?? 0) + 1;
+  return {
+    sent: recs.length,
+    accepted: recs.filter((r) => r.accepted).length,
+    landed: landed.length,
+    landedFailed,
+    notLanded: recs.length - landed.length - landedFailed,
+    landedPct: recs.length === 0 ? 0 : Math.round((landed.length / recs.length) * 10_000) / 100,
+    slotsToLand: percentiles(slots),
+    msToLand: percentiles(ms),
+    msToLandSource: haveExec ? 'localnet_executed' : 'status_poll',
+    cdf,
+    dropReasons,
+    duplicates,
+    copiesPerTx,
+    landedVia,
+    relayView: {
+      receipts: receipts.length,
+      slotsToLand: percentiles(receipts.map((r) => r.receipt!.slotsToLand).filter((x): x is number => x !== null)),
+      rebroadcasts: receipts.reduce((a, r) => a + r.receipt!.rebroadcasts, 0),
+      firstRoute,
+    },
+    submitMs: percentiles(recs.filter((r) => r.submitMs !== undefined).map((r) => r.submitMs!)),
+  };
+}
+
+export function timelineSeries(phase: PhaseResult): TimelineSeries {
+  const recs = phase.records;
+  const from = phase.leadersFrom;
+  let last = from;
+  for (const r of recs) last = Math.max(last, r.sendSlot, isLanded(r) ? r.landedSlot! : 0);
+  const n = last - from + 1;
+  const sends = new Array<number>(n).fill(0);
+  const landings = new Array<number>(n).fill(0);
+  const lost = new Array<number>(n).fill(0);
+  for (const r of recs) {
+    sends[r.sendSlot - from]++;
+    if (isLanded(r)) landings[r.landedSlot! - from]++;
+    else lost[r.sendSlot - from]++;
+  }
+  return { from, sends, landings, lost, leaders: phase.leaders.slice(0, n) };
+}
