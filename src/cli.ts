@@ -16,6 +16,12 @@ const USAGE = `usage:
   slotrelay bench landing [--sets ...] [--rate 100] [--duration 60]  (landing benchmark: docs/landing.md; --help for flags)
   slotrelay keys new                                                  (print a fresh API key)
   slotrelay keys revoke|restore --config FILE (--name N | --key K)    (for every relay of a cluster: docs/multi-region.md)
+  slotrelay keys add --config FILE --name N [plan flags] [--key K]    (a key in the cluster engine; prints the new key once)
+  slotrelay keys set KEY --config FILE [plan flags]                   (change a plan; KEY: fingerprint, name or the key)
+  slotrelay keys remove KEY --config FILE | keys list --config FILE [--json]
+    plan flags: [--plan JSON|YAML|@FILE] [--routes rpc,...] [--default-routes R,...|none] [--rate-limit R[/BURST]]
+                [--simulate-limit R[/B]] [--read-limit R[/B]] [--bundles true|false] [--preflight simulate|skip|reject]
+                [--verify-signatures true|false] [--subscription-limit N]
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
   slotrelay example --cluster URL [--relay URL] [--key KEY]           (send one transfer, print where and how it landed)
   slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]
@@ -117,6 +123,11 @@ async function main(): Promise<void> {
         if (rest[0] === 'revoke' || rest[0] === 'restore' || rest[0] === 'revoked') {
           const { runKeysCluster } = await import('./cluster/keys-cli.js');
           process.exitCode = await runKeysCluster(rest, process.env);
+          return;
+        }
+        if (rest[0] === 'add' || rest[0] === 'set' || rest[0] === 'remove' || rest[0] === 'list') {
+          const { runKeysPlan } = await import('./cluster/keys-plan-cli.js');
+          process.exitCode = await runKeysPlan(rest, process.env);
           return;
         }
         break;

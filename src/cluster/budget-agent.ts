@@ -3,10 +3,12 @@
 // (charge the overdraft, return idle leases, lease the next slice) in ONE pipelined engine round trip, never on a
 // request's path. A failed round trip marks the engine down: every budget goes inactive and the keys' local buckets
 // (this relay's own plan, as without a cluster) decide until a round trip succeeds again (docs/multi-region.md).
+// Keys from the engine (engine-key-sync.ts) come and go: replace() attaches budgets to a new entry and moves the
+// account (balance, debt, a settle on its way) from the entry it supersedes, so a plan change loses no tokens.
 import type { KeyEntry, KeyTable } from '../front/auth.js';
 import type { TokenBucket } from '../front/rate-limit.js';
 import type { ClusterConfig } from '../config/schema.js';
-import { budgetKey, keyHash, type BudgetClass } from './engine-keys.js';
+import { budgetKey, type BudgetClass } from './engine-keys.js';
 import type { EngineLink } from './engine-link.js';
 import { LEASE_COMMAND } from './lease-script.js';
 import { LeasedBudget } from './leased-budget.js';
@@ -29,7 +31,8 @@ export interface BudgetCounters {
 }
 
 export class BudgetAgent {
-  private readonly budgets: LeasedBudget[] = [];
+  private budgets: LeasedBudget[] = [];
+  private readonly byEntry = new Map<KeyEntry, LeasedBudget[]>();
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
   private lastPingMs = 0;
@@ -42,17 +45,40 @@ export class BudgetAgent {
     keys: KeyTable,
     private readonly cfg: ClusterConfig,
   ) {
-    const l = cfg.limits;
-    const attach = (e: KeyEntry, bucket: TokenBucket, cls: BudgetClass, plan: { perSecond: number; burst: number }): void => {
-      const b = new LeasedBudget(budgetKey(cfg.namespace, keyHash(e.config.key), cls), cls, plan.perSecond, plan.burst, l.leaseIntervalMs, l.idleReturnMs);
+    for (const e of keys.entries) this.attach(e);
+  }
+
+  private attach(e: KeyEntry): LeasedBudget[] {
+    const l = this.cfg.limits;
+    const one = (bucket: TokenBucket, cls: BudgetClass, plan: { perSecond: number; burst: number }): LeasedBudget => {
+      const b = new LeasedBudget(budgetKey(this.cfg.namespace, e.hash, cls), cls, plan.perSecond, plan.burst, l.leaseIntervalMs, l.idleReturnMs);
       bucket.shared = b;
       this.budgets.push(b);
+      return b;
     };
-    for (const e of keys.entries) {
-      attach(e, e.submitBucket, 'submit', e.config.rateLimit);
-      attach(e, e.simulateBucket, 'simulate', e.config.simulateLimit);
-      attach(e, e.readBucket, 'read', e.config.readLimit);
+    const list = [one(e.submitBucket, 'submit', e.config.rateLimit), one(e.simulateBucket, 'simulate', e.config.simulateLimit), one(e.readBucket, 'read', e.config.readLimit)];
+    this.byEntry.set(e, list);
+    return list;
+  }
+
+  /**
+   * A key's entry changed (cold, the key sync): `next` gets budgets (none when the key is gone), carrying the account
+   * of `previous`'s, which go inactive (whoever still holds the old entry, e.g. an open PubSub socket, is on this
+   * relay's own bucket with the old plan). A removed key's leases are not returned: at most `cap` tokens, once.
+   */
+  replace(previous: KeyEntry | undefined, next: KeyEntry | undefined): void {
+    const old = previous === undefined ? undefined : this.byEntry.get(previous);
+    if (previous !== undefined) this.byEntry.delete(previous);
+    const fresh = next === undefined ? [] : this.attach(next);
+    for (const n of fresh) n.active = !this.stopped && this.link.up;
+    if (old === undefined) return;
+    for (let i = 0; i < old.length; i++) {
+      const o = old[i];
+      const n = fresh[i];
+      if (n !== undefined) n.takeAccount(o);
+      o.active = false;
     }
+    this.budgets = this.budgets.filter((b) => !old.includes(b));
   }
 
   start(): void {
@@ -135,7 +161,11 @@ export class BudgetAgent {
     }
     if (epoch !== this.epoch) return; // the engine went down meanwhile: these budgets were reset
     for (let i = 0; i < sent.length; i++) {
-      const { b, debt, ret } = sent[i];
+      const { debt, ret } = sent[i];
+      sent[i].b.inFlight = false;
+      // A plan changed while this settle was on its way: the account lives in the new entry's budget now.
+      let b = sent[i].b;
+      while (b.movedTo !== null) b = b.movedTo;
       b.inFlight = false;
       const r = results?.[i];
       if (r === undefined || r[0] !== null || !Array.isArray(r[1])) {

@@ -1,5 +1,5 @@
-// The cluster on the main/front thread (cold): wires the engine connection, the per-key budget leases and the shared
-// key revocations to the relay, and reports the engine state in GET /health?detail, /metrics and one log line per
+// The cluster on the main/front thread (cold): wires the engine connection, the per-key budget leases, the keys and
+// plans from the engine and the shared key revocations to the relay, and reports the engine state in GET /health?detail, /metrics and one log line per
 // change (docs/multi-region.md). Built only when cluster.url is set: without it nothing here runs and the relay is
 // exactly the single process it always was. The telemetry thread shares route measurements over its own connection
 // (telemetry-share.ts) and posts its status here.
@@ -9,6 +9,7 @@ import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import { BudgetAgent } from './budget-agent.js';
+import { EngineKeySync, type KeySyncStatus } from './engine-key-sync.js';
 import { EngineLink, engineUrlForLog } from './engine-link.js';
 import { KeyRevocations } from './key-revocations.js';
 import { LEASE_COMMAND, LEASE_SCRIPT } from './lease-script.js';
@@ -22,6 +23,8 @@ export interface ClusterHealth {
   /** Shared route telemetry as the telemetry thread last reported it (null: off, or no report yet). */
   readonly telemetry: { readonly state: string; readonly error: string | null; readonly regions: TelemetryShareStatus['regions'] } | null;
   readonly revokedKeys: number;
+  /** Keys and plans from the engine (`slotrelay keys add|set|remove`). */
+  readonly keys: KeySyncStatus;
 }
 
 /** What the telemetry thread needs to share measurements (undefined: no cluster, or shared telemetry off). */
@@ -38,6 +41,7 @@ export class ClusterService {
   private readonly link: EngineLink;
   private readonly agent: BudgetAgent | null;
   private readonly revocations: KeyRevocations;
+  private readonly keySync: EngineKeySync;
   private telemetryStatus: TelemetryShareStatus | null = null;
 
   private constructor(
@@ -50,6 +54,11 @@ export class ClusterService {
     this.link = new EngineLink({ url, commandTimeoutMs: c.commandTimeoutMs, part: 'limits', log, scripts: { [LEASE_COMMAND]: { numberOfKeys: 1, lua: LEASE_SCRIPT } } });
     this.agent = c.limits.enabled ? new BudgetAgent(this.link, keys, c) : null;
     this.revocations = new KeyRevocations(this.link, keys, c.namespace, c.keys.pollMs, log);
+    this.keySync = new EngineKeySync(this.link, keys, c.namespace, c.keys.pollMs, log, {
+      replaced: (previous, next) => this.agent?.replace(previous, next),
+      changed: () => this.revocations.reapply(),
+      revocationsNotice: () => this.revocations.pollNow(),
+    });
   }
 
   /** null when cluster.url is not set (a relay alone). */
@@ -67,11 +76,13 @@ export class ClusterService {
     this.link.start();
     this.agent?.start();
     this.revocations.start();
+    this.keySync.start();
   }
 
   async stop(): Promise<void> {
     this.agent?.stop();
     this.revocations.stop();
+    this.keySync.stop();
     await this.link.stop();
   }
 
@@ -83,6 +94,7 @@ export class ClusterService {
       limits: { state: this.link.state, shared: this.agent?.shared ?? false, sinceChangeMs: this.link.sinceChangeMs(), error: this.link.error },
       telemetry: t === null ? null : { state: t.engine, error: t.error, regions: t.regions },
       revokedKeys: this.revocations.revokedCount,
+      keys: this.keySync.status(),
     };
   }
 
@@ -120,6 +132,17 @@ export class ClusterService {
     }
     tb.declare('slotrelay_cluster_revoked_keys', 'gauge', 'Keys of this relay revoked through the engine.');
     tb.sample('slotrelay_cluster_revoked_keys', {}, this.revocations.revokedCount);
+    const ks = this.keySync.status();
+    tb.declare('slotrelay_cluster_engine_keys', 'gauge', 'Keys whose plan comes from the cluster engine (new keys and overrides of config keys).');
+    tb.sample('slotrelay_cluster_engine_keys', {}, ks.engineKeys);
+    tb.declare('slotrelay_cluster_keys_synced', 'gauge', '1 while the last read of the engine\'s keys succeeded, 0 while the last known ones are kept (or none read yet).');
+    tb.sample('slotrelay_cluster_keys_synced', {}, ks.state === 'synced' ? 1 : 0);
+    const kc = this.keySync.counters;
+    tb.declare('slotrelay_cluster_key_changes_total', 'counter', 'Engine keys added, changed and removed on this relay, and records it could not use.');
+    tb.sample('slotrelay_cluster_key_changes_total', { kind: 'added' }, kc.added);
+    tb.sample('slotrelay_cluster_key_changes_total', { kind: 'changed' }, kc.changed);
+    tb.sample('slotrelay_cluster_key_changes_total', { kind: 'removed' }, kc.removed);
+    tb.sample('slotrelay_cluster_key_changes_total', { kind: 'invalid' }, kc.invalid);
     const regions = this.telemetryStatus?.regions;
     if (regions !== undefined) {
       tb.declare('slotrelay_cluster_region_shared', 'gauge', 'Whether another region\'s measurements are fresh here (1) or its rows show estimates (0).');

@@ -4,6 +4,9 @@
 //   {ns}:budget:{keyHash}:{submit|simulate|read}   hash {t: tokens, at: engine ms}  shared token bucket (lease script)
 //   {ns}:telemetry:{region}                        string (JSON, regionFigures)     one region's figures, PX staleAfterMs
 //   {ns}:revoked                                   hash keyHash -> JSON {at}         revoked keys (slotrelay keys revoke)
+//   {ns}:keys                                      hash keyHash -> JSON {v, at, plan} keys and plans (keys add|set|remove)
+//   {ns}:keys:rev                                  integer                           bumped by every change of {ns}:keys
+//   channel {ns}:keys:changed                      PUBLISH rev / 'revoked'           wakes every relay's key sync at once
 import { createHash } from 'node:crypto';
 
 export type BudgetClass = 'submit' | 'simulate' | 'read';
@@ -15,3 +18,9 @@ export function keyHash(apiKey: string): string {
 export const budgetKey = (ns: string, hash: string, cls: BudgetClass): string => `${ns}:budget:${hash}:${cls}`;
 export const telemetryKey = (ns: string, region: string): string => `${ns}:telemetry:${region}`;
 export const revokedKey = (ns: string): string => `${ns}:revoked`;
+export const keysKey = (ns: string): string => `${ns}:keys`;
+export const keysRevKey = (ns: string): string => `${ns}:keys:rev`;
+export const keysChannel = (ns: string): string => `${ns}:keys:changed`;
+
+/** What logs and `keys list` show of a key: the first 32 bits of its hash (never the key). */
+export const fingerprint = (hash: string): string => hash.slice(0, 8);

@@ -1,17 +1,21 @@
-// Key revocations shared through the engine (main/front thread, cold: one HGETALL per cluster.keys.pollMs).
-// `slotrelay keys revoke` (keys-cli.ts) writes the key's hash into {ns}:revoked; every relay reads the hash and marks
-// the matching KeyTable entries revoked (lookup() then answers 401 as for an unknown key) or, after `keys restore`,
-// usable again. A revocation reaches every relay within pollMs + one engine round trip. While the engine is
-// unreachable the last known set stays in force (a revoked key does not come back because the engine is down).
+// Key revocations shared through the engine (main/front thread, cold: one HGETALL per cluster.keys.pollMs, and one
+// when the key sync hears a `revoked` notice on {ns}:keys:changed). `slotrelay keys revoke` (keys-cli.ts) writes the
+// key's hash into {ns}:revoked and publishes the notice; every relay reads the hashes and marks the matching KeyTable
+// entries revoked (config and engine keys alike: lookup() then answers 401 as for an unknown key) or, after `keys
+// restore`, usable again. A revocation reaches every relay within one round trip of the notice, at most pollMs + one
+// engine round trip when the notice is missed. While the engine is unreachable the last known set stays in force (a
+// revoked key does not come back because the engine is down).
 import type { KeyTable } from '../front/auth.js';
 import type { Logger } from '../log/logger.js';
-import { keyHash, revokedKey } from './engine-keys.js';
+import { revokedKey } from './engine-keys.js';
 import type { EngineLink } from './engine-link.js';
 
 export class KeyRevocations {
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
-  private readonly hashes: string[];
+  /** A notice came while a read was on its way: read again when it is done. */
+  private again = false;
+  private revoked = new Set<string>();
   /** Keys revoked now (metrics). */
   revokedCount = 0;
   polls = 0;
@@ -22,9 +26,7 @@ export class KeyRevocations {
     private readonly namespace: string,
     private readonly pollMs: number,
     private readonly log: Logger,
-  ) {
-    this.hashes = keys.entries.map((e) => keyHash(e.config.key));
-  }
+  ) {}
 
   start(): void {
     this.timer = setInterval(() => void this.poll(), this.pollMs);
@@ -37,13 +39,26 @@ export class KeyRevocations {
     this.timer = null;
   }
 
+  /** Read the set now (a `revoked` notice); a read already on its way is followed by another. */
+  pollNow(): void {
+    void this.poll();
+  }
+
   private async poll(): Promise<void> {
-    if (this.busy || this.link.state === 'connecting') return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    if (this.link.state === 'connecting') return;
     this.busy = true;
     try {
-      const revoked = await this.link.redis.hgetall(revokedKey(this.namespace));
-      this.polls++;
-      this.apply(revoked);
+      do {
+        this.again = false;
+        const revoked = await this.link.redis.hgetall(revokedKey(this.namespace));
+        this.polls++;
+        this.revoked = new Set(Object.keys(revoked));
+        this.reapply();
+      } while (this.again);
     } catch {
       // The budget agent's round trips decide the engine's state; here the last known set simply stays.
     } finally {
@@ -51,16 +66,18 @@ export class KeyRevocations {
     }
   }
 
-  private apply(revoked: Record<string, string>): void {
-    let count = 0;
-    this.keys.entries.forEach((e, i) => {
-      const now = Object.hasOwn(revoked, this.hashes[i]);
-      if (now) count++;
-      if (now === e.revoked) return;
+  /** Mark every entry by the last set read (also after the key sync put new entries in: they start unrevoked). */
+  reapply(): void {
+    for (const e of this.keys.entries) {
+      const now = this.revoked.has(e.hash);
+      if (now === e.revoked) continue;
       e.revoked = now;
-      // The key's name only: never the key.
-      this.log.warn({ event: now ? 'key_revoked' : 'key_restored', key: e.name }, now ? `key "${e.name}" revoked through the cluster engine` : `key "${e.name}" restored through the cluster engine`);
-    });
+      // Superseded entries (a plan changed since) follow silently; the key's name only, never the key.
+      if (this.keys.current(e.hash) !== e) continue;
+      this.log.warn({ event: now ? 'key_revoked' : 'key_restored', keyName: e.name }, now ? `key "${e.name}" revoked through the cluster engine` : `key "${e.name}" restored through the cluster engine`);
+    }
+    let count = 0;
+    for (const h of this.revoked) if (this.keys.current(h) !== undefined) count++;
     this.revokedCount = count;
   }
 }

@@ -1,12 +1,15 @@
 // `slotrelay keys revoke|restore|revoked` (cold, a one-shot command): revoke a key for every relay of the service, on
-// any relay's host, through the engine named by that relay's config (cluster.url). The key is chosen by its name in
-// the config (--name) or given itself (--key); the engine receives only its hash (engine-keys.ts). Every relay applies
-// it within cluster.keys.pollMs (key-revocations.ts). Exit codes: 0 done, 1 engine unreachable, 2 bad usage/config.
+// any relay's host, through the engine named by that relay's config (cluster.url). The key is chosen by its name (in
+// the config, or of a key added through the engine: keys-plan-cli.ts) or given itself (--key); the engine receives
+// only its hash (engine-keys.ts). The change is published on {ns}:keys:changed: every relay applies it within one
+// round trip, at most cluster.keys.pollMs when the notice is missed (key-revocations.ts). Exit codes: 0 done, 1 engine
+// unreachable, 2 bad usage/config.
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { keyHash, revokedKey } from './engine-keys.js';
+import { keyHash, keysChannel, keysKey, revokedKey } from './engine-keys.js';
 import { engineUrlForLog, errorLabel } from './engine-link.js';
+import { decodeRecord } from './key-plan.js';
 
 export async function runKeysCluster(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [action, ...rest] = argv;
@@ -27,8 +30,8 @@ export async function runKeysCluster(argv: readonly string[], env: NodeJS.Proces
     if ((values.name === undefined) === (values.key === undefined)) throw new ConfigError(`keys ${action} needs exactly one of --name NAME or --key KEY`);
     if (values.name !== undefined) {
       const k = config.keys.find((x) => x.name === values.name);
-      if (k === undefined) throw new ConfigError(`no key named "${values.name}" in ${values.config}`);
-      hash = keyHash(k.key);
+      // Not in the config: looked up among the engine's keys once connected.
+      if (k !== undefined) hash = keyHash(k.key);
       label = values.name;
     } else {
       const key = values.key as string;
@@ -42,22 +45,36 @@ export async function runKeysCluster(argv: readonly string[], env: NodeJS.Proces
   redis.on('error', () => undefined); // reported below, once
   try {
     await redis.connect();
+    if (action !== 'revoked' && hash === undefined) {
+      const all = await redis.hgetall(keysKey(ns));
+      const hits = Object.entries(all).filter(([, text]) => {
+        const r = decodeRecord(text);
+        return !('error' in r) && r.plan.name === values.name;
+      });
+      if (hits.length !== 1) throw new ConfigError(hits.length === 0 ? `no key named "${values.name}" in ${values.config} or in the engine` : `"${values.name}" names ${hits.length} engine keys: use --key`);
+      hash = hits[0][0];
+    }
     if (action === 'revoke') {
-      await redis.hset(revokedKey(ns), hash as string, JSON.stringify({ at: Date.now() }));
+      await redis.multi().hset(revokedKey(ns), hash as string, JSON.stringify({ at: Date.now() })).publish(keysChannel(ns), 'revoked').exec();
       process.stdout.write(`revoked "${label}": every relay of the service refuses it within ${config.cluster.keys.pollMs} ms\n`);
     } else if (action === 'restore') {
-      const n = await redis.hdel(revokedKey(ns), hash as string);
+      const [[, n]] = ((await redis.multi().hdel(revokedKey(ns), hash as string).publish(keysChannel(ns), 'revoked').exec()) ?? [[null, 0]]) as [Error | null, number][];
       process.stdout.write(n > 0 ? `restored "${label}"\n` : `"${label}" was not revoked\n`);
     } else {
       const all = await redis.hgetall(revokedKey(ns));
       const byHash = new Map(config.keys.map((k) => [keyHash(k.key), k.name]));
+      for (const [h, text] of Object.entries(await redis.hgetall(keysKey(ns)))) {
+        const r = decodeRecord(text);
+        if (!('error' in r)) byHash.set(h, r.plan.name);
+      }
       for (const [h, v] of Object.entries(all)) {
         const at = (JSON.parse(v) as { at?: number }).at;
-        process.stdout.write(`${byHash.get(h) ?? `(hash ${h.slice(0, 8)}, not in this config)`}\t${at === undefined ? '' : new Date(at).toISOString()}\n`);
+        process.stdout.write(`${byHash.get(h) ?? `(hash ${h.slice(0, 8)}, not in this config or the engine)`}\t${at === undefined ? '' : new Date(at).toISOString()}\n`);
       }
     }
     return 0;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     process.stderr.write(`slotrelay: cluster engine ${engineUrlForLog(url)}: ${errorLabel(err)}\n`);
     return 1;
   } finally {

@@ -22,6 +22,8 @@ export class LeasedBudget implements SharedBudget {
   lastUseMs = 0;
   /** A settle call is on its way (one per budget at a time). */
   inFlight = false;
+  /** The budget that took over this one's account after a plan change (its settle's reply goes there). */
+  movedTo: LeasedBudget | null = null;
   /** Most tokens one settle leases: two lease intervals of the plan (at least 1, at most the burst). */
   readonly cap: number;
   /** One lease interval of the plan (at least 1, at most the burst). */
@@ -60,6 +62,22 @@ export class LeasedBudget implements SharedBudget {
   refund(n: number): void {
     this.balance += n;
     this.spent -= n;
+  }
+
+  /** A plan change: this budget continues `o`'s account (same engine bucket, the key's new plan). */
+  takeAccount(o: LeasedBudget): void {
+    this.active = o.active;
+    // Leases beyond the new plan's cap are dropped (the engine's bucket is capped at the new burst anyway): a lowered
+    // plan applies at once, not after the old plan's leases are spent.
+    this.balance = Math.min(o.balance, this.cap);
+    this.overdraftOk = o.overdraftOk;
+    this.spent = o.spent;
+    this.refused = o.refused;
+    this.largestRefused = o.largestRefused;
+    this.lastUseMs = o.lastUseMs;
+    // One settle at a time per engine bucket: the new budget waits for the old one's reply.
+    this.inFlight = o.inFlight;
+    if (o.inFlight) o.movedTo = this;
   }
 
   /** Engine down: forget leases (they are lost to the shared bucket, bounded by `cap`) and any debt. */

@@ -1,15 +1,25 @@
-// API keys: the frozen key table and the four carriers of the spec (front thread, hot: one lookup per request).
+// API keys: the key table and the four carriers of the spec (front thread, hot: one lookup per request).
 // Lookup is one Map.get on the lower-cased UUID. The key value itself never leaves this module: everything
-// downstream (ring records, logs, metrics) sees the key's numeric id and its name.
+// downstream (ring records, logs, metrics) sees the key's numeric id and its name. With a cluster, keys and plans
+// also come from the engine (src/cluster/engine-key-sync.ts), which knows a key only by its hash: such a key is found
+// by hashing the candidate once, then (once it is known to be valid) by its value like any other.
 import type { KeyConfig, RouteName } from '../config/schema.js';
+import { keyHash } from '../cluster/engine-keys.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import { TokenBucket } from './rate-limit.js';
 
+/** What a key may do: every field of a config key but the key itself (an engine entry knows only its hash). */
+export type KeyPlan = Omit<KeyConfig, 'key'>;
+
 export interface KeyEntry {
-  /** Index in the config's key list; what ring records carry. */
+  /** Index in entries; what ring records carry. Config keys are 0..n-1; engine keys get ids after them, never reused. */
   readonly id: number;
   readonly name: string;
-  readonly config: Readonly<KeyConfig>;
+  readonly config: Readonly<KeyPlan>;
+  /** The key's engine name (engine-keys.ts keyHash): 128 bits of the SHA-256 of the lower-cased key. */
+  readonly hash: string;
+  /** The config file, or the cluster engine (whose plan for the same hash overrides the config's). */
+  readonly source: 'config' | 'engine';
   /** Bit mask of allowedRoutes (ROUTE_IDS bits). */
   readonly allowedMask: number;
   /** Bit mask of the routes used when a request names none. */
@@ -29,29 +39,125 @@ export function routeMask(routes: readonly RouteName[]): number {
 }
 
 export class KeyTable {
+  /** Lower-cased key -> entry: the config's keys, and engine keys once a request has shown them valid. */
   private readonly byKey = new Map<string, KeyEntry>();
-  readonly entries: readonly KeyEntry[];
+  private readonly configByHash = new Map<string, KeyEntry>();
+  /** Engine entries by hash (only the hash is known until a client sends the key). */
+  private readonly engineByHash = new Map<string, KeyEntry>();
+  /** Hash -> lower-cased key, for every key in byKey (so a change of the engine's plan reaches byKey). */
+  private readonly clearOf = new Map<string, string>();
+  /** Hash -> id of engine keys ever seen: a key removed and added again keeps its id; no id serves two keys. */
+  private readonly engineIds = new Map<string, number>();
+  private readonly all: KeyEntry[] = [];
 
-  constructor(keys: readonly Readonly<KeyConfig>[], defaultRoutes: readonly RouteName[], nowMs: number) {
-    this.entries = keys.map((k, id) => ({
-      id,
-      name: k.name,
-      config: k,
-      allowedMask: routeMask(k.allowedRoutes),
-      defaultMask: routeMask(k.defaultRoutes ?? defaultRoutes.filter((r) => k.allowedRoutes.includes(r))),
-      submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
-      simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
-      readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
-      revoked: false,
-    }));
-    for (const e of this.entries) this.byKey.set(e.config.key.toLowerCase(), e);
+  constructor(
+    keys: readonly Readonly<KeyConfig>[],
+    private readonly defaultRoutes: readonly RouteName[],
+    nowMs: number,
+  ) {
+    for (const k of keys) {
+      const hash = keyHash(k.key);
+      const e = this.makeEntry(this.all.length, k, hash, 'config', nowMs);
+      this.all.push(e);
+      const lower = k.key.toLowerCase();
+      this.byKey.set(lower, e);
+      this.configByHash.set(hash, e);
+      this.clearOf.set(hash, lower);
+    }
+  }
+
+  /** Every entry by id, current or superseded (a changed plan leaves its old entry here until replaced). Grows. */
+  get entries(): readonly KeyEntry[] {
+    return this.all;
   }
 
   lookup(candidate: string): KeyEntry | undefined {
     // UUIDs are 36 chars; skip the lower-casing allocation when the client already sends lower case.
     if (candidate.length !== 36) return undefined;
-    const e = this.byKey.get(candidate) ?? this.byKey.get(candidate.toLowerCase());
+    let e = this.byKey.get(candidate);
+    if (e === undefined) {
+      const lower = candidate.toLowerCase();
+      e = this.byKey.get(lower) ?? this.learn(lower);
+    }
     return e === undefined || e.revoked ? undefined : e;
+  }
+
+  /** An engine key sent for the first time: one SHA-256 (~1 us), then remembered by value (bounded by the engine's keys). */
+  private learn(lower: string): KeyEntry | undefined {
+    if (this.engineByHash.size === 0) return undefined;
+    const hash = keyHash(lower);
+    const e = this.engineByHash.get(hash);
+    if (e === undefined) return undefined;
+    this.byKey.set(lower, e);
+    this.clearOf.set(hash, lower);
+    return e;
+  }
+
+  /** The entry requests of this hash get now (engine before config), revoked or not. */
+  current(hash: string): KeyEntry | undefined {
+    return this.engineByHash.get(hash) ?? this.configByHash.get(hash);
+  }
+
+  /** Hashes of the keys the engine supplies now. */
+  engineHashes(): IterableIterator<string> {
+    return this.engineByHash.keys();
+  }
+
+  get engineKeyCount(): number {
+    return this.engineByHash.size;
+  }
+
+  /**
+   * Put the engine's plan for a key (cold, cluster key sync): a new key, a changed plan, or an override of the config
+   * key with this hash. Returns the entry now in force and the one it replaces (whose budgets move to it).
+   */
+  setEngineKey(hash: string, plan: Readonly<KeyPlan>, nowMs: number): { entry: KeyEntry; previous: KeyEntry | undefined } {
+    const previous = this.current(hash);
+    let id = this.engineIds.get(hash);
+    if (id === undefined) {
+      id = this.all.length;
+      this.engineIds.set(hash, id);
+    }
+    const e = this.makeEntry(id, plan, hash, 'engine', nowMs);
+    e.revoked = previous?.revoked ?? false;
+    this.all[id] = e;
+    this.engineByHash.set(hash, e);
+    const lower = this.clearOf.get(hash);
+    if (lower !== undefined) this.byKey.set(lower, e);
+    return { entry: e, previous };
+  }
+
+  /** The engine no longer has the key: the config's entry is back in force, or the key is unknown (401) again. */
+  removeEngineKey(hash: string): { removed: KeyEntry; fallback: KeyEntry | undefined } | undefined {
+    const removed = this.engineByHash.get(hash);
+    if (removed === undefined) return undefined;
+    this.engineByHash.delete(hash);
+    const fallback = this.configByHash.get(hash);
+    const lower = this.clearOf.get(hash);
+    if (lower !== undefined) {
+      if (fallback !== undefined) this.byKey.set(lower, fallback);
+      else {
+        this.byKey.delete(lower);
+        this.clearOf.delete(hash);
+      }
+    }
+    return { removed, fallback };
+  }
+
+  private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number): KeyEntry {
+    return {
+      id,
+      name: k.name,
+      config: k,
+      hash,
+      source,
+      allowedMask: routeMask(k.allowedRoutes),
+      defaultMask: routeMask(k.defaultRoutes ?? this.defaultRoutes.filter((r) => k.allowedRoutes.includes(r))),
+      submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
+      simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
+      readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
+      revoked: false,
+    };
   }
 }
 

@@ -13,7 +13,7 @@ import type { FacadeContext, FacadeValidator } from './facade/context.js';
 import { LandingLog } from './landings.js';
 import { LeaderSchedule } from './leader-schedule.js';
 import { PrioritizationFees } from './prioritization-fees.js';
-import { RpcTpuSender, type TpuTarget } from './rpc-tpu-sender.js';
+import { RpcTpuSender, type RpcSendCounters, type TpuTarget } from './rpc-tpu-sender.js';
 import { SlotClock } from './slot-clock.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
@@ -95,6 +95,8 @@ export interface Localnet {
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
   readonly qos: readonly TpuQos[];
   readonly slotMs: number;
+  /** The facade's send-transaction service: sends, resends and why transactions left its retry pool. */
+  readonly rpcSend: RpcSendCounters;
   readonly bundles: BundleEngine;
   readonly blockEngine: BlockEngineServer;
   stop(): Promise<void>;
@@ -238,6 +240,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     listeners,
     qos: qosList,
     slotMs,
+    rpcSend: sender.counters,
     bundles,
     blockEngine,
     async stop(): Promise<void> {

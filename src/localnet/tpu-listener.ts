@@ -63,6 +63,8 @@ export interface TpuListenerCounters {
   readonly rejectedConnections: number;
   readonly invalidStreams: number;
   readonly unfinishedStreams: number;
+  /** Datagrams that reached the listener's socket: processed plus dropped by lossPct or down. */
+  readonly datagramsReceived: number;
   /** Datagrams dropped by lossPct or down. */
   readonly datagramsDropped: number;
   /** Transactions received whole and dropped by txDropPct. */
@@ -131,6 +133,7 @@ export class TpuListener {
       rejectedConnections: c?.connectionsRejected ?? 0,
       invalidStreams: c?.invalidStreams ?? 0,
       unfinishedStreams: c?.unfinishedStreams ?? 0,
+      datagramsReceived: (c?.datagramsReceived ?? 0) + (c?.datagramsDropped ?? 0),
       datagramsDropped: c?.datagramsDropped ?? 0,
       transactionsDropped: this.txDropped,
     };

@@ -65,8 +65,8 @@ export class SubscriptionHub {
   private readonly upstream: UpstreamConnection;
   private readonly byKey = new Map<string, UpstreamSub>();
   private readonly byUpstreamId = new Map<number, UpstreamSub>();
-  /** Open subscriptions per key id (KeyEntry.id). */
-  private readonly openPerKey: Int32Array;
+  /** Open subscriptions per key id (KeyEntry.id); grows when keys come from the cluster engine. */
+  private openPerKey: Int32Array;
   private nextClientId = 1;
   private notificationsForwarded = 0;
   private upstreamDisconnects = 0;
@@ -95,6 +95,11 @@ export class SubscriptionHub {
   subscribe(socket: SubscriberSocket, req: SubscribeRequest): string | Promise<string> {
     const key = socket.key;
     const limit = key.config.subscriptionLimit;
+    if (key.id >= this.openPerKey.length) {
+      const grown = new Int32Array(Math.max(key.id + 1, 2 * this.openPerKey.length));
+      grown.set(this.openPerKey);
+      this.openPerKey = grown;
+    }
     if (this.openPerKey[key.id] >= limit) {
       throw new RelayError(Errors.SUBSCRIPTION_LIMIT, Errors.SUBSCRIPTION_LIMIT.message, { reason: Errors.SUBSCRIPTION_LIMIT.reason, limit });
     }
