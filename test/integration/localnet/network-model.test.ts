@@ -138,7 +138,7 @@ describe('localnet network model', () => {
     const ninth = await QuicClientConnection.open({ ...hostPort(target), identity });
     const info = await ninth.closed;
     expect(info).toMatchObject({ by: 'peer', isApp: true, code: 4, reason: 'too_many' });
-    for (const c of open) expect(c.state).toBe('established');
+    for (const c of open) expect(c.currentState).toBe('established');
     // Close all: 9 of the 20 per-minute connections are used; 11 more open and close, the next one is refused.
     for (const c of open) c.close();
     await until(() => ln.qos[0].counters.unstakedConnections === 0, 2_000);
