@@ -204,8 +204,8 @@ export class EngineKeySync {
     // Names and fingerprints only, never a key (the logger redacts a field named `key`: the name goes as keyName).
     if (first || lines.length > MAX_KEY_LINES) {
       this.log.info({ event: 'engine_keys_loaded', revision, engineKeys: this.keys.engineKeyCount, changes: lines.length }, `keys from the cluster engine: ${this.keys.engineKeyCount} in force (revision ${revision})`);
-      return;
     }
+    if (lines.length > MAX_KEY_LINES) return;
     for (const l of lines) {
       const what = l.event === 'engine_key_added' ? (l.overrides ? 'overrides the config plan of' : 'added') : l.event === 'engine_key_changed' ? 'changed the plan of' : 'removed';
       this.log.info({ ...l, revision }, `cluster engine ${what} key "${l.keyName}" (${l.fingerprint})`);

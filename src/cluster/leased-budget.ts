@@ -70,7 +70,8 @@ export class LeasedBudget implements SharedBudget {
     // Leases beyond the new plan's cap are dropped (the engine's bucket is capped at the new burst anyway): a lowered
     // plan applies at once, not after the old plan's leases are spent.
     this.balance = Math.min(o.balance, this.cap);
-    this.overdraftOk = o.overdraftOk;
+    // "The shared bucket is empty" was said of the old plan: a raised plan must not wait for a quiet period.
+    this.overdraftOk = true;
     this.spent = o.spent;
     this.refused = o.refused;
     this.largestRefused = o.largestRefused;
