@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client fuzz clean
+.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client bench-landing fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -65,6 +65,15 @@ bench-egress: build
 # bench/results/client-http.json. QUIC rows come with the QUIC ingress (issue #12).
 bench-client: build
 	$(NODE) dist/bench/client/http-submit.bench.js --json bench/results/client-http.json
+
+# Landing benchmark (issue #13, docs/landing.md): real transfers at 100 tx/s for 60 s per route set (direct
+# window-aware, direct next-leaders, rpc, direct+rpc) through relays on the embedded localnet, with 400 ms slots,
+# 200 ms slots, and 400 ms slots with a lossy leader (20% packet loss on the largest-stake validator's TPU, 10% of
+# the transactions it reads dropped); ~15 min; writes bench/results/landing.json and landing.html.
+# LANDING_ARGS="--rpc URL --relay URL --keypair FILE --key KEY" points it at another cluster and relay.
+LANDING_ARGS ?= --rate 100 --duration 60 --scenario slot-ms=400 --scenario slot-ms=200 --scenario slot-ms=400,lossy-leader=20,leader-drop=10
+bench-landing: build
+	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing
 
 # Live fuzzer (issue #18): FUZZ_CASES generated requests against a real relay on loopback (fake upstream, discarding
 # routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes

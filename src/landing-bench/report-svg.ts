@@ -55,7 +55,10 @@ export function cdfChart(lines: readonly CdfLine[], title: string): string {
     const at = (k: number): number => l.cdf[Math.min(k, l.cdf.length - 1)] ?? 0;
     let d = `M${f1(x(0))},${f1(y(0))} L${f1(x(0))},${f1(y(at(0)))}`;
     for (let k = 1; k <= cap; k++) d += ` L${f1(x(k))},${f1(y(at(k - 1)))} L${f1(x(k))},${f1(y(at(k)))}`;
-    parts.push(`<path d="${d}" fill="none" stroke="${l.colour}" stroke-width="3" stroke-linejoin="miter"/>`);
+    // Nested widths (the first set widest): curves that coincide, as they do when every set lands in the same slot,
+    // still show each colour as a border around the next.
+    const width = 3 + 4 * (lines.length - 1 - i); // 2 px of each wider curve show on either side
+    parts.push(`<path d="${d}" fill="none" stroke="${l.colour}" stroke-width="${width}" stroke-linejoin="miter" stroke-linecap="square"/>`);
     const ly = T + 8 + i * 20;
     parts.push(`<rect x="${W - R + 12}" y="${ly - 6}" width="18" height="6" fill="${l.colour}"/>`);
     parts.push(`<text x="${W - R + 36}" y="${ly}" ${FONT}>${esc(l.name)}</text>`);

@@ -1,0 +1,127 @@
+// `slotrelay bench landing` end to end: a short run (5 s at 20 tx/s, direct window-aware and rpc) on the embedded
+// localnet through real relays, then its HTML report opened in headless Chromium and the screenshot inspected: each
+// chart is found by its background colour and must hold what it draws (the CDF curves rising across their plot,
+// landed % bars as tall as the JSON says, landings per slot under the leader bands).
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LandingReport } from '../../../src/landing-bench/report.js';
+import { CHART_BACKGROUNDS, SET_COLOURS } from '../../../src/landing-bench/report-svg.js';
+import { boxesOf, colourIn, decodePng, type Box, type Image } from '../../helpers/png.js';
+
+const run = promisify(execFile);
+const SEND_GREY = '#8a96a3';
+const LEADER_BAND_0 = '#b9cde5';
+
+describe('bench landing: JSON figures and the HTML report rendered in Chromium', () => {
+  let dir: string;
+  let report: LandingReport;
+  let img: Image;
+
+  beforeAll(async () => {
+    // Installs Chromium from apt when the machine lacks it (scripts/ci/ensure-chromium.sh), then the harness run.
+    const chromium = execFileSync('bash', ['scripts/ci/ensure-chromium.sh'], { encoding: 'utf8', timeout: 600_000 }).trim().split('\n').pop()!;
+    dir = mkdtempSync(join(tmpdir(), 'landing-report-'));
+    const out = join(dir, 'landing');
+    await run(
+      process.execPath,
+      ['dist/src/cli.js', 'bench', 'landing', '--sets', 'direct:window-aware,rpc', '--rate', '20', '--duration', '5', '--tail', '10', '--payers', '2', '--out', out, '--quiet'],
+      { timeout: 90_000 },
+    );
+    report = JSON.parse(readFileSync(`${out}.json`, 'utf8')) as LandingReport;
+    const shot = join(dir, 'shot.png');
+    await run(
+      chromium,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--hide-scrollbars',
+        '--force-color-profile=srgb',
+        '--force-device-scale-factor=1',
+        `--user-data-dir=${join(dir, 'profile')}`,
+        '--window-size=1280,2400',
+        `--screenshot=${shot}`,
+        `file://${out}.html`,
+      ],
+      { timeout: 60_000 },
+    );
+    img = decodePng(readFileSync(shot));
+  }, 600_000);
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports every transaction of both route sets, landed on the localnet within a few slots', () => {
+    expect(report.scenarios).toHaveLength(1);
+    const sets = report.scenarios[0].sets;
+    expect(sets.map((s) => s.set.name)).toEqual(['direct (window-aware)', 'rpc']);
+    for (const s of sets) {
+      const f = s.figures;
+      expect(f.sent).toBe(100);
+      expect(f.landed + f.landedFailed + f.notLanded).toBe(f.sent);
+      expect(f.landedPct).toBeGreaterThanOrEqual(90);
+      expect(f.slotsToLand.p90).not.toBeNull();
+      expect(f.slotsToLand.p90!).toBeLessThanOrEqual(4);
+      expect(f.msToLandSource).toBe('localnet_executed');
+      expect(f.msToLand.p50!).toBeGreaterThan(0);
+      expect(f.cdf[f.cdf.length - 1]).toBeCloseTo(f.landedPct, 5);
+      expect(f.copiesPerTx!).toBeGreaterThanOrEqual(1);
+      expect(f.relayView.receipts).toBe(f.accepted);
+      expect(s.timeline.sends.reduce((a, b) => a + b, 0)).toBe(f.sent);
+      expect(s.timeline.landings.reduce((a, b) => a + b, 0)).toBe(f.landed);
+      expect(s.timeline.leaders.length).toBe(s.timeline.sends.length);
+    }
+    // Whose copy landed: the relay's own QUIC identity for direct, the RPC node's for rpc.
+    expect(Object.keys(sets[0].figures.landedVia)).toEqual(['direct']);
+    expect(Object.keys(sets[1].figures.landedVia)).toEqual(['rpc-node']);
+  });
+
+  const plotOf = (b: Box): Box => ({ x0: b.x0 + 40, y0: b.y0 + 25, x1: b.x0 + Math.round((b.x1 - b.x0) * 0.7), y1: b.y1 - 40 });
+
+  it('draws a CDF curve per route set that rises across the plot', () => {
+    const boxes = boxesOf(img, CHART_BACKGROUNDS.cdf);
+    expect(boxes).toHaveLength(1);
+    const plot = plotOf(boxes[0]);
+    for (const colour of SET_COLOURS.slice(0, 2)) {
+      const c = colourIn(img, plot, colour);
+      expect(c.count, `CDF pixels of ${colour}`).toBeGreaterThan(150);
+      // From 0% at slot 0 up to ~100% (the vertical rise), then along the top to the last slot shown.
+      expect(c.box!.y1 - c.box!.y0, `rise of ${colour}`).toBeGreaterThan((plot.y1 - plot.y0) * 0.7);
+      expect(c.box!.x1 - c.box!.x0, `run of ${colour}`).toBeGreaterThan((plot.x1 - plot.x0) * 0.6);
+    }
+  });
+
+  it('draws a landed % bar per route set as tall as the JSON says', () => {
+    const boxes = boxesOf(img, CHART_BACKGROUNDS.bars);
+    expect(boxes).toHaveLength(1);
+    const b = boxes[0];
+    const plotHeight = 300 - 30 - 48; // barsChart's height minus its top and bottom margins
+    report.scenarios[0].sets.forEach((s, i) => {
+      const c = colourIn(img, b, SET_COLOURS[i], 2);
+      expect(c.count, `bar pixels of ${s.set.name}`).toBeGreaterThan(0);
+      const height = c.box!.y1 - c.box!.y0 + 1;
+      expect(Math.abs(height - (plotHeight * s.figures.landedPct) / 100), `bar height of ${s.set.name}`).toBeLessThanOrEqual(3);
+    });
+  });
+
+  it('draws each set timeline: leader bands, sends above the axis, landings below in the set colour', () => {
+    const boxes = boxesOf(img, CHART_BACKGROUNDS.timeline);
+    expect(boxes).toHaveLength(2);
+    boxes.forEach((b, i) => {
+      const landed = colourIn(img, b, SET_COLOURS[i], 2);
+      const sent = colourIn(img, b, SEND_GREY, 2);
+      expect(landed.count, `landings of set ${i}`).toBeGreaterThan(200);
+      expect(sent.count, `sends of set ${i}`).toBeGreaterThan(200);
+      expect(landed.box!.y0, 'landings are drawn below the sends').toBeGreaterThan(sent.box!.y0);
+      expect(colourIn(img, b, LEADER_BAND_0, 2).count, 'the largest-stake leader band').toBeGreaterThan(0);
+      // The other set's colour is not in this timeline.
+      expect(colourIn(img, b, SET_COLOURS[1 - i], 2).count).toBe(0);
+    });
+  });
+});
