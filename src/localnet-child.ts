@@ -22,6 +22,8 @@ export type LocalnetState = 'running' | 'restarting' | 'failed' | 'stopped';
 export interface LocalnetChild {
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  /** The localnet's Jito-compatible block engine (bundles; the same port across restarts). */
+  readonly blockEngineUrl: string;
   /** Validators of the first start (a restarted localnet has new TPU ports; telemetry follows them). */
   readonly validators: readonly LocalnetValidatorInfo[];
   state(): LocalnetState;
@@ -51,12 +53,13 @@ interface Ready {
   readonly child: ChildProcess;
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  readonly blockEngineUrl: string;
   readonly validators: readonly LocalnetValidatorInfo[];
 }
 
-function spawnLocalnet(cliPath: string, rpcPort: number, extraArgs: readonly string[]): Promise<Ready> {
+function spawnLocalnet(cliPath: string, rpcPort: number, blockEnginePort: number, extraArgs: readonly string[]): Promise<Ready> {
   // stdin is a pipe the child watches (--supervised): when this process dies, even by SIGKILL, the child exits too.
-  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--supervised', '--rpc-port', String(rpcPort), ...extraArgs], {
+  const child: ChildProcess = spawn(process.execPath, [cliPath, 'localnet', '--supervised', '--rpc-port', String(rpcPort), '--block-engine-port', String(blockEnginePort), ...extraArgs], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -72,7 +75,7 @@ function spawnLocalnet(cliPath: string, rpcPort: number, extraArgs: readonly str
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
-      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; validators?: LocalnetValidatorInfo[] };
+      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; blockEngineUrl?: string; validators?: LocalnetValidatorInfo[] };
       try {
         msg = JSON.parse(line) as typeof msg;
       } catch {
@@ -81,7 +84,7 @@ function spawnLocalnet(cliPath: string, rpcPort: number, extraArgs: readonly str
       if (msg.event !== 'localnet_ready' || !msg.rpcUrl) return;
       clearTimeout(timer);
       child.off('exit', early);
-      resolve({ child, rpcUrl: msg.rpcUrl, wsUrl: msg.wsUrl ?? '', validators: msg.validators ?? [] });
+      resolve({ child, rpcUrl: msg.rpcUrl, wsUrl: msg.wsUrl ?? '', blockEngineUrl: msg.blockEngineUrl ?? '', validators: msg.validators ?? [] });
     });
   });
 }
@@ -94,9 +97,10 @@ function portOf(rpcUrl: string): number {
 export async function startLocalnetChild(cliPath: string, log: Logger, opts: SuperviseOptions = {}): Promise<LocalnetChild> {
   const extraArgs = opts.extraArgs ?? [];
   const backoff = opts.backoffMs ?? { first: BACKOFF_FIRST_MS, max: BACKOFF_MAX_MS };
-  const first = await spawnLocalnet(cliPath, 0, extraArgs);
+  const first = await spawnLocalnet(cliPath, 0, 0, extraArgs);
   const port = portOf(first.rpcUrl);
-  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, pid: first.child.pid }, 'embedded localnet ready');
+  const blockEnginePort = first.blockEngineUrl === '' ? 0 : portOf(first.blockEngineUrl);
+  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, blockEngineUrl: first.blockEngineUrl, pid: first.child.pid }, 'embedded localnet ready');
 
   let current: ChildProcess | null = first.child;
   let state: LocalnetState = 'running';
@@ -113,7 +117,7 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   const restart = (attempt: number): void => {
     timer = null;
     if (state !== 'restarting') return;
-    spawnLocalnet(cliPath, port, extraArgs).then(
+    spawnLocalnet(cliPath, port, blockEnginePort, extraArgs).then(
       (ready) => {
         if (state !== 'restarting') {
           ready.child.kill('SIGTERM'); // stopped while it was starting
@@ -161,6 +165,7 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
 
   return {
     rpcUrl: first.rpcUrl,
+    blockEngineUrl: first.blockEngineUrl,
     wsUrl: first.wsUrl,
     validators: first.validators,
     state: () => state,

@@ -15,6 +15,7 @@ import { FrontMetrics } from './metrics/front-metrics.js';
 import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
 import { Receipts } from './receipts/receipts.js';
+import { createBundles } from './bundles/bundles.js';
 import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
@@ -66,11 +67,13 @@ function relayIdentitySecret(config: Readonly<Config>, log: Logger): Uint8Array 
   return secret;
 }
 
-function withLocalnet(config: Readonly<Config>, rpcUrl: string): Readonly<Config> {
+function withLocalnet(config: Readonly<Config>, rpcUrl: string, blockEngineUrl: string): Readonly<Config> {
   const endpoints = config.routes.rpc.endpoints.length > 0 ? config.routes.rpc.endpoints : [rpcUrl];
   return Object.freeze({
     ...config,
     upstream: Object.freeze({ ...config.upstream, rpcUrl }),
+    // The localnet's block engine is the bundle service unless one is configured.
+    bundles: Object.freeze({ ...config.bundles, url: config.bundles.url ?? (blockEngineUrl === '' ? undefined : blockEngineUrl) }),
     routes: Object.freeze({ ...config.routes, rpc: Object.freeze({ ...config.routes.rpc, endpoints: Object.freeze(endpoints) as string[] }) }),
   });
 }
@@ -102,7 +105,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   if (config.upstream.rpcUrl === undefined) {
     const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
     localnet = await startLocalnetChild(cli, log, { extraArgs: localnetChildArgs(config.localnet), onGiveUp: (reason) => fatal?.(`embedded localnet: ${reason}`) });
-    config = withLocalnet(config, localnet.rpcUrl);
+    config = withLocalnet(config, localnet.rpcUrl, localnet.blockEngineUrl);
   }
 
   const identitySecret = relayIdentitySecret(config, log);
@@ -159,7 +162,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
-  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts }, leaderSnapshot);
+  // Bundles (docs/bundles.md): forwarded to the configured bundle service, or the embedded localnet's block engine.
+  const bundles = createBundles(config, intake, receipts);
+  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
   const availableRouteMask = availableRoutes(config);
@@ -198,6 +203,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       pubsub?.render(tb);
       cluster?.render(tb);
       receipts?.render(tb);
+      bundles?.render(tb);
       return tb.text();
     },
     health: () => (cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current())),
@@ -206,7 +212,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
   const pubsub = createPubsub(config, keys, log, deps);
-  const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub);
+  const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();
@@ -240,6 +246,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     }
     healthMonitor.stop();
     receipts?.stop();
+    bundles?.close();
     await telemetry?.stop();
     await cluster?.stop();
     localnet?.stop();

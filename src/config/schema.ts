@@ -561,6 +561,31 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * Bundles (docs/bundles.md): sendBundle, getBundleStatuses, getInflightBundleStatuses and getTipAccounts on the
+     * JSON-RPC host and POST /v1/bundles, forwarded to a Jito-compatible bundle service for keys with `bundles: true`.
+     */
+    bundles: z
+      .object({
+        /**
+         * The bundle service's base URL (a Jito block engine, e.g. https://frankfurt.mainnet.block-engine.jito.wtf;
+         * bundles go to {url}/api/v1/bundles). Absent: the embedded localnet's block engine when the relay runs on it,
+         * else the bundle methods answer -32601.
+         */
+        url: z.string().url().optional(),
+        /** Sent as the x-jito-auth header when set. Never logged. */
+        authUuid: uuid.optional(),
+        /** Per-request timeout (answered -32005 upstream_timeout). */
+        timeoutMs: positiveInt.default(5_000),
+        /** Keep-alive connections to the bundle service. */
+        connections: positiveInt.default(16),
+        /** Smallest total tip (lamports to the service's tip accounts) a bundle must pay; Jito's minimum is 1,000. */
+        minTipLamports: z.number().int().min(0).default(1_000),
+        /** How long the service's tip accounts (getTipAccounts) are cached. */
+        tipAccountsTtlMs: positiveInt.default(600_000),
+      })
+      .strict()
+      .default({}),
     /** Landing receipts (docs/receipts.md): what became of every accepted transaction, per route, and where it landed. */
     receipts: z
       .object({

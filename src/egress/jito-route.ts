@@ -95,7 +95,7 @@ export class JitoRoute implements EgressRoute {
   }
 
   /** POST one body; resolves on a JSON-RPC result, rejects with the reason otherwise. */
-  private post(body: string): Promise<void> {
+  private post(body: string): Promise<unknown> {
     if (this.closed) return Promise.reject(new JitoSendError('relay shutting down', 'shutdown'));
     return postJson(this.target, body, JITO_POST_ERRORS);
   }

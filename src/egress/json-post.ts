@@ -6,6 +6,7 @@ import https from 'node:https';
 
 /** Largest answer read; a sendTransaction result is ~100 bytes, errors a few KB. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 export interface JsonPostTarget {
   readonly url: URL;
@@ -28,9 +29,12 @@ export interface JsonPostErrors {
   answer(status: number, body: Buffer): Error | null;
 }
 
-/** `body` must be ASCII. Resolves when the answer is a success; rejects with one of the route's errors otherwise. */
-export function postJson(target: JsonPostTarget, body: string, errors: JsonPostErrors, mayRetry = true): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
+/**
+ * `body` must be ASCII. Resolves with the answer's body when it is a success (the routes ignore it; the bundle
+ * service's client reads it); rejects with one of the caller's errors otherwise.
+ */
+export function postJson(target: JsonPostTarget, body: string, errors: JsonPostErrors, mayRetry = true): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
     const req = target.request(target.url, {
       method: 'POST',
       agent: target.agent,
@@ -40,12 +44,12 @@ export function postJson(target: JsonPostTarget, body: string, errors: JsonPostE
     target.inFlight.add(req);
     let settled = false;
     const timer = setTimeout(() => req.destroy(errors.timeout(target.timeoutMs)), target.timeoutMs);
-    const finish = (err: Error | null): void => {
+    const finish = (err: Error | null, answer: Buffer = EMPTY): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       target.inFlight.delete(req);
-      if (err === null) resolve();
+      if (err === null) resolve(answer);
       else reject(err);
     };
     req.on('error', (err: NodeJS.ErrnoException) => {
@@ -71,7 +75,10 @@ export function postJson(target: JsonPostTarget, body: string, errors: JsonPostE
         chunks.push(c);
       });
       res.on('error', (err) => finish(err));
-      res.on('end', () => finish(errors.answer(res.statusCode ?? 0, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+      res.on('end', () => {
+        const answer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+        finish(errors.answer(res.statusCode ?? 0, answer), answer);
+      });
     });
     req.end(body);
   });

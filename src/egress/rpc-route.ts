@@ -107,7 +107,7 @@ export class RpcRoute implements EgressRoute {
   }
 
   /** POST one JSON-RPC body; resolves when the endpoint answered a result, rejects with the reason otherwise. */
-  private post(ep: Endpoint, body: string): Promise<void> {
+  private post(ep: Endpoint, body: string): Promise<unknown> {
     if (this.closed) return Promise.reject(new EndpointError('relay shutting down', 'shutdown'));
     return postJson(ep.target, body, RPC_POST_ERRORS);
   }

@@ -83,6 +83,10 @@ export const Errors = Object.freeze({
   LEADER_RANGE_NOT_COVERED: spec(52, 'leader_range_not_covered', -32016, 200, 400, 'Requested slot range is not covered by the leader-slot snapshot: refresh the current slot and request a near-future range'),
   LEADER_SNAPSHOT_UNSUPPORTED_SCHEMA: spec(53, 'leader_snapshot_unsupported_schema', -32015, 200, 500, 'Unsupported leader-slot snapshot schema version'),
   LEADER_SLOTS_IN_BATCH: spec(54, 'leader_slots_in_batch', -32600, 200, 400, 'Invalid request: getLeaderSlots must be sent as its own request, never inside a batch'),
+  // Bundles (docs/bundles.md): refused before the bundle service is asked. data {reason, ...}.
+  BUNDLES_NOT_ENABLED: spec(60, 'bundles_not_enabled', -32602, 200, 403, 'Invalid params: bundles are not enabled for this API key'),
+  BUNDLE_INVALID: spec(61, 'bundle_invalid', -32602, 200, 400, 'Invalid params: invalid bundle'),
+  BUNDLE_TIP_TOO_LOW: spec(62, 'bundle_tip_too_low', -32602, 200, 400, 'Invalid params: bundle tip below the minimum'),
   // HTTP transport.
   BODY_TOO_LARGE: spec(40, 'body_too_large', -32600, 413, 413, 'Payload too large'),
   UNSUPPORTED_MEDIA_TYPE: spec(41, 'unsupported_media_type', -32600, 415, 415, 'Unsupported media type'),

@@ -66,6 +66,8 @@ export class FrontServer {
     private readonly relayRpcMethods: MethodTable<CallContext>,
     /** The JSON-RPC host's PubSub (docs/pubsub.md): its own port and upgrades on the rpc port; null when off. */
     private readonly pubsub: PubsubServer | null = null,
+    /** The bundle methods for POST /v1/bundles (src/bundles/); empty when no bundle service is configured. */
+    private readonly bundleMethods: MethodTable<CallContext> = new Map(),
   ) {}
 
   private buildRpcApp(): TemplatedApp {
@@ -83,7 +85,8 @@ export class FrontServer {
     app.post('/v1/transactions', transactionsEndpoint(this.deps));
     app.post('/v1/sendTransaction', jsonRpcEndpoint(this.deps, this.relayRpcMethods, 'relay', '/v1/sendTransaction'));
     app.get('/v1/transactions/:signature', receiptEndpoint(this.deps));
-    commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction'), 404);
+    app.post('/v1/bundles', jsonRpcEndpoint(this.deps, this.bundleMethods, 'relay', '/v1/bundles', true));
+    commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles'), 404);
     return app;
   }
 

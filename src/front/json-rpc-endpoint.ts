@@ -17,6 +17,7 @@ import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { retryAfterSeconds, writeJson, writeResponse, BAD_FRAMING_MESSAGE, JSON_TYPE, type RequestState } from './http.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
+import { bundleCost } from '../bundles/bundle-methods.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
 
@@ -47,8 +48,13 @@ const READ = 2;
 
 function bucketOf(e: JsonRpcElement): number {
   if (isInvalid(e)) return READ;
-  if (e.method === 'sendTransaction') return SUBMIT;
+  if (e.method === 'sendTransaction' || e.method === 'sendBundle') return SUBMIT;
   return e.method === 'simulateTransaction' ? SIMULATE : READ;
+}
+
+/** Submissions an element costs: a bundle one per transaction (src/bundles/), anything else one. */
+function submissionCost(e: JsonRpcElement): number {
+  return !isInvalid(e) && e.method === 'sendBundle' ? bundleCost(e.params) : 1;
 }
 
 /**
@@ -61,13 +67,13 @@ function takeRateTokens(key: KeyEntry, parsed: ParsedBody, nowMs: number): numbe
   let reads = 0;
   if (parsed.kind === 'single') {
     const b = bucketOf(parsed.element);
-    if (b === SUBMIT) submissions = 1;
+    if (b === SUBMIT) submissions = submissionCost(parsed.element);
     else if (b === SIMULATE) simulations = 1;
     else reads = 1;
   } else if (parsed.kind === 'batch') {
     for (const e of parsed.elements) {
       const b = bucketOf(e);
-      if (b === SUBMIT) submissions++;
+      if (b === SUBMIT) submissions += submissionCost(e);
       else if (b === SIMULATE) simulations++;
       else reads++;
     }
@@ -164,6 +170,13 @@ function dispatch(
     );
 }
 
+/** Jito's auth carriers: the x-jito-auth header, else ?uuid=. */
+function jitoKeyCandidate(req: HttpRequest, query: string): string {
+  const h = req.getHeader('x-jito-auth');
+  if (h !== '') return h;
+  return query === '' ? '' : (req.getQuery('uuid') ?? '');
+}
+
 /** A body that is not UTF-8 is not JSON: one parse error, like Agave. */
 const NOT_UTF8: ParsedBody = Object.freeze({ kind: 'fatal', error: Errors.PARSE_ERROR });
 
@@ -172,6 +185,11 @@ export function jsonRpcEndpoint(
   table: MethodTable<CallContext>,
   host: HostLabel,
   path: string,
+  /**
+   * POST /v1/bundles: also take the key where Jito's clients put their auth (x-jito-auth, ?uuid=), so that a Jito
+   * client (jito-js-rpc: `new JitoJsonRpcClient(relay + '/v1', key)`) works unchanged. Never logged either.
+   */
+  jitoAuth = false,
 ): (res: HttpResponse, req: HttpRequest) => void {
   return (res, req) => {
     const head = beginRequest(res, req);
@@ -181,7 +199,7 @@ export function jsonRpcEndpoint(
       deps.metrics.countRejection(Errors.INVALID_REQUEST.reason);
       return writeResponse(st, deps.responseOptions, 400, JSON_TYPE, errorJson(null, Errors.INVALID_REQUEST.rpcCode, BAD_FRAMING_MESSAGE), 0, true);
     }
-    const key = deps.keys.lookup(head.keyCandidate);
+    const key = deps.keys.lookup(head.keyCandidate !== '' || !jitoAuth ? head.keyCandidate : jitoKeyCandidate(req, head.query));
     if (key === undefined) return rejectRpc(deps, st, Errors.UNAUTHORIZED);
     const mt = mediaType(head.contentType);
     if (mt !== 'application/json') return rejectRpc(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE);

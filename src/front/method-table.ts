@@ -12,7 +12,11 @@ import { prioritizationFeesMethod } from '../rpc/fees/get-recent-prioritization-
 import { getTransactionReceiptMethod } from '../receipts/get-transaction-receipt.js';
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
-export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'> & { readonly receipts?: FrontDeps['receipts'] };
+export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'> & {
+  readonly receipts?: FrontDeps['receipts'];
+  /** The bundle methods (src/bundles/), when a bundle service is configured. */
+  readonly bundles?: MethodTable<CallContext> | null;
+};
 
 function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): SendTransactionDeps {
   return {
@@ -52,6 +56,8 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
     ['getTransactionReceipt', getTransactionReceiptMethod(deps.receipts ?? null)],
     ['simulateTransaction', simulateTransactionMethod({ intake: deps.intake, upstream: deps.upstream, timeoutMs: deps.config.upstream.requestTimeoutMs })],
     ['getRecentPrioritizationFees', fees.handler],
+    // sendBundle, getBundleStatuses, getInflightBundleStatuses, getTipAccounts (docs/bundles.md).
+    ...(deps.bundles ?? []),
   ]);
 }
 

@@ -1,5 +1,5 @@
 // `slotrelay localnet` (and the relay's localnet child): parse flags, start the local cluster, print one JSON line
-// {"event":"localnet_ready","rpcUrl","wsUrl","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}]}
+// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}]}
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
@@ -57,6 +57,9 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     options: {
       host: { type: 'string' },
       'rpc-port': { type: 'string' },
+      // The Jito-compatible block engine (src/localnet/block-engine/): its port and per-IP requests per second.
+      'block-engine-port': { type: 'string' },
+      'block-engine-rate-limit': { type: 'string' },
       validators: { type: 'string' },
       'slot-ms': { type: 'string' },
       'slots-per-epoch': { type: 'string' },
@@ -89,6 +92,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     ...bench,
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
+    blockEnginePort: int('block-engine-port', values['block-engine-port']),
+    blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']),
     validators: validators ?? bench.validators,
     slotMs: slotMs ?? bench.slotMs,
     slotsPerEpoch,
@@ -115,7 +120,7 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
   });
   process.stdout.write(
-    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, validators: localnet.validators }) + '\n',
+    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, validators: localnet.validators }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -35,6 +35,8 @@ export interface ReceiptJson {
   readonly acceptedSlot: number | null;
   readonly routes: Record<string, RouteReceiptJson>;
   readonly rebroadcasts: number;
+  /** Set when the transaction went in a bundle (sendBundle): the bundle service's id and its place in the bundle. */
+  readonly bundle: { readonly id: string; readonly index: number } | null;
   readonly status: 'pending' | 'landed' | 'landed_failed' | 'not_landed' | 'untracked';
   readonly landed: {
     readonly slot: number;
@@ -71,6 +73,9 @@ export class ReceiptTable {
   private readonly acceptedSlot: Float64Array;
   private readonly landing: Uint8Array;
   private readonly landings: (Landing | null)[];
+  /** Bundle id of a transaction accepted in a bundle (null otherwise), and its index in the bundle. */
+  private readonly bundleIds: (string | null)[];
+  private readonly bundleIndexes: Uint8Array;
 
   constructor(private readonly o: ReceiptTableOptions) {
     this.sab = createReceiptsBuffer(o.capacity);
@@ -84,6 +89,8 @@ export class ReceiptTable {
     this.acceptedSlot = new Float64Array(n);
     this.landing = new Uint8Array(n);
     this.landings = new Array<Landing | null>(n).fill(null);
+    this.bundleIds = new Array<string | null>(n).fill(null);
+    this.bundleIndexes = new Uint8Array(n);
   }
 
   get size(): number {
@@ -118,6 +125,7 @@ export class ReceiptTable {
     this.acceptedSlot[e] = slot;
     this.landing[e] = LANDING.pending;
     this.landings[e] = null;
+    this.bundleIds[e] = null;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
     return seq;
@@ -158,6 +166,14 @@ export class ReceiptTable {
     this.landings[e] = landing;
   }
 
+  /** Mark a receipt as a bundle's `index`-th transaction (cold: sendBundle). */
+  setBundle(seq: number, bundleId: string, index: number): void {
+    if (!this.current(seq)) return;
+    const e = seq & this.v.mask;
+    this.bundleIds[e] = bundleId;
+    this.bundleIndexes[e] = index;
+  }
+
   setLandingState(seq: number, state: number): void {
     if (this.current(seq)) this.landing[seq & this.v.mask] = state;
   }
@@ -174,7 +190,8 @@ export class ReceiptTable {
         best = id;
       }
     }
-    return best < 0 ? null : ROUTE_BY_ID[best];
+    if (best >= 0) return ROUTE_BY_ID[best];
+    return this.bundleIds[e] !== null ? 'bundle' : null; // the bundle service delivered it
   }
 
   /** Slots from acceptance to landing, or null when the accepted slot was unknown. */
@@ -216,6 +233,7 @@ export class ReceiptTable {
       acceptedSlot: acceptedSlot >= 0 ? acceptedSlot : null,
       routes,
       rebroadcasts: v.rebroadcasts[e],
+      bundle: this.bundleIds[e] !== null ? { id: this.bundleIds[e]!, index: this.bundleIndexes[e] } : null,
       status,
       landed:
         state === LANDING.landed && l !== null

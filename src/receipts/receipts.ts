@@ -52,6 +52,14 @@ export class Receipts {
     return seq;
   }
 
+  /** Receipts for the transactions of a bundle the bundle service accepted (cold: sendBundle), landing followed. */
+  acceptBundle(signatures: readonly string[], bundleId: string, t: AcceptedTransaction): void {
+    for (let i = 0; i < signatures.length; i++) {
+      const seq = this.accept(signatures[i], t, 0);
+      this.table.setBundle(seq, bundleId, i);
+    }
+  }
+
   /** The receipt of `signature` as `keyId` may see it, or null (unknown, another key's, or expired). */
   lookup(signature: string, keyId: number): ReceiptJson | null {
     const seq = this.table.find(signature, keyId, Date.now());
