@@ -21,13 +21,17 @@ export function printStartBanner(b: BannerInput): void {
       out.push(`  PubSub WebSocket  (signatureSubscribe, slotSubscribe, accountSubscribe; ?key=)  ws://${l.host}:${l.port}`);
       continue;
     }
-    const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction)';
+    const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles)';
     out.push(`  ${what}  http://${l.host}:${l.port}`);
   }
   if (b.localnet) {
     out.push(`  embedded localnet RPC  ${b.localnet.rpcUrl}`);
     for (const v of b.localnet.validators) out.push(`  localnet validator ${v.identity}  TPU QUIC ${v.tpuQuic}`);
+    if (b.localnet.blockEngineUrl !== '') out.push(`  localnet block engine (Jito API: /api/v1/bundles, /api/v1/transactions)  ${b.localnet.blockEngineUrl}`);
   }
+  // Bundles go to the bundle service for keys with bundles: true (docs/bundles.md); its URL may carry a secret.
+  const bundleUrl = b.config.bundles.url;
+  if (bundleUrl !== undefined) out.push(`bundles: forwarded to ${urlHasSecrets(bundleUrl) ? 'the configured bundle service' : new URL(bundleUrl).origin} for keys with bundles: true`);
   if (b.httpRuntime !== undefined) out.push(`HTTP runtime: ${b.httpRuntime} on Node ${process.versions.node}`);
   out.push(`config: ${b.configFile}`);
   if (b.newKey) {

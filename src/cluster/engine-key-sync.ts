@@ -1,8 +1,8 @@
-// Keys and plans from the cluster engine (main/front thread, cold: one GET per cluster.keys.pollMs, a MULTI read of the
-// registry only when its revision changed, and a pub/sub wake-up on {ns}:keys:changed). `slotrelay keys add|set|remove`
-// (keys-plan-cli.ts) changes {ns}:keys and bumps {ns}:keys:rev in one script and publishes the revision; every relay
-// then reads the registry at once (one engine round trip), or at its next poll when the notice was missed (at most
-// pollMs + one round trip). The new entries go into the KeyTable synchronously, between requests: the front never
+// Keys and plans from the cluster engine (main/front thread, cold: one read script per cluster.keys.pollMs, answering
+// only the records changed since the revision this relay has, and a pub/sub wake-up on {ns}:keys:changed). `slotrelay
+// keys add|set|remove` (keys-plan-cli.ts) changes {ns}:keys, bumps {ns}:keys:rev and logs the change in one script
+// and publishes the revision; every relay then reads the change at once (one engine round trip), or at its next poll
+// when the notice was missed (at most pollMs + one round trip). The new entries go into the KeyTable synchronously, between requests: the front never
 // waits on the engine and never sees half a change. An engine plan for a key of the config file overrides the config's
 // plan until it is removed (the config's plan is then back). While the engine is unreachable the last known engine
 // keys stay in force; a relay that finds the registry gone (the engine restarted without its data) writes back what it
@@ -10,10 +10,10 @@
 import { Redis } from 'ioredis';
 import type { KeyEntry, KeyTable } from '../front/auth.js';
 import type { Logger } from '../log/logger.js';
-import { fingerprint, keysChannel, keysKey, keysRevKey } from './engine-keys.js';
+import { fingerprint, keysChannel, keysKey, keysLogKey, keysRevKey } from './engine-keys.js';
 import { errorLabel, type EngineLink } from './engine-link.js';
 import { decodeRecord } from './key-plan.js';
-import { KEY_RESEED_SCRIPT } from './key-registry-script.js';
+import { KEY_READ_SCRIPT, KEY_RESEED_SCRIPT } from './key-registry-script.js';
 
 export interface KeySyncHooks {
   /** A key's entry was replaced (either side may be absent: a new key, a removed one). */
@@ -140,23 +140,18 @@ export class EngineKeySync {
   }
 
   private async read(): Promise<void> {
-    const r = this.link.redis;
-    const revKey = keysRevKey(this.ns);
     try {
-      const revText = await r.get(revKey);
-      if (revText === null) {
+      const since = this.revision ?? -1;
+      const reply = (await this.link.redis.eval(KEY_READ_SCRIPT, 3, keysKey(this.ns), keysRevKey(this.ns), keysLogKey(this.ns), String(since))) as (number | string)[];
+      const revision = Number(reply[0]);
+      if (revision < 0) {
         // No registry. Never had one: config keys only. Had one: the engine lost its data; refill it.
         if (this.revision !== null) await this.reseed();
-        this.ok();
-        return;
-      }
-      if (Number(revText) !== this.revision) {
-        // Revision and registry in one MULTI: a change and its bump are never seen apart.
-        const res = await r.multi().get(revKey).hgetall(keysKey(this.ns)).exec();
-        const err = res?.find((x) => x[0] !== null)?.[0];
-        if (res === null || err !== undefined) throw err ?? new Error('transaction aborted');
+      } else if (revision !== this.revision) {
+        const changed = new Map<string, string>();
+        for (let i = 2; i + 1 < reply.length; i += 2) changed.set(String(reply[i]), String(reply[i + 1]));
         this.counters.reads++;
-        this.apply(Number(res[0][1]), res[1][1] as Record<string, string>);
+        this.apply(revision, changed, Number(reply[1]) === 1);
       }
       this.ok();
     } catch (err) {
@@ -164,13 +159,17 @@ export class EngineKeySync {
     }
   }
 
-  private apply(revision: number, all: Record<string, string>): void {
+  /** `changed`: hash -> record ('' = removed); `full`: every present key (what it lacks is gone). */
+  private apply(revision: number, changed: ReadonlyMap<string, string>, full: boolean): void {
     const first = this.revision === null;
     const now = Date.now();
     const lines: { event: string; keyName: string; fingerprint: string; overrides?: boolean }[] = [];
-    const seen = new Set<string>();
-    for (const [hash, text] of Object.entries(all)) {
-      seen.add(hash);
+    const gone: string[] = [];
+    for (const [hash, text] of changed) {
+      if (text === '') {
+        gone.push(hash);
+        continue;
+      }
       if (this.records.get(hash) === text) continue;
       const rec = decodeRecord(text);
       if ('error' in rec) {
@@ -190,8 +189,8 @@ export class EngineKeySync {
       else this.counters.changed++;
       lines.push({ event: added ? 'engine_key_added' : 'engine_key_changed', keyName: entry.name, fingerprint: fingerprint(hash), ...(previous?.source === 'config' ? { overrides: true } : {}) });
     }
-    for (const hash of [...this.keys.engineHashes()]) {
-      if (seen.has(hash)) continue;
+    if (full) for (const hash of this.keys.engineHashes()) if (!changed.has(hash)) gone.push(hash);
+    for (const hash of gone) {
       const r = this.keys.removeEngineKey(hash);
       this.records.delete(hash);
       if (r === undefined) continue;
@@ -215,7 +214,7 @@ export class EngineKeySync {
   private async reseed(): Promise<void> {
     const pairs: string[] = [];
     for (const [hash, text] of this.records) pairs.push(hash, text);
-    const wrote = await this.link.redis.eval(KEY_RESEED_SCRIPT, 2, keysKey(this.ns), keysRevKey(this.ns), String(this.revision), ...pairs);
+    const wrote = await this.link.redis.eval(KEY_RESEED_SCRIPT, 3, keysKey(this.ns), keysRevKey(this.ns), keysLogKey(this.ns), String(this.revision), ...pairs);
     if (wrote === 1) {
       this.counters.reseeds++;
       this.log.warn({ event: 'engine_keys_reseeded', engineKeys: this.records.size, revision: this.revision }, `the cluster engine had lost its keys (restarted without persistence?): wrote back the ${this.records.size} this relay knew`);

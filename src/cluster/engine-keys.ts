@@ -6,6 +6,7 @@
 //   {ns}:revoked                                   hash keyHash -> JSON {at}         revoked keys (slotrelay keys revoke)
 //   {ns}:keys                                      hash keyHash -> JSON {v, at, plan} keys and plans (keys add|set|remove)
 //   {ns}:keys:rev                                  integer                           bumped by every change of {ns}:keys
+//   {ns}:keys:log                                  sorted set keyHash by revision    each key's last change (incremental reads)
 //   channel {ns}:keys:changed                      PUBLISH rev / 'revoked'           wakes every relay's key sync at once
 import { createHash } from 'node:crypto';
 
@@ -20,6 +21,7 @@ export const telemetryKey = (ns: string, region: string): string => `${ns}:telem
 export const revokedKey = (ns: string): string => `${ns}:revoked`;
 export const keysKey = (ns: string): string => `${ns}:keys`;
 export const keysRevKey = (ns: string): string => `${ns}:keys:rev`;
+export const keysLogKey = (ns: string): string => `${ns}:keys:log`;
 export const keysChannel = (ns: string): string => `${ns}:keys:changed`;
 
 /** What logs and `keys list` show of a key: the first 32 bits of its hash (never the key). */

@@ -13,7 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { ROUTE_NAMES, type Config, type KeyConfig } from '../config/schema.js';
 import type { KeyPlan } from '../front/auth.js';
-import { fingerprint, keyHash, keysChannel, keysKey, keysRevKey, revokedKey } from './engine-keys.js';
+import { fingerprint, keyHash, keysChannel, keysKey, keysLogKey, keysRevKey, revokedKey } from './engine-keys.js';
 import { engineUrlForLog, errorLabel } from './engine-link.js';
 import { decodeRecord, encodeRecord, parsePlan, type KeyRecord } from './key-plan.js';
 import { KEY_WRITE_SCRIPT } from './key-registry-script.js';
@@ -154,7 +154,7 @@ export function engineClient(url: string, timeoutMs: number): Redis {
 }
 
 async function write(redis: Redis, ns: string, op: 'add' | 'set' | 'del', hash: string, value: string, expected: string): Promise<number> {
-  return Number(await redis.eval(KEY_WRITE_SCRIPT, 2, keysKey(ns), keysRevKey(ns), op, hash, value, expected, keysChannel(ns)));
+  return Number(await redis.eval(KEY_WRITE_SCRIPT, 3, keysKey(ns), keysRevKey(ns), keysLogKey(ns), op, hash, value, expected, keysChannel(ns)));
 }
 
 export async function runKeysPlan(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {

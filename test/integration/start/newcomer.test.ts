@@ -43,6 +43,15 @@ describe('make start for a newcomer', () => {
     const ready = JSON.parse(out.find((l) => l.includes('"relay_ready"'))!) as { listeners: { name: string; port: number }[]; upstream: string };
     expect(out.some((l) => l.includes('curl -s http://127.0.0.1:') && l.includes('/v1/submit'))).toBe(true);
     const relayPort = ready.listeners.find((l) => l.name === 'relay')!.port;
+    // The localnet's Jito-compatible block engine runs too, listed in the banner, and is the relay's bundle service;
+    // the generated key has no bundle access (spec 1: private, needs approval), which the relay says as documented.
+    const engineLine = out.find((l) => l.includes('localnet block engine'));
+    expect(engineLine).toBeDefined();
+    const engineUrl = /(http:\/\/127\.0\.0\.1:\d+)\s*$/.exec(engineLine!)![1];
+    const tipRpc = { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTipAccounts', params: [] }) };
+    expect(((await (await fetch(`${engineUrl}/api/v1/bundles`, tipRpc)).json()) as { result: string[] }).result).toHaveLength(8);
+    const viaRelay = (await (await fetch(`http://127.0.0.1:${relayPort}/v1/bundles`, tipRpc)).json()) as { error: { data: { reason: string } } };
+    expect(viaRelay.error.data.reason).toBe('bundles_not_enabled');
 
     const tx = await buildExampleTransaction(ready.upstream);
     const res = await new RelayClient({ url: `http://127.0.0.1:${relayPort}`, apiKey: key }).submit(tx);
