@@ -47,6 +47,17 @@ async function submit(relay: RelayHandle, key: string, routes?: string[]): Promi
   return res.status;
 }
 
+/** A JSON-RPC read (getBundleStatuses): the HTTP status and the error's reason, if any. */
+async function bundleStatuses(relay: RelayHandle, key: string): Promise<{ status: number; reason: string | undefined }> {
+  const res = await fetch(relay.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBundleStatuses', params: [['ab'.repeat(32)]] }),
+  });
+  const body = (await res.json().catch(() => ({}))) as { error?: { data?: { reason?: string } } };
+  return { status: res.status, reason: body.error?.data?.reason };
+}
+
 async function cluster(relay: RelayHandle): Promise<any> {
   const res = await fetch(`${relay.rpcUrl}/health?detail`);
   return ((await res.json()) as { cluster: unknown }).cluster;
@@ -104,6 +115,8 @@ beforeAll(async () => {
     // Nothing is sent anywhere: accepted transactions are released (this is about who is admitted with which plan).
     upstream: { rpcUrl: 'http://127.0.0.1:9' },
     routes: { discard: true },
+    // A bundle service nobody answers: only whether the key may ask (bundles_not_enabled) is looked at.
+    bundles: { url: 'http://127.0.0.1:9', timeoutMs: 500 },
     telemetry: { enabled: false },
     keys,
     cluster: { url: redis.url, ...CLUSTER },
@@ -131,7 +144,7 @@ describe('keys and plans from the cluster engine', () => {
   });
 
   it('a key added with `keys add` through relay A\'s config is accepted on relay B within the delay, and is nowhere in clear', async () => {
-    const out = await cli('add', '--name', 'added-bot', '--rate-limit', '50/50');
+    const out = await cli('add', '--name', 'added-bot', '--rate-limit', '50/50', '--bundles', 'true');
     added = out.stdout.trim();
     expect(added).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const ms = await untilEverywhere(added, (s) => s === 200, 'added key accepted');
@@ -156,7 +169,7 @@ describe('keys and plans from the cluster engine', () => {
     expect(c.keys).toMatchObject({ state: 'synced', engineKeys: 1, notices: true });
   });
 
-  it('a plan change applies on relay B: a lowered rate limit, then a narrowed route set', async () => {
+  it('a plan change applies on relay B: a lowered rate limit, then a narrowed route set without bundles', async () => {
     const before = await paced(relays[1], added, 1_500);
     // 50/s: ~50 sent, nearly all admitted (only the first lease interval can refuse a few).
     expect(before.other).toEqual([]);
@@ -172,12 +185,17 @@ describe('keys and plans from the cluster engine', () => {
     expect(after.ok).toBeLessThanOrEqual(6);
     expect(after.limited).toBeGreaterThan(25);
 
-    // Routes: the key may use only jito now; a submission naming rpc is refused (403 route_not_allowed) on B.
+    // Routes: the key may use only jito now; a submission naming rpc is refused (403 route_not_allowed) on B. Bundles
+    // off: a JSON-RPC bundle read (not 401 either way) is refused as bundles_not_enabled.
     expect(await submit(relays[1], added, ['rpc'])).not.toBe(403);
-    const rev2 = revisionOf(await cli('set', hashOfKey(added).slice(0, 8), '--routes', 'jito', '--rate-limit', '100/100'));
+    const bundlesOn = await bundleStatuses(relays[1], added);
+    expect(bundlesOn.status).not.toBe(401);
+    expect(bundlesOn.reason).not.toBe('bundles_not_enabled');
+    const rev2 = revisionOf(await cli('set', hashOfKey(added).slice(0, 8), '--routes', 'jito', '--rate-limit', '100/100', '--bundles', 'false'));
     await untilRevision(relays[1], rev2);
     // (The rate limit is checked first: the 1/s plan's refusals may last until the first lease under the new plan.)
     expect(await waitFor('route refused', () => submit(relays[1], added, ['rpc']), (s) => s !== 429, 2_000, 20)).toBe(403);
+    expect(await bundleStatuses(relays[1], added)).toEqual({ status: 200, reason: 'bundles_not_enabled' });
     expect(relays[1].logs.some((l) => l.includes('"event":"engine_key_changed"') && l.includes('"keyName":"added-bot"'))).toBe(true);
   });
 
