@@ -284,7 +284,10 @@ const clusterSchema = z
       })
       .strict()
       .default({}),
-    /** Key revocations shared through the engine (`slotrelay keys revoke`): read every pollMs. */
+    /**
+     * Key revocations and keys/plans in the engine (`slotrelay keys revoke|add|set|remove`): applied on their change
+     * notice, and read every pollMs in any case (the bound when a notice is missed).
+     */
     keys: z
       .object({
         pollMs: z.number().int().min(100).max(600_000).default(1_000),
