@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client bench-landing fuzz clean
+.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -72,6 +72,11 @@ bench-client: build
 # the transactions it reads dropped); ~15 min; writes bench/results/landing.json and landing.html.
 # LANDING_ARGS="--rpc URL --relay URL --keypair FILE --key KEY" points it at another cluster and relay.
 LANDING_ARGS ?= --rate 100 --duration 60 --scenario slot-ms=400 --scenario slot-ms=200 --scenario slot-ms=400,lossy-leader=20,leader-drop=10
+# Bundles (issue #16): sendBundle through the relay's POST /v1/bundles next to the localnet's block engine called
+# directly, same run (3-transaction bundles, 16 in flight, rounds alternating); ~1 min; writes bench/results/bundles.json.
+bench-bundles: build
+	$(NODE) dist/bench/bundles/bundle-relay.bench.js --json bench/results/bundles.json
+
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing
 

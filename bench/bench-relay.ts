@@ -16,10 +16,17 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 export interface BenchRelay {
   readonly child: ChildProcess;
   readonly rpcUrl: string;
+  readonly relayUrl: string;
   readonly localnetUrl: string;
+  /** The localnet's Jito-compatible block engine (the relay's default bundle service). */
+  readonly blockEngineUrl: string;
 }
 
-export async function startBenchRelay(readPerSecond: number): Promise<BenchRelay> {
+/**
+ * `keyPlan` is merged into the bench key's plan (e.g. bundles: true and a rate limit the bench cannot exhaust), `config`
+ * into the relay's config (e.g. its localnet: section).
+ */
+export async function startBenchRelay(readPerSecond: number, keyPlan: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<BenchRelay> {
   const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
   const file = join(dir, 'config.yaml');
   writeFileSync(
@@ -29,24 +36,32 @@ export async function startBenchRelay(readPerSecond: number): Promise<BenchRelay
       relayHost: { host: '127.0.0.1', port: 0 },
       rings: { workers: 1, slotsPerRing: 256 },
       log: { level: 'warn' },
-      keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: readPerSecond, burst: readPerSecond } }],
+      keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: readPerSecond, burst: readPerSecond }, ...keyPlan }],
+      ...config,
     }),
   );
   // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
   const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info' } });
   let rpcUrl = '';
+  let relayUrl = '';
   let localnetUrl = '';
+  let blockEngineUrl = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
     child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
     const onLine = (l: string): void => {
       if (!l.startsWith('{')) return;
       try {
-        const m = JSON.parse(l) as { event?: string; rpcUrl?: string; listeners?: { name: string; host: string; port: number }[] };
-        if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
+        const m = JSON.parse(l) as { event?: string; rpcUrl?: string; blockEngineUrl?: string; listeners?: { name: string; host: string; port: number }[] };
+        if (m.event === 'localnet_started' && m.rpcUrl) {
+          localnetUrl = m.rpcUrl;
+          blockEngineUrl = m.blockEngineUrl ?? '';
+        }
         if (m.event === 'relay_ready' && m.listeners) {
           const l2 = m.listeners.find((x) => x.name === 'rpc')!;
           rpcUrl = `http://${l2.host}:${l2.port}`;
+          const l3 = m.listeners.find((x) => x.name === 'relay');
+          relayUrl = l3 === undefined ? '' : `http://${l3.host}:${l3.port}`;
         }
         if (rpcUrl !== '' && localnetUrl !== '') {
           clearTimeout(timer);
@@ -59,5 +74,5 @@ export async function startBenchRelay(readPerSecond: number): Promise<BenchRelay
     createInterface({ input: child.stdout! }).on('line', onLine);
     createInterface({ input: child.stderr! }).on('line', onLine);
   });
-  return { child, rpcUrl, localnetUrl };
+  return { child, rpcUrl, relayUrl, localnetUrl, blockEngineUrl };
 }

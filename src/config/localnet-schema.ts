@@ -47,6 +47,11 @@ export const localnetSchema = z
       })
       .strict()
       .default({}),
+    /** The localnet's Jito-compatible block engine (docs/bundles.md): requests per second per client IP, 0 = none. */
+    blockEngine: z
+      .object({ rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50) })
+      .strict()
+      .default({}),
     /** Identities the listeners count as staked (QoS only), e.g. the relay's identity.keypairPath public key. */
     stakedPeers: z
       .array(

@@ -36,6 +36,7 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     links: cfg.links,
     rpc: cfg.rpc,
     qos: cfg.qos,
+    blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,
     stakedPeers: cfg.stakedPeers.map((p) => ({ identity: p.identity, stake: BigInt(Math.round(p.stakeSol * LAMPORTS_PER_SOL)) })),
   };
 }

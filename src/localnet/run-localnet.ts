@@ -93,7 +93,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
     blockEnginePort: int('block-engine-port', values['block-engine-port']),
-    blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']),
+    blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']) ?? bench.blockEngineRateLimitPerSecond,
     validators: validators ?? bench.validators,
     slotMs: slotMs ?? bench.slotMs,
     slotsPerEpoch,
