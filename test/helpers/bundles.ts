@@ -2,6 +2,7 @@
 // transaction before it), so the balances after landing prove both atomicity and order. Built with web3.js.
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { waitFor } from './wait-for.js';
 
 export interface BundlePlan {
   readonly payer: Keypair;
@@ -64,4 +65,31 @@ export function tippedTransfer(payer: Keypair, blockhash: string, tipAccount: st
   );
   t.sign(payer);
   return { base64: t.serialize().toString('base64'), signature: bs58.encode(t.signature!) };
+}
+
+/** A JSON-RPC answer as jito-js-rpc returns it (the body). */
+export interface RpcAnswer<T> {
+  result?: T;
+  error?: { code: number; message: string; data?: { reason?: string; [k: string]: unknown } };
+}
+
+export interface InflightStatus {
+  bundle_id: string;
+  status: string;
+  landed_slot: number | null;
+}
+
+/** What getInflightBundleStatuses says of `id` once `settled` holds (polled through `client`, the engine or the relay). */
+export async function inflightStatusWhen(
+  client: { getInFlightBundleStatuses(params: string[][]): Promise<unknown> },
+  id: string,
+  settled: (s: InflightStatus) => boolean,
+  timeoutMs: number,
+): Promise<InflightStatus> {
+  return waitFor(
+    `bundle ${id.slice(0, 8)} to settle`,
+    async () => ((await client.getInFlightBundleStatuses([[id]])) as RpcAnswer<{ value: InflightStatus[] }>).result!.value[0],
+    settled,
+    timeoutMs,
+  );
 }

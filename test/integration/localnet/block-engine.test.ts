@@ -7,17 +7,13 @@ import { isAxiosError } from 'axios';
 import { JitoJsonRpcClient } from 'jito-js-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
-import { orderedBundle, tippedTransfer } from '../../helpers/bundles.js';
+import { inflightStatusWhen, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
 import { fundedPayer } from '../../helpers/embedded-localnet.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
-interface RpcAnswer<T> {
-  result?: T;
-  error?: { code: number; message: string };
-}
 interface Inflight {
   context: { slot: number };
-  value: { bundle_id: string; status: string; landed_slot: number | null }[];
+  value: InflightStatus[];
 }
 interface Statuses {
   context: { slot: number };
@@ -63,12 +59,7 @@ describe('localnet block engine', () => {
     expect(first.result!.value[0]).toMatchObject({ bundle_id: id, status: 'Pending', landed_slot: null });
     const acceptedSlot = first.result!.context.slot;
 
-    const landed = await waitFor(
-      'the bundle to land',
-      async () => ((await jito.getInFlightBundleStatuses([[id]])) as RpcAnswer<Inflight>).result!.value[0],
-      (v) => v.status === 'Landed',
-      5_000,
-    );
+    const landed = await inflightStatusWhen(jito, id, (v) => v.status === 'Landed', 5_000);
     expect(landed.landed_slot).toBeGreaterThan(acceptedSlot);
     expect(landed.landed_slot! - acceptedSlot).toBeLessThanOrEqual(2);
 
@@ -91,12 +82,7 @@ describe('localnet block engine', () => {
     const { blockhash } = await conn.getLatestBlockhash();
     const plan = orderedBundle(payer, blockhash, await tipAccount(), { failSecond: true });
     const id = ((await jito.sendBundle([plan.base64, { encoding: 'base64' }])) as RpcAnswer<string>).result!;
-    const final = await waitFor(
-      'the bundle to leave Pending',
-      async () => ((await jito.getInFlightBundleStatuses([[id]])) as RpcAnswer<Inflight>).result!.value[0],
-      (v) => v.status !== 'Pending',
-      5_000,
-    );
+    const final = await inflightStatusWhen(jito, id, (v) => v.status !== 'Pending', 5_000);
     expect(final).toMatchObject({ status: 'Failed', landed_slot: null });
     expect(await conn.getBalance(payer.publicKey)).toBe(before);
     expect(await conn.getBalance(plan.b.publicKey)).toBe(0);

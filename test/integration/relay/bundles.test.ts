@@ -9,19 +9,16 @@ import bs58 from 'bs58';
 import { JitoJsonRpcClient } from 'jito-js-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
-import { orderedBundle, tippedTransfer } from '../../helpers/bundles.js';
+import { inflightStatusWhen, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
 import { fundedPayer } from '../../helpers/embedded-localnet.js';
 import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const TIGHT_KEY = '0d6b3c8a-52e1-4f7a-9c3e-7a1b2c3d4e5f';
 
-interface RpcAnswer<T> {
-  result?: T;
-  error?: { code: number; message: string; data?: { reason?: string; [k: string]: unknown } };
-}
 interface Inflight {
-  value: { bundle_id: string; status: string; landed_slot: number | null }[];
+  context: { slot: number };
+  value: InflightStatus[];
 }
 
 let localnet: Localnet;
@@ -79,12 +76,7 @@ describe('bundles through the relay', () => {
     expect(id).toMatch(/^[0-9a-f]{64}$/);
     const first = (await jito.getInFlightBundleStatuses([[id]])) as RpcAnswer<Inflight>;
     expect(first.result!.value[0].status).toBe('Pending');
-    const landed = await waitFor(
-      'the bundle to land',
-      async () => ((await jito.getInFlightBundleStatuses([[id]])) as RpcAnswer<Inflight>).result!.value[0],
-      (v) => v.status === 'Landed',
-      10_000,
-    );
+    const landed = await inflightStatusWhen(jito, id, (v) => v.status === 'Landed', 10_000);
     const st = await conn.getSignatureStatuses(plan.signatures);
     expect(st.value.map((v) => v?.slot)).toEqual([landed.landed_slot, landed.landed_slot, landed.landed_slot]);
     expect(await conn.getBalance(plan.d)).toBe(LAMPORTS_PER_SOL / 10);
@@ -110,12 +102,7 @@ describe('bundles through the relay', () => {
     const { blockhash } = await conn.getLatestBlockhash();
     const plan = orderedBundle(payer, blockhash, await tipAccount(), { failSecond: true });
     const id = ((await jito.sendBundle([plan.base64, { encoding: 'base64' }])) as RpcAnswer<string>).result!;
-    const final = await waitFor(
-      'the bundle to leave Pending',
-      async () => ((await jito.getInFlightBundleStatuses([[id]])) as RpcAnswer<Inflight>).result!.value[0],
-      (v) => v.status !== 'Pending',
-      10_000,
-    );
+    const final = await inflightStatusWhen(jito, id, (v) => v.status !== 'Pending', 10_000);
     expect(final.status).toBe('Failed');
     expect(await conn.getBalance(payer.publicKey)).toBe(before);
     expect((await conn.getSignatureStatuses(plan.signatures)).value).toEqual([null, null, null]);
