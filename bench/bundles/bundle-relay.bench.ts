@@ -9,8 +9,9 @@
 // and checks the tip before forwarding). Rows per round, alternating which goes first so drift bills both:
 //   direct   POST {engine}/api/v1/bundles
 //   relay    POST {relay}/v1/bundles (the same body, key in x-api-key)
-// Figures: bundles accepted per second and p50/p99 per call (HDR, microseconds); the relay's added latency is its p50
-// (and p99) minus the direct p50 (p99) of the same round.
+// Two phases per round: throughput (`concurrency` in flight: bundles accepted per second, p99) and latency (one at a
+// time, `latency-bundles` calls: p50/p99 per call, HDR, microseconds); the relay's added latency is its latency-phase
+// p50 (p99) minus the direct p50 (p99) of the same round, i.e. without queueing in either server.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,6 +26,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '16' },
+    'latency-bundles': { type: 'string', default: '200' },
     json: { type: 'string' },
   },
 });
@@ -32,9 +34,12 @@ const BUNDLES = Number(values.bundles);
 const SIZE = Math.min(5, Math.max(1, Number(values.size)));
 const ROUNDS = Math.max(1, Number(values.rounds));
 const CONCURRENCY = Number(values.concurrency);
+const LATENCY_BUNDLES = Number(values['latency-bundles']);
 
 interface Row {
   readonly round: number;
+  /** throughput: CONCURRENCY in flight; latency: one at a time (the added latency without queueing). */
+  readonly phase: 'throughput' | 'latency';
   readonly target: 'direct' | 'relay';
   readonly bundles: number;
   readonly accepted: number;
@@ -67,7 +72,7 @@ async function rpc(url: string, method: string, params: unknown[]): Promise<unkn
   return ((await res.json()) as { result: unknown }).result;
 }
 
-async function drive(url: string, headers: Record<string, string>, bodies: readonly string[], dispatcher: Agent): Promise<{ accepted: number; seconds: number; h: Histogram }> {
+async function drive(url: string, headers: Record<string, string>, bodies: readonly string[], dispatcher: Agent, concurrency: number): Promise<{ accepted: number; seconds: number; h: Histogram }> {
   const h = build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
   let next = 0;
   let accepted = 0;
@@ -82,12 +87,12 @@ async function drive(url: string, headers: Record<string, string>, bodies: reado
       if (res.statusCode === 200 && text.includes('"result"')) accepted++;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, () => worker()));
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
   return { accepted, seconds: (performance.now() - start) / 1000, h };
 }
 
-function row(round: number, target: Row['target'], r: { accepted: number; seconds: number; h: Histogram }): Row {
-  return { round, target, bundles: BUNDLES, accepted: r.accepted, perSecond: Math.round(r.accepted / r.seconds), p50Us: r.h.getValueAtPercentile(50), p99Us: r.h.getValueAtPercentile(99) };
+function row(round: number, phase: Row['phase'], target: Row['target'], bundles: number, r: { accepted: number; seconds: number; h: Histogram }): Row {
+  return { round, phase, target, bundles, accepted: r.accepted, perSecond: Math.round(r.accepted / r.seconds), p50Us: r.h.getValueAtPercentile(50), p99Us: r.h.getValueAtPercentile(99) };
 }
 
 function median(xs: number[]): number {
@@ -108,44 +113,56 @@ async function main(): Promise<void> {
     const json = { 'content-type': 'application/json' };
     const rows: Row[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      // Distinct bundles per row: the engine treats a resent bundle as the same one.
-      const forDirect = makeBundles(BUNDLES, latest.value.blockhash, new PublicKey(tips[round % tips.length]));
-      const forRelay = makeBundles(BUNDLES, latest.value.blockhash, new PublicKey(tips[round % tips.length]));
-      const runDirect = async (): Promise<void> => {
-        rows.push(row(round, 'direct', await drive(engineUrl, json, forDirect, dispatcher)));
-      };
-      const runRelay = async (): Promise<void> => {
-        rows.push(row(round, 'relay', await drive(relayUrl, { ...json, 'x-api-key': BENCH_KEY }, forRelay, dispatcher)));
-      };
-      if (round % 2 === 1) {
-        await runDirect();
-        await runRelay();
-      } else {
-        await runRelay();
-        await runDirect();
+      for (const phase of ['throughput', 'latency'] as const) {
+        const n = phase === 'throughput' ? BUNDLES : LATENCY_BUNDLES;
+        const concurrency = phase === 'throughput' ? CONCURRENCY : 1;
+        // Distinct bundles per row: the engine treats a resent bundle as the same one.
+        const tip = new PublicKey(tips[round % tips.length]);
+        const forDirect = makeBundles(n, latest.value.blockhash, tip);
+        const forRelay = makeBundles(n, latest.value.blockhash, tip);
+        const runDirect = async (): Promise<void> => {
+          rows.push(row(round, phase, 'direct', n, await drive(engineUrl, json, forDirect, dispatcher, concurrency)));
+        };
+        const runRelay = async (): Promise<void> => {
+          rows.push(row(round, phase, 'relay', n, await drive(relayUrl, { ...json, 'x-api-key': BENCH_KEY }, forRelay, dispatcher, concurrency)));
+        };
+        if (round % 2 === 1) {
+          await runDirect();
+          await runRelay();
+        } else {
+          await runRelay();
+          await runDirect();
+        }
       }
     }
-    const direct = rows.filter((r) => r.target === 'direct');
-    const viaRelay = rows.filter((r) => r.target === 'relay');
-    const added = viaRelay.map((r) => {
-      const d = direct.find((x) => x.round === r.round)!;
-      return { round: r.round, p50Us: r.p50Us - d.p50Us, p99Us: r.p99Us - d.p99Us };
-    });
+    const pick = (phase: Row['phase'], target: Row['target']): Row[] => rows.filter((r) => r.phase === phase && r.target === target);
+    const added = (phase: Row['phase']): { round: number; p50Us: number; p99Us: number }[] =>
+      pick(phase, 'relay').map((r) => {
+        const d = pick(phase, 'direct').find((x) => x.round === r.round)!;
+        return { round: r.round, p50Us: r.p50Us - d.p50Us, p99Us: r.p99Us - d.p99Us };
+      });
     const summary = {
       bundleSize: SIZE,
-      concurrency: CONCURRENCY,
-      bundlesPerRow: BUNDLES,
-      medianPerSecond: { direct: median(direct.map((r) => r.perSecond)), relay: median(viaRelay.map((r) => r.perSecond)) },
-      medianP50Us: { direct: median(direct.map((r) => r.p50Us)), relay: median(viaRelay.map((r) => r.p50Us)) },
-      medianP99Us: { direct: median(direct.map((r) => r.p99Us)), relay: median(viaRelay.map((r) => r.p99Us)) },
-      medianAddedP50Us: median(added.map((a) => a.p50Us)),
-      medianAddedP99Us: median(added.map((a) => a.p99Us)),
+      throughput: {
+        concurrency: CONCURRENCY,
+        bundlesPerRow: BUNDLES,
+        medianPerSecond: { direct: median(pick('throughput', 'direct').map((r) => r.perSecond)), relay: median(pick('throughput', 'relay').map((r) => r.perSecond)) },
+        medianP99Us: { direct: median(pick('throughput', 'direct').map((r) => r.p99Us)), relay: median(pick('throughput', 'relay').map((r) => r.p99Us)) },
+      },
+      latency: {
+        concurrency: 1,
+        bundlesPerRow: LATENCY_BUNDLES,
+        medianP50Us: { direct: median(pick('latency', 'direct').map((r) => r.p50Us)), relay: median(pick('latency', 'relay').map((r) => r.p50Us)) },
+        medianP99Us: { direct: median(pick('latency', 'direct').map((r) => r.p99Us)), relay: median(pick('latency', 'relay').map((r) => r.p99Us)) },
+        medianAddedP50Us: median(added('latency').map((a) => a.p50Us)),
+        medianAddedP99Us: median(added('latency').map((a) => a.p99Us)),
+      },
     };
-    for (const r of rows) console.log(`round ${r.round} ${r.target.padEnd(6)} ${r.accepted}/${r.bundles} accepted  ${r.perSecond} bundles/s  p50 ${r.p50Us} us  p99 ${r.p99Us} us`);
+    for (const r of rows) console.log(`round ${r.round} ${r.phase.padEnd(10)} ${r.target.padEnd(6)} ${r.accepted}/${r.bundles} accepted  ${r.perSecond} bundles/s  p50 ${r.p50Us} us  p99 ${r.p99Us} us`);
     console.log(JSON.stringify(summary, null, 2));
     if (values.json !== undefined) {
       mkdirSync(dirname(values.json), { recursive: true });
-      writeFileSync(values.json, JSON.stringify({ command: `node dist/bench/bundles/bundle-relay.bench.js ${process.argv.slice(2).join(' ')}`.trim(), at: new Date().toISOString(), summary, rows, added }, null, 2) + '\n');
+      writeFileSync(values.json, JSON.stringify({ command: `node dist/bench/bundles/bundle-relay.bench.js ${process.argv.slice(2).join(' ')}`.trim(), at: new Date().toISOString(), summary, rows }, null, 2) + '\n');
     }
   } finally {
     await dispatcher.close();
