@@ -4,8 +4,8 @@
 //   getBundleStatuses [[id1..id5]], getInflightBundleStatuses [[id1..id5]] -> the service's answer, unchanged
 //   getTipAccounts [] -> the service's tip accounts (cached)
 // Every one of them needs `bundles: true` on the key (else bundles_not_enabled, nothing goes upstream). sendBundle is
-// checked before the service is asked: 1..5 transactions, each decoded, sanitized and signature-verified by our
-// intake, no signature twice, and a total tip of at least bundles.minTipLamports to the service's tip accounts.
+// checked before the service is asked: 1..5 transactions, each decoded and sanitized by our intake (signatures
+// verified when the key's verifySignatures says so, as for sendTransaction), no signature twice, and a total tip of at least bundles.minTipLamports to the service's tip accounts.
 // The endpoint charges a sendBundle to the key's submission budget per transaction (json-rpc-endpoint.ts).
 import { Errors, Failure, RelayError, UpstreamRpcError } from '../errors/registry.js';
 import type { CallContext } from '../front/call-context.js';
@@ -130,8 +130,9 @@ export function bundleMethods(deps: BundleMethodDeps): MethodTable<CallContext> 
     for (let i = 0; i < list.length; i++) {
       const tx: unknown = list[i];
       if (typeof tx !== 'string') return refuse(invalidParams(`Invalid params: invalid type: ${serdeType(tx)}, expected a string`));
-      // Our intake's checks, signatures verified: a bundle with a bad signature can never land.
-      const checked = intake.check(tx, encoding, true);
+      // Our intake's checks, as for a sendTransaction of this key: signatures verified when the key asks for it
+      // (verifySignatures; ~0.1-0.2 ms each on the front thread), else the bundle service's simulation catches them.
+      const checked = intake.check(tx, encoding, ctx.key.config.verifySignatures);
       if (checked instanceof Failure) return refuse(new Failure(checked.spec, checked.message, { reason: checked.spec.reason, transactionIndex: i }));
       if (signatures.includes(checked.signature)) return refuse(invalidBundle(`transaction ${i} repeats the signature of an earlier one`, { transactionIndex: i }));
       bytes.push(checked.bytes);

@@ -34,7 +34,7 @@ beforeAll(async () => {
     bundles: { url: localnet.blockEngineUrl },
     receipts: { pollMs: 100 },
     keys: [
-      { key: TEST_KEY, name: 'bundler', bundles: true, rateLimit: { perSecond: 10_000, burst: 10_000 } },
+      { key: TEST_KEY, name: 'bundler', bundles: true, verifySignatures: true, rateLimit: { perSecond: 10_000, burst: 10_000 } },
       { key: OTHER_KEY, name: 'no-bundles', rateLimit: { perSecond: 10_000, burst: 10_000 } },
       { key: TIGHT_KEY, name: 'tight-bundler', bundles: true, rateLimit: { perSecond: 1, burst: 4 } },
     ],
@@ -139,6 +139,11 @@ describe('bundles through the relay', () => {
     expect(dup.error).toMatchObject({ code: -32602, data: { reason: 'bundle_invalid', transactionIndex: 1 } });
     const bad = (await jito.sendBundle([[t.base64, 'AAAA'], { encoding: 'base64' }])) as RpcAnswer<string>;
     expect(bad.error).toMatchObject({ code: -32602, data: { transactionIndex: 1 } });
+    // The key verifies signatures: a transaction whose signature does not match its message is refused by index.
+    const forged = Buffer.from(t.base64, 'base64');
+    forged[1] ^= 0xff; // first byte of the first signature
+    const bad2 = (await jito.sendBundle([[forged.toString('base64'), t.base64], { encoding: 'base64' }])) as RpcAnswer<string>;
+    expect(bad2.error).toMatchObject({ code: -32003, data: { reason: 'signature_verification_failed', transactionIndex: 0 } });
     const ids = (await jito.getBundleStatuses([['not-an-id']])) as RpcAnswer<unknown>;
     expect(ids.error?.code).toBe(-32602);
   });
