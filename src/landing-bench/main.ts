@@ -57,7 +57,7 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     for (const r of [...relays.values()].reverse()) await r.stop();
   };
   try {
-    log(`[${sc.name}] starting the relay (${fanouts[0]}) with its embedded localnet${section ? ` ${JSON.stringify(section)}` : ''}`);
+    log(`[${sc.name}] starting the relay (${fanouts[0]}) with its embedded localnet ${JSON.stringify(section)}`);
     const first = await startBenchRelay({ fanout: fanouts[0], localnet: section, cliPath });
     relays.set(fanouts[0], first);
     for (const f of fanouts.slice(1)) {
@@ -73,7 +73,7 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
   return {
     rpcUrl: first.localnetUrl,
     wsUrl: defaultWsUrl(first.localnetUrl),
-    localnet: section ?? {},
+    localnet: section,
     payers: () => airdropPayers(first.localnetUrl, o.payers),
     target: (set) => {
       const r = relays.get(set.fanout ?? fanouts[0])!;
@@ -126,7 +126,8 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
       const figures = setFigures(phase, target.identity);
       log(
         `[${sc.name}] ${set.name}: landed ${figures.landedPct}% (${figures.landed}/${figures.sent}), slots-to-land p50/p90/p99 ` +
-          `${figures.slotsToLand.p50}/${figures.slotsToLand.p90}/${figures.slotsToLand.p99}, ms p50/p90/p99 ${figures.msToLand.p50}/${figures.msToLand.p90}/${figures.msToLand.p99}`,
+          `${figures.slotsToLand.p50}/${figures.slotsToLand.p90}/${figures.slotsToLand.p99}, ms p50/p90/p99 ${figures.msToLand.p50}/${figures.msToLand.p90}/${figures.msToLand.p99}; ` +
+          `submit p50/p99 ${figures.submitMs.p50}/${figures.submitMs.p99} ms, bench loop delay p99/max ${figures.benchLoopDelayMs.p99}/${figures.benchLoopDelayMs.max} ms`,
       );
       sets.push({
         set,
@@ -145,6 +146,8 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     await driver.stop();
   }
 }
+
+const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 function commit(): string | null {
   try {
@@ -165,18 +168,28 @@ export const REPORT_NOTES = [
 export async function runLandingBench(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const o = parseLandingArgs(argv, env);
   const log: Log = o.quiet ? () => undefined : (l) => process.stderr.write(l + '\n');
+  const loadAtStart = os.loadavg()[0];
   const scenarios: ScenarioResult[] = [];
   try {
-    for (const sc of o.scenarios) scenarios.push(await runScenario(o, sc, log));
+    for (const sc of o.scenarios) {
+      scenarios.push(await runScenario(o, sc, log));
+      // Written after each scenario, so a long matrix stopped half way keeps what it measured.
+      writeReport(o, argv, scenarios, loadAtStart);
+    }
   } finally {
     await closeHttp();
   }
+  log(`wrote ${o.out}.json and ${o.out}.html`);
+  return 0;
+}
+
+function writeReport(o: LandingBenchOptions, argv: readonly string[], scenarios: readonly ScenarioResult[], loadAtStart: number): void {
   const report: LandingReport = {
     tool: 'slotrelay bench landing',
     version: 1,
     createdAt: new Date().toISOString(),
     commit: commit(),
-    host: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+    host: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}`, loadAvg1m: [round2(loadAtStart), round2(os.loadavg()[0])] },
     params: {
       ratePerSecond: o.ratePerSecond,
       durationMs: o.durationMs,
@@ -192,6 +205,4 @@ export async function runLandingBench(argv: readonly string[], env: NodeJS.Proce
   mkdirSync(dirname(o.out), { recursive: true });
   writeFileSync(`${o.out}.json`, JSON.stringify(report, null, 1) + '\n');
   writeFileSync(`${o.out}.html`, renderHtml(report));
-  log(`wrote ${o.out}.json and ${o.out}.html`);
-  return 0;
 }

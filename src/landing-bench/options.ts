@@ -26,6 +26,12 @@ export interface Scenario {
   readonly leaderLossPct: number;
   /** Transactions that leader drops after reading them (%). 0 = none. */
   readonly leaderTxDropPct: number;
+  /** Agave's QoS for unstaked peers on every TPU listener (the relay and the RPC node are unstaked peers). */
+  readonly qos: boolean;
+  /** One-way delay between this host and every validator's TPU (ms). */
+  readonly linkDelayMs: number;
+  /** One-way delay between the clients (the relay's rpc route, the bench) and the RPC node (ms). */
+  readonly rpcDelayMs: number;
 }
 
 export interface RemoteTarget {
@@ -80,28 +86,36 @@ export function parseRouteSet(spec: string, remote: boolean): RouteSet {
   return { name, routes: routes as SetRoute[], fanout };
 }
 
-/** `slot-ms=400,lossy-leader=20,leader-drop=0,name=...` */
+const SCENARIO_KEYS = 'slot-ms, lossy-leader, leader-drop, qos, link-delay-ms, rpc-delay-ms, name';
+
+/** `slot-ms=400,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0,name=...` */
 export function parseScenario(spec: string): Scenario {
-  let slotMs = 400;
-  let leaderLossPct = 0;
-  let leaderTxDropPct = 0;
+  const s = { slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0 };
   let name: string | undefined;
   for (const part of spec.split(',')) {
     const [k, v] = part.split('=').map((x) => x.trim());
     if (k === undefined || v === undefined || v === '') throw new ConfigError(`--scenario: expected key=value in "${spec}"`);
     if (k === 'name') name = v;
-    else if (k === 'slot-ms') slotMs = num('slot-ms', v, 200, 2_000);
-    else if (k === 'lossy-leader') leaderLossPct = num('lossy-leader', v, 0, 100);
-    else if (k === 'leader-drop') leaderTxDropPct = num('leader-drop', v, 0, 100);
-    else throw new ConfigError(`--scenario: unknown key "${k}" (slot-ms, lossy-leader, leader-drop, name)`);
+    else if (k === 'slot-ms') s.slotMs = num('slot-ms', v, 200, 2_000);
+    else if (k === 'lossy-leader') s.leaderLossPct = num('lossy-leader', v, 0, 100);
+    else if (k === 'leader-drop') s.leaderTxDropPct = num('leader-drop', v, 0, 100);
+    else if (k === 'link-delay-ms') s.linkDelayMs = num('link-delay-ms', v, 0, 2_000);
+    else if (k === 'rpc-delay-ms') s.rpcDelayMs = num('rpc-delay-ms', v, 0, 2_000);
+    else if (k === 'qos') {
+      if (v !== 'on' && v !== 'off') throw new ConfigError('--scenario: qos=on or qos=off');
+      s.qos = v === 'on';
+    } else throw new ConfigError(`--scenario: unknown key "${k}" (${SCENARIO_KEYS})`);
   }
-  return { name: name ?? scenarioName(slotMs, leaderLossPct, leaderTxDropPct), slotMs, leaderLossPct, leaderTxDropPct };
+  return { name: name ?? scenarioName(s), ...s };
 }
 
-export function scenarioName(slotMs: number, lossPct: number, dropPct: number): string {
-  const parts = [`${slotMs} ms slots`];
-  if (lossPct > 0) parts.push(`leader ${lossPct}% packet loss`);
-  if (dropPct > 0) parts.push(`leader drops ${dropPct}% of txs`);
+export function scenarioName(s: Omit<Scenario, 'name'>): string {
+  const parts = [`${s.slotMs} ms slots`];
+  if (s.leaderLossPct > 0) parts.push(`leader ${s.leaderLossPct}% packet loss`);
+  if (s.leaderTxDropPct > 0) parts.push(`leader drops ${s.leaderTxDropPct}% of txs`);
+  if (s.linkDelayMs > 0) parts.push(`validators ${s.linkDelayMs} ms away`);
+  if (s.rpcDelayMs > 0) parts.push(`RPC node ${s.rpcDelayMs} ms away`);
+  if (!s.qos) parts.push('no QoS');
   return parts.join(', ');
 }
 
@@ -112,7 +126,8 @@ function num(name: string, v: string, min: number, max: number): number {
 }
 
 export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
-         [--slot-ms 400] [--lossy-leader PCT] [--leader-drop PCT] [--scenario slot-ms=200,lossy-leader=20 ...]
+         [--slot-ms 400] [--lossy-leader PCT] [--leader-drop PCT]
+         [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--tail 20] [--payers 8] [--max-retries N] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]`;
@@ -161,12 +176,12 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     }
     scenarios = values.scenario.map(parseScenario);
   } else {
-    const slotMs = values['slot-ms'] === undefined ? 400 : num('slot-ms', values['slot-ms'], 200, 2_000);
-    const loss = values['lossy-leader'] === undefined ? 0 : num('lossy-leader', values['lossy-leader'], 0, 100);
-    const drop = values['leader-drop'] === undefined ? 0 : num('leader-drop', values['leader-drop'], 0, 100);
-    scenarios = [{ name: scenarioName(slotMs, loss, drop), slotMs, leaderLossPct: loss, leaderTxDropPct: drop }];
+    const parts = [`slot-ms=${values['slot-ms'] ?? 400}`];
+    if (values['lossy-leader'] !== undefined) parts.push(`lossy-leader=${values['lossy-leader']}`);
+    if (values['leader-drop'] !== undefined) parts.push(`leader-drop=${values['leader-drop']}`);
+    scenarios = [parseScenario(parts.join(','))];
   }
-  if (remote) scenarios = [{ name: 'remote', slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0 }];
+  if (remote) scenarios = [{ name: 'remote', slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: false, linkDelayMs: 0, rpcDelayMs: 0 }];
   const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
   return {
     sets,

@@ -3,11 +3,14 @@
 // and the cluster slot the SlotTracker saw then, poll getSignatureStatuses on the cluster until each is confirmed or
 // the tail after the last send ends, then read the relay's receipts (route outcomes) and, on the localnet, the
 // landing records (which validator executed it, whose copy, when) and the TPU counters.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { httpJson, rpcCall } from './http.js';
 import type { TransferFactory } from './payers.js';
 import type { SlotTracker } from './slot-tracker.js';
 
 const SEND_TICK_MS = 2;
+/** At most this many sends per loop turn: a late tick catches up over a few turns, never in one long block. */
+const MAX_SENDS_PER_TURN = 20;
 const STATUS_BATCH = 256;
 const RECEIPT_CONCURRENCY = 16;
 
@@ -69,6 +72,8 @@ export interface PhaseResult {
   readonly leadersFrom: number;
   readonly leaders: readonly string[];
   readonly pollMs: number;
+  /** The bench's own event-loop delay while sending (ms): a busy bench sends late and sees slots late. */
+  readonly loopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
 export interface PhaseOptions {
@@ -124,6 +129,8 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   const records: TxRecord[] = [];
   const inflight: Promise<void>[] = [];
   const total = Math.max(1, Math.round((o.ratePerSecond * o.durationMs) / 1000));
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const startedAt = Date.now();
   const t0 = performance.now();
   let polling = false;
@@ -139,7 +146,8 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   await new Promise<void>((resolve) => {
     const tick = (): void => {
       const due = Math.min(total, Math.floor(((performance.now() - t0) * o.ratePerSecond) / 1000) + 1);
-      while (records.length < due) {
+      const limit = Math.min(due, records.length + MAX_SENDS_PER_TURN);
+      while (records.length < limit) {
         const tx = factory.next();
         const rec: TxRecord = {
           seq: records.length,
@@ -155,11 +163,15 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
         inflight.push(submit(t, o, rec, tx.base64));
       }
       if (records.length >= total) resolve();
+      else if (records.length < due) setImmediate(tick);
       else setTimeout(tick, SEND_TICK_MS);
     };
     tick();
   });
   const lastSendAt = Date.now();
+  loop.disable();
+  const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+  const loopDelayMs = { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) };
   await Promise.all(inflight);
   o.progress?.(`  sent ${records.length}, accepted ${records.filter((r) => r.accepted).length}; waiting up to ${o.tailMs} ms for landings`);
   const deadline = lastSendAt + o.tailMs;
@@ -180,7 +192,7 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   const lastSlot = Math.max(slots.current, ...records.map((r) => r.landedSlot ?? 0));
   const count = Math.min(5_000, Math.max(1, lastSlot - leadersFrom + 1));
   const leaders = await rpcCall<string[]>(t.rpcUrl, 'getSlotLeaders', [leadersFrom, count]).catch(() => [] as string[]);
-  return { records, startedAt, lastSendAt, endedAt, counters: before && after ? { before, after } : undefined, leadersFrom, leaders, pollMs: o.pollMs };
+  return { records, startedAt, lastSendAt, endedAt, counters: before && after ? { before, after } : undefined, leadersFrom, leaders, pollMs: o.pollMs, loopDelayMs };
 }
 
 interface LandingPage {

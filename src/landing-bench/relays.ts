@@ -27,13 +27,22 @@ export interface BenchRelay {
   stop(): Promise<void>;
 }
 
-/** The config `localnet:` section for a scenario; undefined when it is the localnet's default. */
-export function localnetSection(s: Scenario): Record<string, unknown> | undefined {
-  const section: Record<string, unknown> = {};
-  if (s.slotMs !== 400) section.slotMs = s.slotMs;
-  // Validator 0 has the largest stake and so leads the most slots: "a lossy leader".
-  if (s.leaderLossPct > 0 || s.leaderTxDropPct > 0) section.links = [{ lossPct: s.leaderLossPct, txDropPct: s.leaderTxDropPct }];
-  return Object.keys(section).length === 0 ? undefined : section;
+/** The embedded localnet's validators (the `localnet.validators` default). */
+const VALIDATORS = 4;
+
+/** The config `localnet:` section for a scenario (docs/localnet.md, "Network model"). */
+export function localnetSection(s: Scenario): Record<string, unknown> {
+  const section: Record<string, unknown> = { slotMs: s.slotMs, qos: { enabled: s.qos } };
+  if (s.leaderLossPct > 0 || s.leaderTxDropPct > 0 || s.linkDelayMs > 0) {
+    // Validator 0 has the largest stake and so leads the most slots: "a lossy leader".
+    section.links = Array.from({ length: VALIDATORS }, (_, i) => ({
+      oneWayDelayMs: s.linkDelayMs,
+      lossPct: i === 0 ? s.leaderLossPct : 0,
+      txDropPct: i === 0 ? s.leaderTxDropPct : 0,
+    }));
+  }
+  if (s.rpcDelayMs > 0) section.rpc = { oneWayDelayMs: s.rpcDelayMs };
+  return section;
 }
 
 export interface StartRelayOptions {

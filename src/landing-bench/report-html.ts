@@ -21,10 +21,11 @@ function summaryTable(s: ScenarioResult): string {
     const f = x.figures;
     return `<tr><td><span class="sw" style="background:${x.colour}"></span>${esc(x.set.name)}</td><td>${f.sent}</td><td>${f.accepted}</td>
 <td><b>${f.landedPct}%</b></td><td>${f.landedFailed}</td><td>${pct(f.slotsToLand)}</td><td>${pct(f.msToLand)}</td><td>${f.duplicates ?? '-'}</td>
-<td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}</td><td class="small">${reasons(f.dropReasons)}</td></tr>`;
+<td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}</td><td class="small">${reasons(f.dropReasons)}</td>
+<td>${f.submitMs.p50 ?? '-'} / ${f.submitMs.p99 ?? '-'}</td><td>${f.benchLoopDelayMs.p99} / ${f.benchLoopDelayMs.max}</td></tr>`;
   });
   return `<table><thead><tr><th>route set</th><th>sent</th><th>accepted</th><th>landed</th><th>landed with error</th>
-<th>slots-to-land p50 / p90 / p99</th><th>ms-to-land p50 / p90 / p99</th><th>duplicates</th><th>copies read per tx</th><th>landed via</th><th>drop reasons</th></tr></thead>
+<th>slots-to-land p50 / p90 / p99</th><th>ms-to-land p50 / p90 / p99</th><th>duplicates</th><th>copies read per tx</th><th>landed via</th><th>drop reasons</th><th>submit ms p50 / p99</th><th>bench loop delay ms p99 / max</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table>`;
 }
 
@@ -57,7 +58,7 @@ th{background:#eef1f5}.small{font-size:11px;color:#444}.row{margin:8px 0}.sw{dis
 svg{display:block}
 </style></head><body>
 <h1>slotrelay landing report</h1>
-<p class="small">${esc(r.createdAt)} · commit ${esc(r.commit ?? 'unknown')} · ${r.host.cpus} CPUs · Node ${esc(r.host.node)} · target: ${esc(p.target)}<br>
+<p class="small">${esc(r.createdAt)} · commit ${esc(r.commit ?? 'unknown')} · ${r.host.cpus} CPUs (load ${r.host.loadAvg1m.join(' -> ')}) · Node ${esc(r.host.node)} · target: ${esc(p.target)}<br>
 ${p.ratePerSecond} tx/s for ${p.durationMs / 1000} s per route set, tail ${p.tailMs / 1000} s, ${p.payers} payers, maxRetries ${p.maxRetries ?? "relay's default"}<br>
 <code>${esc(p.command)}</code></p>
 <div class="row">${bars}</div>

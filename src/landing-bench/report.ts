@@ -36,7 +36,8 @@ export interface LandingReport {
   readonly version: 1;
   readonly createdAt: string;
   readonly commit: string | null;
-  readonly host: { readonly cpus: number; readonly node: string; readonly platform: string };
+  /** loadAvg1m: the machine's 1-minute load average when the run started and ended (other work on the box). */
+  readonly host: { readonly cpus: number; readonly node: string; readonly platform: string; readonly loadAvg1m: readonly [number, number] };
   readonly params: {
     readonly ratePerSecond: number;
     readonly durationMs: number;

@@ -40,7 +40,10 @@ export interface SetFigures {
   readonly landedVia: Record<string, number>;
   /** The relay's own receipts: landed slots-to-land p50/p90 by its acceptedSlot, rebroadcasts, first routes. */
   readonly relayView: { readonly receipts: number; readonly slotsToLand: Percentiles; readonly rebroadcasts: number; readonly firstRoute: Record<string, number> };
+  /** Request written -> the relay's answer read, as the bench saw it (includes the bench's own queueing). */
   readonly submitMs: Percentiles;
+  /** The bench's event-loop delay while it sent (a figure to distrust the run by when it is large). */
+  readonly benchLoopDelayMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
 export interface TimelineSeries {
@@ -165,6 +168,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
       firstRoute,
     },
     submitMs: percentiles(recs.filter((r) => r.submitMs !== undefined).map((r) => r.submitMs!)),
+    benchLoopDelayMs: phase.loopDelayMs,
   };
 }
 

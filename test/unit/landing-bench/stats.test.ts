@@ -51,6 +51,7 @@ function phase(records: TxRecord[], withCounters = true): PhaseResult {
     leadersFrom: 100,
     leaders: ['V1', 'V1', 'V1', 'V1', 'V2', 'V2', 'V2', 'V2'],
     pollMs: 400,
+    loopDelayMs: { p50: 10, p99: 12, max: 15 },
   };
 }
 
@@ -133,11 +134,19 @@ describe('landing bench flags', () => {
   });
 
   it('scenarios map to the config localnet: section', () => {
-    const s = parseScenario('slot-ms=200,lossy-leader=20,leader-drop=10');
-    expect(s).toMatchObject({ slotMs: 200, leaderLossPct: 20, leaderTxDropPct: 10 });
-    expect(localnetSection(s)).toEqual({ slotMs: 200, links: [{ lossPct: 20, txDropPct: 10 }] });
-    expect(localnetSection(parseScenario('slot-ms=400'))).toBeUndefined();
+    const s = parseScenario('slot-ms=200,lossy-leader=20,leader-drop=10,rpc-delay-ms=5');
+    expect(s).toMatchObject({ slotMs: 200, leaderLossPct: 20, leaderTxDropPct: 10, qos: true, linkDelayMs: 0, rpcDelayMs: 5 });
+    expect(s.name).toBe('200 ms slots, leader 20% packet loss, leader drops 10% of txs, RPC node 5 ms away');
+    const perfect = { oneWayDelayMs: 0, lossPct: 0, txDropPct: 0 };
+    expect(localnetSection(s)).toEqual({
+      slotMs: 200,
+      qos: { enabled: true },
+      links: [{ oneWayDelayMs: 0, lossPct: 20, txDropPct: 10 }, perfect, perfect, perfect],
+      rpc: { oneWayDelayMs: 5 },
+    });
+    expect(localnetSection(parseScenario('slot-ms=400,qos=off'))).toEqual({ slotMs: 400, qos: { enabled: false } });
     expect(() => parseScenario('slot-ms=100')).toThrow(/slot-ms/);
+    expect(() => parseScenario('qos=maybe')).toThrow(/qos=on/);
   });
 
   it('a remote target needs all of --rpc, --relay, --keypair and a key', () => {
