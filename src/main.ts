@@ -38,6 +38,8 @@ const LEADER_DATA_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
 import { createPubsub } from './rpc/pubsub/create-pubsub.js';
 import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-service.js';
+import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
+import { JoinAllocator } from './shm/join.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -45,23 +47,12 @@ export interface RunOptions {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** Routes this build can deliver by (bits of ROUTE_IDS). */
-function availableRoutes(config: Readonly<Config>): number {
-  if (config.routes.discard) return routeMask(['rpc']);
-  let mask = config.routes.rpc.endpoints.length > 0 ? routeMask(['rpc']) : 0;
-  // direct needs leader data from the upstream (the localnet's when none is configured).
-  if (config.routes.direct.enabled && config.upstream.rpcUrl !== undefined) mask |= routeMask(['direct']);
-  if (config.routes.static.peers.length > 0) mask |= routeMask(['static']);
-  if (config.routes.jito !== undefined) mask |= routeMask(['jito']);
-  return mask;
-}
-
 /**
  * Resolve the relay identity once (generating an unstaked one when none is configured) so every worker shares it.
  * A generated identity stays in memory: its secret reaches the workers in their task, never a file (egress/identity.ts).
  */
-function relayIdentitySecret(config: Readonly<Config>, log: Logger): Uint8Array | undefined {
-  if (!config.routes.direct.enabled && config.routes.static.peers.length === 0) return undefined;
+function relayIdentitySecret(config: Readonly<Config>, plan: RoutePlan, log: Logger): Uint8Array | undefined {
+  if (!plan.direct && plan.staticPeers.length === 0) return undefined;
   const { identity, secret } = resolveIdentity(config.identity.keypairPath, log);
   log.info({ event: 'relay_identity', identity }, 'relay QUIC identity');
   return secret;
@@ -108,7 +99,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     config = withLocalnet(config, localnet.rpcUrl, localnet.blockEngineUrl);
   }
 
-  const identitySecret = relayIdentitySecret(config, log);
+  // Which routes exist and which thread owns each: decided once, here, and handed to every thread.
+  const plan = buildRoutePlan(config);
+  const identitySecret = relayIdentitySecret(config, plan, log);
 
   // Telemetry thread: follows the cluster and publishes the leader-slot snapshot (getLeaderSlots; egress leaders).
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
@@ -124,6 +117,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
           log,
           cluster: clusterTelemetryOptions(config),
           onClusterStatus: (m) => cluster?.onTelemetryStatus(m),
+          probeInQuicThread: plan.probe === 'quic-thread',
         })
       : null;
   telemetry?.start();
@@ -149,15 +143,21 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
     identitySecret,
     receipts: receipts?.sab,
+    plan,
   });
   pool.start();
+  telemetry?.setProber(pool.probe);
 
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
   cluster = ClusterService.create(config, keys, log);
   cluster?.start();
   const addedRoutes = addedRouteMasks(config);
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts);
+  const quicRing =
+    pool.quicRing !== null && pool.join !== null
+      ? { producer: new RingProducer(pool.quicRing, { coalesceWakeups: true }), mask: plan.quicRing, join: new JoinAllocator(pool.join) }
+      : null;
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing);
   receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
@@ -167,7 +167,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
-  const availableRouteMask = availableRoutes(config);
+  const availableRouteMask = plan.available;
   const healthMonitor = new HealthMonitor({
     config,
     availableRouteMask,
@@ -255,7 +255,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     // failure; 2 = bad usage or configuration (cli.ts).
     const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
     // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
-    log.info({ event: 'relay_stopped', ...drained, exitCode, ...pool.deliverySummary() }, 'slotrelay stopped');
+    log.info({ event: 'relay_stopped', ...drained, exitCode, ...pool.deliverySummary(intake.joinedRecords) }, 'slotrelay stopped');
     process.exit(exitCode);
   };
   // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.

@@ -7,8 +7,12 @@ import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
 import { HEADER_VALUE_RE } from '../front/http.js';
 import { localnetSchema } from './localnet-schema.js';
+import { ROUTE_BY_ID } from '../shm/layout.js';
+import { FANOUT_POLICIES } from '../egress/scheduler.js';
+import { CONGESTION_CONTROLS } from '../quic/constants.js';
 
-export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
+/** The route names, from the one list that also numbers them (the ring's route-mask bits, src/shm/layout.ts). */
+export const ROUTE_NAMES = ROUTE_BY_ID;
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
 const uuid = z
@@ -403,7 +407,7 @@ export const configSchema = z
              * window-aware: the current leader; in the last `windowTailSlots` slots of its window also the next
              * `leaders` (Yellowstone Jet SmartFanout).
              */
-            fanout: z.enum(['next-leaders', 'window-aware']).default('window-aware'),
+            fanout: z.enum(FANOUT_POLICIES).default('window-aware'),
             /** How many leaders after the current one get each transaction (when the policy includes them). */
             leaders: z.number().int().min(0).max(16).default(1),
             /** window-aware: the last N slots of a 4-slot leader window also go to the next leaders. */
@@ -434,7 +438,7 @@ export const configSchema = z
              */
             staleAfterMs: positiveInt.default(2_000),
             /** quiche congestion control of every egress connection (direct and static): cubic | reno | bbr. */
-            congestionControl: z.enum(['cubic', 'reno', 'bbr']).default('cubic'),
+            congestionControl: z.enum(CONGESTION_CONTROLS).default('cubic'),
             /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
             staleLeaderMs: positiveInt.default(10_000),
             /** How often the in-worker leader source polls getSlot (only when the telemetry thread is disabled). */

@@ -24,9 +24,11 @@ import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
-import { workerCounterRegion } from '../metrics/worker-counters.js';
+import { workerCounterRegion } from '../shm/counters.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
 import { RingConsumer } from '../shm/ring.js';
+import { JOIN_FLAG, JoinSide } from '../shm/join.js';
+import { ringMaskOf, type RouteFamily, type RoutePlan } from '../config/route-plan.js';
 import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
 import { RpcRoute } from './rpc-route.js';
 import { DiscardRoute } from './discard-route.js';
@@ -77,6 +79,16 @@ export interface EgressTask {
   readonly identitySecret?: Uint8Array;
   /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
   readonly receipts?: SharedArrayBuffer;
+  /**
+   * The frozen route plan (src/config/route-plan.ts) and which family of routes this consumer owns: 'workers' (rpc,
+   * jito) in the egress pool, 'quic' (direct, static) in the QUIC thread. Absent (tests, benches): every route here.
+   */
+  readonly plan?: RoutePlan;
+  readonly family?: RouteFamily;
+  /** The join table of records published into two rings (src/shm/join.ts); absent = no record has a join entry. */
+  readonly join?: SharedArrayBuffer;
+  /** QUIC thread only: where the telemetry probe's requests arrive (src/telemetry/probe-relay.ts). */
+  readonly probePort?: MessagePort;
 }
 
 export interface ConsumerDeps {
@@ -87,19 +99,33 @@ export interface ConsumerDeps {
   readonly retry?: RetryScheduler | null;
 }
 
-export function buildRoutes(
-  config: Config,
-  log: Logger,
-  telemetry: { readonly snapshot?: SharedArrayBuffer; readonly measurementPort?: MessagePort; readonly identitySecret?: Uint8Array } = {},
-): (EgressRoute | null)[] {
+export interface RouteInputs {
+  readonly snapshot?: SharedArrayBuffer;
+  readonly measurementPort?: MessagePort;
+  readonly identitySecret?: Uint8Array;
+  /** Build only this family's routes (the others stay null); absent = all. */
+  readonly family?: RouteFamily;
+  /** The frozen route plan; absent = decided from config as before (tests, benches). */
+  readonly plan?: RoutePlan;
+}
+
+export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs = {}): (EgressRoute | null)[] {
   const routes: (EgressRoute | null)[] = new Array(ROUTE_COUNT).fill(null);
-  if (config.routes.discard) return routes.map((_, id) => new DiscardRoute(id));
-  const rpc = new RpcRoute(config.routes.rpc, log);
-  routes[rpc.id] = rpc;
-  // direct + static share one identity certificate and one QUIC connection cache per worker. Leaders come from the
-  // telemetry snapshot when the pool passes one, else from polling upstream.rpcUrl (createLeaderSource).
-  const wantDirect = config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined);
-  const wantStatic = config.routes.static.peers.length > 0;
+  const family = telemetry.family;
+  const plan = telemetry.plan;
+  if (config.routes.discard) return family === 'quic' ? routes : routes.map((_, id) => new DiscardRoute(id));
+  const http = family !== 'quic';
+  const quicFamily = family !== 'workers';
+  if (http && (plan === undefined || plan.rpc)) {
+    const rpc = new RpcRoute(config.routes.rpc, log);
+    routes[rpc.id] = rpc;
+  }
+  // direct + static share one identity certificate and one QUIC connection cache (the QUIC thread's: one connection
+  // per leader per process). Leaders come from the telemetry snapshot when the pool passes one, else from polling
+  // upstream.rpcUrl (createLeaderSource).
+  const wantDirect =
+    quicFamily && (plan !== undefined ? plan.direct : config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined));
+  const wantStatic = quicFamily && (plan !== undefined ? plan.staticPeers.length > 0 : config.routes.static.peers.length > 0);
   const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
@@ -107,7 +133,7 @@ export function buildRoutes(
   }
   if (quic !== null && telemetry.measurementPort !== undefined) quic.reportMeasurementsTo(telemetry.measurementPort);
   if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log);
-  if (config.routes.jito !== undefined) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log);
+  if (http && config.routes.jito !== undefined && (plan === undefined || plan.jito)) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log);
   return routes;
 }
 
@@ -129,8 +155,11 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   /** Set when a stop was asked for: records not taken by every route from then on are reported by it. */
   let shutdown: ShutdownReport | null = null;
   const extraMasks = addedRouteMasks(task.config);
+  /** The route bits this consumer handles (its family's; the other family's consumer has the rest). */
+  const ownMask = task.plan !== undefined && task.family !== undefined ? ringMaskOf(task.plan, task.family) : -1;
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
+  const join = task.join !== undefined ? new JoinSide(task.join) : null;
   const routes = deps.routes ?? buildRoutes(task.config, log, task);
   const latency = new LatencyRecorder(task.latencyPort ?? null);
   const receipts = task.receipts !== undefined ? new ReceiptWriter(task.receipts) : null;
@@ -156,6 +185,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const seqs = new Uint32Array(slotCount);
   const routeTargets = new Uint16Array(slotCount * ROUTE_COUNT);
   const routeTargetSlots = new Float64Array(slotCount * ROUTE_COUNT);
+  /** The record's join table entry + 1 (published into two rings), 0 = in this ring only. */
+  const joins = new Uint32Array(slotCount);
   let inFlight = 0;
   let taken = 0;
   /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
@@ -183,16 +214,34 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     if (timed) latency.record(routeId, (nowMs() - receivedAtMs) * 1000);
   };
 
+  /**
+   * This side of a record in two rings is done: hands its outcomes to the join entry. When the other side already
+   * answered, merges its outcomes and flags into this slot's and returns the joined flags; else -1.
+   */
+  const joinFinish = (slot: number, extraFlags: number): number => {
+    const flags = extraFlags | (delivered[slot] === 1 ? JOIN_FLAG.delivered : 0) | (troubled[slot] === 1 ? JOIN_FLAG.troubled : 0);
+    const joined = join!.finish(joins[slot], outcomes, slot * ROUTE_COUNT, flags);
+    if (joined < 0) return -1;
+    if (joined & JOIN_FLAG.delivered) delivered[slot] = 1;
+    if (joined & JOIN_FLAG.troubled) troubled[slot] = 1;
+    return joined;
+  };
+
   const settle = (slot: number): void => {
     if (--pending[slot] !== 0) return;
     inFlight--;
     if (!detached) {
-      counters[WORKER_COUNTER.released]++;
-      if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
-      // The ring slot is still ours: the retry queue copies what it keeps before the slot is released.
+      // The ring slot is still ours: the retry queue copies what it keeps before the slot is released (this side's
+      // routes: a record in two rings is rebroadcast by each side on its own routes).
       const view = views[slot];
       const queued = retry !== null && view !== null ? retry.admit(view, masks[slot], delivered[slot] === 1) : null;
-      if (troubled[slot] === 1) account(slot, queued);
+      // A record in two rings is accounted once, by the side that answers last, with both sides' outcomes.
+      const joined = joins[slot] === 0 ? 0 : joinFinish(slot, 0);
+      if (joined >= 0) {
+        counters[joined & JOIN_FLAG.stopped ? WORKER_COUNTER.shutdown : WORKER_COUNTER.released]++;
+        if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
+        if (troubled[slot] === 1) account(slot, queued);
+      }
     }
     views[slot] = null;
     consumer.complete(slot); // no-op once detached
@@ -243,14 +292,22 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       const route = routes[id];
       outcome(slot, id, route === null || route === undefined ? 'dropped:route_unavailable' : 'dropped:shutdown', 0, false);
     }
+    if (joins[slot] !== 0 && joinFinish(slot, JOIN_FLAG.stopped) < 0) return; // the other side accounts for it
     counters[WORKER_COUNTER.shutdown]++;
     if (delivered[slot] === 0) counters[WORKER_COUNTER.undelivered]++;
     account(slot, null);
   };
 
+  /** Counts a record taken; one in two rings counts once, by the side that takes it first. */
+  const took = (slot: number): void => {
+    const j = join === null ? 0 : consumer.joinIndex(slot);
+    joins[slot] = j;
+    if (j === 0 || join!.take(j)) counters[WORKER_COUNTER.consumed]++;
+  };
+
   const dispatch = (slot: number): void => {
     const keyId = consumer.keyId(slot);
-    const mask = consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0);
+    const mask = (consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0)) & ownMask;
     masks[slot] = mask;
     seqs[slot] = consumer.receiptSeq(slot);
     routeTargets.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
@@ -332,7 +389,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       while (batch < TAKE_BATCH && (slot = consumer.take()) >= 0) {
         if (taken === crashAfter) crash(hooks?.crashMode ?? 'throw', taken);
         taken++;
-        counters[WORKER_COUNTER.consumed]++;
+        took(slot);
         dispatch(slot);
         batch++;
       }
@@ -374,9 +431,9 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       // Never taken: published before intake closed, still in the ring.
       let slot: number;
       while ((slot = consumer.take()) >= 0) {
-        counters[WORKER_COUNTER.consumed]++;
+        took(slot);
         const keyId = consumer.keyId(slot);
-        masks[slot] = consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0);
+        masks[slot] = (consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0)) & ownMask;
         delivered[slot] = 0;
         outcomes.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
         endAtStop(slot);

@@ -8,17 +8,25 @@
 // from the shared counter regions. deliverySummary() totals them for the `relay_stopped` line (accepted = records
 // published into the rings; per route, every outcome), once the consumers have stopped.
 // A relay identity generated in memory (src/egress/identity.ts) reaches each consumer in its task payload.
+// The QUIC thread (route plan quicThread: src/config/route-plan.ts) is a second Piscina pool of size 1 supervised here
+// the same way: its own ring (the QUIC routes' records), the last counter region, its own worker file
+// (workers/quic-thread.ts). It is the only thread of the process that loads the quiche binding: it owns every QUIC
+// connection (direct and static: one per leader per process) and runs the telemetry probe's handshakes (probe()).
+// Records of both families are in two rings and joined once (src/shm/join.ts: the join table made here).
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
-import { createWorkerCounters, sumWorkerCounters } from '../metrics/worker-counters.js';
+import { createWorkerCounters, sumWorkerCounters } from '../shm/counters.js';
 import { createRing, requestStop, ringDepth, ringPublished } from '../shm/ring.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
 import { renderEgressMetrics } from '../metrics/egress-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
+import type { RoutePlan } from '../config/route-plan.js';
+import { createJoinTable, joinCapacityFor } from '../shm/join.js';
+import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../telemetry/probe-relay.js';
 
 /** First restart delay; doubles per consecutive crash of the same ring, up to RESTART_BACKOFF_MAX_MS. */
 const RESTART_BACKOFF_MS = 100;
@@ -48,6 +56,13 @@ export interface EgressPoolOptions {
   readonly identitySecret?: Uint8Array;
   /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
   readonly receipts?: SharedArrayBuffer;
+  /**
+   * The frozen route plan. With it the workers build only the HTTP routes, and when plan.quicThread the QUIC thread
+   * runs (its ring: quicRing). Absent (tests, benches): every worker builds every route, no QUIC thread.
+   */
+  readonly plan?: RoutePlan;
+  /** Compiled QUIC thread module; default dist/workers/quic-thread.js. */
+  readonly quicWorkerFile?: URL;
 }
 
 /** Totals of the egress counters (the `relay_stopped` line): what was accepted and how each route ended it. */
@@ -76,6 +91,8 @@ export function createEgressRings(config: Config): SharedArrayBuffer[] {
 }
 
 interface RingState {
+  /** The QUIC thread's ring (last index), or an egress worker's. */
+  readonly quic: boolean;
   attempt: number;
   consecutiveFailures: number;
   task: Promise<void> | null;
@@ -85,13 +102,22 @@ interface RingState {
 }
 
 export class EgressPool {
-  /** The rings; the front thread attaches exactly one RingProducer to each. */
+  /** The egress workers' rings; the front thread attaches exactly one RingProducer to each. */
   readonly rings: readonly SharedArrayBuffer[];
+  /** The QUIC thread's ring (the front attaches one RingProducer), null when no QUIC thread runs. */
+  readonly quicRing: SharedArrayBuffer | null;
+  /** The join table of records published into two rings (the front allocates entries), null without a QUIC ring. */
+  readonly join: SharedArrayBuffer | null;
   /** Per-worker counter regions (metrics/worker-counters.ts). */
   readonly counters: SharedArrayBuffer;
   readonly latency = new LatencyAggregator();
   private readonly piscina: Piscina;
+  private readonly quicPiscina: Piscina | null;
   private readonly state: RingState[];
+  /** Every ring, the QUIC ring last (index = counter region). */
+  private readonly allRings: readonly SharedArrayBuffer[];
+  /** Probe requests to the current QUIC thread task (null while none runs). */
+  private probes: ProbeClient | null = null;
   private readonly backoffMs: number;
   private restarts = 0;
   private started = false;
@@ -105,8 +131,13 @@ export class EgressPool {
     if (this.rings.length !== config.rings.workers) {
       throw new Error(`egress pool: ${this.rings.length} rings for ${config.rings.workers} workers`);
     }
-    this.counters = createWorkerCounters(this.rings.length);
-    this.state = this.rings.map(() => ({ attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null }));
+    const plan = options.plan;
+    this.quicRing = plan?.quicThread === true ? createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes) : null;
+    this.allRings = this.quicRing === null ? this.rings : [...this.rings, this.quicRing];
+    // Only records with a route of each family get an entry; capacity from every ring's slots (src/shm/join.ts).
+    this.join = this.quicRing !== null && plan !== undefined && plan.quicRing !== 0 ? createJoinTable(joinCapacityFor(this.allRings.length * config.rings.slotsPerRing)) : null;
+    this.counters = createWorkerCounters(this.allRings.length);
+    this.state = this.allRings.map((r) => ({ quic: r === this.quicRing, attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null }));
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
     const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
     this.piscina = new Piscina({
@@ -119,13 +150,32 @@ export class EgressPool {
     });
     // Piscina reports worker-level errors here too; the task rejection drives the restart.
     this.piscina.on('error', (err: unknown) => this.options.log.error({ err: errMessage(err) }, 'egress pool: worker error'));
+    this.quicPiscina =
+      this.quicRing === null
+        ? null
+        : new Piscina({
+            filename: (options.quicWorkerFile ?? new URL('../../workers/quic-thread.js', import.meta.url)).href,
+            // One QUIC thread: every QUIC socket of the process in it (one connection per leader per process).
+            minThreads: 1,
+            maxThreads: 1,
+            idleTimeout: Infinity,
+            atomics: 'disabled',
+            concurrentTasksPerWorker: 1,
+          });
+    this.quicPiscina?.on('error', (err: unknown) => this.options.log.error({ err: errMessage(err) }, 'egress pool: QUIC thread error'));
   }
+
+  /**
+   * One probe round's handshakes, run by the QUIC thread (src/telemetry/probe-relay.ts). Cold. Every target
+   * unmeasured when no QUIC thread task runs.
+   */
+  readonly probe: Prober = (targets, timeoutMs) => (this.probes === null ? Promise.resolve(unmeasured(targets)) : this.probes.probe(targets, timeoutMs));
 
   /** Start one consumer task per ring. */
   start(): void {
     if (this.started) throw new Error('egress pool already started');
     this.started = true;
-    for (let i = 0; i < this.rings.length; i++) this.runRing(i);
+    for (let i = 0; i < this.allRings.length; i++) this.runRing(i);
   }
 
   private runRing(index: number): void {
@@ -140,9 +190,23 @@ export class EgressPool {
       });
     });
     port1.unref();
+    const plan = this.options.plan;
+    let probePort: MessagePort | undefined;
+    if (st.quic) {
+      // Probe requests to this task; answers come back on the same channel (a restart gets a new one).
+      const probe = new MessageChannel();
+      this.probes?.close();
+      const client = new ProbeClient((m) => probe.port1.postMessage(m));
+      probe.port1.on('message', (m: unknown) => {
+        if (isProbeAnswer(m)) client.accept(m);
+      });
+      probe.port1.unref();
+      this.probes = client;
+      probePort = probe.port2;
+    }
     const task: EgressTask = {
       ringIndex: index,
-      ring: this.rings[index],
+      ring: this.allRings[index],
       counters: this.counters,
       config: this.config, // cloned into the worker (frozen again there: workers/egress-worker.ts); not workerData
       attempt: st.attempt,
@@ -152,10 +216,15 @@ export class EgressPool {
       measurementPort: this.options.measurementPort?.(),
       identitySecret: this.options.identitySecret,
       receipts: this.options.receipts,
+      plan,
+      family: plan === undefined ? undefined : st.quic ? 'quic' : 'workers',
+      join: this.join ?? undefined,
+      probePort,
     };
     const startedAt = Date.now();
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
-    const run = this.piscina.run(task, { transferList });
+    if (probePort !== undefined) transferList.push(probePort);
+    const run = (st.quic ? this.quicPiscina! : this.piscina).run(task, { transferList });
     st.task = run.then(
       () => this.ended(index, startedAt, null),
       (err: unknown) => this.ended(index, startedAt, err),
@@ -173,15 +242,20 @@ export class EgressPool {
     st.consecutiveFailures = Date.now() - startedAt >= RESTART_STABLE_MS ? 1 : st.consecutiveFailures + 1;
     const delay = Math.min(this.backoffMs * 2 ** (st.consecutiveFailures - 1), RESTART_BACKOFF_MAX_MS);
     this.options.log.error(
-      { ring: index, attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.rings[index]), err: err === null ? 'returned' : errMessage(err) },
-      'egress consumer ended unexpectedly; restarting it on the same ring',
+      { ring: st.quic ? 'quic' : index, attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.allRings[index]), err: err === null ? 'returned' : errMessage(err) },
+      st.quic ? 'QUIC thread consumer ended unexpectedly; restarting it on the same ring' : 'egress consumer ended unexpectedly; restarting it on the same ring',
     );
     st.timer = setTimeout(() => this.runRing(index), delay);
   }
 
-  /** Records published and not yet released, per ring (gauge). */
+  /** Records published and not yet released, per ring (gauge), the QUIC thread's ring last. */
   depths(): number[] {
-    return this.rings.map(ringDepth);
+    return this.allRings.map(ringDepth);
+  }
+
+  /** The rings' metric labels, as depths(): "0".."N-1", then "quic". */
+  ringLabels(): string[] {
+    return this.allRings.map((r, i) => (r === this.quicRing ? 'quic' : String(i)));
   }
 
   /** Consumer restarts since start (crashes and unexpected returns). */
@@ -210,7 +284,7 @@ export class EgressPool {
       if (st.timer !== null) clearTimeout(st.timer);
       st.timer = null;
     }
-    for (const r of this.rings) requestStop(r);
+    for (const r of this.allRings) requestStop(r);
     const tasks = this.state.map((s) => s.task).filter((t): t is Promise<void> => t !== null);
     let grace: NodeJS.Timeout | undefined;
     const finals = this.state.map((s) => s.final).filter((f): f is Promise<void> => f !== null);
@@ -222,12 +296,13 @@ export class EgressPool {
       }),
     ]);
     clearTimeout(grace);
-    await this.piscina.destroy();
+    this.probes?.close();
+    await Promise.all([this.piscina.destroy(), this.quicPiscina?.destroy()]);
     return { drained: remaining === 0, undelivered: remaining };
   }
 
   /** Totals of the counters; exact once the consumers stopped (after drain()). */
-  deliverySummary(): DeliverySummary {
+  deliverySummary(joinedRecords = 0): DeliverySummary {
     const c = this.summedCounters();
     const outcomes: Record<string, Record<string, number>> = {};
     for (let r = 0; r < ROUTE_COUNT; r++) {
@@ -236,8 +311,9 @@ export class EgressPool {
         if (v !== 0) (outcomes[ROUTE_BY_ID[r]] ??= {})[EGRESS_OUTCOMES[o]] = v;
       }
     }
-    let accepted = 0;
-    for (const r of this.rings) accepted += ringPublished(r);
+    // A record in two rings is one accepted transaction (the front counts those: Intake.joinedRecords).
+    let accepted = -joinedRecords;
+    for (const r of this.allRings) accepted += ringPublished(r);
     return {
       accepted,
       records: {
@@ -257,7 +333,7 @@ export class EgressPool {
 
   private totalDepth(): number {
     let n = 0;
-    for (const r of this.rings) n += ringDepth(r);
+    for (const r of this.allRings) n += ringDepth(r);
     return n;
   }
 }

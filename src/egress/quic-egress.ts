@@ -8,14 +8,18 @@
 // fanout() sends one transaction to several connection workers and folds their per-target answers into one route
 // outcome: `sent` as soon as any target wrote it (the others keep going and are counted per connection), otherwise the
 // most telling failure once every target answered.
+// The connection layer (and with it the quiche binding) is imported when the cache is built, not with this module: an
+// egress worker that imports the consumer loop but builds no QUIC route never loads the binding (only the QUIC thread
+// does: src/config/route-plan.ts).
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
-import type { IdentityCertificate } from '../quic/index.js';
-import { ConnectionCache } from './connection-cache.js';
+import type { IdentityCertificate } from '../quic/identity-certificate.js';
+import type { ConnectionCache } from './connection-cache.js';
 import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
 import { generateKeypairSecret, loadIdentityCertificate, readKeypairFile } from './identity.js';
-import { base58Encode, createIdentityCertificate } from '../quic/index.js';
+import { createIdentityCertificate } from '../quic/identity-certificate.js';
+import { base58Encode } from '../quic/base58.js';
 import type { EgressOutcome } from './route.js';
 import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
@@ -59,7 +63,8 @@ export class QuicEgress {
               log.warn({ identity: c.identity }, 'egress: no relay identity reached this worker: using a generated UNSTAKED identity of its own');
               return c;
             });
-    this.ready = cert.then((identity) => {
+    this.ready = cert.then(async (identity) => {
+      const { ConnectionCache } = await import('./connection-cache.js');
       this.identity = identity;
       this.cache = new ConnectionCache({
         identity,

@@ -6,6 +6,10 @@
 // by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
+// The QUIC routes' records go into the QUIC thread's ring (src/config/route-plan.ts quicRing), the others into an
+// egress worker's ring (round-robin); a record asking for both is decoded into the worker ring's slot, copied into the
+// QUIC ring's, and both records carry one join table entry (src/shm/join.ts) so that it is accounted once.
+import type { JoinAllocator } from '../shm/join.js';
 import { Errors, Failure, failureOf } from '../errors/registry.js';
 import type { Receipts } from '../receipts/receipts.js';
 import type { RingProducer } from '../shm/ring.js';
@@ -30,6 +34,15 @@ export interface SubmissionMeta {
 }
 
 /** A transaction decoded and checked outside the ring (preflight path), ready to be published later. */
+/** The QUIC thread's ring as the intake sees it. */
+export interface QuicRingTarget {
+  readonly producer: RingProducer;
+  /** Route bits whose records go there (RoutePlan.quicRing). */
+  readonly mask: number;
+  /** Entries for records published into both rings. */
+  readonly join: JoinAllocator;
+}
+
 export interface CheckedTransaction {
   readonly bytes: Buffer;
   readonly signature: string;
@@ -57,7 +70,14 @@ export class Intake {
     private readonly addedRouteMasks: Uint32Array = new Uint32Array(0),
     /** Landing receipts (src/receipts/); null = off. */
     private readonly receipts: Receipts | null = null,
+    /** The QUIC thread's ring; null = every record goes into the worker rings. */
+    private readonly quic: QuicRingTarget | null = null,
   ) {}
+
+  /** Records published into two rings (each is one accepted transaction: EgressPool.deliverySummary). */
+  joinedRecords = 0;
+  /** Tx-data offset of the QUIC ring slot reserve() found for a record also going to a worker ring, else -1. */
+  private quicOffset = -1;
 
   /** The landing receipt's sequence number for a transaction about to be published (0 = receipts off). */
   private receiptFor(signature: string, meta: SubmissionMeta): number {
@@ -84,10 +104,28 @@ export class Intake {
   /** Tx-data offset of the slot reserve() found (kept in a field so reserve() returns without allocating). */
   private reservedOffset = -1;
 
-  /** Round-robin over rings, skipping full ones. Sets reservedOffset. Or why nothing can be queued now. */
+  /**
+   * The ring(s) the record goes into: the QUIC ring for the QUIC routes, a worker ring (round-robin over rings,
+   * skipping full ones) for the others. Sets reservedOffset (and quicOffset when both). Or why nothing can be queued.
+   */
   private reserve(routeMask: number): RingProducer | Failure {
     if (this.closed) return SHUTTING_DOWN;
     if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) return this.unavailable;
+    this.quicOffset = -1;
+    const q = this.quic;
+    if (q === null || (routeMask & q.mask) === 0) return this.reserveWorker();
+    const offset = q.producer.reserve();
+    if (offset < 0) return OVERLOADED;
+    if ((routeMask & ~q.mask) === 0) {
+      this.reservedOffset = offset;
+      return q.producer;
+    }
+    const worker = this.reserveWorker();
+    if (!(worker instanceof Failure)) this.quicOffset = offset;
+    return worker;
+  }
+
+  private reserveWorker(): RingProducer | Failure {
     const n = this.rings.length;
     for (let i = 0; i < n; i++) {
       const ring = this.rings[this.nextRing];
@@ -107,7 +145,25 @@ export class Intake {
     if (refused !== null) return refused;
     if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
-    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, this.receiptFor(signature, meta));
+    return this.publish(ring, offset, length, meta, signature);
+  }
+
+  /** Publishes the reserved record (into both rings when reserve() found a QUIC slot too). */
+  private publish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta, signature: string): string | Failure {
+    let join = 0;
+    const qOffset = this.quicOffset;
+    if (qOffset >= 0) {
+      const q = this.quic!;
+      join = q.join.allocate();
+      if (join === 0) return OVERLOADED; // cannot happen with the table's capacity (src/shm/join.ts); never silent
+      ring.bytes.copy(q.producer.bytes, qOffset, offset, offset + length);
+    }
+    const seq = this.receiptFor(signature, meta);
+    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
+    if (join !== 0) {
+      this.quic!.producer.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
+      this.joinedRecords++;
+    }
     return signature;
   }
 
@@ -156,8 +212,7 @@ export class Intake {
     const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
-    ring.publish(tx.bytes.length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, this.receiptFor(tx.signature, meta));
-    return tx.signature;
+    return this.publish(ring, this.reservedOffset, tx.bytes.length, meta, tx.signature);
   }
 
   /** Records published but not yet released by the workers, per ring (metrics gauge). */

@@ -56,3 +56,6 @@ export const TLS_SIGALGS = [
 
 /** quiche/TLS transport error code for a failed ALPN negotiation (0x100 + TLS alert 120 no_application_protocol). */
 export const TRANSPORT_CODE_NO_APPLICATION_PROTOCOL = 0x178;
+
+/** quiche congestion controllers a connection can use (routes.direct.congestionControl; the schema's enum). */
+export const CONGESTION_CONTROLS = Object.freeze(['cubic', 'reno', 'bbr'] as const);

@@ -5,9 +5,10 @@ import {
   MAX_RECV_UDP_PAYLOAD,
   MAX_SEND_UDP_PAYLOAD,
   TLS_SIGALGS,
+  type CONGESTION_CONTROLS,
 } from './constants.js';
 
-export type CongestionControl = 'cubic' | 'reno' | 'bbr';
+export type CongestionControl = (typeof CONGESTION_CONTROLS)[number];
 
 export interface ClientConfigOptions {
   keyPem: string | null;

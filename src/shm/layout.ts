@@ -11,13 +11,15 @@
 //     ctl[48] WAITING   1 while the consumer sleeps in Atomics.waitAsync on HEAD (producer then notifies)
 //     ctl[49] ATTACHED  generation of the consumer currently attached (bumped on every (re)attach)
 //     ctl[50] STOP      set to 1 by the egress pool to ask the consumer to finish (shutdown); cold
-//   bytes 256..     slot i at 256 + i * slotBytes; a slot = record header (96 bytes) + transaction bytes
+//   bytes 256..     slot i at 256 + i * slotBytes; a slot = record header (104 bytes) + transaction bytes
+//
+// Rings: one per egress worker (the HTTP routes) and one for the QUIC thread (the QUIC routes): src/config/route-plan.ts.
 //
 // A record stays in its slot until the consumer has finished every route for it, so a worker that crashes
 // mid-send leaves it below HEAD and above TAIL: its replacement resends it (at-least-once, never lost).
 
 export const RING_MAGIC = 0x534c5452; // 'SLTR'
-export const RING_LAYOUT_VERSION = 2; // 2: REC_RECEIPT_SEQ in the former flags word
+export const RING_LAYOUT_VERSION = 3; // 2: REC_RECEIPT_SEQ in the former flags word; 3: REC_JOIN
 
 export const CTL_BYTES = 256;
 export const CTL_MAGIC = 0;
@@ -42,7 +44,8 @@ export const REC_RECEIPT_SEQ = 24; // u32: the landing receipt's sequence number
 export const REC_TRACE_LENGTH = 28; // u8: length of the ASCII trace id
 export const REC_TRACE = 29; // up to TRACE_MAX_BYTES of ASCII trace id (x-request-id or generated)
 export const TRACE_MAX_BYTES = 64;
-export const REC_HEADER_BYTES = 96; // 29 + 64 rounded up to a multiple of 8 (the f64 and tx data stay aligned)
+export const REC_JOIN = 96; // u32: join table entry + 1 (src/shm/join.ts) when the record is also in another ring, 0 = none
+export const REC_HEADER_BYTES = 104; // a multiple of 8 (the f64 and tx data stay aligned)
 export const REC_TX_DATA = REC_HEADER_BYTES;
 
 /** Route ids: bit positions in REC_ROUTE_MASK. Append only; never renumber. */

@@ -24,6 +24,7 @@ import {
   MAX_RETRIES_I32,
   REC_RECEIVED_AT_MS,
   REC_RECEIPT_SEQ,
+  REC_JOIN,
   REC_ROUTE_MASK,
   REC_TRACE,
   REC_TRACE_LENGTH,
@@ -182,7 +183,7 @@ export class RingProducer extends RingEnd {
   }
 
   /** Publish the reserved slot: fill its header, advance HEAD, wake the consumer if it sleeps. No allocation. */
-  publish(txLength: number, keyId: number, routeMask: number, maxRetries: number, receivedAtMs: number, traceId: string, receiptSeq = 0): void {
+  publish(txLength: number, keyId: number, routeMask: number, maxRetries: number, receivedAtMs: number, traceId: string, receiptSeq = 0, join = 0): void {
     const base = this.reservedBase;
     if (base < 0) throw new Error('ring: publish() without a successful reserve()');
     if (txLength < 0 || txLength > this.txCapacity) throw new RangeError(`ring: transaction length ${txLength}`);
@@ -195,6 +196,7 @@ export class RingProducer extends RingEnd {
     this.i32[(base + REC_MAX_RETRIES) >> 2] = maxRetries > MAX_RETRIES_I32 ? MAX_RETRIES_I32 : maxRetries;
     this.f64[(base + REC_RECEIVED_AT_MS) >> 3] = receivedAtMs;
     this.u32[(base + REC_RECEIPT_SEQ) >> 2] = receiptSeq;
+    this.u32[(base + REC_JOIN) >> 2] = join;
     const bytes = this.bytes;
     const n = traceId.length < TRACE_MAX_BYTES ? traceId.length : TRACE_MAX_BYTES;
     const t = base + REC_TRACE;
@@ -388,6 +390,11 @@ export class RingConsumer extends RingEnd {
   }
   receiptSeq(slot: number): number {
     return this.u32[(CTL_BYTES + slot * this.slotBytes + REC_RECEIPT_SEQ) >> 2];
+  }
+
+  /** The record's join table entry + 1 (src/shm/join.ts), 0 when it is in this ring only. */
+  joinIndex(slot: number): number {
+    return this.u32[(CTL_BYTES + slot * this.slotBytes + REC_JOIN) >> 2];
   }
   traceId(slot: number): string {
     const base = CTL_BYTES + slot * this.slotBytes;

@@ -1,4 +1,4 @@
-// Publishing and reading the leader-slot snapshot (layout: ./snapshot-layout.ts).
+// Publishing and reading the leader-slot snapshot (layout: src/shm/snapshot-layout.ts).
 // SnapshotWriter runs on the telemetry thread (cold-ish: once per slot). SnapshotReader runs on the front thread
 // and in egress workers (HOT: current() is called per getLeaderSlots request / per scheduling decision, and costs one
 // Atomics.load while the generation is unchanged; the payload is copied and decoded once per new generation).
@@ -24,7 +24,7 @@ import {
   leaderIndexOffset,
   rowOffsetsOffset,
   sectionsOffset,
-} from './snapshot-layout.js';
+} from '../shm/snapshot-layout.js';
 
 /** What the telemetry thread publishes. `rows[i]` is the JSON text of slot firstSlot + i (ASCII only). */
 export interface SnapshotContent {

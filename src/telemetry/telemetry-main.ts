@@ -17,6 +17,7 @@ import { MeasurementStore, classify, directKey, isRouteMeasurementBatch, pathKey
 import type { OfferedRoutes } from './paths.js';
 import { txPathSpecs } from './paths.js';
 import { ProbePlanner, probeHandshakes, type ProbeTarget } from './probe.js';
+import type { Prober } from './probe-relay.js';
 import { RouteModel, rowText } from './route-model.js';
 import { SnapshotWriter } from './snapshot.js';
 import type { LeaderInfo } from './leader-source.js';
@@ -34,6 +35,11 @@ export interface TelemetryWorkerData {
   readonly allowTestCrash?: boolean;
   /** Set with cluster.url (and cluster.telemetry.enabled): share measurements with the other regions' relays. */
   readonly cluster?: ClusterConfig & { readonly url: string };
+  /**
+   * Where the probe's handshakes run: 'parent' = asked of the main thread, which has the QUIC thread run them (the
+   * relay: route plan probe 'quic-thread'); absent = in this thread (standalone uses and tests).
+   */
+  readonly probeVia?: 'parent';
 }
 
 /** Solana's target slot time, used until two slots have been observed. */
@@ -90,6 +96,8 @@ export class TelemetryFollower {
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
     onClusterStatus: (s: TelemetryShareStatus) => void = () => undefined,
+    /** Runs one probe round's handshakes (src/telemetry/probe-relay.ts); default: in this thread. */
+    private readonly prober: Prober = probeHandshakes,
   ) {
     this.store = new MeasurementStore(d.telemetry.measurementTtlMs);
     this.locations = loadLocations(d.telemetry);
@@ -297,7 +305,7 @@ export class TelemetryFollower {
       }
       const targets = this.planner.plan(candidates, Date.now());
       this.probeHandshakes += targets.length;
-      const results = await probeHandshakes(targets, p.timeoutMs);
+      const results = await this.prober(targets, p.timeoutMs);
       const now = Date.now();
       for (const r of results) if (r.rttMs !== null) this.store.add(directKey(r.identity), { handshakeRttMs: r.rttMs }, now);
     } catch (err) {

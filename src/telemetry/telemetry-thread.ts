@@ -14,8 +14,9 @@ import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isRouteMeasurementBatch } from './measurements.js';
 import type { OfferedRoutes } from './paths.js';
-import { createSnapshotBuffer } from './snapshot-layout.js';
+import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
+import { ProbeClient, isProbeAnswer, isProbeRequest, unmeasured, type ProbeAnswer, type Prober } from './probe-relay.js';
 
 const RESTART_BACKOFF_MAX_MS = 5_000;
 /** A thread that ran this long before dying resets the backoff. */
@@ -49,6 +50,8 @@ export interface TelemetryThreadOptions {
   readonly cluster?: ClusterConfig & { readonly url: string };
   /** The thread's shared-telemetry status messages (cluster only). */
   readonly onClusterStatus?: (status: unknown) => void;
+  /** The probe's handshakes run in the QUIC thread (route plan probe 'quic-thread'): see setProber(). */
+  readonly probeInQuicThread?: boolean;
 }
 
 export class TelemetryThread {
@@ -75,7 +78,15 @@ export class TelemetryThread {
       snapshot: this.snapshot,
       allowTestCrash: o.allowTestCrash ?? false,
       cluster: o.cluster,
+      probeVia: o.probeInQuicThread === true ? 'parent' : undefined,
     };
+  }
+
+  /** Where the thread's probe requests go (EgressPool.probe: the QUIC thread); until set, targets stay unmeasured. */
+  private prober: Prober | null = null;
+
+  setProber(prober: Prober): void {
+    this.prober = prober;
   }
 
   start(): void {
@@ -84,7 +95,17 @@ export class TelemetryThread {
     const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
     this.worker = w;
     this.startedAt = Date.now();
-    w.on('message', (m: unknown) => this.o.onClusterStatus?.(m));
+    w.on('message', (m: unknown) => {
+      if (!isProbeRequest(m)) {
+        this.o.onClusterStatus?.(m);
+        return;
+      }
+      const answer = (results: ProbeAnswer['results']): void => {
+        if (this.worker === w) w.postMessage({ type: 'probe-answer', id: m.id, results } satisfies ProbeAnswer);
+      };
+      if (this.prober === null) answer(unmeasured(m.targets));
+      else void this.prober(m.targets, m.timeoutMs).then(answer, () => answer(unmeasured(m.targets)));
+    });
     w.on('error', (err) => this.o.log.error({ err, event: 'telemetry_thread_error' }, 'telemetry thread failed'));
     w.once('exit', (code) => {
       if (this.worker === w) this.worker = null;
@@ -157,8 +178,14 @@ export class TelemetryThread {
 /** The worker side (workers/telemetry-worker.ts). */
 export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort): void {
   const log = createLogger(data.logLevel as Parameters<typeof createLogger>[0], 'telemetry');
-  const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s));
+  // The probe's handshakes go to the QUIC thread through main when the route plan says so (probe-relay.ts).
+  const probes = data.probeVia === 'parent' ? new ProbeClient((m) => port.postMessage(m)) : null;
+  const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s), probes?.probe);
   port.on('message', (m: unknown) => {
+    if (probes !== null && isProbeAnswer(m)) {
+      probes.accept(m);
+      return;
+    }
     if (data.allowTestCrash && typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'crash') {
       setImmediate(() => {
         throw new Error('telemetry test crash');

@@ -6,7 +6,7 @@
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { paramsArray, serdeType } from '../../jsonrpc/params.js';
-import { SNAPSHOT_SCHEMA_VERSION } from '../../telemetry/snapshot-layout.js';
+import { SNAPSHOT_SCHEMA_VERSION } from '../../shm/snapshot-layout.js';
 import { rowsSlice, type SnapshotReader } from '../../telemetry/snapshot.js';
 
 /** The v1 cap on `limit` (spec section 8): larger values are served as 100. */

@@ -1,0 +1,91 @@
+// The route plan (cold: built once at start by main, frozen, handed to every thread): which routes this relay
+// delivers by and which thread owns each one. Every decision "does route X exist here" reads this object, so the front
+// (what it accepts and publishes where), the telemetry thread (its txPaths rows and its probe), the egress workers and
+// the QUIC thread (which routes they build) cannot disagree.
+//
+// Two families (ROUTE_FAMILY): the QUIC routes (direct, static) live in the QUIC thread, the only thread of the process
+// that loads the quiche binding and holds QUIC sockets (one connection per leader per process); the HTTP routes (rpc,
+// jito) live in the egress workers. A record asking for routes of both families is published into both rings
+// (src/front/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
+// discard route in the egress workers (benchmarks of the front).
+import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
+import type { Config, RouteName } from './schema.js';
+
+/** Which thread owns each route. */
+export const ROUTE_FAMILIES = Object.freeze(['workers', 'quic'] as const);
+export type RouteFamily = (typeof ROUTE_FAMILIES)[number];
+export const ROUTE_FAMILY: Readonly<Record<RouteName, RouteFamily>> = Object.freeze({ rpc: 'workers', direct: 'quic', jito: 'workers', static: 'quic' });
+
+/** What the QUIC thread's telemetry probe does: handshakes in the QUIC thread, or none. */
+export const PROBE_MODES = Object.freeze(['quic-thread', 'off'] as const);
+export type ProbeMode = (typeof PROBE_MODES)[number];
+
+export interface RoutePlan {
+  /** Routes this relay can deliver by (bits of ROUTE_IDS). */
+  readonly available: number;
+  readonly discard: boolean;
+  readonly rpc: boolean;
+  /** direct needs leader data from an upstream (the localnet's when none is configured). */
+  readonly direct: boolean;
+  readonly jito: boolean;
+  /** routes.static.peers ("ip:port"), empty when the static route is off. */
+  readonly staticPeers: readonly string[];
+  /**
+   * Route bits whose records go into the QUIC thread's ring (its family's routes, available or not: the QUIC thread
+   * answers dropped:route_unavailable for the unavailable ones); 0 = no QUIC ring (routes.discard, or no QUIC thread).
+   */
+  readonly quicRing: number;
+  /** Route bits the egress workers handle: every other bit. */
+  readonly workerRing: number;
+  /** Whether the QUIC thread runs at all: an available QUIC route, or the telemetry probe, needs it. */
+  readonly quicThread: boolean;
+  readonly probe: ProbeMode;
+}
+
+function maskOf(names: readonly RouteName[]): number {
+  let m = 0;
+  for (const n of names) m |= 1 << ROUTE_IDS[n];
+  return m;
+}
+
+/** Bits of every route of `family`. */
+export function familyMask(family: RouteFamily): number {
+  return maskOf(ROUTE_BY_ID.filter((n) => ROUTE_FAMILY[n] === family));
+}
+
+export function buildRoutePlan(config: Readonly<Config>): RoutePlan {
+  const r = config.routes;
+  const discard = r.discard;
+  const rpc = discard || r.rpc.endpoints.length > 0;
+  const direct = !discard && r.direct.enabled && config.upstream.rpcUrl !== undefined;
+  const jito = !discard && r.jito !== undefined;
+  const staticPeers = discard ? [] : r.static.peers;
+  const names: RouteName[] = [];
+  if (rpc) names.push('rpc');
+  if (direct) names.push('direct');
+  if (jito) names.push('jito');
+  if (staticPeers.length > 0) names.push('static');
+  const available = maskOf(names);
+  const probe: ProbeMode = config.telemetry.enabled && config.telemetry.probe.enabled ? 'quic-thread' : 'off';
+  const quicThread = (available & familyMask('quic')) !== 0 || probe === 'quic-thread';
+  const all = maskOf(ROUTE_BY_ID);
+  // With discard the workers take every record (and release it unsent), whatever its routes.
+  const quicRing = discard || !quicThread ? 0 : familyMask('quic');
+  return Object.freeze({
+    available,
+    discard,
+    rpc,
+    direct,
+    jito,
+    staticPeers: Object.freeze([...staticPeers]),
+    quicRing,
+    workerRing: all & ~quicRing,
+    quicThread,
+    probe,
+  });
+}
+
+/** The route bits a consumer of `family` handles (its ring's records are filtered to these). */
+export function ringMaskOf(plan: RoutePlan, family: RouteFamily): number {
+  return family === 'quic' ? plan.quicRing : plan.workerRing;
+}

@@ -1,0 +1,114 @@
+// One QUIC thread per relay process (issue #12 part 1), checked on real relay processes:
+// - with the default configuration the quiche binding is mapped once, from the shipped library: /proc/<pid>/maps of the
+//   relay shows one quiche file and no copy of it under a temp directory (no native code written at run time);
+// - with rings.workers: 4 and the direct route, the localnet's TPU listeners count exactly one connection from the
+//   relay each (their own counters), however many egress workers run: every QUIC connection is the QUIC thread's.
+import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { ensureDist } from './dist-build.js';
+
+const require = createRequire(import.meta.url);
+/** The shipped binary's real path (what /proc/<pid>/maps names when it is loaded as is). */
+const shipped = realpathSync(require.resolve(`@matrixai/quic-${process.platform}-${process.arch}`));
+
+/** Distinct files mapped by `pid` that are a quiche binding: the shipped one or a copy (named like it, or deleted). */
+function quicheMappings(pid: number): { files: string[]; tempFiles: string[] } {
+  const files = new Set<string>();
+  for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+    const i = line.indexOf('/');
+    if (i < 0) continue;
+    const path = line.slice(i);
+    // Private copies (src/native/private-addon.ts) are <dir>/.slotrelay-quiche-<pid>-<thread>-*/quiche.node, unlinked
+    // once mapped ("(deleted)"), in the temp directory or next to the package.
+    if (path.includes('napi.node') || (path.includes('.node') && path.includes('quic'))) files.add(path);
+  }
+  const tmp = realpathSync(tmpdir());
+  return { files: [...files], tempFiles: [...files].filter((f) => f.startsWith(tmp) || f.startsWith('/tmp/') || f.endsWith('(deleted)')) };
+}
+
+describe('one QUIC thread: the quiche binding in the relay process', () => {
+  let relay: RelayHandle | undefined;
+  afterAll(async () => {
+    await relay?.stop();
+  });
+
+  it('default config: one quiche mapping, the shipped library, and no copy under a temp directory', async () => {
+    ensureDist();
+    // The default configuration: the embedded localnet (a child process of its own), telemetry with its probe.
+    relay = await startRelay({});
+    const pid = relay.child.pid!;
+    // The QUIC thread loads the binding for its first probe round, once the telemetry knows the schedule and nodes.
+    const seen = await waitFor('quiche mapped by the relay', () => quicheMappings(pid), (m) => m.files.length > 0, 20_000);
+    // Stay a little: a later load by another thread (a copy) would show up now.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const m = quicheMappings(pid);
+    expect(seen.files).toEqual([shipped]);
+    expect(m.files).toEqual([shipped]);
+    expect(m.tempFiles).toEqual([]);
+    expect(relay.logs.some((l) => l.includes('SLOTRELAY_QUICHE_SHARED'))).toBe(false);
+  }, 60_000);
+});
+
+describe('one QUIC thread: one connection per leader per process', () => {
+  const SLOT_MS = 200;
+  let ln: Localnet;
+  let conn: Connection;
+  let relay: RelayHandle;
+  const payer = Keypair.generate();
+
+  beforeAll(async () => {
+    ensureDist();
+    ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [1n, 1n, 1n, 1n].map((x) => x * 100_000_000_000n), graceMs: SLOT_MS / 2 });
+    conn = new Connection(ln.rpcUrl, 'confirmed');
+    await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
+    relay = await startRelay({
+      upstream: { rpcUrl: ln.rpcUrl },
+      rings: { workers: 4, slotsPerRing: 256 },
+      // Only the egress connects to the listeners (the probe would add handshakes of its own).
+      telemetry: { probe: { enabled: false } },
+      routes: { direct: { enabled: true, fanout: 'next-leaders', leaders: 3, lookahead: 4, slotPollMs: 50 } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await relay?.stop();
+    await ln?.stop();
+  });
+
+  it('rings.workers 4: every leader\'s listener sees exactly one connection from the relay', async () => {
+    const { blockhash } = await conn.getLatestBlockhash('processed');
+    const signatures: string[] = [];
+    // 40 transactions over ~2 s (10 slots, several leader windows), each to the current leader and the next 3.
+    for (let i = 0; i < 40; i++) {
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000 + i }),
+      );
+      tx.sign(payer);
+      const r = await fetch(`${relay.relayUrl}/v1/submit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ transaction: tx.serialize().toString('base64'), routes: ['direct'] }),
+      });
+      expect(r.status).toBe(200);
+      signatures.push(((await r.json()) as { signature: string }).signature);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await waitFor('every transaction landed', () => signatures.filter((s) => ln.bank.record(s) !== undefined).length, (n) => n === signatures.length, 10_000);
+    const counts = ln.listeners.map((l) => l.counters);
+    // Every validator was a leader (or a next leader) in those slots: each got transactions, over one connection.
+    for (const c of counts) expect(c.transactions).toBeGreaterThan(0);
+    expect(counts.map((c) => c.connections)).toEqual([1, 1, 1, 1]);
+    expect(counts.map((c) => c.activeConnections)).toEqual([1, 1, 1, 1]);
+    // The QUIC thread's ring carried them (the worker rings' depth gauges stay, the QUIC ring is labelled).
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(metrics).toContain('slotrelay_ring_depth{ring="quic"} 0');
+    // Same process: the binding mapped once here too.
+    expect(quicheMappings(relay.child.pid!).files).toEqual([shipped]);
+  }, 60_000);
+});
