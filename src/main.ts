@@ -40,6 +40,7 @@ import { createPubsub } from './rpc/pubsub/create-pubsub.js';
 import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-service.js';
 import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
+import { QuicIngressService } from './ingress/quic-ingress-service.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -167,6 +168,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
+  // The QUIC ingress (docs/quic-ingress.md): its own thread; null when relayHost.quicPort is 0. Set once listening.
+  let quicIngress: QuicIngressService | null = null;
   const availableRouteMask = plan.available;
   const healthMonitor = new HealthMonitor({
     config,
@@ -204,6 +207,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       cluster?.render(tb);
       receipts?.render(tb);
       bundles?.render(tb);
+      quicIngress?.render(tb);
       return tb.text();
     },
     health: () => (cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current())),
@@ -216,7 +220,10 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   let listeners: ListenInfo[];
   try {
     listeners = await front.start();
+    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log });
+    if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
   } catch (err) {
+    front.stopListening();
     await pool.drain(1000);
     await telemetry?.stop();
     await cluster?.stop();
@@ -237,6 +244,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     intake.close();
     front.stopListening();
     pubsub?.close();
+    await quicIngress?.stop();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);
     if (drained.undelivered > 0) {
       log.error(

@@ -21,6 +21,10 @@ export function printStartBanner(b: BannerInput): void {
       out.push(`  PubSub WebSocket  (signatureSubscribe, slotSubscribe, accountSubscribe; ?key=)  ws://${l.host}:${l.port}`);
       continue;
     }
+    if (l.name === 'quic') {
+      out.push(`  QUIC ingress      (ALPN slotrelay/1 and solana-tpu; client certificate CN = key, docs/quic-ingress.md)  udp ${l.host}:${l.port}`);
+      continue;
+    }
     const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles)';
     out.push(`  ${what}  http://${l.host}:${l.port}`);
   }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
 import { HEADER_VALUE_RE } from '../front/http.js';
 import { localnetSchema } from './localnet-schema.js';
+import { quicIdentitiesSchema, relayHostQuicFields } from './quic-ingress-schema.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
 import { FANOUT_POLICIES } from '../egress/scheduler.js';
 import { CONGESTION_CONTROLS } from '../quic/constants.js';
@@ -106,6 +107,8 @@ export const keySchema = z
     verifySignatures: z.boolean().default(false),
     /** Open PubSub subscriptions this key may hold at once, over all its WebSocket connections (docs/pubsub.md). */
     subscriptionLimit: z.number().int().min(0).max(100_000).default(100),
+    /** Solana identities (base58) whose certificate authenticates as this key on the QUIC ingress (docs/quic-ingress.md). */
+    quicIdentities: quicIdentitiesSchema,
   })
   .strict();
 
@@ -308,8 +311,8 @@ export const configSchema = z
   .object({
     /** The JSON-RPC host ({base_url}): POST / with the JSON-RPC envelope, GET /health, GET /metrics. */
     rpcHost: listener(8899),
-    /** The relay host ({relay_url}): /v1/submit, /v1/transactions, /v1/sendTransaction. */
-    relayHost: listener(8080),
+    /** The relay host ({relay_url}): /v1/submit, /v1/transactions, /v1/sendTransaction; QUIC ingress on quicPort. */
+    relayHost: listener(8080).removeDefault().extend(relayHostQuicFields).default({}),
     http: z
       .object({
         /** Largest request body accepted; larger gets HTTP 413 (Agave: 50 KiB). */

@@ -18,7 +18,7 @@ import { listenRpcAndPubsub } from '../rpc/pubsub/listen-pubsub.js';
 import type { PubsubServer } from '../rpc/pubsub/pubsub-server.js';
 
 export interface ListenInfo {
-  readonly name: 'rpc' | 'relay' | 'pubsub';
+  readonly name: 'rpc' | 'relay' | 'pubsub' | 'quic';
   readonly host: string;
   readonly port: number;
 }

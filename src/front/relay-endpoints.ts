@@ -106,8 +106,8 @@ const EMPTY_BODY = Object.freeze(
   new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body'),
 );
 
-/** `maxRetries` of a JSON body: absent/null -> -1 (none given). */
-function maxRetriesFrom(v: unknown): number | Failure {
+/** `maxRetries` of a JSON body (or a QUIC ingress request): absent/null -> -1 (none given). */
+export function maxRetriesFrom(v: unknown): number | Failure {
   if (v === undefined || v === null) return -1;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return BAD_MAX_RETRIES;
   return v;

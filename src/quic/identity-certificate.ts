@@ -36,7 +36,11 @@ type SelfSignedKeys = Parameters<typeof x509.X509CertificateGenerator.createSelf
  * as in a keypair JSON file: pass the parsed number array or bytes) or the 32-byte seed. A 64-byte secret whose public
  * half does not match its seed is refused.
  */
-export async function createIdentityCertificate(secret: Uint8Array | readonly number[]): Promise<IdentityCertificate> {
+export async function createIdentityCertificate(
+  secret: Uint8Array | readonly number[],
+  /** Subject and issuer CN; Agave's "Solana node" by default. The QUIC ingress reads an API key here (docs/quic-ingress.md). */
+  commonName = 'Solana node',
+): Promise<IdentityCertificate> {
   const bytes = Uint8Array.from(secret);
   if (bytes.length !== 32 && bytes.length !== 64) {
     throw new Error(`identity secret must be 32 (seed) or 64 (Solana keypair) bytes, got ${bytes.length}`);
@@ -61,7 +65,7 @@ export async function createIdentityCertificate(secret: Uint8Array | readonly nu
   const cryptoPublic = await subtle.importKey('raw', publicKey, { name: 'Ed25519' }, true, ['verify']);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '01',
-    name: 'CN=Solana node',
+    name: [{ CN: [commonName] }],
     notBefore: new Date(Date.UTC(1970, 0, 1)),
     notAfter: new Date(Date.UTC(4096, 0, 1)),
     keys: { privateKey: cryptoPrivate, publicKey: cryptoPublic } as unknown as SelfSignedKeys,

@@ -15,6 +15,8 @@ export interface RelayHandle {
   readonly relayUrl: string;
   /** ws://host:port of the JSON-RPC host's PubSub (the `pubsub` listener), '' when it is off. */
   readonly wsUrl: string;
+  /** The QUIC ingress's UDP address (relayHost.quicPort: -1 in the test's config), null when it is off (the default here). */
+  readonly quic: { readonly host: string; readonly port: number } | null;
   readonly logs: string[];
   readonly child: ChildProcess;
   /** Send a signal and resolve with the exit code. */
@@ -33,7 +35,9 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
   const file = join(dir, 'config.yaml');
   const full = {
     rpcHost: { host: '127.0.0.1', port: 0 },
-    relayHost: { host: '127.0.0.1', port: 0 },
+    // QUIC ingress off unless a test asks (relayHost.quicPort: -1 = ephemeral): the default 4433 would collide
+    // between relays started at once.
+    relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 },
     rings: { workers: 1, slotsPerRing: 256 },
     log: { level: 'info' },
     keys: defaultKeys(),
@@ -81,6 +85,7 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     rpcUrl: url('rpc'),
     relayUrl: url('relay'),
     wsUrl: url('pubsub').replace(/^http:/, 'ws:'),
+    quic: ready.listeners.find((x) => x.name === 'quic') ?? null,
     logs,
     child,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {

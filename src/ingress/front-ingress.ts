@@ -1,0 +1,246 @@
+// The QUIC ingress's front-thread half (HOT: one message per finished stream). It drains the QUIC thread's request
+// ring (woken with Atomics.waitAsync, never blocking the front's event loop) and runs each stream through the same
+// code as POST /v1/submit: the key's entry and submission bucket (one budget whatever the transport), resolveRoutes,
+// maxRetriesFrom, Intake.submitBytes (sanitize, optional signature verification, routes available, the egress ring,
+// the landing receipt). Answers go back through the reply ring: a MessagePack map for a bidi stream (the fields and
+// codes of /v1/submit), a verdict code for a uni stream, a key id for an authentication question. The stream bytes are
+// copied once more than over HTTP: QUIC thread -> ingress ring, then ingress ring -> egress ring (docs/quic-ingress.md).
+// A request is taken only while the reply ring has room for its answer, so no answer is ever dropped.
+import { Packr, Unpackr } from 'msgpackr';
+import { Errors, Failure, failureOf, type ErrorSpec } from '../errors/registry.js';
+import type { KeyEntry, KeyTable } from '../front/auth.js';
+import type { Intake, SubmissionMeta } from '../front/intake.js';
+import { maxRetriesFrom, resolveRoutes } from '../front/relay-endpoints.js';
+import { newLatencyHistogram } from '../metrics/front-metrics.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
+import type { Logger } from '../log/logger.js';
+import { ROUTE_BY_ID } from '../shm/layout.js';
+import { MSG_KINDS } from '../shm/ingress-layout.js';
+import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
+import { STREAM_CODE } from './codes.js';
+import { parseAuthRequest } from './start-quic-ingress.js';
+
+export interface FrontIngressDeps {
+  readonly keys: KeyTable;
+  readonly intake: Intake;
+  readonly availableRouteMask: number;
+  readonly addedRouteMasks: Uint32Array;
+  readonly log: Logger;
+}
+
+/** Messages handled per turn before yielding to uWS (HTTP keeps being served under a QUIC burst). */
+const MESSAGES_PER_TURN = 256;
+const IDLE_WAIT_MS = 1_000;
+
+/** Route names per mask, built once: an answer's `routes` is a lookup. */
+const ROUTE_NAMES_BY_MASK: string[][] = [];
+for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) ROUTE_NAMES_BY_MASK.push(ROUTE_BY_ID.filter((_, i) => (mask & (1 << i)) !== 0));
+
+const NOT_MSGPACK = Object.freeze(new Failure(Errors.PARSE_ERROR, 'Parse error: the stream is not one MessagePack map'));
+const NOT_A_MAP = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: the request must be a MessagePack map with a `transaction` bin'));
+const TRANSACTION_NOT_BIN = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be bin (the wire transaction bytes)'));
+const EMPTY_TRANSACTION = Object.freeze(
+  new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty transaction'),
+);
+const UNAUTHORIZED = failureOf(Errors.UNAUTHORIZED);
+
+/** A uni stream's refusal code for a registry error (docs/quic-ingress.md). */
+function uniCode(spec: ErrorSpec): number {
+  if (spec === Errors.RATE_LIMITED) return STREAM_CODE.rateLimited;
+  if (spec === Errors.OVERLOADED || spec === Errors.SHUTTING_DOWN || spec === Errors.ROUTES_UNAVAILABLE) return STREAM_CODE.overloaded;
+  if (spec === Errors.UNAUTHORIZED) return STREAM_CODE.unauthorized;
+  return STREAM_CODE.refused;
+}
+
+function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export class FrontIngress {
+  private readonly requests: MessageRingConsumer;
+  private readonly replies: MessageRingProducer;
+  // Plain maps both ways (no msgpackr records extension), so any MessagePack library reads and writes them.
+  private readonly packr = new Packr({ useRecords: false });
+  private readonly unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+  /** Stream FIN read on the QUIC thread -> published into the egress ring (accepted transactions), microseconds. */
+  readonly finToRing = newLatencyHistogram();
+  /** Refusals decided here, by registry reason (the QUIC thread counts its own stream outcomes). */
+  private readonly refusals = new Map<string, number>();
+  private authRefused = 0;
+  /** Decode buffer of bidi requests (see parse()). */
+  private readonly scratch: Buffer;
+
+  constructor(
+    private readonly deps: FrontIngressDeps,
+    channels: { readonly requests: SharedArrayBuffer; readonly replies: SharedArrayBuffer },
+  ) {
+    this.requests = new MessageRingConsumer(channels.requests);
+    this.replies = new MessageRingProducer(channels.replies);
+    this.scratch = Buffer.allocUnsafeSlow(this.requests.maxPayload);
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stop taking streams (the QUIC thread is told separately: src/ingress/quic-thread-pool.ts). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    requestMessageRingStop(this.requests.sab); // wakes the loop's wait at once
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const ring = this.requests;
+    while (!this.stopped && !ring.stopRequested()) {
+      let n = 0;
+      // Take a request only when its answer has a slot (every request gets at most one answer).
+      while (n < MESSAGES_PER_TURN && this.replies.free() > 0 && ring.take()) {
+        try {
+          this.handle();
+        } catch (err) {
+          this.deps.log.error({ event: 'quic_ingress_error', err: String(err) }, 'QUIC ingress: a stream could not be handled');
+        }
+        ring.release();
+        n++;
+      }
+      if (n === MESSAGES_PER_TURN || (ring.available() > 0 && this.replies.free() === 0)) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await ring.waitForMessages(IDLE_WAIT_MS);
+    }
+  }
+
+  private handle(): void {
+    const h = this.requests.header;
+    if (h.kind === MSG_KINDS.uniStream) return this.uni(h.keyId, h.connId, h.streamId, h.timeMs);
+    if (h.kind === MSG_KINDS.bidiStream) return this.bidi(h.keyId, h.connId, h.streamId, h.timeMs);
+    if (h.kind === MSG_KINDS.authRequest) return this.authenticate(h.connId, h.aux);
+  }
+
+  /** The key of an authenticated connection as it is now (a plan change replaces the entry; a revoked one is gone). */
+  private keyFor(keyId: number): KeyEntry | undefined {
+    const e = this.deps.keys.entries[keyId];
+    return e === undefined || e.revoked || this.deps.keys.current(e.hash) !== e ? undefined : e;
+  }
+
+  private meta(key: KeyEntry, mask: number, maxRetries: number, finAtMs: number, connId: number, streamId: number): SubmissionMeta {
+    return { keyId: key.id, routeMask: mask, maxRetries, receivedAtMs: finAtMs, traceId: `quic-${connId}-${streamId}`, verifySignatures: key.config.verifySignatures };
+  }
+
+  private refused(f: Failure): void {
+    this.refusals.set(f.spec.reason, (this.refusals.get(f.spec.reason) ?? 0) + 1);
+  }
+
+  /** One wire transaction, fire-and-forget, on the key's default routes. */
+  private uni(keyId: number, connId: number, streamId: number, finAtMs: number): void {
+    const key = this.keyFor(keyId);
+    let out: string | Failure;
+    if (key === undefined) out = UNAUTHORIZED;
+    else if (key.submitBucket.take(1, nowMs()) !== 0) out = failureOf(Errors.RATE_LIMITED);
+    else {
+      const mask = resolveRoutes(undefined, key, this.deps.availableRouteMask);
+      out = typeof mask !== 'number' ? mask : this.deps.intake.submitBytes(this.requests.payload(), this.meta(key, mask, -1, finAtMs, connId, streamId));
+    }
+    let code = 0;
+    if (typeof out === 'string') this.finToRing.recordValue(Math.max(1, Math.round((nowMs() - finAtMs) * 1000)));
+    else {
+      this.refused(out);
+      code = uniCode(out.spec);
+    }
+    const r = this.replies;
+    r.reserve();
+    r.publish(MSG_KINDS.uniVerdict, 0, keyId, connId, streamId, 0, code, 0);
+  }
+
+  /** One MessagePack request {transaction: bin, routes?, maxRetries?}, answered like POST /v1/submit. */
+  private bidi(keyId: number, connId: number, streamId: number, finAtMs: number): void {
+    const key = this.keyFor(keyId);
+    let out: string | Failure;
+    let mask = 0;
+    if (key === undefined) out = UNAUTHORIZED;
+    else {
+      const waitMs = key.submitBucket.take(1, nowMs());
+      if (waitMs !== 0) out = new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs });
+      else {
+        const m = this.parse(key);
+        if (m instanceof Failure) out = m;
+        else {
+          mask = m.mask;
+          out = this.deps.intake.submitBytes(m.transaction, this.meta(key, mask, m.maxRetries, finAtMs, connId, streamId));
+        }
+      }
+    }
+    let answer: Buffer;
+    let code = 0;
+    if (typeof out === 'string') {
+      this.finToRing.recordValue(Math.max(1, Math.round((nowMs() - finAtMs) * 1000)));
+      const routes = mask | (this.deps.addedRouteMasks[keyId] ?? 0);
+      answer = this.packr.pack({ accepted: true, signature: out, routes: ROUTE_NAMES_BY_MASK[routes] });
+    } else {
+      this.refused(out);
+      code = out.spec.id;
+      const error: Record<string, unknown> = { code: out.spec.rpcCode, reason: out.spec.reason, message: out.message };
+      if (out.data !== undefined && out.data !== null) error.data = out.data;
+      answer = this.packr.pack({ accepted: false, error });
+    }
+    this.replies.push(MSG_KINDS.bidiReply, answer, keyId, connId, streamId, 0, code, 0);
+  }
+
+  private parse(key: KeyEntry): { transaction: Uint8Array; mask: number; maxRetries: number } | Failure {
+    // msgpackr refuses a Buffer over a SharedArrayBuffer: the request is decoded from a private copy (bidi only).
+    const n = this.requests.payloadLength;
+    this.requests.bytes.copy(this.scratch, 0, this.requests.payloadOffset, this.requests.payloadOffset + n);
+    const payload = this.scratch.subarray(0, n);
+    let doc: unknown;
+    try {
+      // One value and nothing after it: msgpackr's unpack throws on trailing bytes.
+      doc = payload.length === 0 ? undefined : this.unpackr.unpack(payload);
+    } catch {
+      return NOT_MSGPACK;
+    }
+    if (doc === undefined) return NOT_MSGPACK;
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || doc instanceof Map || doc instanceof Uint8Array) return NOT_A_MAP;
+    const o = doc as Record<string, unknown>;
+    const tx = o.transaction;
+    if (!(tx instanceof Uint8Array)) return TRANSACTION_NOT_BIN;
+    if (tx.length === 0) return EMPTY_TRANSACTION;
+    const mask = resolveRoutes(o.routes, key, this.deps.availableRouteMask);
+    if (typeof mask !== 'number') return mask;
+    const maxRetries = maxRetriesFrom(o.maxRetries);
+    if (typeof maxRetries !== 'number') return maxRetries;
+    return { transaction: tx, mask, maxRetries };
+  }
+
+  /** Who a client certificate belongs to: its CN as an API key, else its Ed25519 key in a key's quicIdentities. */
+  private authenticate(connId: number, _alpn: number): void {
+    const { commonName, identity } = parseAuthRequest(this.requests.payload());
+    const keys = this.deps.keys;
+    let entry = commonName === '' ? undefined : keys.lookup(commonName);
+    if (entry === undefined && identity !== '') entry = this.byIdentity(identity);
+    if (entry === undefined) this.authRefused++;
+    const r = this.replies;
+    r.reserve();
+    r.publish(MSG_KINDS.authResult, 0, entry === undefined ? -1 : entry.id, connId, 0, 0, 0, 0);
+  }
+
+  /** Cold (once per connection): the keys in force now, config and engine, revoked ones excluded. */
+  private byIdentity(identity: string): KeyEntry | undefined {
+    const keys = this.deps.keys;
+    for (const e of keys.entries) {
+      if (e.revoked || keys.current(e.hash) !== e) continue;
+      const ids = e.config.quicIdentities;
+      if (ids !== undefined && ids.includes(identity)) return e;
+    }
+    return undefined;
+  }
+
+  /** Refusals of this half by reason, and authentication failures (the QUIC thread's counters are rendered beside). */
+  renderRefusals(tb: TextBuilder): void {
+    tb.declare('slotrelay_quic_ingress_refusals_total', 'counter', 'QUIC ingress streams refused by the intake, by error reason');
+    for (const [reason, n] of this.refusals) tb.sample('slotrelay_quic_ingress_refusals_total', { reason }, n);
+    tb.declare('slotrelay_quic_ingress_auth_unknown_total', 'counter', 'QUIC ingress certificates that matched no API key');
+    tb.sample('slotrelay_quic_ingress_auth_unknown_total', {}, this.authRefused);
+    tb.summary('slotrelay_quic_ingress_fin_to_ring_seconds', 'QUIC ingress: stream FIN read -> transaction in the egress ring', {}, this.finToRing, 1e-6);
+  }
+}

@@ -1,0 +1,398 @@
+// A QUIC ingress client on quiche (the caller's thread; HOT for the bench: one stream per transaction). It speaks
+// docs/quic-ingress.md: uni streams (one wire transaction + FIN, fire-and-forget) and, on ALPN slotrelay/1, bidi
+// streams (one MessagePack request + FIN, one MessagePack answer + FIN). Streams wait for stream credit (MAX_STREAMS)
+// and congestion room instead of failing; a refused stream resolves with the code of its STOP_SENDING / RESET_STREAM.
+// Used by the tests and benchmarks, and a reference for a client in another language. Also has the knobs the tests
+// need to misbehave: unfinished streams, not reading answers.
+import dgram from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import { randomFillSync } from 'node:crypto';
+import { Packr, Unpackr } from 'msgpackr';
+import { quiche, type QuicheConnection } from '../quic/quiche.js';
+import { DatagramSlab } from '../quic/datagram-slab.js';
+import { DeadlineTimer } from '../quic/deadline-timer.js';
+import { closeInfoOf, type QuicCloseInfo } from '../quic/close-info.js';
+import { quicServerName } from '../quic/client-connection.js';
+import type { IdentityCertificate } from '../quic/identity-certificate.js';
+import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, TLS_SIGALGS } from '../quic/constants.js';
+import { ALPN_SLOTRELAY } from './codes.js';
+
+export interface IngressClientOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The client certificate (CN = API key, or a Solana identity listed in quicIdentities); null = none. */
+  readonly certificate: IdentityCertificate | null;
+  /** Default slotrelay/1. */
+  readonly alpn?: string;
+  /** Per-stream receive window for answers (bytes); default 64 KiB. */
+  readonly answerWindowBytes?: number;
+  /** false: never read answers (tests of a client that stops reading). */
+  readonly readAnswers?: boolean;
+  readonly connectTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+}
+
+/** How a stream ended for the client. */
+export type StreamResult =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'answer'; readonly answer: Record<string, unknown> }
+  | { readonly kind: 'reset'; readonly code: number }
+  | { readonly kind: 'stopped'; readonly code: number }
+  | { readonly kind: 'closed' };
+
+interface Outgoing {
+  data: Uint8Array;
+  off: number;
+  fin: boolean;
+  bidi: boolean;
+  sid: number;
+  resolve: ((r: StreamResult) => void) | null;
+}
+
+const packr = new Packr({ useRecords: false });
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+/** The code of a quiche stream error ("StreamStopped(17)", "StreamReset(22)"), or -1. */
+function codeOf(err: unknown, kind: 'StreamStopped' | 'StreamReset'): number {
+  const m = new RegExp(`${kind}\\((\\d+)\\)`).exec(String((err as Error)?.message ?? err));
+  return m === null ? -1 : Number(m[1]);
+}
+
+export class IngressClient {
+  readonly established: Promise<void>;
+  readonly closed: Promise<QuicCloseInfo>;
+  private readonly sock: dgram.Socket;
+  private conn!: QuicheConnection;
+  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
+  private readonly timer: DeadlineTimer;
+  private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
+  private state: 'connecting' | 'established' | 'closed' = 'connecting';
+  private nextUni = 2;
+  private nextBidi = 0;
+  /** Streams waiting for credit, in order. */
+  private readonly waiting: Outgoing[] = [];
+  /** Streams opened whose data (or FIN) is not all written yet (congestion / flow control). */
+  private readonly partial = new Map<number, Outgoing>();
+  /** Bidi streams waiting for their answer. */
+  private readonly answers = new Map<number, { resolve: (r: StreamResult) => void; buf: Buffer[] }>();
+  private readonly rx = Buffer.allocUnsafe(65_536);
+  private resolveEstablished!: () => void;
+  private rejectEstablished!: (e: Error) => void;
+  private resolveClosed!: (i: QuicCloseInfo) => void;
+  private connectTimer: NodeJS.Timeout | null = null;
+  private readonly readAnswers: boolean;
+  /** Uni streams written (with FIN). */
+  uniWritten = 0;
+
+  private constructor(private readonly o: IngressClientOptions) {
+    this.readAnswers = o.readAnswers ?? true;
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
+    this.timer = new DeadlineTimer(this.onTimer);
+    this.established = new Promise<void>((res, rej) => {
+      this.resolveEstablished = res;
+      this.rejectEstablished = rej;
+    });
+    this.established.catch(() => undefined);
+    this.closed = new Promise<QuicCloseInfo>((res) => (this.resolveClosed = res));
+  }
+
+  /** Connects and waits for the handshake; rejects with an Error carrying `closeInfo` if it fails. */
+  static async connect(o: IngressClientOptions): Promise<IngressClient> {
+    const c = new IngressClient(o);
+    await c.start();
+    await c.established;
+    return c;
+  }
+
+  /** The handshake's outcome without throwing: the client, or how the connection ended. */
+  static async tryConnect(o: IngressClientOptions): Promise<IngressClient | QuicCloseInfo> {
+    const c = new IngressClient(o);
+    await c.start();
+    try {
+      await c.established;
+      return c;
+    } catch {
+      return c.closed;
+    }
+  }
+
+  private async start(): Promise<void> {
+    const o = this.o;
+    await new Promise<void>((resolve, reject) => {
+      this.sock.once('error', reject);
+      this.sock.connect(o.port, o.host, () => {
+        this.sock.off('error', reject);
+        resolve();
+      });
+    });
+    this.sock.on('error', () => undefined);
+    this.sock.on('message', this.onMessage);
+    const local = this.sock.address();
+    this.recvInfo = { from: { host: o.host, port: o.port }, to: { host: local.address, port: local.port } };
+    const window = o.answerWindowBytes ?? 65_536;
+    const config = quiche.Config.withBoringSslCtx(
+      false,
+      false,
+      null,
+      o.certificate === null ? null : [encoder.encode(o.certificate.keyPem)],
+      o.certificate === null ? null : [encoder.encode(o.certificate.certPem)],
+      TLS_SIGALGS,
+    );
+    config.setApplicationProtos([o.alpn ?? ALPN_SLOTRELAY]);
+    config.setMaxIdleTimeout(o.idleTimeoutMs ?? 30_000);
+    config.setMaxSendUdpPayloadSize(MAX_SEND_UDP_PAYLOAD);
+    config.setMaxRecvUdpPayloadSize(MAX_RECV_UDP_PAYLOAD);
+    config.setInitialMaxStreamDataBidiLocal(window);
+    config.setInitialMaxStreamDataBidiRemote(0);
+    config.setInitialMaxStreamDataUni(0);
+    config.setInitialMaxData(this.readAnswers ? window * 1024 : window);
+    config.setInitialMaxStreamsBidi(0);
+    config.setInitialMaxStreamsUni(0);
+    config.setDisableActiveMigration(true);
+    config.enablePacing(false);
+    const scid = new Uint8Array(LOCAL_CID_LEN);
+    randomFillSync(scid);
+    this.conn = quiche.Connection.connect(quicServerName(o.host, o.port), scid, this.recvInfo.to, this.recvInfo.from, config);
+    this.connectTimer = setTimeout(() => {
+      if (this.state !== 'connecting') return;
+      try {
+        this.conn.close(false, 0, encoder.encode('handshake timeout'));
+      } catch {
+        // nothing to close
+      }
+      this.finalize('handshake-timeout');
+    }, o.connectTimeoutMs ?? 5_000);
+    this.flush();
+    this.afterIo();
+  }
+
+  /** One wire transaction on a uni stream (+ FIN). Resolves once written (after credit and room). */
+  sendUni(tx: Uint8Array, fin = true): Promise<StreamResult> {
+    return this.enqueue(tx, fin, false);
+  }
+
+  /** One request map on a bidi stream (+ FIN); resolves with the answer, or the stream's refusal code. */
+  request(req: { transaction: Uint8Array; routes?: readonly string[] | 'default'; maxRetries?: number }): Promise<StreamResult> {
+    return this.enqueue(packr.pack(req), true, true);
+  }
+
+  /** Raw bytes on a bidi stream (tests: garbage, no FIN). */
+  requestRaw(bytes: Uint8Array, fin = true): Promise<StreamResult> {
+    return this.enqueue(bytes, fin, true);
+  }
+
+  private enqueue(data: Uint8Array, fin: boolean, bidi: boolean): Promise<StreamResult> {
+    if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
+    return new Promise<StreamResult>((resolve) => {
+      this.waiting.push({ data, off: 0, fin, bidi, sid: -1, resolve });
+      if (this.state === 'established') {
+        this.pump();
+        this.flush();
+        this.afterIo();
+      }
+    });
+  }
+
+  /** Streams waiting for credit or room. */
+  get backlog(): number {
+    return this.waiting.length + this.partial.size;
+  }
+
+  close(code = 0, reason = ''): void {
+    if (this.state === 'closed') return;
+    try {
+      this.conn.close(true, code, encoder.encode(reason));
+    } catch {
+      // closing
+    }
+    this.flush();
+    this.finalize('local');
+  }
+
+  /** Opens streams while credit lasts and writes what fits. */
+  private pump(): void {
+    const conn = this.conn;
+    for (const [sid, w] of this.partial) {
+      if (!this.write(w)) return;
+      this.partial.delete(sid);
+    }
+    let i = 0;
+    for (; i < this.waiting.length; i++) {
+      const w = this.waiting[i];
+      const left = w.bidi ? conn.peerStreamsLeftBidi() : conn.peerStreamsLeftUni();
+      if (left === 0) break;
+      if (w.bidi) {
+        w.sid = this.nextBidi;
+        this.nextBidi += 4;
+        this.answers.set(w.sid, { resolve: w.resolve!, buf: [] });
+      } else {
+        w.sid = this.nextUni;
+        this.nextUni += 4;
+      }
+      if (!this.write(w)) {
+        this.partial.set(w.sid, w);
+        i++;
+        break;
+      }
+    }
+    if (i > 0) this.waiting.splice(0, i);
+  }
+
+  /** true once the stream's data and FIN (if asked) are written. */
+  private write(w: Outgoing): boolean {
+    const rest = w.off === 0 ? w.data : w.data.subarray(w.off);
+    let n: number | null;
+    try {
+      n = this.conn.streamSend(w.sid, rest.length === 0 ? EMPTY : rest, w.fin);
+    } catch (err) {
+      this.settle(w, { kind: 'stopped', code: codeOf(err, 'StreamStopped') });
+      return true;
+    }
+    w.off += n ?? 0;
+    if (w.off < w.data.length || (n === null && w.data.length === 0 && w.fin)) return false;
+    if (!w.bidi) {
+      this.uniWritten++;
+      this.settle(w, { kind: 'written' });
+    }
+    return true;
+  }
+
+  private settle(w: Outgoing, r: StreamResult): void {
+    const resolve = w.resolve;
+    w.resolve = null;
+    if (w.bidi) this.answers.delete(w.sid);
+    if (resolve !== null) resolve(r);
+  }
+
+  private readonly onMessage = (msg: Buffer): void => {
+    if (this.state === 'closed') return;
+    try {
+      this.conn.recv(msg, this.recvInfo);
+    } catch {
+      // discarded by quiche
+    }
+    if (this.state === 'connecting' && this.conn.isEstablished()) {
+      this.state = 'established';
+      if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+      this.resolveEstablished();
+    }
+    if (this.state === 'established') {
+      if (this.readAnswers && this.conn.isReadable()) this.readStreams();
+      this.checkStopped();
+      this.pump();
+    }
+    this.flush();
+    this.afterIo();
+  };
+
+  private readStreams(): void {
+    for (const sid of this.conn.readable()) {
+      const a = this.answers.get(sid);
+      for (;;) {
+        let r: [number, boolean] | null;
+        try {
+          r = this.conn.streamRecv(sid, this.rx);
+        } catch (err) {
+          if (a !== undefined) {
+            this.answers.delete(sid);
+            a.resolve({ kind: 'reset', code: codeOf(err, 'StreamReset') });
+          }
+          break;
+        }
+        if (r === null) break;
+        if (a !== undefined && r[0] > 0) a.buf.push(Buffer.from(this.rx.subarray(0, r[0])));
+        if (r[1]) {
+          if (a !== undefined) {
+            this.answers.delete(sid);
+            try {
+              a.resolve({ kind: 'answer', answer: unpackr.unpack(Buffer.concat(a.buf)) as Record<string, unknown> });
+            } catch {
+              a.resolve({ kind: 'reset', code: -1 });
+            }
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  /** Streams the server sent STOP_SENDING for show as writable with a StreamStopped error. */
+  private checkStopped(): void {
+    for (const sid of this.conn.writable()) {
+      const w = this.partial.get(sid);
+      try {
+        this.conn.streamCapacity(sid);
+      } catch (err) {
+        const code = codeOf(err, 'StreamStopped');
+        if (code < 0) continue;
+        if (w !== undefined) {
+          this.partial.delete(sid);
+          this.settle(w, { kind: 'stopped', code });
+        }
+        const a = this.answers.get(sid);
+        if (a !== undefined && !this.readAnswers) {
+          this.answers.delete(sid);
+          a.resolve({ kind: 'stopped', code });
+        }
+      }
+    }
+  }
+
+  private flush(): void {
+    const scratch = this.slab.scratch;
+    for (;;) {
+      let r: [number, unknown] | null;
+      try {
+        r = this.conn.send(scratch);
+      } catch {
+        return;
+      }
+      if (r === null) return;
+      this.sock.send(this.slab.take(r[0]));
+    }
+  }
+
+  private afterIo(): void {
+    if (this.conn.isClosed() || this.conn.isDraining()) {
+      this.finalize('local');
+      return;
+    }
+    this.timer.arm(this.conn.timeout(), performance.now());
+  }
+
+  private readonly onTimer = (): void => {
+    if (this.state === 'closed') return;
+    this.conn.onTimeout();
+    if (this.state === 'established') this.pump();
+    this.flush();
+    this.afterIo();
+  };
+
+  private finalize(by: QuicCloseInfo['by']): void {
+    if (this.state === 'closed') return;
+    const wasEstablished = this.state === 'established';
+    this.state = 'closed';
+    this.timer.cancel();
+    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
+    const info = by === 'handshake-timeout' ? { by, isApp: false, code: 0, reason: by, wasEstablished } : closeInfoOf(this.conn, wasEstablished, by);
+    try {
+      this.sock.close();
+    } catch {
+      // closed
+    }
+    for (const w of this.waiting) this.settle(w, { kind: 'closed' });
+    this.waiting.length = 0;
+    for (const w of this.partial.values()) this.settle(w, { kind: 'closed' });
+    this.partial.clear();
+    for (const a of this.answers.values()) a.resolve({ kind: 'closed' });
+    this.answers.clear();
+    if (!wasEstablished) {
+      const err = new Error(`QUIC connect failed: ${info.by} code=${info.code} ${info.reason}`);
+      (err as Error & { closeInfo: QuicCloseInfo }).closeInfo = info;
+      this.rejectEstablished(err);
+    }
+    this.resolveClosed(info);
+  }
+}

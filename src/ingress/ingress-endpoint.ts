@@ -1,0 +1,611 @@
+// The QUIC ingress listener (QUIC thread; HOT: the datagram handler, stream reads and reply writes run per packet /
+// per transaction; a hot-path file, hence its length). One unconnected UDP socket, many quiche connections, one
+// deadline timer each. What it decides itself: TLS (a client certificate is required), ALPN slotrelay/1 or
+// solana-tpu, the server and per-key connection limits, stream framing (one stream = one request, delivered on FIN),
+// the stream size limits, the FIN timeout and the reply timeout. Everything about the transaction and the key's
+// budget is decided by the front thread (src/ingress/front-ingress.ts): finished streams go out through onStream,
+// authentication questions through onAuthenticate, and the answers come back through authResult / reply / verdict.
+// Unlike the localnet's TPU listener (src/quic/server-endpoint.ts) a bad stream never closes its connection: it is
+// refused alone (STOP_SENDING / RESET_STREAM with a code of ./codes.ts). Codes: docs/quic-ingress.md.
+import dgram from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import { randomFillSync, randomInt } from 'node:crypto';
+import { quiche, type QuicheConfig, type QuicheConnection } from '../quic/quiche.js';
+import { DatagramSlab } from '../quic/datagram-slab.js';
+import { DeadlineTimer } from '../quic/deadline-timer.js';
+import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, SERVER_HANDSHAKE_TIMEOUT_MS, TLS_SIGALGS, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL } from '../quic/constants.js';
+import { INGRESS_COUNTER, MSG_KINDS, connectionCounterIndex, streamCounterIndex, type IngressConnectionOutcome, type IngressStreamOutcome } from '../shm/ingress-layout.js';
+import { ALPN_INDEX, CONNECTION_CODE, INGRESS_ALPNS, STREAM_CODE } from './codes.js';
+import { readClientCertificate } from './client-certificate.js';
+
+export interface IngressEndpointOptions {
+  readonly host: string;
+  /** 0 = ephemeral. */
+  readonly port: number;
+  readonly keyPem: string;
+  readonly certPem: string;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerKey: number;
+  /** Concurrent streams per connection, of each kind (MAX_STREAMS). */
+  readonly maxConcurrentStreams: number;
+  readonly maxUniBytes: number;
+  readonly maxBidiBytes: number;
+  readonly idleTimeoutMs: number;
+  readonly streamTimeoutMs: number;
+  readonly replyTimeoutMs: number;
+  readonly handshakeTimeoutMs?: number;
+  /** QUIC-thread counters (src/shm/ingress-layout.ts INGRESS_COUNTER); this endpoint is their one writer. */
+  readonly counters: Float64Array;
+  /** Ask who a certificate belongs to; answer with authResult(). false = cannot ask now (closed with code 3). */
+  onAuthenticate(connId: number, commonName: string, identity: string | null, alpn: number): boolean;
+  /**
+   * A finished stream (kind MSG_KINDS.uniStream / bidiStream). `bytes` is valid only during the call. false = the
+   * front's queue is full (the stream is refused as overloaded).
+   */
+  onStream(kind: number, keyId: number, connId: number, streamId: number, bytes: Uint8Array, finAtMs: number): boolean;
+  /** A precomputed MessagePack answer for a bidi stream refused as overloaded on this thread. */
+  readonly overloadedReply: Uint8Array;
+}
+
+interface PartialStream {
+  buf: Buffer;
+  len: number;
+  startedMs: number;
+}
+
+interface PendingReply {
+  buf: Uint8Array;
+  off: number;
+  deadlineMs: number;
+}
+
+const STATE_HANDSHAKE = 0;
+const STATE_AUTH = 1;
+const STATE_OPEN = 2;
+const STATE_CLOSING = 3;
+
+class IngressConn {
+  state = STATE_HANDSHAKE;
+  alpn = -1;
+  keyId = -1;
+  closed = false;
+  partials: Map<number, PartialStream> | null = null;
+  replies: Map<number, PendingReply> | null = null;
+  handshakeTimer: NodeJS.Timeout | null = null;
+  odcidKey: string | null = null;
+  flushQueued = false;
+  timer!: DeadlineTimer;
+  readonly recvInfo: { from: { host: string; port: number }; to: { host: string; port: number } };
+
+  constructor(
+    readonly id: number,
+    readonly scid: Buffer,
+    readonly conn: QuicheConnection,
+    readonly remoteAddress: string,
+    readonly remotePort: number,
+    local: { host: string; port: number },
+  ) {
+    this.recvInfo = { from: { host: remoteAddress, port: remotePort }, to: local };
+  }
+}
+
+const TYPE_INITIAL = quiche.Type.Initial;
+const SHUTDOWN_READ = quiche.Shutdown.Read;
+const SHUTDOWN_WRITE = quiche.Shutdown.Write;
+const encoder = new TextEncoder();
+const SWEEP_MS = 100;
+
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export class IngressEndpoint {
+  private readonly sock: dgram.Socket;
+  private readonly config: QuicheConfig;
+  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
+  private readonly flushQueue: IngressConn[] = [];
+  private flushScheduled = false;
+  /** Stream reads land here: one byte more than the larger limit, so an oversized stream shows on its first read. */
+  private readonly rx: Buffer;
+  private readonly k: Float64Array;
+  private readonly bySlot = new Map<number, IngressConn>();
+  private readonly byId = new Map<number, IngressConn>();
+  private readonly byOdcid = new Map<string, IngressConn>();
+  /** Open (authenticated) connections per key id. */
+  private readonly perKey = new Map<number, number>();
+  private open = 0;
+  private nextSlot = randomInt(0, 0xffffffff);
+  private nextId = 1;
+  private local = { host: '0.0.0.0', port: 0 };
+  private sweeper: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  private constructor(private readonly o: IngressEndpointOptions) {
+    this.k = o.counters;
+    this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
+    this.config = buildIngressConfig(o);
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
+  }
+
+  static async listen(o: IngressEndpointOptions): Promise<IngressEndpoint> {
+    const s = new IngressEndpoint(o);
+    await new Promise<void>((resolve, reject) => {
+      s.sock.once('error', reject);
+      s.sock.bind(o.port, o.host, () => {
+        s.sock.off('error', reject);
+        resolve();
+      });
+    });
+    const a = s.sock.address();
+    s.local = { host: a.address, port: a.port };
+    s.sock.on('message', s.onMessage);
+    s.sock.on('error', () => undefined); // ICMP errors from gone clients: their connections time out
+    s.sweeper = setInterval(s.sweep, SWEEP_MS);
+    return s;
+  }
+
+  address(): { host: string; port: number } {
+    return { ...this.local };
+  }
+
+  get connectionCount(): number {
+    return this.bySlot.size;
+  }
+
+  /** Closes every connection with code 4 (shutting_down) and the socket. */
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    for (const c of [...this.bySlot.values()]) {
+      try {
+        c.conn.close(true, CONNECTION_CODE.shuttingDown, encoder.encode('shutting_down'));
+      } catch {
+        // already closing
+      }
+      this.flush(c);
+      this.finalize(c);
+    }
+    await new Promise<void>((resolve) => this.sock.close(() => resolve()));
+  }
+
+  // ---- answers from the front thread ----
+
+  authResult(connId: number, keyId: number): void {
+    const c = this.byId.get(connId);
+    if (c === undefined || c.closed || c.state !== STATE_AUTH) return;
+    if (keyId < 0) return this.refuseConnection(c, CONNECTION_CODE.unauthorized, 'unauthorized', 'unauthorized');
+    const n = this.perKey.get(keyId) ?? 0;
+    if (n >= this.o.maxConnectionsPerKey) return this.refuseConnection(c, CONNECTION_CODE.keyConnectionLimit, 'key_connection_limit', 'key_connection_limit');
+    this.perKey.set(keyId, n + 1);
+    c.keyId = keyId;
+    c.state = STATE_OPEN;
+    this.open++;
+    this.k[INGRESS_COUNTER.connectionsActive] = this.open;
+    this.k[connectionCounterIndex('accepted')]++;
+    // Streams that arrived while the key was looked up waited in quiche (not read): read them now.
+    if (c.conn.isReadable()) this.readStreams(c);
+    this.queueFlush(c);
+  }
+
+  /** The front's MessagePack answer of a bidi stream: written with FIN (the rest waits for flow-control credit). */
+  reply(connId: number, streamId: number, payload: Uint8Array, code: number): void {
+    this.k[INGRESS_COUNTER.streamsPending]--;
+    this.k[streamCounterIndex(code === 0 ? 'accepted' : 'refused')]++;
+    const c = this.byId.get(connId);
+    if (c === undefined || c.closed) return;
+    this.writeReply(c, streamId, payload);
+    this.queueFlush(c);
+  }
+
+  /** The front's verdict on a uni stream (0 = accepted). A refusal sends STOP_SENDING if the stream is still open. */
+  verdict(connId: number, streamId: number, code: number): void {
+    this.k[INGRESS_COUNTER.streamsPending]--;
+    if (code === 0) {
+      this.k[streamCounterIndex('accepted')]++;
+      return;
+    }
+    this.k[streamCounterIndex('refused')]++;
+    const c = this.byId.get(connId);
+    if (c === undefined || c.closed) return;
+    // A stream read to its FIN is complete: QUIC has no frame for it any more (RFC 9000 3.5), quiche ignores this.
+    this.shutdown(c, streamId, SHUTDOWN_READ, code);
+  }
+
+  // ---- hot path ----
+
+  private readonly onMessage = (msg: Buffer, rinfo: dgram.RemoteInfo): void => {
+    this.k[INGRESS_COUNTER.datagramsReceived]++;
+    this.k[INGRESS_COUNTER.bytesReceived] += msg.length;
+    const c = this.route(msg);
+    if (c !== null) this.recv(c, msg, rinfo);
+    else this.accept(msg, rinfo);
+  };
+
+  /** Our connection ids start with a 4-byte slot number at a fixed offset: one Map lookup, no header parse. */
+  private route(msg: Buffer): IngressConn | null {
+    let off = 1;
+    if (msg.length < 1 + LOCAL_CID_LEN) return null;
+    if ((msg[0] & 0x80) !== 0) {
+      if (msg.length < 6 + LOCAL_CID_LEN || msg[5] !== LOCAL_CID_LEN) return null;
+      off = 6;
+    }
+    const c = this.bySlot.get(msg.readUInt32BE(off));
+    if (c === undefined || msg.compare(c.scid, 0, LOCAL_CID_LEN, off, off + LOCAL_CID_LEN) !== 0) return null;
+    return c;
+  }
+
+  private recv(c: IngressConn, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    if (c.closed) return;
+    const conn = c.conn;
+    let info = c.recvInfo;
+    if (rinfo.port !== info.from.port || rinfo.address !== info.from.host) info = { from: { host: rinfo.address, port: rinfo.port }, to: this.local };
+    try {
+      conn.recv(msg, info);
+    } catch {
+      // undecryptable or invalid: quiche discards it; a fatal error closes the connection (seen in afterIo)
+    }
+    if (c.state === STATE_HANDSHAKE && conn.isEstablished()) this.onEstablished(c);
+    if (c.state === STATE_OPEN && conn.isReadable()) this.readStreams(c);
+    if (c.replies !== null) this.retryReplies(c);
+    this.queueFlush(c);
+  }
+
+  /** Replies (ACKs, credit, answers) go out once per event-loop turn: one ACK covers a burst (server-endpoint.ts). */
+  private queueFlush(c: IngressConn): void {
+    if (c.flushQueued) return;
+    c.flushQueued = true;
+    this.flushQueue.push(c);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushPending);
+    }
+  }
+
+  private readonly flushPending = (): void => {
+    this.flushScheduled = false;
+    const q = this.flushQueue;
+    for (let i = 0; i < q.length; i++) {
+      const c = q[i];
+      c.flushQueued = false;
+      if (c.closed) continue;
+      this.flush(c);
+      this.afterIo(c);
+    }
+    q.length = 0;
+  };
+
+  private readStreams(c: IngressConn): void {
+    const conn = c.conn;
+    for (const sid of conn.readable()) {
+      if (this.readStream(c, sid) && c.partials !== null) c.partials.delete(sid);
+      if (conn.isClosed() || conn.isDraining()) return;
+    }
+  }
+
+  /** Reads what stream `sid` has; true once it is over (delivered or refused), false while more is due. */
+  private readStream(c: IngressConn, sid: number): boolean {
+    const conn = c.conn;
+    const bidi = (sid & 2) === 0;
+    if (bidi && c.alpn === ALPN_INDEX.tpu) {
+      this.refuseStream(c, sid, true, STREAM_CODE.bidiNotAllowed, 'bidi_not_allowed');
+      return true;
+    }
+    const max = bidi ? this.o.maxBidiBytes : this.o.maxUniBytes;
+    const rx = this.rx;
+    let p = c.partials === null ? undefined : c.partials.get(sid);
+    for (;;) {
+      let r: [number, boolean] | null;
+      try {
+        r = conn.streamRecv(sid, rx);
+      } catch {
+        // StreamReset: the client abandoned it.
+        this.k[streamCounterIndex('unfinished')]++;
+        return true;
+      }
+      if (r === null) return false;
+      const n = r[0];
+      const fin = r[1];
+      if (p === undefined) {
+        if (fin) {
+          // The usual case: the whole request in one read.
+          if (n > max) return this.tooLarge(c, sid, bidi);
+          if (n === 0 && !bidi) {
+            this.k[streamCounterIndex('empty')]++;
+            return true;
+          }
+          this.deliver(c, sid, bidi, rx.subarray(0, n));
+          return true;
+        }
+        if (n > max) return this.tooLarge(c, sid, bidi);
+        if (n === 0) continue;
+        p = { buf: Buffer.allocUnsafe(max), len: 0, startedMs: performance.now() };
+        (c.partials ??= new Map()).set(sid, p);
+      } else if (p.len + n > max) {
+        return this.tooLarge(c, sid, bidi);
+      }
+      rx.copy(p.buf, p.len, 0, n);
+      p.len += n;
+      if (fin) {
+        if (p.len === 0 && !bidi) {
+          this.k[streamCounterIndex('empty')]++;
+          return true;
+        }
+        this.deliver(c, sid, bidi, p.buf.subarray(0, p.len));
+        return true;
+      }
+    }
+  }
+
+  private deliver(c: IngressConn, sid: number, bidi: boolean, bytes: Uint8Array): void {
+    const kind = bidi ? MSG_KINDS.bidiStream : MSG_KINDS.uniStream;
+    if (this.o.onStream(kind, c.keyId, c.id, sid, bytes, now())) {
+      this.k[INGRESS_COUNTER.streamsPending]++;
+      return;
+    }
+    this.k[streamCounterIndex('overloaded')]++;
+    if (bidi) this.writeReply(c, sid, this.o.overloadedReply);
+    else this.shutdown(c, sid, SHUTDOWN_READ, STREAM_CODE.overloaded);
+  }
+
+  /** Data + FIN in one streamSend; what does not fit (client flow control) waits in c.replies until credit comes. */
+  private writeReply(c: IngressConn, sid: number, payload: Uint8Array): void {
+    let written: number | null;
+    try {
+      written = c.conn.streamSend(sid, payload, true);
+    } catch {
+      return; // the client reset / stopped the stream, or the connection is closing: nobody to answer
+    }
+    const w = written ?? 0;
+    if (w >= payload.length) return;
+    // A copy: the payload is a view into the reply ring, valid only during this call.
+    (c.replies ??= new Map()).set(sid, { buf: Uint8Array.from(payload.subarray(w)), off: 0, deadlineMs: performance.now() + this.o.replyTimeoutMs });
+  }
+
+  private retryReplies(c: IngressConn): void {
+    const replies = c.replies!;
+    for (const [sid, r] of replies) {
+      let written: number | null;
+      try {
+        written = c.conn.streamSend(sid, r.buf.subarray(r.off), true);
+      } catch {
+        replies.delete(sid);
+        continue;
+      }
+      r.off += written ?? 0;
+      if (r.off >= r.buf.length) replies.delete(sid);
+    }
+    if (replies.size === 0) c.replies = null;
+  }
+
+  private flush(c: IngressConn): void {
+    const conn = c.conn;
+    const slab = this.slab;
+    const scratch = slab.scratch;
+    for (;;) {
+      let r: [number, unknown] | null;
+      try {
+        r = conn.send(scratch);
+      } catch {
+        return;
+      }
+      if (r === null) return;
+      this.sock.send(slab.take(r[0]), c.remotePort, c.remoteAddress);
+      this.k[INGRESS_COUNTER.datagramsSent]++;
+      this.k[INGRESS_COUNTER.bytesSent] += r[0];
+    }
+  }
+
+  private afterIo(c: IngressConn): void {
+    if (c.conn.isClosed()) {
+      this.finalize(c);
+      return;
+    }
+    c.timer.arm(c.conn.timeout(), performance.now());
+  }
+
+  // ---- cold path ----
+
+  private tooLarge(c: IngressConn, sid: number, bidi: boolean): true {
+    this.refuseStream(c, sid, bidi, STREAM_CODE.tooLarge, 'too_large');
+    return true;
+  }
+
+  /** STOP_SENDING (and RESET_STREAM on a bidi stream) with `code`; the connection stays open. */
+  private refuseStream(c: IngressConn, sid: number, bidi: boolean, code: number, outcome: IngressStreamOutcome): void {
+    this.k[streamCounterIndex(outcome)]++;
+    if (c.partials !== null) c.partials.delete(sid);
+    this.shutdown(c, sid, SHUTDOWN_READ, code);
+    if (bidi) this.shutdown(c, sid, SHUTDOWN_WRITE, code);
+  }
+
+  private shutdown(c: IngressConn, sid: number, direction: typeof SHUTDOWN_READ | typeof SHUTDOWN_WRITE, code: number): void {
+    try {
+      c.conn.streamShutdown(sid, direction, code);
+    } catch {
+      // the stream is complete or gone already
+    }
+  }
+
+  private refuseConnection(c: IngressConn, code: number, reason: string, outcome: IngressConnectionOutcome): void {
+    this.k[connectionCounterIndex(outcome)]++;
+    c.state = STATE_CLOSING;
+    try {
+      c.conn.close(true, code, encoder.encode(reason));
+    } catch {
+      // already closing
+    }
+    this.queueFlush(c);
+  }
+
+  private accept(msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    if (this.stopped) return;
+    let hdr;
+    try {
+      hdr = quiche.Header.fromSlice(msg, LOCAL_CID_LEN);
+    } catch {
+      return;
+    }
+    const early = this.byOdcid.get(Buffer.from(hdr.dcid).toString('hex'));
+    if (early !== undefined) {
+      this.recv(early, msg, rinfo);
+      return;
+    }
+    if (hdr.ty !== TYPE_INITIAL) return;
+    if (!quiche.versionIsSupported(hdr.version)) {
+      const n = quiche.negotiateVersion(hdr.scid, hdr.dcid, this.slab.scratch);
+      this.sock.send(this.slab.take(n), rinfo.port, rinfo.address);
+      return;
+    }
+    // Handshakes beyond twice the connection limit are not even started (state held per Initial packet is bounded);
+    // below that a handshake completes and is closed with code 3, so the client learns why.
+    if (this.bySlot.size >= 2 * this.o.maxConnections) return;
+    const scid = this.newCid();
+    let conn: QuicheConnection;
+    try {
+      conn = quiche.Connection.accept(scid, null, this.local, { host: rinfo.address, port: rinfo.port }, this.config);
+    } catch {
+      return;
+    }
+    const c = new IngressConn(this.nextId++, scid, conn, rinfo.address, rinfo.port, this.local);
+    c.timer = new DeadlineTimer(() => this.onTimer(c));
+    this.bySlot.set(scid.readUInt32BE(0), c);
+    this.byId.set(c.id, c);
+    c.odcidKey = Buffer.from(hdr.dcid).toString('hex');
+    this.byOdcid.set(c.odcidKey, c);
+    c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.o.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS);
+    this.recv(c, msg, rinfo);
+  }
+
+  private newCid(): Buffer {
+    const cid = Buffer.allocUnsafe(LOCAL_CID_LEN);
+    randomFillSync(cid, 4);
+    let slot = this.nextSlot;
+    while (this.bySlot.has(slot)) slot = (slot + 1) >>> 0;
+    this.nextSlot = (slot + 1) >>> 0;
+    cid.writeUInt32BE(slot, 0);
+    return cid;
+  }
+
+  private onEstablished(c: IngressConn): void {
+    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
+    c.handshakeTimer = null;
+    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
+    c.odcidKey = null;
+    const conn = c.conn;
+    const alpn = INGRESS_ALPNS.indexOf(Buffer.from(conn.applicationProto()).toString() as (typeof INGRESS_ALPNS)[number]);
+    if (alpn < 0) {
+      // BoringSSL fails the handshake without a common ALPN; a client offering none at all gets here.
+      c.state = STATE_CLOSING;
+      this.k[connectionCounterIndex('handshake_failed')]++;
+      conn.close(false, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL, encoder.encode('slotrelay/1 or solana-tpu required'));
+      return;
+    }
+    c.alpn = alpn;
+    if (this.open >= this.o.maxConnections) return this.refuseConnection(c, CONNECTION_CODE.serverBusy, 'server_connection_limit', 'server_connection_limit');
+    const chain = conn.peerCertChain();
+    // BoringSSL already refuses a handshake without a certificate (TLS alert certificate_required); keep the guard.
+    if (chain === null || chain.length === 0) return this.refuseConnection(c, CONNECTION_CODE.unauthorized, 'unauthorized', 'unauthorized');
+    const cert = readClientCertificate(chain);
+    c.state = STATE_AUTH;
+    if (!this.o.onAuthenticate(c.id, cert.commonName, cert.identity, alpn)) {
+      this.refuseConnection(c, CONNECTION_CODE.serverBusy, 'server_busy', 'server_connection_limit');
+    }
+  }
+
+  private onTimer(c: IngressConn): void {
+    if (c.closed) return;
+    c.conn.onTimeout();
+    this.flush(c);
+    this.afterIo(c);
+  }
+
+  private onHandshakeTimeout(c: IngressConn): void {
+    c.handshakeTimer = null;
+    if (c.state !== STATE_HANDSHAKE || c.closed) return;
+    try {
+      c.conn.close(false, 0, encoder.encode('handshake timeout'));
+    } catch {
+      // already closing
+    }
+    this.flush(c);
+    this.finalize(c);
+  }
+
+  /** FIN timeouts of partial streams and reply timeouts of unanswered bidi streams (every SWEEP_MS). */
+  private readonly sweep = (): void => {
+    const t = performance.now();
+    const limit = this.o.streamTimeoutMs;
+    for (const c of this.bySlot.values()) {
+      if (c.closed) continue;
+      let any = false;
+      if (c.partials !== null && c.partials.size > 0) {
+        for (const [sid, p] of c.partials) {
+          if (t - p.startedMs < limit) continue;
+          this.refuseStream(c, sid, (sid & 2) === 0, STREAM_CODE.unfinished, 'unfinished');
+          any = true;
+        }
+      }
+      if (c.replies !== null) {
+        for (const [sid, r] of c.replies) {
+          if (t < r.deadlineMs) continue;
+          c.replies.delete(sid);
+          this.k[streamCounterIndex('reply_timeout')]++;
+          this.shutdown(c, sid, SHUTDOWN_WRITE, STREAM_CODE.replyTimeout);
+          any = true;
+        }
+        if (c.replies.size === 0) c.replies = null;
+      }
+      if (any) {
+        this.flush(c);
+        this.afterIo(c);
+      }
+    }
+  };
+
+  private finalize(c: IngressConn): void {
+    if (c.closed) return;
+    c.closed = true;
+    c.timer.cancel();
+    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
+    c.handshakeTimer = null;
+    this.bySlot.delete(c.scid.readUInt32BE(0));
+    this.byId.delete(c.id);
+    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
+    if (c.partials !== null) this.k[streamCounterIndex('unfinished')] += c.partials.size;
+    if (c.state === STATE_HANDSHAKE) this.k[connectionCounterIndex('handshake_failed')]++;
+    if (c.keyId >= 0) {
+      const n = (this.perKey.get(c.keyId) ?? 1) - 1;
+      if (n === 0) this.perKey.delete(c.keyId);
+      else this.perKey.set(c.keyId, n);
+      this.open--;
+      this.k[INGRESS_COUNTER.connectionsActive] = this.open;
+    }
+  }
+}
+
+/**
+ * Server config: a client certificate is required (BoringSSL FAIL_IF_NO_PEER_CERT) but not verified (any self-signed
+ * one; the key is read after the handshake, as Agave does); both ALPNs; uni and bidi streams. Per-stream windows are
+ * twice the stream limit so an oversized stream's excess reaches us (refused with code 17) instead of quiche
+ * closing the connection for a flow-control error.
+ */
+function buildIngressConfig(o: IngressEndpointOptions): QuicheConfig {
+  const c = quiche.Config.withBoringSslCtx(true, true, null, [encoder.encode(o.keyPem)], [encoder.encode(o.certPem)], TLS_SIGALGS);
+  c.setApplicationProtos([...INGRESS_ALPNS]);
+  c.setMaxIdleTimeout(o.idleTimeoutMs);
+  c.setMaxSendUdpPayloadSize(MAX_SEND_UDP_PAYLOAD);
+  c.setMaxRecvUdpPayloadSize(MAX_RECV_UDP_PAYLOAD);
+  const uniWindow = o.maxUniBytes * 2;
+  const bidiWindow = o.maxBidiBytes * 2;
+  c.setInitialMaxStreamDataUni(uniWindow);
+  c.setInitialMaxStreamDataBidiRemote(bidiWindow);
+  c.setInitialMaxStreamDataBidiLocal(0);
+  c.setInitialMaxData((uniWindow + bidiWindow) * o.maxConcurrentStreams);
+  c.setInitialMaxStreamsBidi(o.maxConcurrentStreams);
+  c.setInitialMaxStreamsUni(o.maxConcurrentStreams);
+  c.setDisableActiveMigration(true);
+  c.setCcAlgorithmName('cubic');
+  c.enablePacing(false);
+  return c;
+}

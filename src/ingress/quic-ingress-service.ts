@@ -1,0 +1,95 @@
+// The QUIC ingress as main.ts sees it (front thread, cold): reads relayHost.quicPort / relayHost.quic, loads or makes
+// the server certificate, starts the QUIC thread (./quic-thread-pool.ts) and the front half (./front-ingress.ts),
+// renders their metrics and stops both. null when relayHost.quicPort is 0 or the relay host is disabled.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { QUIC_PORT_DISABLED, QUIC_PORT_EPHEMERAL } from '../config/quic-ingress-schema.js';
+import type { KeyTable } from '../front/auth.js';
+import type { Intake } from '../front/intake.js';
+import type { Logger } from '../log/logger.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
+import { createRandomIdentityCertificate } from '../quic/identity-certificate.js';
+import { messageRingDepth } from '../shm/message-ring.js';
+import { FrontIngress } from './front-ingress.js';
+import { IngressMetrics } from './ingress-metrics.js';
+import { QuicThreadPool } from './quic-thread-pool.js';
+
+export interface QuicIngressServiceDeps {
+  readonly config: Readonly<Config>;
+  /** The config file (certFile/keyFile are relative to it). */
+  readonly configFile: string;
+  readonly keys: KeyTable;
+  readonly intake: Intake;
+  readonly availableRouteMask: number;
+  readonly addedRouteMasks: Uint32Array;
+  readonly log: Logger;
+}
+
+export class QuicIngressService {
+  private constructor(
+    readonly address: { readonly host: string; readonly port: number },
+    private readonly thread: QuicThreadPool,
+    private readonly front: FrontIngress,
+    readonly metrics: IngressMetrics,
+  ) {}
+
+  static async start(d: QuicIngressServiceDeps): Promise<QuicIngressService | null> {
+    const rh = d.config.relayHost;
+    if (!rh.enabled || rh.quicPort === QUIC_PORT_DISABLED) return null;
+    const q = rh.quic;
+    let keyPem: string;
+    let certPem: string;
+    if (q.certFile !== undefined && q.keyFile !== undefined) {
+      const at = (f: string): string => (isAbsolute(f) ? f : resolve(dirname(d.configFile), f));
+      certPem = readFileSync(at(q.certFile), 'utf8');
+      keyPem = readFileSync(at(q.keyFile), 'utf8');
+    } else {
+      // Clients do not verify the server (as Solana TPU clients do not): a throwaway self-signed Ed25519 certificate.
+      const cert = await createRandomIdentityCertificate();
+      keyPem = cert.keyPem;
+      certPem = cert.certPem;
+    }
+    const thread = new QuicThreadPool(
+      {
+        host: rh.host,
+        port: rh.quicPort === QUIC_PORT_EPHEMERAL ? 0 : rh.quicPort,
+        keyPem,
+        certPem,
+        maxConnections: q.maxConnections,
+        maxConnectionsPerKey: q.maxConnectionsPerKey,
+        maxConcurrentStreams: q.maxConcurrentStreams,
+        maxTransactionBytes: d.config.transactions.maxTransactionBytes,
+        idleTimeoutMs: q.idleTimeoutMs,
+        streamTimeoutMs: q.streamTimeoutMs,
+        replyTimeoutMs: q.replyTimeoutMs,
+      },
+      q.queueSlots,
+      d.log,
+    );
+    const front = new FrontIngress(d, thread.channels);
+    front.start();
+    let address: { host: string; port: number };
+    try {
+      address = await thread.start();
+    } catch (err) {
+      await front.stop();
+      await thread.stop();
+      throw new Error(`cannot start the QUIC ingress on udp ${rh.host}:${rh.quicPort}: ${(err as Error).message}`);
+    }
+    const requests = thread.channels.requests;
+    const metrics = new IngressMetrics(thread.channels.counters, front, () => messageRingDepth(requests), () => thread.restartCount);
+    d.log.info({ event: 'quic_ingress_listening', host: address.host, port: address.port }, 'QUIC ingress listening');
+    return new QuicIngressService(address, thread, front, metrics);
+  }
+
+  render(tb: TextBuilder): void {
+    this.metrics.render(tb);
+  }
+
+  /** Closes every QUIC connection (code 4), then stops taking streams. */
+  async stop(): Promise<void> {
+    await this.thread.stop();
+    await this.front.stop();
+  }
+}

@@ -1,0 +1,103 @@
+// The QUIC thread (main/front thread side, cold): a Piscina pool of exactly one thread running one long-lived task
+// (workers/quic-worker.ts), which owns the QUIC ingress's socket and connections and loads the quiche binding. The
+// front talks to it only through the two message rings and the counters made here (src/shm/ingress-layout.ts).
+// Piscina runs with atomics 'disabled' (its 'sync' mode parks idle threads in Atomics.wait, which would stop the
+// thread's event loop) and idleTimeout Infinity, as the egress pool does (src/egress/pool.ts). If the task ends
+// before stop() (a crash), it is started again after a short delay on the same rings and port.
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Logger } from '../log/logger.js';
+import { createIngressCounters } from '../shm/ingress-layout.js';
+import { createMessageRing, requestMessageRingStop } from '../shm/message-ring.js';
+import { ingressPayloadBytes, type QuicIngressChannels, type QuicIngressOptions } from './start-quic-ingress.js';
+
+/** What the QUIC thread's task receives (structured-cloned; the rings and counters are shared, not copied). */
+export interface QuicThreadTask {
+  readonly ingress: QuicIngressOptions;
+  readonly channels: QuicIngressChannels;
+  /** Carries { event: 'listening', host, port } once the socket is bound. */
+  readonly port: import('node:worker_threads').MessagePort;
+}
+
+const RESTART_DELAY_MS = 500;
+const STOP_GRACE_MS = 2_000;
+
+export class QuicThreadPool {
+  readonly channels: QuicIngressChannels;
+  private readonly piscina: Piscina;
+  private task: Promise<void> | null = null;
+  private stopping = false;
+  private restarts = 0;
+  private options: QuicIngressOptions;
+
+  constructor(
+    options: QuicIngressOptions,
+    queueSlots: number,
+    private readonly log: Logger,
+    workerFile: URL = new URL('../../workers/quic-worker.js', import.meta.url),
+  ) {
+    this.options = options;
+    const payload = ingressPayloadBytes(options.maxTransactionBytes);
+    this.channels = {
+      requests: createMessageRing(queueSlots, payload),
+      replies: createMessageRing(queueSlots, payload),
+      counters: createIngressCounters(),
+    };
+    this.piscina = new Piscina({
+      filename: workerFile.href,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: Infinity,
+      atomics: 'disabled',
+      concurrentTasksPerWorker: 1,
+    });
+    this.piscina.on('error', (err: unknown) => this.log.error({ err: String(err) }, 'QUIC thread: worker error'));
+  }
+
+  /** Starts the thread; resolves with the bound address, rejects when the listener cannot start (port in use...). */
+  start(): Promise<{ host: string; port: number }> {
+    return new Promise((resolve, reject) => {
+      let listening = false;
+      const { port1, port2 } = new MessageChannel();
+      port1.on('message', (m: { event: string; host: string; port: number }) => {
+        if (m.event !== 'listening') return;
+        listening = true;
+        // A restart keeps the port it got first, so clients reconnect to the same address.
+        this.options = { ...this.options, port: m.port };
+        resolve({ host: m.host, port: m.port });
+      });
+      const task: QuicThreadTask = { ingress: this.options, channels: this.channels, port: port2 };
+      this.task = this.piscina.run(task, { transferList: [port2] }).then(
+        () => this.ended(null, listening),
+        (err: unknown) => {
+          if (!listening) reject(err instanceof Error ? err : new Error(String(err)));
+          this.ended(err, listening);
+        },
+      );
+      void this.task.finally(() => port1.close());
+    });
+  }
+
+  private ended(err: unknown, wasListening: boolean): void {
+    if (this.stopping || !wasListening) return;
+    this.restarts++;
+    this.log.error({ event: 'quic_thread_restart', restarts: this.restarts, err: err === null ? 'returned' : String(err) }, 'QUIC thread ended unexpectedly; restarting it');
+    setTimeout(() => {
+      if (!this.stopping) this.start().catch((e: unknown) => this.log.error({ err: String(e) }, 'QUIC thread restart failed'));
+    }, RESTART_DELAY_MS).unref();
+  }
+
+  get restartCount(): number {
+    return this.restarts;
+  }
+
+  /** Closes every QUIC connection (code 4) and the thread. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    // The replies ring's STOP word: the QUIC thread's loop returns and closes its connections.
+    requestMessageRingStop(this.channels.replies);
+    await Promise.race([this.task, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,106 @@
+// Starts the QUIC ingress inside the QUIC thread (cold setup; the reply loop below is HOT: one message per answered
+// stream). This is the one entry the QUIC thread's task calls (workers/quic-worker.ts), kept apart so the same thread
+// can later host the egress's QUIC connections too (issue #12 part 1). It wires the listener
+// (./ingress-endpoint.ts) to the two message rings of src/shm/ingress-layout.ts: finished streams and authentication
+// questions go to the front thread; its answers come back and are applied to the connections.
+import { pack } from 'msgpackr';
+import { Errors } from '../errors/registry.js';
+import { attachIngressCounters, MSG_KINDS } from '../shm/ingress-layout.js';
+import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
+import { IngressEndpoint } from './ingress-endpoint.js';
+import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
+
+export interface QuicIngressOptions {
+  readonly host: string;
+  /** 0 = ephemeral. */
+  readonly port: number;
+  readonly keyPem: string;
+  readonly certPem: string;
+  readonly maxConnections: number;
+  readonly maxConnectionsPerKey: number;
+  readonly maxConcurrentStreams: number;
+  readonly maxTransactionBytes: number;
+  readonly idleTimeoutMs: number;
+  readonly streamTimeoutMs: number;
+  readonly replyTimeoutMs: number;
+}
+
+/** The shared memory the ingress talks through (made by the front side: src/ingress/quic-thread-pool.ts). */
+export interface QuicIngressChannels {
+  /** QUIC thread -> front: streams and authentication questions. */
+  readonly requests: SharedArrayBuffer;
+  /** front -> QUIC thread: answers. Its STOP word stops the ingress. */
+  readonly replies: SharedArrayBuffer;
+  readonly counters: SharedArrayBuffer;
+}
+
+export interface QuicIngressHandle {
+  readonly address: { readonly host: string; readonly port: number };
+  /** Resolves once the front asked the ingress to stop (replies ring STOP) and every connection is closed. */
+  readonly stopped: Promise<void>;
+}
+
+/** Messages handled per turn before yielding to the socket (keeps datagram handling responsive under a burst). */
+const REPLIES_PER_TURN = 256;
+/** Longest sleep of the reply loop without a message (it also re-checks STOP). */
+const IDLE_WAIT_MS = 1_000;
+const decoder = new TextDecoder();
+
+/** The payload capacity both rings need: a bidi request (the transaction plus its map) or an answer. */
+export function ingressPayloadBytes(maxTransactionBytes: number): number {
+  return maxTransactionBytes + BIDI_REQUEST_OVERHEAD_BYTES;
+}
+
+export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressChannels): Promise<QuicIngressHandle> {
+  const requests = new MessageRingProducer(ch.requests);
+  const replies = new MessageRingConsumer(ch.replies);
+  const counters = attachIngressCounters(ch.counters);
+  const maxBidiBytes = ingressPayloadBytes(o.maxTransactionBytes);
+  if (requests.maxPayload < maxBidiBytes) throw new Error('quic ingress: request ring slots are smaller than a bidi request');
+  const overloaded = Errors.OVERLOADED;
+  const endpoint = await IngressEndpoint.listen({
+    host: o.host,
+    port: o.port,
+    keyPem: o.keyPem,
+    certPem: o.certPem,
+    maxConnections: o.maxConnections,
+    maxConnectionsPerKey: o.maxConnectionsPerKey,
+    maxConcurrentStreams: o.maxConcurrentStreams,
+    maxUniBytes: o.maxTransactionBytes,
+    maxBidiBytes,
+    idleTimeoutMs: o.idleTimeoutMs,
+    streamTimeoutMs: o.streamTimeoutMs,
+    replyTimeoutMs: o.replyTimeoutMs,
+    counters,
+    overloadedReply: pack({ accepted: false, error: { code: overloaded.rpcCode, reason: overloaded.reason, message: overloaded.message } }),
+    onAuthenticate: (connId, commonName, identity, alpn) =>
+      requests.push(MSG_KINDS.authRequest, Buffer.from(`${commonName}\n${identity ?? ''}`), -1, connId, 0, 0, 0, alpn),
+    onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => requests.push(kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
+  });
+
+  const stopped = (async (): Promise<void> => {
+    for (;;) {
+      let n = 0;
+      while (n < REPLIES_PER_TURN && replies.take()) {
+        const h = replies.header;
+        if (h.kind === MSG_KINDS.bidiReply) endpoint.reply(h.connId, h.streamId, replies.payload(), h.code);
+        else if (h.kind === MSG_KINDS.uniVerdict) endpoint.verdict(h.connId, h.streamId, h.code);
+        else if (h.kind === MSG_KINDS.authResult) endpoint.authResult(h.connId, h.keyId);
+        replies.release();
+        n++;
+      }
+      if (replies.stopRequested()) break;
+      if (n === REPLIES_PER_TURN) await new Promise<void>((resolve) => setImmediate(resolve));
+      else await replies.waitForMessages(IDLE_WAIT_MS);
+    }
+    await endpoint.close();
+  })();
+  return { address: endpoint.address(), stopped };
+}
+
+/** For logs: the payload of an authRequest message, split (front side). */
+export function parseAuthRequest(payload: Uint8Array): { commonName: string; identity: string } {
+  const text = decoder.decode(payload);
+  const nl = text.indexOf('\n');
+  return nl < 0 ? { commonName: text, identity: '' } : { commonName: text.slice(0, nl), identity: text.slice(nl + 1) };
+}

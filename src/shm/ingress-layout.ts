@@ -1,0 +1,122 @@
+// Shared-memory layout of the QUIC ingress (imported by both ends, checked on attach; cold constants, read on every
+// push/pop as plain numbers). Two SPSC message rings connect the QUIC thread and the front thread:
+//   requests  QUIC thread -> front: finished streams (uni / bidi) and authentication questions
+//   replies   front -> QUIC thread: bidi answers, uni verdicts and authentication answers
+// plus one Float64Array of QUIC-thread counters (single writer: the QUIC thread; the front reads them for /metrics).
+//
+// Message ring = one SharedArrayBuffer:
+//   bytes 0..255   control words (Int32Array `ctl`), each hot word on its own 64-byte line
+//     ctl[0] MAGIC, ctl[1] VERSION, ctl[2] slot count (power of two), ctl[3] slot size in bytes
+//     ctl[16] HEAD     messages published by the producer (free-running u32)
+//     ctl[32] TAIL     messages released by the consumer
+//     ctl[48] WAITING  1 while the consumer sleeps in Atomics.waitAsync on HEAD
+//     ctl[50] STOP     1 = the consumer should return (shutdown)
+//   bytes 256..    slot i at 256 + i * slotBytes: a 40-byte header, then the payload (stream bytes / MessagePack)
+
+export const MSG_RING_MAGIC = 0x51494e47; // 'QING'
+export const MSG_RING_VERSION = 1;
+
+export const MCTL_BYTES = 256;
+export const MCTL_MAGIC = 0;
+export const MCTL_VERSION = 1;
+export const MCTL_SLOT_COUNT = 2;
+export const MCTL_SLOT_BYTES = 3;
+export const MCTL_HEAD = 16;
+export const MCTL_TAIL = 32;
+export const MCTL_WAITING = 48;
+export const MCTL_STOP = 50;
+
+// Message header, byte offsets inside a slot.
+export const MSG_KIND = 0; // u32: MSG_KINDS
+export const MSG_LENGTH = 4; // u32: payload bytes
+export const MSG_KEY_ID = 8; // i32: API key id (-1: none / refused)
+export const MSG_CONN_ID = 12; // u32: QUIC-thread connection number
+export const MSG_STREAM_ID = 16; // f64: QUIC stream id (< 2^53 in practice: 2^51 streams of a kind)
+export const MSG_TIME_MS = 24; // f64: performance.timeOrigin + performance.now() when the stream's FIN was read
+export const MSG_CODE = 32; // u32: application error code (replies/verdicts; 0 = accepted)
+export const MSG_AUX = 36; // u32: kind-specific (auth: ALPN index)
+export const MSG_HEADER_BYTES = 40;
+
+export const MSG_KINDS = Object.freeze({
+  /** QUIC -> front: one unidirectional stream's bytes (a wire transaction). */
+  uniStream: 1,
+  /** QUIC -> front: one bidirectional stream's bytes (a MessagePack request). */
+  bidiStream: 2,
+  /** QUIC -> front: who is this certificate? payload = UTF-8 "CN\nbase58 identity" (either may be empty). */
+  authRequest: 3,
+  /** front -> QUIC: the answer to authRequest in MSG_KEY_ID (-1 = unknown: close with code 1). */
+  authResult: 4,
+  /** front -> QUIC: the MessagePack answer of a bidi stream (payload), to write with FIN. */
+  bidiReply: 5,
+  /** front -> QUIC: a uni stream's verdict (MSG_CODE, 0 = accepted); counted, STOP_SENDING if still open. */
+  uniVerdict: 6,
+} as const);
+
+export function msgSlotBytes(maxPayloadBytes: number): number {
+  return Math.ceil((MSG_HEADER_BYTES + maxPayloadBytes) / 64) * 64;
+}
+
+export function msgRingByteLength(slotCount: number, slotBytes: number): number {
+  return MCTL_BYTES + slotCount * slotBytes;
+}
+
+// QUIC-thread counters: one Float64Array (plain stores by its one writer; f64 counts exactly up to 2^53). The first
+// word is a magic so a stale or foreign buffer is refused.
+export const INGRESS_COUNTERS_MAGIC = 0x51434e54; // 'QCNT'
+/** Connection outcomes (metric label = log field). */
+export const INGRESS_CONNECTION_OUTCOMES = Object.freeze([
+  'accepted', // handshake done, key found, within limits
+  'unauthorized', // closed with code 1: no usable certificate or unknown key
+  'key_connection_limit', // closed with code 2
+  'server_connection_limit', // closed with code 3
+  'handshake_failed', // TLS / ALPN failure or handshake timeout (never established)
+] as const);
+/** Stream outcomes decided on the QUIC thread; the front's verdicts are reported back and counted here too. */
+export const INGRESS_STREAM_OUTCOMES = Object.freeze([
+  'accepted', // in the egress ring (uni), or answered accepted: true (bidi)
+  'refused', // the front refused it (rate limited, undecodable, route...): bidi answered accepted: false
+  'empty', // uni stream with FIN and no byte
+  'too_large', // longer than the limit: STOP_SENDING (and RESET_STREAM on bidi) code 17
+  'unfinished', // no FIN within streamTimeoutMs, or reset by the client
+  'overloaded', // the ingress ring was full
+  'bidi_not_allowed', // a bidi stream on ALPN solana-tpu: code 23
+  'reply_timeout', // the client did not take the answer in time: RESET_STREAM code 22
+] as const);
+export const INGRESS_COUNTER = Object.freeze({
+  magic: 0,
+  connectionsActive: 1,
+  bytesReceived: 2,
+  bytesSent: 3,
+  datagramsReceived: 4,
+  datagramsSent: 5,
+  /** Streams whose bytes are in the ring, waiting for the front's answer. */
+  streamsPending: 6,
+  connectionBase: 8,
+  streamBase: 8 + INGRESS_CONNECTION_OUTCOMES.length,
+} as const);
+export const INGRESS_COUNTER_SLOTS = INGRESS_COUNTER.streamBase + INGRESS_STREAM_OUTCOMES.length;
+
+export type IngressConnectionOutcome = (typeof INGRESS_CONNECTION_OUTCOMES)[number];
+export type IngressStreamOutcome = (typeof INGRESS_STREAM_OUTCOMES)[number];
+
+export function createIngressCounters(): SharedArrayBuffer {
+  const sab = new SharedArrayBuffer(INGRESS_COUNTER_SLOTS * 8);
+  new Float64Array(sab)[INGRESS_COUNTER.magic] = INGRESS_COUNTERS_MAGIC;
+  return sab;
+}
+
+export function attachIngressCounters(sab: SharedArrayBuffer): Float64Array {
+  const f = new Float64Array(sab);
+  if (f.length !== INGRESS_COUNTER_SLOTS || f[INGRESS_COUNTER.magic] !== INGRESS_COUNTERS_MAGIC) {
+    throw new Error('ingress counters: bad magic or size (layout mismatch)');
+  }
+  return f;
+}
+
+export function connectionCounterIndex(o: IngressConnectionOutcome): number {
+  return INGRESS_COUNTER.connectionBase + INGRESS_CONNECTION_OUTCOMES.indexOf(o);
+}
+
+export function streamCounterIndex(o: IngressStreamOutcome): number {
+  return INGRESS_COUNTER.streamBase + INGRESS_STREAM_OUTCOMES.indexOf(o);
+}

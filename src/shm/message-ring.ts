@@ -1,0 +1,279 @@
+// SPSC message ring between the QUIC thread and the front thread (layout: ./ingress-layout.ts). HOT on both sides:
+// one push per finished stream, one pop per message. Fixed-size slots (a header + up to maxPayloadBytes), consumed in
+// order and released at once (each side handles a message synchronously). Both ends are threads with an event loop
+// doing I/O, so the consumer sleeps with Atomics.waitAsync, never Atomics.wait. The wake handshake is the egress
+// ring's (./ring.ts): the consumer stores WAITING then re-reads HEAD, the producer stores HEAD then checks WAITING
+// (Dekker), the producer checks once per event-loop turn (coalesced), and the native wait never has a timeout (V8 11.3
+// can crash when a waiter's timeout races a notify: docs/known-issues.md) — a JS timer is raced against it instead.
+import {
+  MCTL_BYTES,
+  MCTL_HEAD,
+  MCTL_MAGIC,
+  MCTL_SLOT_BYTES,
+  MCTL_SLOT_COUNT,
+  MCTL_STOP,
+  MCTL_TAIL,
+  MCTL_VERSION,
+  MCTL_WAITING,
+  MSG_AUX,
+  MSG_CODE,
+  MSG_CONN_ID,
+  MSG_HEADER_BYTES,
+  MSG_KEY_ID,
+  MSG_KIND,
+  MSG_LENGTH,
+  MSG_RING_MAGIC,
+  MSG_RING_VERSION,
+  MSG_STREAM_ID,
+  MSG_TIME_MS,
+  msgRingByteLength,
+  msgSlotBytes,
+} from './ingress-layout.js';
+
+type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
+const waitAsync = (
+  Atomics as unknown as { waitAsync: (a: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
+).waitAsync.bind(Atomics);
+
+/** A burst this long wakes the consumer without waiting for the end of the producer's turn. */
+const COALESCE_MAX_MESSAGES = 64;
+
+export function createMessageRing(slotCount: number, maxPayloadBytes: number): SharedArrayBuffer {
+  if (!Number.isInteger(slotCount) || slotCount < 2 || (slotCount & (slotCount - 1)) !== 0 || slotCount > 1 << 20) {
+    throw new RangeError(`message ring slot count must be a power of two in [2, 2^20], got ${slotCount}`);
+  }
+  const slotBytes = msgSlotBytes(maxPayloadBytes);
+  const sab = new SharedArrayBuffer(msgRingByteLength(slotCount, slotBytes));
+  const ctl = new Int32Array(sab, 0, MCTL_BYTES >> 2);
+  ctl[MCTL_SLOT_COUNT] = slotCount;
+  ctl[MCTL_SLOT_BYTES] = slotBytes;
+  ctl[MCTL_VERSION] = MSG_RING_VERSION;
+  Atomics.store(ctl, MCTL_MAGIC, MSG_RING_MAGIC); // last: valid once the magic is visible
+  return sab;
+}
+
+abstract class MessageRingEnd {
+  readonly bytes: Buffer;
+  readonly slotCount: number;
+  readonly slotBytes: number;
+  /** Largest payload a slot holds. */
+  readonly maxPayload: number;
+  protected readonly ctl: Int32Array;
+  protected readonly u32: Uint32Array;
+  protected readonly i32: Int32Array;
+  protected readonly f64: Float64Array;
+  protected readonly mask: number;
+
+  constructor(readonly sab: SharedArrayBuffer) {
+    if (!(sab instanceof SharedArrayBuffer) || sab.byteLength < MCTL_BYTES) throw new TypeError('message ring: expected a SharedArrayBuffer from createMessageRing()');
+    this.ctl = new Int32Array(sab, 0, MCTL_BYTES >> 2);
+    const magic = Atomics.load(this.ctl, MCTL_MAGIC);
+    if (magic !== MSG_RING_MAGIC) throw new Error(`message ring: bad magic 0x${(magic >>> 0).toString(16)}`);
+    if (this.ctl[MCTL_VERSION] !== MSG_RING_VERSION) throw new Error(`message ring: layout version ${this.ctl[MCTL_VERSION]}, this build speaks ${MSG_RING_VERSION}`);
+    this.slotCount = this.ctl[MCTL_SLOT_COUNT];
+    this.slotBytes = this.ctl[MCTL_SLOT_BYTES];
+    if (sab.byteLength !== msgRingByteLength(this.slotCount, this.slotBytes)) throw new Error('message ring: length does not match its header');
+    this.maxPayload = this.slotBytes - MSG_HEADER_BYTES;
+    this.mask = this.slotCount - 1;
+    this.bytes = Buffer.from(sab);
+    this.u32 = new Uint32Array(sab);
+    this.i32 = new Int32Array(sab);
+    this.f64 = new Float64Array(sab);
+  }
+
+  /** Messages published and not yet released. */
+  depth(): number {
+    return (Atomics.load(this.ctl, MCTL_HEAD) - Atomics.load(this.ctl, MCTL_TAIL)) | 0;
+  }
+}
+
+export interface MessageHeader {
+  kind: number;
+  keyId: number;
+  connId: number;
+  streamId: number;
+  timeMs: number;
+  code: number;
+  aux: number;
+}
+
+export class MessageRingProducer extends MessageRingEnd {
+  private nextHead: number;
+  private cachedTail: number;
+  private reservedBase = -1;
+  private wakeScheduled = false;
+  private unwoken = 0;
+
+  constructor(sab: SharedArrayBuffer) {
+    super(sab);
+    this.nextHead = Atomics.load(this.ctl, MCTL_HEAD);
+    this.cachedTail = Atomics.load(this.ctl, MCTL_TAIL);
+  }
+
+  /** Free slots now. */
+  free(): number {
+    this.cachedTail = Atomics.load(this.ctl, MCTL_TAIL);
+    return this.slotCount - ((this.nextHead - this.cachedTail) | 0);
+  }
+
+  /** Byte offset (in `bytes`) of the next free slot's payload, or -1 when the ring is full. Then publish(). */
+  reserve(): number {
+    const head = this.nextHead;
+    if (((head - this.cachedTail) | 0) >= this.slotCount) {
+      this.cachedTail = Atomics.load(this.ctl, MCTL_TAIL);
+      if (((head - this.cachedTail) | 0) >= this.slotCount) {
+        this.reservedBase = -1;
+        return -1;
+      }
+    }
+    const base = MCTL_BYTES + (head & this.mask) * this.slotBytes;
+    this.reservedBase = base;
+    return base + MSG_HEADER_BYTES;
+  }
+
+  publish(kind: number, length: number, keyId: number, connId: number, streamId: number, timeMs: number, code: number, aux: number): void {
+    const base = this.reservedBase;
+    if (base < 0) throw new Error('message ring: publish() without a successful reserve()');
+    if (length < 0 || length > this.maxPayload) throw new RangeError(`message ring: payload length ${length}`);
+    this.reservedBase = -1;
+    this.u32[(base + MSG_KIND) >> 2] = kind;
+    this.u32[(base + MSG_LENGTH) >> 2] = length;
+    this.i32[(base + MSG_KEY_ID) >> 2] = keyId;
+    this.u32[(base + MSG_CONN_ID) >> 2] = connId;
+    this.f64[(base + MSG_STREAM_ID) >> 3] = streamId;
+    this.f64[(base + MSG_TIME_MS) >> 3] = timeMs;
+    this.u32[(base + MSG_CODE) >> 2] = code;
+    this.u32[(base + MSG_AUX) >> 2] = aux;
+    const head = (this.nextHead + 1) | 0;
+    this.nextHead = head;
+    Atomics.store(this.ctl, MCTL_HEAD, head); // seq-cst: the header and payload above are visible with it
+    if (++this.unwoken >= COALESCE_MAX_MESSAGES) this.wakeIfWaiting();
+    else if (!this.wakeScheduled) {
+      this.wakeScheduled = true;
+      setImmediate(this.scheduledWake);
+    }
+  }
+
+  /** Copy `payload` into a slot and publish it; false when the ring is full or the payload does not fit. */
+  push(kind: number, payload: Uint8Array, keyId: number, connId: number, streamId: number, timeMs: number, code: number, aux: number): boolean {
+    if (payload.length > this.maxPayload) return false;
+    const off = this.reserve();
+    if (off < 0) return false;
+    this.bytes.set(payload, off);
+    this.publish(kind, payload.length, keyId, connId, streamId, timeMs, code, aux);
+    return true;
+  }
+
+  private wakeIfWaiting(): void {
+    this.unwoken = 0;
+    if (Atomics.load(this.ctl, MCTL_WAITING) !== 0 && Atomics.compareExchange(this.ctl, MCTL_WAITING, 1, 0) === 1) {
+      Atomics.notify(this.ctl, MCTL_HEAD);
+    }
+  }
+
+  private readonly scheduledWake = (): void => {
+    this.wakeScheduled = false;
+    this.wakeIfWaiting();
+  };
+
+}
+
+/** Messages published and not yet released, without attaching an end (metrics). */
+export function messageRingDepth(sab: SharedArrayBuffer): number {
+  const ctl = new Int32Array(sab, 0, MCTL_BYTES >> 2);
+  return (Atomics.load(ctl, MCTL_HEAD) - Atomics.load(ctl, MCTL_TAIL)) | 0;
+}
+
+/** Ask a ring's consumer to return from its loop (shutdown) and wake it; from any thread (cold). */
+export function requestMessageRingStop(sab: SharedArrayBuffer): void {
+  const ctl = new Int32Array(sab, 0, MCTL_BYTES >> 2);
+  Atomics.store(ctl, MCTL_STOP, 1);
+  Atomics.notify(ctl, MCTL_HEAD);
+}
+
+export class MessageRingConsumer extends MessageRingEnd {
+  private next: number;
+  private cachedHead: number;
+  private parked: Promise<void> | null = null;
+  /** Header of the message last returned by take() (reused: take() allocates nothing). */
+  readonly header: MessageHeader = { kind: 0, keyId: 0, connId: 0, streamId: 0, timeMs: 0, code: 0, aux: 0 };
+  /** Payload offset and length of the message last returned by take(). */
+  payloadOffset = 0;
+  payloadLength = 0;
+
+  constructor(sab: SharedArrayBuffer) {
+    super(sab);
+    this.next = Atomics.load(this.ctl, MCTL_TAIL);
+    this.cachedHead = this.next;
+  }
+
+  /**
+   * Reads the next message into `header`/payloadOffset/payloadLength; false when none. The payload stays valid until
+   * release(); call release() before the next take().
+   */
+  take(): boolean {
+    if (this.next === this.cachedHead) {
+      this.cachedHead = Atomics.load(this.ctl, MCTL_HEAD);
+      if (this.next === this.cachedHead) return false;
+    }
+    const base = MCTL_BYTES + (this.next & this.mask) * this.slotBytes;
+    const h = this.header;
+    h.kind = this.u32[(base + MSG_KIND) >> 2];
+    h.keyId = this.i32[(base + MSG_KEY_ID) >> 2];
+    h.connId = this.u32[(base + MSG_CONN_ID) >> 2];
+    h.streamId = this.f64[(base + MSG_STREAM_ID) >> 3];
+    h.timeMs = this.f64[(base + MSG_TIME_MS) >> 3];
+    h.code = this.u32[(base + MSG_CODE) >> 2];
+    h.aux = this.u32[(base + MSG_AUX) >> 2];
+    this.payloadOffset = base + MSG_HEADER_BYTES;
+    this.payloadLength = this.u32[(base + MSG_LENGTH) >> 2];
+    return true;
+  }
+
+  /** Zero-copy view of the last taken payload (valid until release()). */
+  payload(): Buffer {
+    return this.bytes.subarray(this.payloadOffset, this.payloadOffset + this.payloadLength);
+  }
+
+  /** Give the last taken slot back to the producer. */
+  release(): void {
+    this.next = (this.next + 1) | 0;
+    Atomics.store(this.ctl, MCTL_TAIL, this.next);
+  }
+
+  available(): number {
+    return (Atomics.load(this.ctl, MCTL_HEAD) - this.next) | 0;
+  }
+
+  stopRequested(): boolean {
+    return Atomics.load(this.ctl, MCTL_STOP) !== 0;
+  }
+
+  /** Sleep until a message is published, stop is requested or `timeoutMs` passes. Never blocks the event loop. */
+  async waitForMessages(timeoutMs: number): Promise<void> {
+    const ctl = this.ctl;
+    Atomics.store(ctl, MCTL_WAITING, 1);
+    const head = Atomics.load(ctl, MCTL_HEAD);
+    if (head !== this.next || Atomics.load(ctl, MCTL_STOP) !== 0) {
+      Atomics.store(ctl, MCTL_WAITING, 0);
+      return;
+    }
+    if (this.parked === null) {
+      const r = waitAsync(ctl, MCTL_HEAD, head);
+      if (!r.async) {
+        Atomics.store(ctl, MCTL_WAITING, 0);
+        return;
+      }
+      this.parked = r.value.then(() => {
+        this.parked = null;
+      });
+    }
+    // A producer check between our WAITING store and the waiter's registration cleared WAITING without notifying
+    // (see ./ring.ts waitForRecords): do not sleep with WAITING = 0.
+    if (Atomics.load(ctl, MCTL_WAITING) === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.parked, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    Atomics.store(ctl, MCTL_WAITING, 0);
+  }
+}
