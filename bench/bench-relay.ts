@@ -33,7 +33,7 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
-      relayHost: { host: '127.0.0.1', port: 0 },
+      relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 would collide between relays
       rings: { workers: 1, slotsPerRing: 256 },
       log: { level: 'warn' },
       keys: [{ key: KEY, name: 'bench', readLimit: { perSecond: readPerSecond, burst: readPerSecond }, ...keyPlan }],

@@ -63,7 +63,7 @@ async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string }> 
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
-      relayHost: { host: '127.0.0.1', port: 0 },
+      relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 would collide between relays
       upstream: { rpcUrl: 'http://127.0.0.1:9' }, // never called: discard, no preflight on /v1/submit
       rings: { workers: 1, slotsPerRing: 65_536 },
       routes: { discard: true },
