@@ -13,6 +13,9 @@
 import type { Logger } from '../log/logger.js';
 import type { CongestionControl, IdentityCertificate } from '../quic/index.js';
 import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
+import { CACHE_EVENTS, CONNECTION_STATES, QUIC_COUNTER } from '../shm/layout.js';
+
+const STATE_INDEX: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(CONNECTION_STATES.map((s, i) => [s, i])));
 
 /** How often idle connections are looked for (ms). */
 const MAINTENANCE_MS = 1_000;
@@ -111,6 +114,24 @@ export class ConnectionCache {
       w?.touch();
     }
     this.warm = next;
+  }
+
+  /**
+   * Writes connections per state, queued transactions and the cache's events into the QUIC thread's counter region
+   * (src/shm/layout.ts QUIC_COUNTER; the front renders them as slotrelay_quic_*). Cold: once a second.
+   */
+  writeGauges(region: Float64Array): void {
+    for (let i = 0; i < CONNECTION_STATES.length; i++) region[QUIC_COUNTER.stateBase + i] = 0;
+    let queued = 0;
+    for (const w of this.workers.values()) {
+      region[QUIC_COUNTER.stateBase + STATE_INDEX[w.state]]++;
+      queued += w.queued;
+    }
+    region[QUIC_COUNTER.stateBase + STATE_INDEX.closing] += this.closing.size;
+    region[QUIC_COUNTER.queued] = queued;
+    const c = this.counters;
+    const events = [c.created, c.evicted, c.idleClosed, c.refusedFull, c.identityCycled];
+    for (let i = 0; i < CACHE_EVENTS.length; i++) region[QUIC_COUNTER.eventBase + i] = events[i];
   }
 
   report(): ConnectionReport[] {

@@ -22,7 +22,9 @@ import hdr from 'hdr-histogram-js';
 import { PACKET_DATA_SIZE, QuicClientConnection, type CongestionControl, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
 import type { Logger } from '../log/logger.js';
 
-export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
+import { CONNECTION_STATES } from '../shm/layout.js';
+
+export { CONNECTION_STATES };
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
 /** What one target did with one transaction (a subset of EGRESS_OUTCOMES). */
@@ -133,6 +135,11 @@ export class ConnectionWorker {
 
   get state(): ConnectionState {
     return this.st;
+  }
+
+  /** Transactions waiting on this connection now (its queue, and those given before the socket existed). */
+  get queued(): number {
+    return (this.conn?.queued ?? 0) + this.preOpen.length;
   }
 
   /** Hot: one transaction to this target. `tx` may be reused by the caller as soon as this returns. */

@@ -107,6 +107,8 @@ export interface RouteInputs {
   readonly family?: RouteFamily;
   /** The frozen route plan; absent = decided from config as before (tests, benches). */
   readonly plan?: RoutePlan;
+  /** This consumer's counter region: the QUIC connection cache writes its gauges there. */
+  readonly quicGauges?: Float64Array;
 }
 
 export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs = {}): (EgressRoute | null)[] {
@@ -126,7 +128,7 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   const wantDirect =
     quicFamily && (plan !== undefined ? plan.direct : config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined));
   const wantStatic = quicFamily && (plan !== undefined ? plan.staticPeers.length > 0 : config.routes.static.peers.length > 0);
-  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret }) : null;
+  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
@@ -160,7 +162,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const consumer = new RingConsumer(task.ring);
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const join = task.join !== undefined ? new JoinSide(task.join) : null;
-  const routes = deps.routes ?? buildRoutes(task.config, log, task);
+  const routes = deps.routes ?? buildRoutes(task.config, log, { ...task, quicGauges: counters });
   const latency = new LatencyRecorder(task.latencyPort ?? null);
   const receipts = task.receipts !== undefined ? new ReceiptWriter(task.receipts) : null;
   const retry =

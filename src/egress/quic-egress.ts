@@ -32,7 +32,12 @@ export interface QuicEgressOptions {
   readonly identitySecret?: Uint8Array;
   /** Bench hook: every send latency sample, microseconds. */
   readonly onSendLatency?: (us: number) => void;
+  /** This thread's counter region: the cache's gauges are written there once a second (ConnectionCache.writeGauges). */
+  readonly gauges?: Float64Array;
 }
+
+/** How often the connection cache's gauges reach the counter region (ms). */
+const GAUGE_WRITE_MS = 1_000;
 
 export class QuicEgress {
   /** Null until the identity certificate is built (a few ms after the worker starts). */
@@ -41,6 +46,7 @@ export class QuicEgress {
   readonly ready: Promise<ConnectionCache>;
   private closed = false;
   private reportTimer: NodeJS.Timeout | null = null;
+  private gaugeTimer: NodeJS.Timeout | null = null;
   private watchedPath: string | null = null;
   private reloading = false;
 
@@ -83,6 +89,12 @@ export class QuicEgress {
         log,
         onSendLatency,
       });
+      const gauges = options.gauges;
+      if (gauges !== undefined && !this.closed) {
+        const cache = this.cache;
+        this.gaugeTimer = setInterval(() => cache.writeGauges(gauges), GAUGE_WRITE_MS);
+        this.gaugeTimer.unref();
+      }
       if (this.closed) void this.cache.close();
       else if (path !== undefined && config.identity.reloadCheckMs > 0) {
         this.watchedPath = path;
@@ -137,6 +149,7 @@ export class QuicEgress {
     this.closed = true;
     if (this.watchedPath !== null) unwatchFile(this.watchedPath, this.onKeypairFile);
     if (this.reportTimer !== null) clearInterval(this.reportTimer);
+    if (this.gaugeTimer !== null) clearInterval(this.gaugeTimer);
     await this.cache?.close();
   }
 }

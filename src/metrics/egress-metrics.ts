@@ -2,6 +2,9 @@
 // its own text, or passes its TextBuilder to renderEgressMetrics().
 import type { Histogram } from 'hdr-histogram-js';
 import {
+  CACHE_EVENTS,
+  CONNECTION_STATES,
+  QUIC_COUNTER,
   EGRESS_OUTCOMES,
   RETRY_OUTCOMES,
   ROUTE_BY_ID,
@@ -63,6 +66,12 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   const depths = src.depths();
   const labels = src.ringLabels?.();
   for (let i = 0; i < depths.length; i++) tb.sample('slotrelay_ring_depth', { ring: labels?.[i] ?? i }, depths[i]);
+  tb.declare('slotrelay_quic_connections', 'gauge', 'QUIC connections of the QUIC thread (direct and static routes: one per leader or peer), by state.');
+  for (let i = 0; i < CONNECTION_STATES.length; i++) tb.sample('slotrelay_quic_connections', { state: CONNECTION_STATES[i] }, c[QUIC_COUNTER.stateBase + i]);
+  tb.declare('slotrelay_quic_queued_transactions', 'gauge', 'Transactions waiting in the QUIC connections\' queues (handshake, stream credit, congestion room).');
+  tb.sample('slotrelay_quic_queued_transactions', {}, c[QUIC_COUNTER.queued]);
+  tb.declare('slotrelay_quic_connection_events_total', 'counter', 'QUIC connection cache events: connections created, evicted (LRU), idle-closed, refused (cache full), cycled by an identity change.');
+  for (let i = 0; i < CACHE_EVENTS.length; i++) tb.sample('slotrelay_quic_connection_events_total', { event: CACHE_EVENTS[i] }, c[QUIC_COUNTER.eventBase + i]);
   tb.declare('slotrelay_egress_worker_restarts_total', 'counter', 'Egress consumer restarts (worker crashed or its task ended unexpectedly).');
   tb.sample('slotrelay_egress_worker_restarts_total', {}, src.restartCount);
   const byRoute = src.latency.byRoute;

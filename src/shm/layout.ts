@@ -129,6 +129,22 @@ export const RETRY_BASE = REBROADCAST_BASE + ROUTE_COUNT * EGRESS_OUTCOME_COUNT;
 export function retryCounterIndex(outcomeIndex: number): number {
   return RETRY_BASE + outcomeIndex;
 }
-if (RETRY_BASE + RETRY_OUTCOMES.length > WORKER_COUNTER_SLOTS) {
-  throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome and retry counters');
+
+// The QUIC thread's connection cache (src/egress/connection-cache.ts), written once a second by the QUIC thread into
+// its own region (the other regions keep zeros, so the summed value is the QUIC thread's): connections per state and
+// the transactions waiting in their queues (gauges), and the cache's events (counters).
+/** Connection states (src/egress/connection-worker.ts), the `state` label of slotrelay_quic_connections. */
+export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
+export const CACHE_EVENTS = Object.freeze(['created', 'evicted', 'idle_closed', 'refused_full', 'identity_cycled'] as const);
+export const QUIC_BASE = RETRY_BASE + RETRY_OUTCOMES.length;
+export const QUIC_COUNTER = Object.freeze({
+  /** + index in CONNECTION_STATES: connections in that state now (gauge). */
+  stateBase: QUIC_BASE,
+  /** Transactions queued on every connection now (gauge). */
+  queued: QUIC_BASE + CONNECTION_STATES.length,
+  /** + index in CACHE_EVENTS (counters). */
+  eventBase: QUIC_BASE + CONNECTION_STATES.length + 1,
+} as const);
+if (QUIC_COUNTER.eventBase + CACHE_EVENTS.length > WORKER_COUNTER_SLOTS) {
+  throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome, retry and QUIC counters');
 }

@@ -105,9 +105,18 @@ describe('one QUIC thread: one connection per leader per process', () => {
     for (const c of counts) expect(c.transactions).toBeGreaterThan(0);
     expect(counts.map((c) => c.connections)).toEqual([1, 1, 1, 1]);
     expect(counts.map((c) => c.activeConnections)).toEqual([1, 1, 1, 1]);
-    // The QUIC thread's ring carried them (the worker rings' depth gauges stay, the QUIC ring is labelled).
-    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    // The QUIC thread's ring carried them (the QUIC ring is labelled), and its gauges say 4 active connections, none
+    // queued (written once a second).
+    const metrics = await waitFor(
+      'the QUIC thread\'s gauges',
+      async () => (await fetch(`${relay.rpcUrl}/metrics`)).text(),
+      (t) => t.includes('slotrelay_quic_connections{state="active"} 4'),
+      5_000,
+    );
     expect(metrics).toContain('slotrelay_ring_depth{ring="quic"} 0');
+    expect(metrics).toContain('slotrelay_quic_queued_transactions 0');
+    expect(metrics).toContain('slotrelay_quic_connection_events_total{event="created"} 4');
+    expect(metrics).toContain('slotrelay_egress_outcomes_total{route="direct",outcome="sent"} 40');
     // Same process: the binding mapped once here too.
     expect(quicheMappings(relay.child.pid!).files).toEqual([shipped]);
   }, 60_000);
