@@ -401,6 +401,9 @@ export class IngressEndpoint {
       this.finalize(c);
       return;
     }
+    // A CONNECTION_CLOSE was exchanged: quiche keeps the connection 3 PTOs to absorb late packets, but its key's slot
+    // is free now (a client that closes and reconnects at once is not refused with code 2).
+    if (c.keyId >= 0 && c.conn.isDraining()) this.releaseKey(c);
     c.timer.arm(c.conn.timeout(), performance.now());
   }
 
@@ -574,13 +577,17 @@ export class IngressEndpoint {
     if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
     if (c.partials !== null) this.k[streamCounterIndex('unfinished')] += c.partials.size;
     if (c.state === STATE_HANDSHAKE) this.k[connectionCounterIndex('handshake_failed')]++;
-    if (c.keyId >= 0) {
-      const n = (this.perKey.get(c.keyId) ?? 1) - 1;
-      if (n === 0) this.perKey.delete(c.keyId);
-      else this.perKey.set(c.keyId, n);
-      this.open--;
-      this.k[INGRESS_COUNTER.connectionsActive] = this.open;
-    }
+    this.releaseKey(c);
+  }
+
+  private releaseKey(c: IngressConn): void {
+    if (c.keyId < 0) return;
+    const n = (this.perKey.get(c.keyId) ?? 1) - 1;
+    if (n === 0) this.perKey.delete(c.keyId);
+    else this.perKey.set(c.keyId, n);
+    c.keyId = -1;
+    this.open--;
+    this.k[INGRESS_COUNTER.connectionsActive] = this.open;
   }
 }
 
