@@ -4,6 +4,8 @@
 // hand over the body at once and record the answer. Used by handler-js.bench.ts and refusal-cost.bench.ts.
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { CallContext } from '../../src/front/call-context.js';
+import type { MethodHandler } from '../../src/jsonrpc/dispatch.js';
 import { configSchema } from '../../src/config/schema.js';
 import { KeyTable } from '../../src/front/auth.js';
 import type { FrontDeps } from '../../src/front/front-deps.js';
@@ -32,11 +34,12 @@ export interface StandInFront {
    * The last status line is kept as the front wrote it (statusText() reads it): decoding it per request would bill
    * the refusal rows for the stand-in's work.
    */
-  readonly answers: { total: number; non200: number; lastStatus: string | ArrayBuffer; lastBody: string };
+  readonly answers: { total: number; non200: number; lastStatus: string | ArrayBuffer; lastBody: string; lastBytes: Uint8Array | null };
   readonly deps: FrontDeps;
 }
 
-export function standInFront(): StandInFront {
+/** `methods`: entries put over the relay's method table (a bench's own getRecentPrioritizationFees with a cache it fills). */
+export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallContext>> = new Map()): StandInFront {
   const config = configSchema.parse({
     upstream: { rpcUrl: 'http://127.0.0.1:9' },
     keys: [
@@ -47,7 +50,7 @@ export function standInFront(): StandInFront {
   const ring = createRing(4096, config.transactions.maxTransactionBytes);
   const consumer = new RingConsumer(ring);
   const intake = new Intake([new RingProducer(ring)], config.transactions.maxTransactionBytes);
-  const table = rpcHostMethods({ config, intake, upstream: null }, null);
+  const table = new Map([...rpcHostMethods({ config, intake, upstream: null }, null), ...methods]);
   const deps: FrontDeps = {
     config,
     keys: new KeyTable(config.keys, config.routes.defaultRoutes, Date.now()),
@@ -76,7 +79,7 @@ export function standInFront(): StandInFront {
     return s;
   };
   const req = { getHeader: (h: string | ArrayBuffer) => headers[nameOf(h)] ?? '', getQuery: () => undefined } as unknown as HttpRequest;
-  const answers: StandInFront['answers'] = { total: 0, non200: 0, lastStatus: '200 OK', lastBody: '' };
+  const answers: StandInFront['answers'] = { total: 0, non200: 0, lastStatus: '200 OK', lastBody: '', lastBytes: null };
   let status: string | ArrayBuffer = '200 OK';
   const res = {
     onAborted() {},
@@ -91,10 +94,17 @@ export function standInFront(): StandInFront {
       answers.non200++;
     },
     writeHeader() {},
-    end(body: string) {
+    end(body: string | Uint8Array) {
       answers.total++;
       answers.lastStatus = status;
-      answers.lastBody = body;
+      // An answer written as bytes (src/jsonrpc/encoded-result.ts) is kept as given: decoding it would bill the bench.
+      if (typeof body === 'string') {
+        answers.lastBody = body;
+        answers.lastBytes = null;
+      } else {
+        answers.lastBody = '';
+        answers.lastBytes = body;
+      }
       status = '200 OK';
     },
   } as unknown as HttpResponse;

@@ -3,6 +3,7 @@
 // and an answer written after them (a promise) is wrapped in res.cork.
 import type { HttpResponse } from 'uWebSockets.js';
 import type { ErrorSpec } from '../errors/registry.js';
+import type { EncodedAnswer } from '../jsonrpc/encoded-result.js';
 import { offHeapBytes } from './off-heap-bytes.js';
 
 const STATUS_LINES: Record<number, string> = {
@@ -99,7 +100,7 @@ function writeAll(
   res: HttpResponse,
   headers: string,
   status: number,
-  body: string,
+  body: string | EncodedAnswer,
   retryAfterSeconds: number,
   closeConnection: boolean,
 ): void {
@@ -107,7 +108,8 @@ function writeAll(
   if (status !== 200) res.writeStatus(STATUS_BYTES.get(status) ?? statusLine(status));
   res.writeHeader(H_CONTENT_TYPE, headers);
   if (retryAfterSeconds > 0) res.writeHeader(H_RETRY_AFTER, String(retryAfterSeconds));
-  res.end(body, closeConnection);
+  // An EncodedAnswer's bytes are made here, right before uWS copies them (they are valid until its next answer).
+  res.end(typeof body === 'string' ? body : body.bytes(), closeConnection);
 }
 
 export function writeResponse(
@@ -115,7 +117,7 @@ export function writeResponse(
   opts: ResponseOptions,
   status: number,
   contentType: string,
-  body: string,
+  body: string | EncodedAnswer,
   retryAfterSeconds = 0,
   closeConnection = false,
 ): void {
@@ -130,7 +132,7 @@ export function writeResponse(
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
 
-export function writeJson(st: RequestState, opts: ResponseOptions, status: number, body: string, retryAfterSeconds = 0): void {
+export function writeJson(st: RequestState, opts: ResponseOptions, status: number, body: string | EncodedAnswer, retryAfterSeconds = 0): void {
   writeResponse(st, opts, status, JSON_TYPE, body, retryAfterSeconds);
 }
 

@@ -5,7 +5,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
-import { dispatchJsonRpc, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
+import { dispatchJsonRpcAnswer, type DispatchHooks, type MethodTable } from '../jsonrpc/dispatch.js';
+import { EncodedAnswer } from '../jsonrpc/encoded-result.js';
 import { isInvalid, parseJsonRpcBody, type JsonRpcCall, type JsonRpcElement, type JsonRpcId, type ParsedBody } from '../jsonrpc/envelope.js';
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
@@ -129,7 +130,7 @@ class RpcCall implements CallContext, DispatchHooks {
     if (reason !== null && this.single) this.singleError = SPEC_BY_REASON.get(reason);
   }
 
-  finish(text: string | null): void {
+  finish(text: string | EncodedAnswer | null): void {
     const status = this.singleError?.rpcHttpStatus ?? 200;
     const retry = this.singleError?.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
     const st = this.state;
@@ -158,8 +159,8 @@ function dispatch(
   path: string,
 ): void {
   const call = new RpcCall(deps, st, key, parsed.kind === 'single', host, path);
-  const out = dispatchJsonRpc(parsed, table, call, call);
-  if (out === null || typeof out === 'string') call.finish(out);
+  const out = dispatchJsonRpcAnswer(parsed, table, call, call);
+  if (out === null || typeof out === 'string' || out instanceof EncodedAnswer) call.finish(out);
   else
     out.then(
       (text) => call.finish(text),

@@ -3,13 +3,16 @@
 // calls). A refusal is either RETURNED as a Failure (hot handlers: sendTransaction, so that refusing costs no stack
 // trace, issue #18 defect 9) or thrown as a RelayError (non-hot handlers); both become the same JSON-RPC error with
 // the request id preserved. Anything else thrown becomes -32603 and is reported through `onInternalError` (logged by
-// the caller, never sent to the client).
+// the caller, never sent to the client). A result answered many times may come as an EncodedResult (its answer's
+// bytes up to the id, encoded once: encoded-result.ts); dispatchJsonRpcAnswer hands a single call's such answer on
+// as bytes, every other path (batches, dispatchJsonRpc) writes its text.
 import { Errors, Failure, RelayError, UpstreamRpcError } from '../errors/registry.js';
+import { EncodedAnswer, EncodedResult } from './encoded-result.js';
 import { isInvalid, type JsonRpcCall, type JsonRpcElement, type ParsedBody } from './envelope.js';
 import { batchJson, errorJson, errorJsonHead, errorJsonWithHead, resultJson } from './response.js';
 
 /** The result as JSON text, or the refusal; either may come later (a Promise, which may also reject). */
-export type MethodResult = string | Failure | Promise<string | Failure>;
+export type MethodResult = string | EncodedResult | Failure | Promise<string | Failure>;
 export type MethodHandler<C> = (params: unknown, ctx: C, call: JsonRpcCall) => MethodResult;
 export type MethodTable<C> = ReadonlyMap<string, MethodHandler<C>>;
 
@@ -49,6 +52,13 @@ function answerFor(call: JsonRpcCall, r: string | Failure, hooks: DispatchHooks)
   return failureJson(call, r, hooks);
 }
 
+/** A synchronous answer: as bytes when the result is encoded and the caller takes bytes (`encoded`), else text. */
+function syncAnswerFor(call: JsonRpcCall, r: string | EncodedResult | Failure, hooks: DispatchHooks, encoded: boolean): string | EncodedAnswer {
+  if (!(r instanceof EncodedResult)) return answerFor(call, r, hooks);
+  hooks.onOutcome?.(call.method, null);
+  return encoded ? new EncodedAnswer(r, call.id) : resultJson(call.id, r.text);
+}
+
 /** What a handler threw (or its promise rejected with). */
 function errorFor(call: JsonRpcCall, err: unknown, hooks: DispatchHooks): string {
   if (err instanceof Failure) return failureJson(call, err, hooks); // returned is the convention, but never a 500 for it
@@ -65,27 +75,28 @@ function errorFor(call: JsonRpcCall, err: unknown, hooks: DispatchHooks): string
   return errorJson(call.id, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message);
 }
 
-/** Answer one element: a string (sync), a Promise of one, or null for a notification. */
+/** Answer one element: a string or, when `encoded`, bytes (sync), a Promise of a string, or null for a notification. */
 function dispatchElement<C>(
   el: JsonRpcElement,
   table: MethodTable<C>,
   ctx: C,
   hooks: DispatchHooks,
-): string | Promise<string> | null {
+  encoded: boolean,
+): string | EncodedAnswer | Promise<string> | null {
   if (isInvalid(el)) {
     hooks.onOutcome?.(null, el.error.reason);
     return el.notification ? null : errorJson(el.id, el.error.rpcCode, el.error.message);
   }
   const handler = table.get(el.method);
-  let out: string | Promise<string>;
+  let out: string | EncodedAnswer | Promise<string>;
   if (handler === undefined) {
     hooks.onOutcome?.(el.method, Errors.METHOD_NOT_FOUND.reason);
     out = errorJson(el.id, Errors.METHOD_NOT_FOUND.rpcCode, Errors.METHOD_NOT_FOUND.message);
   } else {
     try {
       const r = handler(el.params, ctx, el);
-      if (typeof r === 'string' || r instanceof Failure) {
-        out = answerFor(el, r, hooks);
+      if (typeof r === 'string' || r instanceof Failure || r instanceof EncodedResult) {
+        out = syncAnswerFor(el, r, hooks, encoded);
       } else {
         out = r.then(
           (json) => answerFor(el, json, hooks),
@@ -98,7 +109,7 @@ function dispatchElement<C>(
   }
   if (el.notification) {
     // A notification is executed but never answered; swallow async failures (already counted by hooks).
-    if (typeof out !== 'string') out.catch(() => undefined);
+    if (typeof out !== 'string' && !(out instanceof EncodedAnswer)) out.catch(() => undefined);
     return null;
   }
   return out;
@@ -114,15 +125,44 @@ export function dispatchJsonRpc<C>(
   ctx: C,
   hooks: DispatchHooks,
 ): string | null | Promise<string | null> {
+  if (parsed.kind === 'single') return textOf(dispatchElement(parsed.element, table, ctx, hooks, false));
+  return dispatchBody(parsed, table, ctx, hooks);
+}
+
+/**
+ * dispatchJsonRpc for a caller that writes bytes too (the front's JSON-RPC endpoint): a single call answered
+ * synchronously from an EncodedResult comes back as an EncodedAnswer, written as bytes (no string conversion).
+ */
+export function dispatchJsonRpcAnswer<C>(
+  parsed: ParsedBody,
+  table: MethodTable<C>,
+  ctx: C,
+  hooks: DispatchHooks,
+): string | EncodedAnswer | null | Promise<string | null> {
+  if (parsed.kind === 'single') return dispatchElement(parsed.element, table, ctx, hooks, true);
+  return dispatchBody(parsed, table, ctx, hooks);
+}
+
+/** An element's answer as text (an EncodedAnswer only comes when asked for: never here). */
+function textOf(r: string | EncodedAnswer | Promise<string> | null): string | Promise<string> | null {
+  return r instanceof EncodedAnswer ? r.text() : r;
+}
+
+/** A fatal body or a batch (always text). */
+function dispatchBody<C>(
+  parsed: Exclude<ParsedBody, { readonly kind: 'single' }>,
+  table: MethodTable<C>,
+  ctx: C,
+  hooks: DispatchHooks,
+): string | null | Promise<string | null> {
   if (parsed.kind === 'fatal') {
     hooks.onOutcome?.(null, parsed.error.reason);
     return errorJson(null, parsed.error.rpcCode, parsed.error.message);
   }
-  if (parsed.kind === 'single') return dispatchElement(parsed.element, table, ctx, hooks);
   const parts: (string | Promise<string>)[] = [];
   let pending = false;
   for (const el of parsed.elements) {
-    const r = dispatchElement(el, table, ctx, hooks);
+    const r = textOf(dispatchElement(el, table, ctx, hooks, false));
     if (r === null) continue;
     if (typeof r !== 'string') pending = true;
     parts.push(r);

@@ -4,7 +4,7 @@
 // error.data.logs and crashes on null).
 import type { JsonRpcId } from './envelope.js';
 
-function idText(id: JsonRpcId): string {
+export function idText(id: JsonRpcId): string {
   // Numbers and null stringify without allocation-heavy escaping; strings need JSON escaping.
   return typeof id === 'string' ? JSON.stringify(id) : String(id);
 }

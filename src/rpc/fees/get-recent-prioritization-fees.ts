@@ -1,10 +1,11 @@
 // getRecentPrioritizationFees on the JSON-RPC host (front thread). The network-wide call (no addresses) is HOT: a
-// shape check without allocation, then the cache (fee-cache.ts), which on a hit hands back the cached result text
-// synchronously. An address-scoped call is checked as Agave does (fee-params.ts), canonicalised (sorted,
-// deduplicated) and served from the per-address-set LRU. Misses ask the upstream (upstream.rpcUrl, the embedded
-// localnet by default) through UpstreamRpcClient within upstream.requestTimeoutMs; a failure is answered as
-// upstreamFailure() maps it (-32005 with data.reason, or the upstream's own error) and never cached. The call is
-// charged to the key's readLimit by the endpoint. docs/fees.md.
+// shape check without allocation, then the cache (fee-cache.ts), which on a hit hands back the cached result
+// synchronously, as an EncodedResult (src/jsonrpc/encoded-result.ts: the answer's bytes up to the id, encoded once
+// per slot, so the front writes bytes instead of converting the ~7 KB text per request). An address-scoped call is
+// checked as Agave does (fee-params.ts), canonicalised (sorted, deduplicated) and served from the per-address-set LRU.
+// Misses ask the upstream (upstream.rpcUrl, the embedded localnet by default) through UpstreamRpcClient within
+// upstream.requestTimeoutMs; a failure is answered as upstreamFailure() maps it (-32005 with data.reason, or the
+// upstream's own error) and never cached. The call is charged to the key's readLimit by the endpoint. docs/fees.md.
 import { Errors, Failure, failureOf } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import type { SnapshotReader } from '../../telemetry/snapshot.js';
@@ -46,10 +47,10 @@ export function prioritizationFeesMethod<C>(deps: PrioritizationFeesDeps): { rea
   const epochs = deps.epochs ?? snapshotEpochs({ reader: deps.snapshot.reader, maxAgeMs: deps.snapshot.maxAgeMs });
   const cache = new FeeCache(deps.fetcher ?? upstreamFeeFetcher(deps.upstream, deps.timeoutMs), epochs, deps.maxScopedEntries);
   const handler: MethodHandler<C> = (params) => {
-    if (isNetworkWide(params)) return cache.networkWide();
+    if (isNetworkWide(params)) return cache.networkWideEncoded();
     const list = tryFeeAddressList(params);
     if (list instanceof Failure) return list;
-    if (list.length === 0) return cache.networkWide();
+    if (list.length === 0) return cache.networkWideEncoded();
     const c = canonicalAddresses(list);
     // A set already cached was made of the very same strings, judged then: base58-decoding them again is the
     // largest cost of a scoped hit, so only a new set is judged (in the client's order, as Agave reports the first).

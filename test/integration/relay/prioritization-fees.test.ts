@@ -274,6 +274,27 @@ describe('getRecentPrioritizationFees behind a counting upstream', () => {
     for (const c of proxy.calls.slice(-fetched)) if (c.method === 'getRecentPrioritizationFees') expect(c.params).toEqual([]);
   });
 
+  it('a network-wide hit is the exact envelope for any id: the answer bytes are written from the cached bytes (src/jsonrpc/encoded-result.ts)', async () => {
+    // Ids as a client may send them (the JSON text), with the id text Agave's member order ends the answer with.
+    const ids: [string, string][] = [
+      ['1', '1'], ['-7', '-7'], ['1.5', '1.5'], ['1e21', '1e+21'], ['123456789012345', '123456789012345'], ['null', 'null'],
+      ['""', '""'], ['"abc"', '"abc"'], ['"x\\"y\\\\z"', '"x\\"y\\\\z"'], ['"\\u00e9"', '"é"'], ['"😀"', '"😀"'],
+      ['"' + 'k'.repeat(62) + '"', '"' + 'k'.repeat(62) + '"'], ['"' + 'k'.repeat(300) + '"', '"' + 'k'.repeat(300) + '"'],
+    ];
+    for (const [sent, echoed] of [...ids, ...ids.reverse()]) {
+      const res = await fetch(relay.rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: '{"jsonrpc":"2.0","id":' + sent + ',"method":"getRecentPrioritizationFees","params":[]}',
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const json = JSON.parse(text) as { result: Fee[] };
+      expectAscendingNumbers(json.result);
+      expect(text).toBe('{"jsonrpc":"2.0","result":' + JSON.stringify(json.result) + ',"id":' + echoed + '}');
+    }
+  });
+
   it('identical address-scoped requests share one upstream call, asked with the sorted, deduplicated set', async () => {
     const keys = Array.from({ length: 5 }, () => Keypair.generate().publicKey.toBase58());
     const sorted = [...keys].sort();
