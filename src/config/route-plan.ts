@@ -7,9 +7,11 @@
 // that loads the quiche binding and holds QUIC sockets (one connection per leader per process); the HTTP routes (rpc,
 // jito) live in the egress workers. A record asking for routes of both families is published into both rings
 // (src/front/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
-// discard route in the egress workers (benchmarks of the front).
+// discard route in the egress workers (benchmarks of the front). The QUIC thread also runs the telemetry probe's
+// handshakes and the QUIC ingress listener (src/ingress/), so every QUIC socket of the process is in it.
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import type { Config, RouteName } from './schema.js';
+import { QUIC_PORT_DISABLED } from './quic-ingress-schema.js';
 
 /** Which thread owns each route. */
 export const ROUTE_FAMILIES = Object.freeze(['workers', 'quic'] as const);
@@ -37,9 +39,11 @@ export interface RoutePlan {
   readonly quicRing: number;
   /** Route bits the egress workers handle: every other bit. */
   readonly workerRing: number;
-  /** Whether the QUIC thread runs at all: an available QUIC route, or the telemetry probe, needs it. */
+  /** Whether the QUIC thread runs at all: an available QUIC route, the telemetry probe or the QUIC ingress needs it. */
   readonly quicThread: boolean;
   readonly probe: ProbeMode;
+  /** The QUIC ingress listener (relayHost.quicPort != 0) runs in the QUIC thread. */
+  readonly ingress: boolean;
 }
 
 function maskOf(names: readonly RouteName[]): number {
@@ -67,7 +71,8 @@ export function buildRoutePlan(config: Readonly<Config>): RoutePlan {
   if (staticPeers.length > 0) names.push('static');
   const available = maskOf(names);
   const probe: ProbeMode = config.telemetry.enabled && config.telemetry.probe.enabled ? 'quic-thread' : 'off';
-  const quicThread = (available & familyMask('quic')) !== 0 || probe === 'quic-thread';
+  const ingress = config.relayHost.enabled && config.relayHost.quicPort !== QUIC_PORT_DISABLED;
+  const quicThread = (available & familyMask('quic')) !== 0 || probe === 'quic-thread' || ingress;
   const all = maskOf(ROUTE_BY_ID);
   // With discard the workers take every record (and release it unsent), whatever its routes.
   const quicRing = discard || !quicThread ? 0 : familyMask('quic');
@@ -82,6 +87,7 @@ export function buildRoutePlan(config: Readonly<Config>): RoutePlan {
     workerRing: all & ~quicRing,
     quicThread,
     probe,
+    ingress,
   });
 }
 

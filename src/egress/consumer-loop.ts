@@ -89,6 +89,8 @@ export interface EgressTask {
   readonly join?: SharedArrayBuffer;
   /** QUIC thread only: where the telemetry probe's requests arrive (src/telemetry/probe-relay.ts). */
   readonly probePort?: MessagePort;
+  /** QUIC thread only: where jobs it hosts (the QUIC ingress) are asked for (src/egress/quic-thread-host.ts). */
+  readonly hostPort?: MessagePort;
 }
 
 export interface ConsumerDeps {

@@ -27,6 +27,17 @@ import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
 import type { RoutePlan } from '../config/route-plan.js';
 import { createJoinTable, joinCapacityFor } from '../shm/join.js';
 import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../telemetry/probe-relay.js';
+import { isHostAnswer, type HostRequest, type HostedJob } from './quic-thread-host.js';
+
+/** A job hosted by the QUIC thread (hostInQuicThread), until it ends. */
+interface HostedRun {
+  readonly request: HostRequest;
+  readonly transferList: MessagePort[];
+  readonly resolve: () => void;
+  readonly reject: (err: Error) => void;
+  /** Posted to the current QUIC task (its ports moved with it). */
+  posted: boolean;
+}
 
 /** First restart delay; doubles per consecutive crash of the same ring, up to RESTART_BACKOFF_MAX_MS. */
 const RESTART_BACKOFF_MS = 100;
@@ -118,6 +129,10 @@ export class EgressPool {
   private readonly allRings: readonly SharedArrayBuffer[];
   /** Probe requests to the current QUIC thread task (null while none runs). */
   private probes: ProbeClient | null = null;
+  /** The current QUIC task's host port (main's end), null while none runs. */
+  private hostPort: MessagePort | null = null;
+  private readonly hosted = new Map<number, HostedRun>();
+  private nextHostId = 1;
   private readonly backoffMs: number;
   private restarts = 0;
   private started = false;
@@ -171,6 +186,44 @@ export class EgressPool {
    */
   readonly probe: Prober = (targets, timeoutMs) => (this.probes === null ? Promise.resolve(unmeasured(targets)) : this.probes.probe(targets, timeoutMs));
 
+  /**
+   * Runs a job in the QUIC thread (the QUIC ingress: src/ingress/quic-thread-pool.ts hands its task here instead of
+   * to a thread of its own), like Piscina.run: resolves when the job returns, rejects when it throws or the QUIC
+   * thread's task ended under it (the caller restarts it; it then goes to the replacement task). Cold.
+   */
+  readonly hostInQuicThread = (job: HostedJob, task: unknown, transferList: MessagePort[]): Promise<void> => {
+    if (this.quicRing === null) return Promise.reject(new Error('no QUIC thread in this relay'));
+    if (this.stopping) return Promise.reject(new Error('egress pool stopping'));
+    const id = this.nextHostId++;
+    return new Promise<void>((resolve, reject) => {
+      const run: HostedRun = { request: { type: 'host', id, job, task }, transferList, resolve, reject, posted: false };
+      this.hosted.set(id, run);
+      this.postHosted();
+    });
+  };
+
+  /** Posts the jobs not yet posted to the current QUIC task. */
+  private postHosted(): void {
+    const port = this.hostPort;
+    if (port === null) return;
+    for (const run of this.hosted.values()) {
+      if (run.posted) continue;
+      run.posted = true;
+      port.postMessage(run.request, run.transferList);
+    }
+  }
+
+  /** The QUIC task ended: the jobs it ran ended with it (their owners restart them). */
+  private failHosted(reason: string): void {
+    this.hostPort?.close();
+    this.hostPort = null;
+    for (const [id, run] of this.hosted) {
+      if (!run.posted) continue;
+      this.hosted.delete(id);
+      run.reject(new Error(reason));
+    }
+  }
+
   /** Start one consumer task per ring. */
   start(): void {
     if (this.started) throw new Error('egress pool already started');
@@ -192,6 +245,7 @@ export class EgressPool {
     port1.unref();
     const plan = this.options.plan;
     let probePort: MessagePort | undefined;
+    let hostPort: MessagePort | undefined;
     if (st.quic) {
       // Probe requests to this task; answers come back on the same channel (a restart gets a new one).
       const probe = new MessageChannel();
@@ -203,6 +257,19 @@ export class EgressPool {
       probe.port1.unref();
       this.probes = client;
       probePort = probe.port2;
+      // Hosted jobs (the QUIC ingress) start in this task; answers come back on the same channel.
+      const host = new MessageChannel();
+      host.port1.on('message', (m: unknown) => {
+        if (!isHostAnswer(m)) return;
+        const run = this.hosted.get(m.id);
+        if (run === undefined) return;
+        this.hosted.delete(m.id);
+        if (m.error === null) run.resolve();
+        else run.reject(new Error(m.error));
+      });
+      host.port1.unref();
+      this.hostPort = host.port1;
+      hostPort = host.port2;
     }
     const task: EgressTask = {
       ringIndex: index,
@@ -220,10 +287,12 @@ export class EgressPool {
       family: plan === undefined ? undefined : st.quic ? 'quic' : 'workers',
       join: this.join ?? undefined,
       probePort,
+      hostPort,
     };
     const startedAt = Date.now();
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
     if (probePort !== undefined) transferList.push(probePort);
+    if (hostPort !== undefined) transferList.push(hostPort);
     const run = (st.quic ? this.quicPiscina! : this.piscina).run(task, { transferList });
     st.task = run.then(
       () => this.ended(index, startedAt, null),
@@ -231,10 +300,12 @@ export class EgressPool {
     );
     // Let the last histogram flush arrive before the port goes away.
     void st.task.then(() => setTimeout(() => port1.close(), 100).unref());
+    if (st.quic) this.postHosted();
   }
 
   private ended(index: number, startedAt: number, err: unknown): void {
     const st = this.state[index];
+    if (st.quic) this.failHosted(this.stopping ? 'QUIC thread stopped' : 'QUIC thread task ended');
     if (this.stopping) return;
     // A consumer only returns when asked to stop: returning or throwing earlier is a crash either way.
     this.restarts++;

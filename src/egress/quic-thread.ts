@@ -1,12 +1,43 @@
 // The QUIC thread's body (its own Piscina pool of size 1, one long-lived task; HOT: the ring consumer and every QUIC
-// socket of the process). It consumes the QUIC ring with the QUIC routes only (direct, static: src/config/route-plan.ts)
-// and answers the telemetry probe's handshake requests (src/telemetry/probe-relay.ts), so the quiche binding is loaded
-// by this thread alone: one connection per leader per process, and no private copy of the native library
-// (src/quic/quiche.ts). Returns when the pool sets the ring's STOP word, like every egress consumer.
+// socket of the process). It consumes the QUIC ring with the QUIC routes only (direct, static: src/config/route-plan.ts),
+// answers the telemetry probe's handshake requests (src/telemetry/probe-relay.ts), and hosts the QUIC ingress listener
+// when the front asks for it on the host port (src/ingress/start-quic-ingress.ts, through EgressPool.hostInQuicThread):
+// so the quiche binding is loaded by this thread alone — one connection per leader per process, and no private copy of
+// the native library (src/quic/quiche.ts). Returns when the pool sets the ring's STOP word, like every egress consumer.
+import type { MessagePort } from 'node:worker_threads';
 import { serveProbes } from '../telemetry/probe-relay.js';
 import { runEgressConsumer, type EgressTask } from './consumer-loop.js';
+import { isHostRequest, type HostAnswer } from './quic-thread-host.js';
 
 export function runQuicThread(task: EgressTask): Promise<void> {
   if (task.probePort !== undefined) serveProbes(task.probePort);
+  if (task.hostPort !== undefined) serveHostRequests(task.hostPort);
   return runEgressConsumer(task);
+}
+
+/** Runs each hosted job (the QUIC ingress) in this thread; answers when it ends. */
+function serveHostRequests(port: MessagePort): void {
+  port.on('message', (m: unknown) => {
+    if (!isHostRequest(m)) return;
+    void runHosted(m.job, m.task).then(
+      () => port.postMessage({ type: 'host-ended', id: m.id, error: null } satisfies HostAnswer),
+      (err: unknown) => port.postMessage({ type: 'host-ended', id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies HostAnswer),
+    );
+  });
+  port.unref();
+}
+
+async function runHosted(job: 'quic-ingress', task: unknown): Promise<void> {
+  if (job !== 'quic-ingress') throw new Error(`QUIC thread: unknown hosted job ${String(job)}`);
+  // The QUIC ingress's own task (workers/quic-worker.ts does the same in a thread of its own): start the listener, say
+  // where it listens, return once the front asked it to stop. Imported here so a QUIC thread without it never loads it.
+  const { startQuicIngress } = await import('../ingress/start-quic-ingress.js');
+  const t = task as import('../ingress/quic-thread-pool.js').QuicThreadTask;
+  try {
+    const h = await startQuicIngress(t.ingress, t.channels);
+    t.port.postMessage({ event: 'listening', host: h.address.host, port: h.address.port });
+    await h.stopped;
+  } finally {
+    t.port.close();
+  }
 }

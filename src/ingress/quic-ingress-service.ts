@@ -13,7 +13,7 @@ import { createRandomIdentityCertificate } from '../quic/identity-certificate.js
 import { messageRingDepth } from '../shm/message-ring.js';
 import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
-import { QuicThreadPool } from './quic-thread-pool.js';
+import { QuicThreadPool, type QuicTaskHost } from './quic-thread-pool.js';
 
 export interface QuicIngressServiceDeps {
   readonly config: Readonly<Config>;
@@ -24,6 +24,8 @@ export interface QuicIngressServiceDeps {
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
   readonly log: Logger;
+  /** Runs the listener in the relay's QUIC thread (EgressPool.hostInQuicThread); absent = a thread of its own. */
+  readonly host?: QuicTaskHost;
 }
 
 export class QuicIngressService {
@@ -66,6 +68,8 @@ export class QuicIngressService {
       },
       q.queueSlots,
       d.log,
+      undefined,
+      d.host ?? null,
     );
     const front = new FrontIngress(d, thread.channels);
     front.start();

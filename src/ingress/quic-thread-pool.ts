@@ -19,12 +19,16 @@ export interface QuicThreadTask {
   readonly port: import('node:worker_threads').MessagePort;
 }
 
+/** Runs the task in a thread that already exists: the relay's QUIC thread (EgressPool.hostInQuicThread). */
+export type QuicTaskHost = (task: QuicThreadTask, transferList: import('node:worker_threads').MessagePort[]) => Promise<void>;
+
 const RESTART_DELAY_MS = 500;
 const STOP_GRACE_MS = 2_000;
 
 export class QuicThreadPool {
   readonly channels: QuicIngressChannels;
-  private readonly piscina: Piscina;
+  /** Its own thread, only when no host runs the task (the relay hosts it in its one QUIC thread: src/main.ts). */
+  private readonly piscina: Piscina | null;
   private task: Promise<void> | null = null;
   private stopping = false;
   private restarts = 0;
@@ -35,6 +39,7 @@ export class QuicThreadPool {
     queueSlots: number,
     private readonly log: Logger,
     workerFile: URL = new URL('../../workers/quic-worker.js', import.meta.url),
+    private readonly host: QuicTaskHost | null = null,
   ) {
     this.options = options;
     const payload = ingressPayloadBytes(options.maxTransactionBytes);
@@ -43,7 +48,7 @@ export class QuicThreadPool {
       replies: createMessageRing(queueSlots, payload),
       counters: createIngressCounters(),
     };
-    this.piscina = new Piscina({
+    this.piscina = host !== null ? null : new Piscina({
       filename: workerFile.href,
       minThreads: 1,
       maxThreads: 1,
@@ -51,7 +56,7 @@ export class QuicThreadPool {
       atomics: 'disabled',
       concurrentTasksPerWorker: 1,
     });
-    this.piscina.on('error', (err: unknown) => this.log.error({ err: String(err) }, 'QUIC thread: worker error'));
+    this.piscina?.on('error', (err: unknown) => this.log.error({ err: String(err) }, 'QUIC thread: worker error'));
   }
 
   /** Starts the thread; resolves with the bound address, rejects when the listener cannot start (port in use...). */
@@ -67,7 +72,8 @@ export class QuicThreadPool {
         resolve({ host: m.host, port: m.port });
       });
       const task: QuicThreadTask = { ingress: this.options, channels: this.channels, port: port2 };
-      this.task = this.piscina.run(task, { transferList: [port2] }).then(
+      const run = this.host !== null ? this.host(task, [port2]) : this.piscina!.run(task, { transferList: [port2] });
+      this.task = run.then(
         () => this.ended(null, listening),
         (err: unknown) => {
           if (!listening) reject(err instanceof Error ? err : new Error(String(err)));
@@ -98,6 +104,6 @@ export class QuicThreadPool {
     // The replies ring's STOP word: the QUIC thread's loop returns and closes its connections.
     requestMessageRingStop(this.channels.replies);
     await Promise.race([this.task, new Promise((r) => setTimeout(r, STOP_GRACE_MS).unref())]);
-    await this.piscina.destroy();
+    await this.piscina?.destroy();
   }
 }

@@ -7,7 +7,9 @@ import { pack } from 'msgpackr';
 import { Errors } from '../errors/registry.js';
 import { attachIngressCounters, MSG_KINDS } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
-import { IngressEndpoint } from './ingress-endpoint.js';
+// The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
+// ingressPayloadBytes / parseAuthRequest and must not load the binding (only the QUIC thread does: route-plan.ts).
+import type { IngressEndpoint as IngressEndpointType } from './ingress-endpoint.js';
 import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
 
 export interface QuicIngressOptions {
@@ -58,7 +60,8 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
   const maxBidiBytes = ingressPayloadBytes(o.maxTransactionBytes);
   if (requests.maxPayload < maxBidiBytes) throw new Error('quic ingress: request ring slots are smaller than a bidi request');
   const overloaded = Errors.OVERLOADED;
-  const endpoint = await IngressEndpoint.listen({
+  const { IngressEndpoint } = await import('./ingress-endpoint.js');
+  const endpoint: IngressEndpointType = await IngressEndpoint.listen({
     host: o.host,
     port: o.port,
     keyPem: o.keyPem,

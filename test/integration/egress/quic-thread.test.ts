@@ -1,6 +1,7 @@
 // One QUIC thread per relay process (issue #12 part 1), checked on real relay processes:
-// - with the default configuration the quiche binding is mapped once, from the shipped library: /proc/<pid>/maps of the
-//   relay shows one quiche file and no copy of it under a temp directory (no native code written at run time);
+// - with the default configuration (the QUIC ingress listening too, on an ephemeral port here) the quiche binding is
+//   mapped once, from the shipped library: /proc/<pid>/maps of the relay shows one quiche file and no copy of it under
+//   a temp directory (no native code written at run time);
 // - with rings.workers: 4 and the direct route, the localnet's TPU listeners count exactly one connection from the
 //   relay each (their own counters), however many egress workers run: every QUIC connection is the QUIC thread's.
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
@@ -40,8 +41,10 @@ describe('one QUIC thread: the quiche binding in the relay process', () => {
 
   it('default config: one quiche mapping, the shipped library, and no copy under a temp directory', async () => {
     ensureDist();
-    // The default configuration: the embedded localnet (a child process of its own), telemetry with its probe.
-    relay = await startRelay({});
+    // The default configuration: the embedded localnet (a child process of its own), telemetry with its probe, and the
+    // QUIC ingress (default port 4433; ephemeral here so that test files can run at once).
+    relay = await startRelay({ relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 } });
+    expect(relay.quic).not.toBeNull();
     const pid = relay.child.pid!;
     // The QUIC thread loads the binding for its first probe round, once the telemetry knows the schedule and nodes.
     const seen = await waitFor('quiche mapped by the relay', () => quicheMappings(pid), (m) => m.files.length > 0, 20_000);
