@@ -2,10 +2,11 @@
 // given cluster and relay), fund payers, run each route set in turn (a short warm-up, then the measured phase), and
 // write {out}.json and {out}.html (docs/landing.md).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config/load.js';
 import { closeHttp, rpcCall } from './http.js';
 import { parseLandingArgs, type Fanout, type LandingBenchOptions, type RouteSet, type Scenario } from './options.js';
 import { airdropPayers, loadKeypair, TransferFactory } from './payers.js';
@@ -166,6 +167,16 @@ export const REPORT_NOTES = [
 ];
 
 export async function runLandingBench(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  // `--render FILE.json [--out PATH]`: the HTML again from a report's JSON (after a change to the charts), no run.
+  const render = argv.indexOf('--render');
+  if (render >= 0) {
+    const file = argv[render + 1];
+    if (file === undefined) throw new ConfigError('--render needs the report JSON file');
+    const outAt = argv.indexOf('--out');
+    const out = outAt >= 0 && argv[outAt + 1] !== undefined ? argv[outAt + 1] : file.replace(/\.json$/, '');
+    writeFileSync(`${out}.html`, renderHtml(JSON.parse(readFileSync(file, 'utf8')) as LandingReport));
+    return 0;
+  }
   const o = parseLandingArgs(argv, env);
   const log: Log = o.quiet ? () => undefined : (l) => process.stderr.write(l + '\n');
   const loadAtStart = os.loadavg()[0];

@@ -130,7 +130,8 @@ export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [-
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--tail 20] [--payers 8] [--max-retries N] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
-         --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]`;
+         --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
+       the HTML again from a report's JSON: --render FILE.json [--out PATH]`;
 
 export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv): LandingBenchOptions {
   const { values } = parseArgs({

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { stringify } from 'yaml';
+import { configSchema } from '../config/schema.js';
 import type { Fanout, Scenario } from './options.js';
 
 const START_TIMEOUT_MS = 60_000;
@@ -45,6 +46,16 @@ export function localnetSection(s: Scenario): Record<string, unknown> {
   return section;
 }
 
+/**
+ * Whether this build's relay has a QUIC ingress port (relayHost.quicPort). Its default (4433) would make the second
+ * relay of a run, or one next to `make start`, fail to bind, so the bench turns it off (0) where the field exists;
+ * a build without the field refuses it as an unknown key, so it is asked of the schema, not assumed.
+ */
+function hasQuicIngressPort(): boolean {
+  const r = configSchema.safeParse({ relayHost: { quicPort: 0 } });
+  return r.success || !r.error.issues.some((i) => i.code === 'unrecognized_keys' && i.path.join('.') === 'relayHost');
+}
+
 export interface StartRelayOptions {
   readonly fanout: Fanout;
   /** Absent: run the embedded localnet (with `localnet`). */
@@ -60,7 +71,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
   const budget = { perSecond: 1_000_000, burst: 1_000_000 };
   const config: Record<string, unknown> = {
     rpcHost: { host: '127.0.0.1', port: 0 },
-    relayHost: { host: '127.0.0.1', port: 0 },
+    relayHost: { host: '127.0.0.1', port: 0, ...(hasQuicIngressPort() ? { quicPort: 0 } : {}) },
     rings: { workers: 1, slotsPerRing: 8192 },
     log: { level: 'info' },
     routes: {

@@ -26,23 +26,32 @@ export interface CdfLine {
   readonly cdf: readonly number[];
 }
 
+/** The CDF chart's geometry (the browser test measures curves against it). */
+export const CDF_GEOMETRY = { width: 620, height: 330, left: 52, right: 170, top: 30, bottom: 42 } as const;
+
+/**
+ * The CDF's y axis starts here: the largest multiple of 10 (at most 90) below every set's share landed within 0
+ * slots, so sets that all land ~95% in their send slot are told apart instead of stacked on the 100% line.
+ */
+export function cdfAxisFloor(lines: readonly CdfLine[]): number {
+  if (lines.length === 0 || lines.some((l) => l.cdf.length === 0)) return 0;
+  return Math.max(0, Math.min(90, Math.floor(Math.min(...lines.map((l) => l.cdf[0])) / 10) * 10));
+}
+
 /** CDF of slots-to-land per route set: x = slots (0..cap), y = % of sent landed within x slots. */
 export function cdfChart(lines: readonly CdfLine[], title: string): string {
-  const W = 620;
-  const H = 330;
-  const L = 52;
-  const R = 170;
-  const T = 30;
-  const B = 42;
+  const { width: W, height: H, left: L, right: R, top: T, bottom: B } = CDF_GEOMETRY;
   const longest = Math.max(1, ...lines.map((l) => l.cdf.length - 1));
   const cap = Math.min(Math.max(longest, 4), 16);
+  const lo = cdfAxisFloor(lines);
   const x = (k: number): number => L + ((W - L - R) * k) / cap;
-  const y = (pct: number): number => T + ((H - T - B) * (100 - pct)) / 100;
+  const y = (pct: number): number => T + ((H - T - B) * (100 - Math.max(lo, pct))) / (100 - lo);
   const parts: string[] = [`<rect x="0" y="0" width="${W}" height="${H}" fill="${CHART_BACKGROUNDS.cdf}"/>`];
-  parts.push(`<text x="${L}" y="18" ${FONT} font-size="13" font-weight="600">${esc(title)}</text>`);
-  for (let p = 0; p <= 100; p += 20) {
+  parts.push(`<text x="${L}" y="18" ${FONT} font-size="13" font-weight="600">${esc(title)}${lo > 0 ? ` (y axis from ${lo}%)` : ''}</text>`);
+  for (let i = 0; i <= 5; i++) {
+    const p = lo + ((100 - lo) * i) / 5;
     parts.push(`<line x1="${L}" x2="${W - R}" y1="${f1(y(p))}" y2="${f1(y(p))}" stroke="${GRID}"/>`);
-    parts.push(`<text x="${L - 6}" y="${f1(y(p) + 4)}" text-anchor="end" ${FONT}>${p}%</text>`);
+    parts.push(`<text x="${L - 6}" y="${f1(y(p) + 4)}" text-anchor="end" ${FONT}>${f1(p)}%</text>`);
   }
   for (let k = 0; k <= cap; k++) {
     parts.push(`<line x1="${f1(x(k))}" x2="${f1(x(k))}" y1="${T}" y2="${H - B}" stroke="${GRID}"/>`);
@@ -53,7 +62,7 @@ export function cdfChart(lines: readonly CdfLine[], title: string): string {
   lines.forEach((l, i) => {
     // A step function: the share landed within k slots holds from k to k + 1.
     const at = (k: number): number => l.cdf[Math.min(k, l.cdf.length - 1)] ?? 0;
-    let d = `M${f1(x(0))},${f1(y(0))} L${f1(x(0))},${f1(y(at(0)))}`;
+    let d = `M${f1(x(0))},${f1(y(lo))} L${f1(x(0))},${f1(y(at(0)))}`;
     for (let k = 1; k <= cap; k++) d += ` L${f1(x(k))},${f1(y(at(k - 1)))} L${f1(x(k))},${f1(y(at(k)))}`;
     // Nested widths (the first set widest): curves that coincide, as they do when every set lands in the same slot,
     // still show each colour as a border around the next.
@@ -72,16 +81,17 @@ export interface BarGroup {
   readonly bars: readonly { name: string; colour: string; value: number }[];
 }
 
-/** Landed % per route set, grouped by scenario. */
+/** The bars chart's geometry (the browser test measures bar heights against it). */
+export const BARS_GEOMETRY = { height: 320, top: 30, bottom: 68 } as const;
+
+/** Landed % per route set, grouped by scenario (the scenario's name under its group, one clause a line). */
 export function barsChart(groups: readonly BarGroup[], title: string): string {
   const nBars = Math.max(1, ...groups.map((g) => g.bars.length));
   const barW = 26;
-  const groupW = nBars * barW + 40;
+  const groupW = Math.max(nBars * barW + 40, 190);
   const L = 52;
-  const T = 30;
-  const B = 48;
+  const { height: H, top: T, bottom: B } = BARS_GEOMETRY;
   const W = Math.max(420, L + groups.length * groupW + 20);
-  const H = 300;
   const y = (pct: number): number => T + ((H - T - B) * (100 - pct)) / 100;
   const parts: string[] = [`<rect x="0" y="0" width="${W}" height="${H}" fill="${CHART_BACKGROUNDS.bars}"/>`];
   parts.push(`<text x="${L}" y="18" ${FONT} font-size="13" font-weight="600">${esc(title)}</text>`);
@@ -97,7 +107,9 @@ export function barsChart(groups: readonly BarGroup[], title: string): string {
       parts.push(`<rect x="${bx + 2}" y="${f1(top)}" width="${barW - 4}" height="${f1(y(0) - top)}" fill="${b.colour}"><title>${esc(`${b.name}: ${b.value}%`)}</title></rect>`);
       parts.push(`<text x="${bx + barW / 2}" y="${f1(top - 4)}" text-anchor="middle" ${FONT} font-size="9">${f1(b.value)}</text>`);
     });
-    parts.push(`<text x="${gx + (g.bars.length * barW) / 2}" y="${H - B + 16}" text-anchor="middle" ${FONT}>${esc(g.label)}</text>`);
+    const cx = gx + (g.bars.length * barW) / 2;
+    const label = g.label.split(', ').map((line, li) => `<tspan x="${cx}" dy="${li === 0 ? 0 : 13}">${esc(line)}</tspan>`);
+    parts.push(`<text x="${cx}" y="${H - B + 16}" text-anchor="middle" ${FONT}>${label.join('')}</text>`);
   });
   parts.push(`<line x1="${L}" x2="${L}" y1="${T}" y2="${H - B}" stroke="${AXIS}"/><line x1="${L}" x2="${W - 10}" y1="${H - B}" y2="${H - B}" stroke="${AXIS}"/>`);
   return `<svg class="chart bars" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img">${parts.join('')}</svg>`;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LandingReport } from '../../../src/landing-bench/report.js';
-import { CHART_BACKGROUNDS, SET_COLOURS } from '../../../src/landing-bench/report-svg.js';
+import { BARS_GEOMETRY, CDF_GEOMETRY, CHART_BACKGROUNDS, cdfAxisFloor, SET_COLOURS } from '../../../src/landing-bench/report-svg.js';
 import { boxesOf, colourIn, decodePng, type Box, type Image } from '../../helpers/png.js';
 
 const run = promisify(execFile);
@@ -82,26 +82,37 @@ describe('bench landing: JSON figures and the HTML report rendered in Chromium',
     expect(Object.keys(sets[1].figures.landedVia)).toEqual(['rpc-node']);
   });
 
-  const plotOf = (b: Box): Box => ({ x0: b.x0 + 40, y0: b.y0 + 25, x1: b.x0 + Math.round((b.x1 - b.x0) * 0.7), y1: b.y1 - 40 });
-
-  it('draws a CDF curve per route set that rises across the plot', () => {
+  it('draws a CDF curve per route set that rises to its landed share and runs across the plot', () => {
     const boxes = boxesOf(img, CHART_BACKGROUNDS.cdf);
     expect(boxes).toHaveLength(1);
-    const plot = plotOf(boxes[0]);
-    for (const colour of SET_COLOURS.slice(0, 2)) {
-      const c = colourIn(img, plot, colour);
-      expect(c.count, `CDF pixels of ${colour}`).toBeGreaterThan(150);
-      // From 0% at slot 0 up to ~100% (the vertical rise), then along the top to the last slot shown.
-      expect(c.box!.y1 - c.box!.y0, `rise of ${colour}`).toBeGreaterThan((plot.y1 - plot.y0) * 0.7);
-      expect(c.box!.x1 - c.box!.x0, `run of ${colour}`).toBeGreaterThan((plot.x1 - plot.x0) * 0.6);
-    }
+    const g = CDF_GEOMETRY;
+    const b = boxes[0];
+    expect(b.x1 - b.x0 + 1).toBe(g.width);
+    // The plot area, a few pixels wider than the axes for the curves' stroke; the legend (right) left out.
+    const plot: Box = { x0: b.x0 + g.left - 8, y0: b.y0 + g.top - 8, x1: b.x1 - g.right + 8, y1: b.y1 - g.bottom + 8 };
+    const sets = report.scenarios[0].sets;
+    const lo = cdfAxisFloor(sets.map((s) => ({ name: s.set.name, colour: s.colour, cdf: s.figures.cdf })));
+    const plotHeight = g.height - g.top - g.bottom;
+    sets.forEach((s, i) => {
+      const c = colourIn(img, plot, SET_COLOURS[i]);
+      expect(c.count, `CDF pixels of ${s.set.name}`).toBeGreaterThan(150);
+      // The vertical rise at slot 0 from the axis floor to the share landed in the send slot and the steps after it
+      // reach the landed share: the curve spans that height (less the stroke's cap), and the top sits where the
+      // landed share is.
+      const landed = s.figures.cdf[s.figures.cdf.length - 1];
+      const expectedRise = (plotHeight * (landed - lo)) / (100 - lo);
+      expect(c.box!.y1 - c.box!.y0, `rise of ${s.set.name}`).toBeGreaterThan(expectedRise - 4);
+      const topY = b.y0 + g.top + (plotHeight * (100 - landed)) / (100 - lo);
+      expect(Math.abs(c.box!.y0 + (3 + 4 * (sets.length - 1 - i)) / 2 - topY), `top of ${s.set.name}`).toBeLessThanOrEqual(3);
+      expect(c.box!.x1 - c.box!.x0, `run of ${s.set.name}`).toBeGreaterThan((g.width - g.left - g.right) * 0.95);
+    });
   });
 
   it('draws a landed % bar per route set as tall as the JSON says', () => {
     const boxes = boxesOf(img, CHART_BACKGROUNDS.bars);
     expect(boxes).toHaveLength(1);
     const b = boxes[0];
-    const plotHeight = 300 - 30 - 48; // barsChart's height minus its top and bottom margins
+    const plotHeight = BARS_GEOMETRY.height - BARS_GEOMETRY.top - BARS_GEOMETRY.bottom;
     report.scenarios[0].sets.forEach((s, i) => {
       const c = colourIn(img, b, SET_COLOURS[i], 2);
       expect(c.count, `bar pixels of ${s.set.name}`).toBeGreaterThan(0);
