@@ -59,6 +59,7 @@ bench-telemetry: build
 # kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json.
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
+	$(NODE) dist/bench/egress/quic-thread.bench.js
 
 # Client library (issue #14): HTTP keep-alive submits/s and p50/p99 from one process against a discarding relay,
 # library (global fetch, undici Agent) next to a bare undici request in the same run; ~40 s; writes
