@@ -20,6 +20,8 @@ export interface BenchRelay {
   readonly localnetUrl: string;
   /** The localnet's Jito-compatible block engine (the relay's default bundle service). */
   readonly blockEngineUrl: string;
+  /** The QUIC ingress's UDP address when the config turns it on (relayHost.quicPort), else null. */
+  readonly quic: { readonly host: string; readonly port: number } | null;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
   let relayUrl = '';
   let localnetUrl = '';
   let blockEngineUrl = '';
+  let quic: { host: string; port: number } | null = null;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
     child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
@@ -62,6 +65,7 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
           rpcUrl = `http://${l2.host}:${l2.port}`;
           const l3 = m.listeners.find((x) => x.name === 'relay');
           relayUrl = l3 === undefined ? '' : `http://${l3.host}:${l3.port}`;
+          quic = m.listeners.find((x) => x.name === 'quic') ?? null;
         }
         if (rpcUrl !== '' && localnetUrl !== '') {
           clearTimeout(timer);
@@ -74,5 +78,5 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
     createInterface({ input: child.stdout! }).on('line', onLine);
     createInterface({ input: child.stderr! }).on('line', onLine);
   });
-  return { child, rpcUrl, relayUrl, localnetUrl, blockEngineUrl };
+  return { child, rpcUrl, relayUrl, localnetUrl, blockEngineUrl, quic };
 }
