@@ -93,3 +93,20 @@ export async function inflightStatusWhen(
     timeoutMs,
   );
 }
+
+/**
+ * Resolves right after the localnet's next slot starts: a bundle sent then stays Pending for most of a slot (it is
+ * executed at the following slot start), long enough to see that status even on a busy box.
+ */
+export function nextSlotStart(clock: { onSlot(fn: (slot: number) => void): void; readonly current: number }): Promise<number> {
+  const from = clock.current;
+  return new Promise((resolve) => {
+    let done = false;
+    clock.onSlot((slot) => {
+      if (!done && slot > from) {
+        done = true;
+        resolve(slot);
+      }
+    });
+  });
+}

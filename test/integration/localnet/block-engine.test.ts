@@ -7,7 +7,7 @@ import { isAxiosError } from 'axios';
 import { JitoJsonRpcClient } from 'jito-js-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
-import { inflightStatusWhen, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
+import { inflightStatusWhen, nextSlotStart, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
 import { fundedPayer } from '../../helpers/embedded-localnet.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -25,7 +25,7 @@ let conn: Connection;
 let jito: JitoJsonRpcClient;
 
 beforeAll(async () => {
-  localnet = await startLocalnet({ validators: 2, blockEngineRateLimitPerSecond: 0 });
+  localnet = await startLocalnet({ validators: 2, slotMs: 800, blockEngineRateLimitPerSecond: 0 });
   conn = new Connection(localnet.rpcUrl, 'confirmed');
   jito = new JitoJsonRpcClient(`${localnet.blockEngineUrl}/api/v1`);
 });
@@ -51,6 +51,7 @@ describe('localnet block engine', () => {
     const tipBefore = await conn.getBalance(new PublicKey(tip));
     const { blockhash } = await conn.getLatestBlockhash();
     const plan = orderedBundle(payer, blockhash, tip);
+    await nextSlotStart(localnet.clock); // then the bundle is Pending for most of an 800 ms slot
     const sent = (await jito.sendBundle([plan.base64, { encoding: 'base64' }])) as RpcAnswer<string>;
     expect(sent.error).toBeUndefined();
     const id = sent.result!;

@@ -9,7 +9,7 @@ import bs58 from 'bs58';
 import { JitoJsonRpcClient } from 'jito-js-rpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
-import { inflightStatusWhen, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
+import { inflightStatusWhen, nextSlotStart, orderedBundle, tippedTransfer, type InflightStatus, type RpcAnswer } from '../../helpers/bundles.js';
 import { fundedPayer } from '../../helpers/embedded-localnet.js';
 import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -27,7 +27,7 @@ let conn: Connection;
 let jito: JitoJsonRpcClient;
 
 beforeAll(async () => {
-  localnet = await startLocalnet({ validators: 2, blockEngineRateLimitPerSecond: 0 });
+  localnet = await startLocalnet({ validators: 2, slotMs: 800, blockEngineRateLimitPerSecond: 0 });
   relay = await startRelay({
     upstream: { rpcUrl: localnet.rpcUrl },
     routes: { rpc: { endpoints: [localnet.rpcUrl] } },
@@ -70,6 +70,7 @@ describe('bundles through the relay', () => {
     const payer = await fundedPayer(conn, 2);
     const { blockhash } = await conn.getLatestBlockhash();
     const plan = orderedBundle(payer, blockhash, await tipAccount());
+    await nextSlotStart(localnet.clock); // then the bundle is Pending for most of an 800 ms slot
     const sent = (await jito.sendBundle([plan.base64, { encoding: 'base64' }])) as RpcAnswer<string>;
     expect(sent.error).toBeUndefined();
     const id = sent.result!;
