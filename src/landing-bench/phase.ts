@@ -187,9 +187,13 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   const after = t.localnet ? await rpcCall<LocalnetCounters>(t.rpcUrl, 'localnet_getCounters') : undefined;
   if (t.localnet && before) await readLandings(t.rpcUrl, before.totalLandings, records);
   await readReceipts(t, records);
-  const sendSlots = records.map((r) => r.sendSlot);
-  const leadersFrom = Math.min(...sendSlots);
-  const lastSlot = Math.max(slots.current, ...records.map((r) => r.landedSlot ?? 0));
+  // Loops, not Math.min(...array): an hour at 100 tx/s is more arguments than a call may take.
+  let leadersFrom = Number.MAX_SAFE_INTEGER;
+  let lastSlot = slots.current;
+  for (const r of records) {
+    leadersFrom = Math.min(leadersFrom, r.sendSlot);
+    lastSlot = Math.max(lastSlot, r.landedSlot ?? 0);
+  }
   const count = Math.min(5_000, Math.max(1, lastSlot - leadersFrom + 1));
   const leaders = await rpcCall<string[]>(t.rpcUrl, 'getSlotLeaders', [leadersFrom, count]).catch(() => [] as string[]);
   return { records, startedAt, lastSendAt, endedAt, counters: before && after ? { before, after } : undefined, leadersFrom, leaders, pollMs: o.pollMs, loopDelayMs };

@@ -134,7 +134,7 @@ export function timelineChart(s: TimelineSeries, colour: string, title: string, 
   const H = T + band + 8 + 2 * half + 34;
   const n = Math.max(1, s.sends.length);
   const sw = (W - L - R) / n;
-  const peak = Math.max(1, ...s.sends, ...s.landings);
+  const peak = [...s.sends, ...s.landings].reduce((a, b) => Math.max(a, b), 1);
   const mid = T + band + 8 + half;
   const parts: string[] = [`<rect x="0" y="0" width="${W}" height="${H}" fill="${CHART_BACKGROUNDS.timeline}"/>`];
   parts.push(`<text x="${L}" y="18" ${FONT} font-size="13" font-weight="600">${esc(title)}</text>`);

@@ -103,7 +103,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
   const slots = landed.map(slotsToLandOf);
   const haveExec = landed.length > 0 && landed.every((r) => r.executedNs !== undefined);
   const ms = landed.map((r) => (haveExec ? Number(r.executedNs! - r.sentHrNs) / 1e6 : r.statusSeenAt! - r.sentAt)).map((x) => Math.round(x * 10) / 10);
-  const maxSlot = slots.length === 0 ? 0 : Math.max(...slots);
+  const maxSlot = slots.reduce((a, b) => Math.max(a, b), 0);
   const cdf: number[] = [];
   let within = 0;
   const hist = new Map<number, number>();
