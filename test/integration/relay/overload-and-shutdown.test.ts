@@ -137,6 +137,9 @@ describe('overload and shutdown', () => {
       routes: { rpc: { endpoints: [upstream.url], timeoutMs: 30_000 } },
       rings: { workers: 1, slotsPerRing: 256 },
       shutdown: { drainTimeoutMs: 300 },
+      // The upstream holds every answer (health probes too): on a busy box the 150 submits take longer than the
+      // default 5 s probe timeout, after which the rpc route would be refused as unreachable (503).
+      health: { probeTimeoutMs: 30_000 },
     });
     const N = 150; // more than the per-worker bound of individual lines (SHUTDOWN_LOG_RECORDS = 100)
     for (let i = 0; i < N; i++) {
