@@ -14,8 +14,10 @@ export const CLIENT_REASONS = [
   'network_error',
   /** An answer that is not the documented shape (not JSON, no error object). */
   'bad_answer',
-  /** The transport exists in the types but not in this relay version (QUIC: issue #12). */
+  /** The transport cannot be used as asked ('quic' as a string: pass quicTransport() from `slotrelay/client/quic`). */
   'transport_unavailable',
+  /** QUIC: the relay closed the connection because the key already has its maximum of connections (code 2). */
+  'key_connection_limit',
   /** A method that needs the JSON-RPC host was called on a client built without rpcUrl. */
   'rpc_url_missing',
   /** A JSON-RPC error whose code and data name no reason (e.g. an upstream's own error passed on). */
@@ -36,6 +38,10 @@ export interface SlotrelayErrorFields {
   readonly retryAfterMs?: number;
   /** The relay's x-request-id for this request (its logs carry it). */
   readonly requestId?: string;
+  /** QUIC: the application code of the STOP_SENDING / RESET_STREAM that refused the stream (docs/quic-ingress.md). */
+  readonly quicStreamCode?: number;
+  /** QUIC: the application code of the CONNECTION_CLOSE that ended the connection (1 unauthorized, 2, 3, 4). */
+  readonly quicConnectionCode?: number;
   readonly cause?: unknown;
 }
 
@@ -62,6 +68,8 @@ export class SlotrelayError extends Error {
   readonly data: unknown;
   readonly retryAfterMs: number | undefined;
   readonly requestId: string | undefined;
+  readonly quicStreamCode: number | undefined;
+  readonly quicConnectionCode: number | undefined;
 
   constructor(f: SlotrelayErrorFields) {
     super(f.message, f.cause === undefined ? undefined : { cause: f.cause });
@@ -71,6 +79,8 @@ export class SlotrelayError extends Error {
     this.data = f.data;
     this.retryAfterMs = f.retryAfterMs;
     this.requestId = f.requestId;
+    this.quicStreamCode = f.quicStreamCode;
+    this.quicConnectionCode = f.quicConnectionCode;
   }
 
   /** The same request may succeed later (rate limits, overload, shutdown, timeouts); wait retryAfterMs first. */

@@ -26,7 +26,7 @@ export {
   type Web3Module,
 } from './fees.js';
 export { DEFAULT_LEADER_SLOTS_POLICY, pickBestRoute, routeOfProvider, type LeaderSlotsPolicy } from './leader-slots.js';
-export { QUIC_UNAVAILABLE_MESSAGE, type SubmitRequest, type SubmitTransport } from './transport.js';
+export { QUIC_UNAVAILABLE_MESSAGE, type SubmitRequest, type SubmitTransport, type SubmitTransportFactory, type TransportContext } from './transport.js';
 export { WireTransaction, bytesToBase64, type KitTransactionLike, type ReadonlyBytes, type SerializableTransaction, type TransactionInput } from './wire-transaction.js';
 export type { DispatcherLike, FetchLike, RequestInitLike, ResponseLike } from './http-post.js';
 export {
@@ -44,4 +44,5 @@ export {
   type SubmitResult,
   type TransportKind,
   type TxPath,
+  type UnacknowledgedSubmitResult,
 } from './types.js';

@@ -1,5 +1,5 @@
 // RelayClient, the client library's one object (caller's thread): submit to the relay host over a SubmitTransport
-// (HTTP today; QUIC once the relay has its ingress, issue #12), and the JSON-RPC host's getLeaderSlots (with the spec
+// (HTTP by default; QUIC with transport: quicTransport() from `slotrelay/client/quic`), and the JSON-RPC host's getLeaderSlots (with the spec
 // 7.3 recovery), bestRoute, getSlot and priority fees. Construction takes the relay base URL or the full submit URL
 // and a key, sent as `Authorization: Bearer` and `x-api-key` (spec 5) on both hosts. The JSON-RPC host is another
 // listener (spec 1: {base_url} vs {relay_url}), so its URL is an option of its own, never guessed (docs/client.md).
@@ -8,8 +8,8 @@ import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile } from '.
 import { httpSender, type FetchLike, type PostTarget } from './http-post.js';
 import { rpcCall, type RpcTarget } from './json-rpc-call.js';
 import { DEFAULT_LEADER_SLOTS_POLICY, leaderSlotsWithRecovery, pickBestRoute, type LeaderSlotsPolicy } from './leader-slots.js';
-import { createTransport, type SubmitTransport } from './transport.js';
-import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransportKind } from './types.js';
+import { createTransport, type SubmitTransport, type SubmitTransportFactory } from './transport.js';
+import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransportKind, UnacknowledgedSubmitResult } from './types.js';
 import { ROUTE_NAMES } from './types.js';
 import { WireTransaction, type TransactionInput } from './wire-transaction.js';
 
@@ -20,10 +20,11 @@ export interface RelayClientOptions {
   readonly apiKey: string;
   /** JSON-RPC host (`http://host:8899`): needed by getLeaderSlots, bestRoute, getSlot and the fee methods. */
   readonly rpcUrl?: string;
-  /** 'http' (default). 'quic' throws TransportUnavailableError until the relay has a QUIC ingress (issue #12). */
-  readonly transport?: TransportKind;
-  /** QUIC only (issue #12): `host:port` of the relay's QUIC ingress; default the relay URL's host, port 4433. */
-  readonly quicAddress?: string;
+  /**
+   * 'http' (default), or a transport factory: quicTransport({...}) from `slotrelay/client/quic` (docs/client.md, "QUIC
+   * transport"). The string 'quic' throws TransportUnavailableError: this entry does not load quiche.
+   */
+  readonly transport?: 'http' | 'quic' | SubmitTransportFactory;
   /** Per request, ms (default 10,000). A submit that times out has an unknown outcome. */
   readonly timeoutMs?: number;
   /** A fetch of your own (e.g. undici's fetch); default globalThis.fetch. */
@@ -98,8 +99,9 @@ export class RelayClient {
       headers: Object.freeze({ 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}`, 'x-api-key': opts.apiKey }),
       timeoutMs: positive(opts.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS),
     });
-    this.transport = opts.transport ?? 'http';
-    this.sender = createTransport(this.transport, { ...this.http, submitUrl: new URL(this.submitUrl) });
+    const submitUrl = new URL(this.submitUrl);
+    this.sender = createTransport(opts.transport ?? 'http', { ...this.http, submitUrl }, { apiKey: opts.apiKey, submitUrl, timeoutMs: this.http.timeoutMs });
+    this.transport = this.sender.kind;
     this.policy = Object.freeze({
       retries: opts.leaderSlots?.retries ?? DEFAULT_LEADER_SLOTS_POLICY.retries,
       retryDelayMs: opts.leaderSlots?.retryDelayMs ?? DEFAULT_LEADER_SLOTS_POLICY.retryDelayMs,
@@ -115,16 +117,28 @@ export class RelayClient {
    * Transaction. Resolves with {accepted: true, signature, routes}; rejects with a RelaySubmitError (its `reason`
    * is the relay's, or timeout / network_error / aborted / bad_answer). No client-side retry: a trader decides.
    */
-  async submit(tx: TransactionInput, options: SubmitOptions = {}): Promise<SubmitResult> {
+  submit(tx: TransactionInput, options: SubmitOptions & { readonly fireAndForget: true }): Promise<UnacknowledgedSubmitResult>;
+  submit(tx: TransactionInput, options?: SubmitOptions & { readonly fireAndForget?: false }): Promise<SubmitResult>;
+  submit(tx: TransactionInput, options?: SubmitOptions): Promise<SubmitResult | UnacknowledgedSubmitResult>;
+  async submit(tx: TransactionInput, options: SubmitOptions = {}): Promise<SubmitResult | UnacknowledgedSubmitResult> {
     checkRoutes(options.routes);
     const m = options.maxRetries;
     if (m !== undefined && !(Number.isSafeInteger(m) && m >= 0)) throw new TypeError('maxRetries must be a non-negative integer');
+    const fireAndForget = options.fireAndForget === true;
+    if (fireAndForget) {
+      // A uni stream carries the wire transaction alone: nothing else can travel with it.
+      if (this.transport !== 'quic') throw new TypeError('fireAndForget needs the QUIC transport (quicTransport() from slotrelay/client/quic)');
+      if ((options.routes !== undefined && options.routes !== 'default') || m !== undefined || options.requestId !== undefined) {
+        throw new TypeError('fireAndForget sends the transaction alone: routes, maxRetries and requestId need an acknowledged submit');
+      }
+    }
     return this.sender.submit({
       tx: WireTransaction.from(tx),
       routes: options.routes ?? 'default',
       maxRetries: m,
       requestId: options.requestId,
       signal: options.signal,
+      fireAndForget,
     });
   }
 

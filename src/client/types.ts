@@ -8,7 +8,7 @@
 export const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'] as const;
 export type RouteName = (typeof ROUTE_NAMES)[number];
 
-/** How submit reaches the relay host. Only 'http' exists today: 'quic' needs the relay's QUIC ingress (issue #12). */
+/** How submit reaches the relay host: HTTP (this entry), or QUIC through quicTransport() of `slotrelay/client/quic`. */
 export type TransportKind = 'http' | 'quic';
 
 /** Answer of a submit the relay accepted (spec 2.6, docs/relay-api.md). */
@@ -23,6 +23,14 @@ export interface SubmitResult {
   readonly requestId?: string;
 }
 
+/** Answer of a fire-and-forget submit (QUIC uni stream): written to the relay's connection, nothing acknowledged. */
+export interface UnacknowledgedSubmitResult {
+  /** Not known: the relay answers no uni stream (it may still refuse the transaction; watch its signature). */
+  readonly accepted: 'unacknowledged';
+  /** Base-58 first signature, read from the transaction itself. */
+  readonly signature: string;
+}
+
 export interface SubmitOptions {
   /** Route names, or 'default' (the default) for the key's default routes. */
   readonly routes?: readonly RouteName[] | 'default';
@@ -32,6 +40,11 @@ export interface SubmitOptions {
   readonly requestId?: string;
   /** Abort this submit (its outcome is then unknown, as after a timeout). */
   readonly signal?: AbortSignal;
+  /**
+   * QUIC only: send on a unidirectional stream and resolve once written, with no answer from the relay
+   * (UnacknowledgedSubmitResult). The key's default routes apply: `routes`, `maxRetries` and `requestId` cannot go with it.
+   */
+  readonly fireAndForget?: boolean;
 }
 
 /** getRecentPrioritizationFees element (spec 2.2): micro-lamports per compute unit paid in one recent slot. */

@@ -65,6 +65,8 @@ export function errorJson(err: unknown): Record<string, unknown> {
   out.error = error;
   if (err.retryAfterMs !== undefined) out.retryAfterMs = err.retryAfterMs;
   if (err.requestId !== undefined) out.requestId = err.requestId;
+  if (err.quicStreamCode !== undefined) out.quicStreamCode = err.quicStreamCode;
+  if (err.quicConnectionCode !== undefined) out.quicConnectionCode = err.quicConnectionCode;
   return out;
 }
 

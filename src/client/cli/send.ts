@@ -2,11 +2,14 @@
 // JSON answer. The transaction comes from the argument (base64), --file (wire bytes or base64 text) or stdin (the
 // same, when the argument is `-` or absent and stdin is not a terminal). Exit 0 accepted, 1 refused or no answer
 // (the answer is still printed as JSON: {accepted:false, status, error:{code, reason, message, data}, retryAfterMs}),
-// 2 bad usage.
+// 2 bad usage. --transport quic sends over the relay's QUIC ingress (--quic HOST:PORT, default the relay's host and
+// port 4433) through `slotrelay/client/quic`; --fire-and-forget sends on a uni stream and prints the unacknowledged result.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/load.js';
 import { ROUTE_NAMES, type RouteName } from '../types.js';
+import { quicTransport } from '../quic/quic-transport.js';
+import type { RelayClient } from '../relay-client.js';
 import { CLIENT_FLAGS, clientFromFlags, errorJson, nonNegativeIntFlag } from './common.js';
 
 const BASE64_TEXT = /^[A-Za-z0-9+/=\s]+$/;
@@ -42,6 +45,8 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
       routes: { type: 'string' },
       'max-retries': { type: 'string' },
       transport: { type: 'string' },
+      quic: { type: 'string' },
+      'fire-and-forget': { type: 'boolean' },
     },
     allowPositionals: true,
     strict: true,
@@ -49,6 +54,13 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   if (positionals.length > 1 || (positionals.length === 1 && values.file !== undefined)) throw new ConfigError('send takes one transaction: an argument, --file PATH, or stdin');
   const transport = values.transport ?? 'http';
   if (transport !== 'http' && transport !== 'quic') throw new ConfigError('--transport must be http or quic');
+  if (transport !== 'quic' && (values.quic !== undefined || values['fire-and-forget'] === true)) throw new ConfigError('--quic and --fire-and-forget go with --transport quic');
+  let factory: ReturnType<typeof quicTransport> | undefined;
+  try {
+    factory = transport === 'quic' ? quicTransport({ address: values.quic }) : undefined;
+  } catch (err) {
+    throw new ConfigError(`--quic: ${(err as Error).message}`);
+  }
   const routes = routesFlag(values.routes);
   const maxRetries = nonNegativeIntFlag('max-retries', values['max-retries']);
 
@@ -59,15 +71,17 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   else throw new ConfigError('no transaction: pass it as an argument (base64), with --file PATH, or on stdin');
   if (tx.length === 0) throw new ConfigError('the transaction is empty');
 
+  const client: RelayClient = clientFromFlags(values, env, { transport: factory ?? 'http' });
   let answer: Record<string, unknown>;
   let code = 0;
   try {
-    const client = clientFromFlags(values, env, { transport });
-    answer = { ...(await client.submit(tx, { routes, maxRetries })) };
-    await client.close();
+    answer = { ...(await client.submit(tx, { routes, maxRetries, fireAndForget: values['fire-and-forget'] === true })) };
   } catch (err) {
+    if (err instanceof TypeError) throw new ConfigError(err.message);
     answer = errorJson(err);
     code = 1;
+  } finally {
+    await client.close();
   }
   process.stdout.write(JSON.stringify(answer) + '\n');
   return code;

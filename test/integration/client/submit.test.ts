@@ -4,7 +4,7 @@
 // price instruction the library builds for each library; the answer carries the routes and the request id; both key
 // headers are sent. Then every typed error the relay answers, for real: bad key, rate limited (retryAfterMs),
 // oversized transaction and body, route not allowed, overloaded; and the client's own: no answer (timeout, refused
-// connection), an answer that is not the relay's, and QUIC asked for before the relay has a QUIC ingress.
+// connection), an answer that is not the relay's, and 'quic' asked for by name (it lives in slotrelay/client/quic).
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -277,10 +277,10 @@ describe("the client's own errors", () => {
     return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
   }
 
-  it("QUIC before the relay has a QUIC ingress: TransportUnavailableError at construction, naming issue #12", () => {
+  it("transport: 'quic' as a string: TransportUnavailableError at construction, naming the entry to import", () => {
     const make = (): RelayClient => new RelayClient({ url: relay.relayUrl, apiKey: TEST_KEY, transport: 'quic' });
     expect(make).toThrow(TransportUnavailableError);
-    expect(make).toThrow(/QUIC ingress \(issue #12\)/);
+    expect(make).toThrow(/slotrelay\/client\/quic/);
     try {
       make();
     } catch (e) {
