@@ -1,7 +1,8 @@
 // Landing receipts (issue #13 item 2) against real relays on the embedded localnet: a transaction accepted over HTTP
 // gets a receipt that moves from pending to landed with the slot, the leader, slots and ms to land and the route
 // that sent first; the direct route records the leaders it aimed at; an on-chain failure shows as landed_failed with
-// its error; only the submitting key sees the receipt (another key gets 404, JSON-RPC null); the metrics count it.
+// its error; only the submitting key sees the receipt (another key gets 404, JSON-RPC null); the metrics count it; a
+// leader that is down shows in the receipts of what was sent while it led (landed later, by another leader).
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -134,6 +135,62 @@ describe('landing receipts', () => {
 });
 
 describe('a receipt shows what a route could not do', () => {
+  it('a leader that is down (localnet links[0].down): what was sent while it led lands in a later leader\'s slot, and the receipt shows how', async () => {
+    // Three validators, the largest-stake one down (no handshake, like a dead host). Transactions accepted while it
+    // leads cannot land in its slots: the receipt must show them landing later, by another leader, through the direct
+    // route's fanout to the next leader or a rebroadcast.
+    const r3 = await startRelay({
+      routes: { direct: { enabled: true, connectTimeoutMs: 300 } },
+      receipts: { pollMs: 100 },
+      localnet: { validators: 3, links: [{ down: true }] },
+    });
+    try {
+      const conn = new Connection(localnetUrl(r3), 'confirmed');
+      const down = (await conn.getVoteAccounts()).current.sort((x, y) => y.activatedStake - x.activatedStake)[0].nodePubkey;
+      const p3 = Keypair.generate();
+      const s = await conn.requestAirdrop(p3.publicKey, LAMPORTS_PER_SOL);
+      const latest = await conn.getLatestBlockhash('confirmed');
+      await conn.confirmTransaction({ signature: s, ...latest }, 'confirmed');
+      await waitFor('direct deliverable', async () => (await (await fetch(`${r3.rpcUrl}/health?detail`)).json()) as any, (h) => h.routes.direct.deliverable === true, 15_000);
+      // Wait for a slot the down validator leads, then send at once (rebroadcast on: maxRetries absent).
+      await waitFor('a slot led by the down validator', async () => {
+        const slot = await conn.getSlot('processed');
+        return (await conn.getSlotLeaders(slot, 1))[0]?.toBase58();
+      }, (leader) => leader === down, 20_000, 20);
+      const signatures: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const tx = new Transaction({ feePayer: p3.publicKey, ...(await conn.getLatestBlockhash('confirmed')) }).add(
+          SystemProgram.transfer({ fromPubkey: p3.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 + i }),
+        );
+        tx.sign(p3);
+        const res = await fetch(`${r3.relayUrl}/v1/submit`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+          body: JSON.stringify({ transaction: tx.serialize().toString('base64'), routes: ['direct'] }),
+        });
+        const json = (await res.json()) as { signature: string };
+        expect(res.status, JSON.stringify(json)).toBe(200);
+        signatures.push(json.signature);
+      }
+      const leaders = new Map<number, string>();
+      for (const sig of signatures) {
+        const done = await waitFor('landed', () => receipt(r3, sig), (x) => x.json.status === 'landed', 30_000);
+        const r = done.json;
+        expect(r.landed.leader).not.toBe(down);
+        expect(r.routes.direct.outcome).toBe('sent');
+        // It got there by the fanout (more than the one down leader targeted) or by a rebroadcast.
+        expect(r.routes.direct.targets > 1 || r.rebroadcasts > 0, JSON.stringify(r)).toBe(true);
+        if (r.acceptedSlot !== null) {
+          const acceptedLeader = leaders.get(r.acceptedSlot) ?? (await conn.getSlotLeaders(r.acceptedSlot, 1))[0].toBase58();
+          leaders.set(r.acceptedSlot, acceptedLeader);
+          if (acceptedLeader === down) expect(r.landed.slotsToLand).toBeGreaterThanOrEqual(1);
+        }
+      }
+    } finally {
+      await r3.stop('SIGKILL');
+    }
+  });
+
   it('a peer that is down: the static route ends dropped with its reason while direct sends and the transaction lands', async () => {
     // A UDP port nothing listens on: the static peer never completes a handshake.
     const r2 = await startRelay({ routes: { direct: { enabled: true, connectTimeoutMs: 300, staleAfterMs: 1_000 }, static: { peers: ['127.0.0.1:9'] } } });
