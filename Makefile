@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
+.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -50,6 +50,12 @@ bench-micro: build
 
 bench-e2e: build
 	$(NODE) dist/bench/e2e/send-transaction-load.js
+
+# getRecentPrioritizationFees (issue #11, docs/fees.md "Benchmark"): the relay's cache vs the embedded localnet answering
+# the same call vs the bound (uWS answering the same bytes with no work), wrk -c64, 5 rounds; ~2.5 min (60 s of them
+# waiting for 150 slots of history); writes bench/results/prioritization-fees.json. Needs wrk (Debian package).
+bench-fees: build
+	$(NODE) dist/bench/e2e/prioritization-fees-load.js --rounds 5 --json bench/results/prioritization-fees.json
 
 # getLeaderSlots: micro (snapshot build/publish/read, handler) + wrk at limit 20 and 100 against the real relay.
 bench-telemetry: build

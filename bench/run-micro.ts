@@ -15,6 +15,7 @@ const MICRO = [
   ['ring', 'shm/ring.bench.js'],
   ['get-leader-slots', 'telemetry/get-leader-slots.bench.js', '--micro-only'],
   ['fee-cache', 'rpc/fee-cache.bench.js'],
+  ['fee-hit', 'front/fee-hit.bench.js'],
   ['bank', 'localnet/bank.bench.js'],
   ['localnet-listener', 'localnet/listener-throughput.bench.js'], // ~15 s: real localnet, QUIC sender thread
 ] as const;

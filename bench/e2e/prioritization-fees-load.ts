@@ -7,15 +7,19 @@
 // the localnet is left to build up `min-entries` slots of history (150, Agave's window: ~60 s at 400 ms slots) so
 // both sides answer a full-size result (~6.7 KB). Load generator: wrk (Debian package); every relay answer must be
 // counted "ok" by the relay's own metrics (anything else fails the run), the direct side is sampled before and after
-// each run (it computes the same answer every time). Rounds alternate which side goes
-// first (direct first in odd rounds) so the shared box's drift bills both; each round's ratio compares two runs
+// each run (it computes the same answer every time). A third side, "bare" (bare-uws-answer.ts), is the bound: a
+// process with the relay's uWS build answering every POST with the relay's cached answer bytes and doing nothing
+// else; no relay can beat it, so bare / direct is the most any relay could show against this upstream on this box.
+// Rounds rotate which side goes first so the shared box's drift bills all three; each round's ratios compare runs
 // seconds apart, and the medians over rounds are the figures. Targets: relay rate >= 5x direct, relay p99 < 5 ms.
 // Next to each row, the answering process's CPU time per request (Linux /proc), and after the rounds each server's
-// floor: the cost of its cheapest JSON-RPC exchange, which bounds any ratio on this box.
-import { spawnSync } from 'node:child_process';
+// floor: the cost of its cheapest JSON-RPC exchange.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startBenchRelay } from '../bench-relay.js';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
@@ -104,15 +108,22 @@ function runWrk(url: string, script: string): WrkFigures {
   return parseWrkOutput(out.stdout);
 }
 
-/** One side's run, checked: every relay answer counted ok by the relay itself; the direct side answering results. */
-async function measure(target: 'direct' | 'relay', urls: { rpcUrl: string; localnetUrl: string; relayPid: number; localnetPid: number }, scripts: { relay: string; direct: string }): Promise<Run> {
-  const pid = target === 'relay' ? urls.relayPid : urls.localnetPid;
-  if (target === 'direct') {
-    await feeEntries(urls.localnetUrl, {});
+type Target = 'direct' | 'relay' | 'bare';
+
+/** One side's run, checked: every relay answer counted ok by the relay itself; the direct and bare sides answering results. */
+async function measure(
+  target: Target,
+  urls: { rpcUrl: string; localnetUrl: string; bareUrl: string; relayPid: number; localnetPid: number; barePid: number },
+  scripts: { relay: string; direct: string },
+): Promise<Run> {
+  const pid = target === 'relay' ? urls.relayPid : target === 'direct' ? urls.localnetPid : urls.barePid;
+  if (target !== 'relay') {
+    const url = target === 'direct' ? urls.localnetUrl : urls.bareUrl;
+    await feeEntries(url, {});
     const t0 = cpuTicks(pid);
-    const run = runWrk(urls.localnetUrl, scripts.direct);
+    const run = runWrk(url, scripts.direct);
     const cpu = cpuTicks(pid) - t0;
-    await feeEntries(urls.localnetUrl, {});
+    await feeEntries(url, {});
     return { ...run, badAnswers: 0, cpuUsPerRequest: r2((cpu * 10_000) / Math.max(1, run.requests)) };
   }
   const before = await relayOutcomes(urls.rpcUrl);
@@ -127,6 +138,20 @@ async function measure(target: 'direct' | 'relay', urls: { rpcUrl: string; local
 }
 
 const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+
+/** The bound's server (bare-uws-answer.ts) answering `answer`; resolves with its URL once it listens. */
+async function startBare(dir: string, answer: string): Promise<{ child: ChildProcess; url: string }> {
+  const file = join(dir, 'answer.json');
+  writeFileSync(file, answer);
+  const script = fileURLToPath(new URL('./bare-uws-answer.js', import.meta.url));
+  const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare-uws-answer exited ${String(code)}`)));
+    createInterface({ input: child.stdout! }).once('line', (l) => resolve(Number(/^ready (\d+)$/.exec(l)?.[1] ?? NaN)));
+  });
+  if (!Number.isInteger(port)) throw new Error('bare-uws-answer did not say its port');
+  return { child, url: `http://127.0.0.1:${port}` };
+}
 const r2 = (n: number): number => Math.round(n * 100) / 100;
 
 if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed (apt-get install wrk)');
@@ -134,6 +159,7 @@ const started = await startBenchRelay(10_000_000);
 const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-fees-bench-'));
 const relayScript = wrkScript(dir, 'relay', KEY);
 const directScript = wrkScript(dir, 'direct', null);
+let bare: ChildProcess | null = null;
 try {
   const waitStart = Date.now();
   for (;;) {
@@ -142,15 +168,21 @@ try {
     if (Date.now() - waitStart > 120_000) throw new Error(`the localnet has only ${n} slots of fees after 120 s`);
     await new Promise((r) => setTimeout(r, 1_000));
   }
-  const pids = { ...started, relayPid: started.child.pid ?? NaN, localnetPid: childPid(started.child.pid ?? NaN) };
-  const entries = { direct: await feeEntries(started.localnetUrl, {}), relay: await feeEntries(started.rpcUrl, { 'x-api-key': KEY }) };
+  // The bound serves the relay's own answer, as it is now (the bytes a relay sends; its slot does not matter).
+  const relayAnswer = await (await fetch(started.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: BODY })).text();
+  const b = await startBare(dir, relayAnswer);
+  bare = b.child;
+  const pids = { ...started, bareUrl: b.url, relayPid: started.child.pid ?? NaN, localnetPid: childPid(started.child.pid ?? NaN), barePid: b.child.pid ?? NaN };
+  const entries = { direct: await feeEntries(started.localnetUrl, {}), relay: await feeEntries(started.rpcUrl, { 'x-api-key': KEY }), bare: await feeEntries(b.url, {}) };
   console.log(`node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log(`relay ${started.rpcUrl} -> embedded localnet ${started.localnetUrl}; ${entries.direct} entries per answer; wrk -t${THREADS} -c${CONNECTIONS} -d${SECONDS}s x ${ROUNDS} rounds per side`);
 
   const rows: { round: number; target: string; rps: number; p50Ms: number; p90Ms: number; p99Ms: number; requests: number; cpuUsPerRequest: number; badAnswers: number; non2xx: number }[] = [];
   const ratios: number[] = [];
+  const boundRatios: number[] = [];
+  const sides: Target[] = ['direct', 'relay', 'bare'];
   for (let round = 1; round <= ROUNDS; round++) {
-    const order: ('direct' | 'relay')[] = round % 2 === 1 ? ['direct', 'relay'] : ['relay', 'direct'];
+    const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]);
     const got = new Map<string, Run>();
     for (const target of order) {
       const run = await measure(target, pids, { relay: relayScript, direct: directScript });
@@ -159,6 +191,7 @@ try {
       rows.push({ round, target, rps: Math.round(run.requestsPerSec), p50Ms: run.p50ms, p90Ms: run.p90ms, p99Ms: run.p99ms, requests: run.requests, cpuUsPerRequest: run.cpuUsPerRequest, badAnswers: run.badAnswers, non2xx: run.non2xx });
     }
     ratios.push(r2(got.get('relay')!.requestsPerSec / got.get('direct')!.requestsPerSec));
+    boundRatios.push(r2(got.get('bare')!.requestsPerSec / got.get('direct')!.requestsPerSec));
   }
   console.table(rows);
 
@@ -182,6 +215,7 @@ try {
   console.table(floors);
   const relayRows = rows.filter((r) => r.target === 'relay');
   const directRows = rows.filter((r) => r.target === 'direct');
+  const bareRows = rows.filter((r) => r.target === 'bare');
   const summary = {
     relayRpsMedian: median(relayRows.map((r) => r.rps)),
     directRpsMedian: median(directRows.map((r) => r.rps)),
@@ -191,6 +225,13 @@ try {
     directCpuUsPerRequestMedian: median(directRows.map((r) => r.cpuUsPerRequest)),
     relayP99MsMedian: median(relayRows.map((r) => r.p99Ms)),
     directP99MsMedian: median(directRows.map((r) => r.p99Ms)),
+    // The bound: uWS answering the same bytes with no work, against the same upstream in the same rounds.
+    bareRpsMedian: median(bareRows.map((r) => r.rps)),
+    bareCpuUsPerRequestMedian: median(bareRows.map((r) => r.cpuUsPerRequest)),
+    boundRatioPerRound: boundRatios,
+    boundRatioMedian: median(boundRatios),
+    // The same bound in CPU: the upstream's cost of the call over the bare answer's.
+    boundCpuRatio: r2(median(directRows.map((r) => r.cpuUsPerRequest)) / median(bareRows.map((r) => r.cpuUsPerRequest))),
     // The best ratio any relay could reach against this upstream: the direct fee call's CPU over the relay's floor.
     ratioBoundByRelayFloor: r2(median(directRows.map((r) => r.cpuUsPerRequest)) / floorRelay.cpuUsPerRequest),
     targets: { ratio: 5, relayP99Ms: 5 },
@@ -215,5 +256,6 @@ try {
     console.log(`wrote ${values.json}`);
   }
 } finally {
+  bare?.kill('SIGTERM');
   started.child.kill('SIGTERM');
 }

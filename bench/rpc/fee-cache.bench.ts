@@ -1,8 +1,9 @@
 // getRecentPrioritizationFees cache hits, micro (tinybench, this process; issue #11 item 1). Run after `npm run build`:
 //   node dist/bench/rpc/fee-cache.bench.js [--json bench/results/prioritization-fees-micro.json]
 // Rows: the handler's network-wide hit (params [] and absent), the same through the JSON-RPC dispatcher with the
-// answer's envelope (what the front thread does per request after parsing the body), and an address-scoped hit (3
-// addresses: shape checks, canonical key, LRU touch). The epoch comes from the real snapshotEpochs over a real
+// answer's envelope as text (what batches get) and as bytes (what the front thread writes for a single call since the
+// answer is cached encoded, src/jsonrpc/encoded-result.ts), and an address-scoped hit (3 addresses: shape checks,
+// canonical key, LRU touch). The epoch comes from the real snapshotEpochs over a real
 // SnapshotReader whose generation does not change (what the front thread sees between two slots). The cached answer is a
 // 150-slot result like a real cluster's (~6.8 KB). Bytes allocated per op: heap used across 20,000 calls with GC
 // forced before and none during (V8's young generation holds far more than that), divided by the count, net of the
@@ -14,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Bench } from 'tinybench';
-import { dispatchJsonRpc, type DispatchHooks } from '../../src/jsonrpc/dispatch.js';
+import { dispatchJsonRpc, dispatchJsonRpcAnswer, type DispatchHooks } from '../../src/jsonrpc/dispatch.js';
+import { EncodedAnswer, EncodedResult } from '../../src/jsonrpc/encoded-result.js';
 import { parseJsonRpcBody, type JsonRpcCall } from '../../src/jsonrpc/envelope.js';
 import { prioritizationFeesMethod } from '../../src/rpc/fees/get-recent-prioritization-fees.js';
 import { createSnapshotBuffer, SNAPSHOT_SCHEMA_VERSION } from '../../src/telemetry/snapshot-layout.js';
@@ -61,21 +63,31 @@ const hooks: DispatchHooks = { onInternalError: () => undefined };
 // Fill both entries (the first calls are misses), then check every row answers the cached text synchronously.
 await handler(emptyParams, null, call);
 await handler(scopedParams, null, call);
+// A network-wide hit is the cached answer as an EncodedResult (its bytes up to the id); a scoped one the text.
 for (const [name, r] of [
   ['network', handler(emptyParams, null, call)],
   ['absent', handler(undefined, null, call)],
   ['scoped', handler(scopedParams, null, call)],
 ] as const) {
-  if (r !== answer) throw new Error(`${name}: not a synchronous hit`);
+  const text = r instanceof EncodedResult ? r.text : r;
+  if (text !== answer) throw new Error(`${name}: not a synchronous hit`);
 }
 const dispatched = dispatchJsonRpc(parsed, new Map([['getRecentPrioritizationFees', handler]]), null, hooks);
 if (typeof dispatched !== 'string' || !dispatched.includes(answer)) throw new Error('dispatch: not a synchronous hit');
+const table0 = new Map([['getRecentPrioritizationFees', handler]]);
+const asBytes = dispatchJsonRpcAnswer(parsed, table0, null, hooks);
+if (!(asBytes instanceof EncodedAnswer) || Buffer.from(asBytes.bytes()).toString() !== dispatched) throw new Error('dispatch (bytes): not the same answer');
 
 const table = new Map([['getRecentPrioritizationFees', handler]]);
 const rows: [string, () => unknown][] = [
   ['handler hit, network-wide (params [])', () => handler(emptyParams, null, call)],
   ['handler hit, network-wide (no params)', () => handler(undefined, null, call)],
-  ['dispatch + envelope, network-wide hit', () => dispatchJsonRpc(parsed, table, null, hooks)],
+  ['dispatch + envelope as text, network-wide hit', () => dispatchJsonRpc(parsed, table, null, hooks)],
+  // What the front does (json-rpc-endpoint.ts): the answer's bytes, the cached head with the id written after it.
+  ['dispatch + answer bytes, network-wide hit', () => (dispatchJsonRpcAnswer(parsed, table, null, hooks) as EncodedAnswer).bytes()],
+  // For comparison, what a text answer cost before uWS could send it: flattened and encoded to UTF-8 per request
+  // (uWS copies a string through V8's Utf8Value; Buffer.from stands in for it here).
+  ['  (before) dispatch + text answer encoded to UTF-8', () => Buffer.from(dispatchJsonRpc(parsed, table, null, hooks) as string, 'utf8')],
   ['handler hit, scoped (3 addresses)', () => handler(scopedParams, null, call)],
 ];
 

@@ -39,7 +39,7 @@ export interface TransportContext {
 export type SubmitTransportFactory = (ctx: TransportContext) => SubmitTransport;
 
 export const QUIC_UNAVAILABLE_MESSAGE =
-  "the QUIC transport lives in its own entry: import { quicTransport } from 'slotrelay/client/quic' and pass transport: quicTransport()";
+  'the QUIC transport lives in its own entry: pass transport: quicTransport() of the slotrelay/client/quic entry';
 
 export function createTransport(kind: TransportKind | SubmitTransportFactory, http: HttpTransportOptions, ctx: TransportContext): SubmitTransport {
   if (typeof kind === 'function') return kind(ctx);

@@ -5,7 +5,7 @@
 //   { serialize(): Uint8Array }    @solana/web3.js 1.x Transaction (signed: serialize() checks the signatures) or
 //                                  VersionedTransaction
 //   { messageBytes, signatures }   an @solana/kit Transaction, encoded as kit's getTransactionEncoder() does
-// HTTP needs base64 and QUIC (issue #12) will need bytes: each is computed once, on first use.
+// HTTP needs base64 and QUIC needs bytes: each is computed once, on first use.
 
 /** @solana/web3.js Transaction / VersionedTransaction, by shape. */
 export interface SerializableTransaction {

@@ -32,17 +32,53 @@ export class EncodedResult {
    * (EncodedAnswer.bytes() is called by the writer, immediately before the bytes are handed to uWS, which copies them).
    */
   answerBytes(id: JsonRpcId): Uint8Array {
-    const t = idText(id);
-    // A number or null is ASCII; a string id is JSON-escaped ASCII unless it holds non-ASCII characters.
-    const n = Buffer.byteLength(t, 'utf8') + 1;
-    if (n > ID_ROOM) return Buffer.from(resultJson(id, this.text), 'utf8'); // a very long string id: rare, cold
+    let n = typeof id === 'string' ? this.writePlainString(id) : -1;
+    if (n < 0) n = this.writeIdText(idText(id));
+    if (n < 0) return Buffer.from(resultJson(id, this.text), 'utf8'); // a very long string id: rare, cold
+    this.buf[this.headBytes + n] = 0x7d; // }
+    n += 1;
+    let view = this.views[n];
+    if (view === undefined) this.views[n] = view = this.buf.subarray(0, this.headBytes + n);
+    return view;
+  }
+
+  /**
+   * A string id of printable ASCII other than `"` and `\` (UUIDs, counters): its JSON text is itself in quotes, as
+   * JSON.stringify would write it, copied a char a byte (for a UUID, ~2.5x faster than JSON.stringify and Buffer.write).
+   * Returns the bytes written, or -1 (nothing promised about the buffer) when the id is not such a string or too long.
+   */
+  private writePlainString(id: string): number {
+    const len = id.length;
+    if (len + 2 >= ID_ROOM) return -1;
     const buf = this.buf;
     const at = this.headBytes;
-    buf.write(t, at, 'utf8');
-    buf[at + n - 1] = 0x7d; // }
-    let view = this.views[n];
-    if (view === undefined) this.views[n] = view = buf.subarray(0, at + n);
-    return view;
+    buf[at] = 0x22; // "
+    for (let i = 0; i < len; i++) {
+      const c = id.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return -1;
+      buf[at + 1 + i] = c;
+    }
+    buf[at + 1 + len] = 0x22;
+    return len + 2;
+  }
+
+  /** The id's JSON text (idText) after the head: its UTF-8 bytes, or -1 when they do not fit in ID_ROOM - 1. */
+  private writeIdText(t: string): number {
+    const buf = this.buf;
+    const at = this.headBytes;
+    if (t.length >= ID_ROOM) return -1;
+    // A number or null is ASCII: a char a byte, no native call (for a number, ~6x faster than Buffer.write).
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c >= 0x80) {
+        const n = Buffer.byteLength(t, 'utf8');
+        if (n >= ID_ROOM) return -1;
+        buf.write(t, at, 'utf8');
+        return n;
+      }
+      buf[at + i] = c;
+    }
+    return t.length;
   }
 }
 

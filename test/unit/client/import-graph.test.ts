@@ -2,6 +2,9 @@
 // (static, re-exports, side-effect and dynamic) from the file package.json exports "./client" names, JS and .d.ts:
 // every module reached must be one of the client's own files, and no bare specifier (a dependency) may appear at
 // all. The same walker run from the server's entry finds uWebSockets.js, piscina, pino and zod, so it can fail.
+// The QUIC transport's entry, exports "./client/quic", may also reach the QUIC client files it shares with the relay
+// (src/ingress/ingress-client.ts and what it imports: src/quic/, src/tx/base58.ts, src/native/private-addon.ts),
+// Node's built-ins, msgpackr and @matrixai/quic (loaded by require.resolve of its platform package), nothing else.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -49,10 +52,14 @@ function walk(entry: string): Graph {
   return { files: [...seen].map((f) => relative(ROOT, f)).sort(), bare };
 }
 
-function exportsEntry(condition: 'default' | 'types'): string {
+function exportsEntry(condition: 'default' | 'types', entry: './client' | './client/quic' = './client'): string {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string>> };
-  return resolve(ROOT, pkg.exports['./client'][condition]);
+  return resolve(ROOT, pkg.exports[entry][condition]);
 }
+
+/** Files outside dist/src/client/ the QUIC entry may reach: the shared QUIC client and its imports. */
+const QUIC_SHARED = /^dist\/src\/(ingress\/(ingress-client|codes)|quic\/[a-z0-9-]+|tx\/base58|native\/private-addon)\.(js|d\.ts)$/;
+const QUIC_ALLOWED_PACKAGES = /^(node:[a-z_/]+|msgpackr|@matrixai\/quic(\/.*)?)$/;
 
 beforeAll(() => {
   ensureDistFresh();
@@ -79,6 +86,31 @@ describe('slotrelay/client import graph', () => {
     const g = walk(exportsEntry('types'));
     expect(g.files.filter((f) => !f.startsWith('dist/src/client/'))).toEqual([]);
     expect([...g.bare]).toEqual([]);
+  });
+
+  it('the main entry does not reach the QUIC entry (quiche stays out of an HTTP user\'s bundle)', () => {
+    expect(walk(exportsEntry('default')).files.filter((f) => f.includes('/quic/'))).toEqual([]);
+  });
+
+  it('package.json exports ./client/quic names its built entry and declarations, and both exist', () => {
+    expect(relative(ROOT, exportsEntry('default', './client/quic'))).toBe('dist/src/client/quic/index.js');
+    expect(relative(ROOT, exportsEntry('types', './client/quic'))).toBe('dist/src/client/quic/index.d.ts');
+    expect(existsSync(exportsEntry('default', './client/quic'))).toBe(true);
+    expect(existsSync(exportsEntry('types', './client/quic'))).toBe(true);
+  });
+
+  it('the QUIC entry reaches the client, the shared QUIC client files, msgpackr and quiche only (no uWS, piscina, pino, zod, localnet)', () => {
+    const g = walk(exportsEntry('default', './client/quic'));
+    expect(g.files.filter((f) => !f.startsWith('dist/src/client/') && !QUIC_SHARED.test(f))).toEqual([]);
+    expect([...g.bare].filter((b) => !QUIC_ALLOWED_PACKAGES.test(b))).toEqual([]);
+    // It does load quiche and msgpackr (so the allowance above is used, and the walk is not vacuous).
+    expect(g.files).toContain('dist/src/quic/quiche.js');
+    expect(g.files).toContain('dist/src/ingress/ingress-client.js');
+    expect(g.bare.has('msgpackr')).toBe(true);
+    expect(g.files.some((f) => /localnet|\/front\/|\/config\/|\/egress\//.test(f))).toBe(false);
+    const d = walk(exportsEntry('types', './client/quic'));
+    expect(d.files.filter((f) => !f.startsWith('dist/src/client/') && !QUIC_SHARED.test(f))).toEqual([]);
+    expect([...d.bare].filter((b) => !QUIC_ALLOWED_PACKAGES.test(b))).toEqual([]);
   });
 
   it('control: the same walker from the server entry finds the server dependencies', () => {

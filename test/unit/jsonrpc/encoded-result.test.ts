@@ -18,7 +18,7 @@ function utf8(b: Uint8Array): string {
 const IDS: JsonRpcId[] = [
   1, 0, -1, 42, 2 ** 31, 2 ** 53 - 1, -(2 ** 53), 1.5, -0, 1e21, 1e-7, 5e-324, Number.MAX_VALUE,
   null, '', '1', 'abc', '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19', 'quote " and \\ backslash', 'tab\tnew\nline\u0000',
-  'é', '日本', '😀', '\ud800', 'x'.repeat(61), 'x'.repeat(62), 'x'.repeat(63), 'x'.repeat(500), '"'.repeat(40),
+  'é', '日本', '😀', '\ud800', '\u007f', '\u001f', ' ', '~', 'a"b', 'a\\b', 'x'.repeat(61), 'x'.repeat(62), 'x'.repeat(63), 'x'.repeat(500), '"'.repeat(40),
 ];
 
 describe('EncodedResult', () => {
