@@ -168,7 +168,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   let shuttingDown = false;
-  // The QUIC ingress (docs/quic-ingress.md): its own thread; null when relayHost.quicPort is 0. Set once listening.
+  // The QUIC ingress (docs/quic-ingress.md): in the QUIC thread; null when relayHost.quicPort is 0. Set once listening.
   let quicIngress: QuicIngressService | null = null;
   const availableRouteMask = plan.available;
   const healthMonitor = new HealthMonitor({

@@ -10,8 +10,11 @@
 //   library, undici Agent       RelayClient.submit with an undici Agent as `dispatcher` (its request() API), 1 in flight
 //   bare undici request         the same POST (headers, body) with undici Client.request: the floor for HTTP/1.1
 //   library, N in flight        `concurrency` submits in flight for `seconds` (the undici Agent, N connections)
+//   QUIC acknowledged           RelayClient.submit over quicTransport() (slotrelay/client/quic): a bidi stream, answer read
+//   QUIC fire-and-forget        the same with fireAndForget: a uni stream, resolved once written (no answer)
+//   QUIC, N in flight           `concurrency` acknowledged QUIC submits in flight for `seconds`, one connection
 // Figures: submits/s and p50/p99 per submit (HDR histogram, microseconds); the library's overhead is its p50 minus
-// the bare request's p50 in the same round (for both library rows). QUIC rows come with the relay's QUIC ingress (issue #12).
+// the bare request's p50 in the same round (for both library rows). QUIC submits get the wire bytes (HTTP the base64).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +27,7 @@ import { build, type Histogram } from 'hdr-histogram-js';
 import { Agent, Client } from 'undici';
 import { stringify } from 'yaml';
 import { RelayClient } from '../../src/client/index.js';
+import { quicTransport } from '../../src/client/quic/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -56,14 +60,15 @@ function transactions(n: number): string[] {
   return out;
 }
 
-async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string }> {
+async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string; quicAddress: string }> {
   const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-client-bench-'));
   const file = join(dir, 'config.yaml');
   writeFileSync(
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
-      relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 would collide between relays
+      // QUIC ingress on an ephemeral port (4433 would collide between relays); room for the in-flight rows.
+      relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 1_024 } },
       upstream: { rpcUrl: 'http://127.0.0.1:9' }, // never called: discard, no preflight on /v1/submit
       rings: { workers: 1, slotsPerRing: 65_536 },
       routes: { discard: true },
@@ -74,7 +79,7 @@ async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string }> 
     }),
   );
   const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const relayUrl = await new Promise<string>((resolve, reject) => {
+  const ready = await new Promise<{ relayUrl: string; quicAddress: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
     child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));
     createInterface({ input: child.stdout! }).on('line', (l) => {
@@ -83,10 +88,11 @@ async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string }> 
       if (m.event !== 'relay_ready' || !m.listeners) return;
       clearTimeout(timer);
       const r = m.listeners.find((x) => x.name === 'relay')!;
-      resolve(`http://${r.host}:${r.port}`);
+      const q = m.listeners.find((x) => x.name === 'quic')!;
+      resolve({ relayUrl: `http://${r.host}:${r.port}`, quicAddress: `${q.host}:${q.port}` });
     });
   });
-  return { child, relayUrl };
+  return { child, ...ready };
 }
 
 function histogram(): Histogram {
@@ -113,23 +119,24 @@ function row(name: string, inFlight: number, h: Histogram, elapsedNs: bigint): R
   };
 }
 
-type Submit = (base64: string) => Promise<void>;
+/** Submits transaction `i` (modulo the set). */
+type Submit = (i: number) => Promise<void>;
 
 /** `calls` sequential submits (after a warm-up), microseconds each. */
-async function sequential(name: string, submit: Submit, txs: readonly string[]): Promise<Row> {
-  for (let i = 0; i < WARMUP; i++) await submit(txs[i % txs.length]);
+async function sequential(name: string, submit: Submit): Promise<Row> {
+  for (let i = 0; i < WARMUP; i++) await submit(i);
   const h = histogram();
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i++) {
     const s = process.hrtime.bigint();
-    await submit(txs[i % txs.length]);
+    await submit(i);
     h.recordValue(Math.max(1, Number((process.hrtime.bigint() - s) / 1000n)));
   }
   return row(name, 1, h, process.hrtime.bigint() - t0);
 }
 
 /** `concurrency` submit loops for `seconds`. */
-async function concurrent(name: string, submit: Submit, txs: readonly string[]): Promise<Row> {
+async function concurrent(name: string, submit: Submit): Promise<Row> {
   const h = histogram();
   let i = 0;
   const until = Date.now() + SECONDS * 1000;
@@ -138,7 +145,7 @@ async function concurrent(name: string, submit: Submit, txs: readonly string[]):
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < until) {
         const s = process.hrtime.bigint();
-        await submit(txs[i++ % txs.length]);
+        await submit(i++);
         h.recordValue(Math.max(1, Number((process.hrtime.bigint() - s) / 1000n)));
       }
     }),
@@ -152,30 +159,40 @@ function ms(us: number): string {
 
 async function main(): Promise<void> {
   const txs = transactions(TXS);
-  const { child, relayUrl } = await startRelay();
+  const bytes = txs.map((b64) => new Uint8Array(Buffer.from(b64, 'base64')));
+  const { child, relayUrl, quicAddress } = await startRelay();
+  const quicClient = new RelayClient({ url: relayUrl, apiKey: KEY, transport: quicTransport({ address: quicAddress }) });
   const globalClient = new RelayClient({ url: relayUrl, apiKey: KEY });
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const undiciClient = new RelayClient({ url: relayUrl, apiKey: KEY, dispatcher: agent });
   const bare = new Client(relayUrl, { pipelining: 1 });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'x-api-key': KEY };
-  const bareSubmit: Submit = async (b64) => {
-    const { statusCode, body } = await bare.request({ path: '/v1/submit', method: 'POST', headers, body: '{"transaction":"' + b64 + '"}' });
+  const bareSubmit: Submit = async (i) => {
+    const { statusCode, body } = await bare.request({ path: '/v1/submit', method: 'POST', headers, body: '{"transaction":"' + txs[i % TXS] + '"}' });
     const text = await body.text();
     if (statusCode !== 200) throw new Error(`bare: HTTP ${statusCode} ${text.slice(0, 200)}`);
   };
-  const lib = (c: RelayClient): Submit => async (b64) => {
-    await c.submit(b64);
+  const lib = (c: RelayClient): Submit => async (i) => {
+    await c.submit(txs[i % TXS]);
+  };
+  const quicAck: Submit = async (i) => {
+    await quicClient.submit(bytes[i % TXS]);
+  };
+  const quicFire: Submit = async (i) => {
+    await quicClient.submit(bytes[i % TXS], { fireAndForget: true });
   };
   const rounds: Row[][] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) {
       const rows: Row[] = [];
       const libraryRows = async (): Promise<void> => {
-        rows.push(await sequential('library, global fetch', lib(globalClient), txs));
-        rows.push(await sequential('library, undici Agent', lib(undiciClient), txs));
+        rows.push(await sequential('library, global fetch', lib(globalClient)));
+        rows.push(await sequential('library, undici Agent', lib(undiciClient)));
+        rows.push(await sequential('QUIC acknowledged', quicAck));
+        rows.push(await sequential('QUIC fire-and-forget', quicFire));
       };
       const bareRow = async (): Promise<void> => {
-        rows.push(await sequential('bare undici request', bareSubmit, txs));
+        rows.push(await sequential('bare undici request', bareSubmit));
       };
       if (r % 2 === 0) {
         await libraryRows();
@@ -184,7 +201,8 @@ async function main(): Promise<void> {
         await bareRow();
         await libraryRows();
       }
-      rows.push(await concurrent(`library, ${CONCURRENCY} in flight`, lib(undiciClient), txs));
+      rows.push(await concurrent(`library, ${CONCURRENCY} in flight`, lib(undiciClient)));
+      rows.push(await concurrent(`QUIC, ${CONCURRENCY} in flight`, quicAck));
       rounds.push(rows);
       console.log(`round ${r + 1}`);
       for (const x of rows) console.log(`  ${x.name.padEnd(28)} ${String(x.perSecond).padStart(6)} submits/s   p50 ${ms(x.p50Us)} ms   p99 ${ms(x.p99Us)} ms   (${x.submits})`);
@@ -192,6 +210,7 @@ async function main(): Promise<void> {
   } finally {
     await bare.close();
     await agent.close();
+    await quicClient.close();
     child.kill('SIGTERM');
   }
   const names = rounds[0].map((x) => x.name);
@@ -205,8 +224,10 @@ async function main(): Promise<void> {
     globalFetch: rounds.map((rows) => p50(rows, 'library, global fetch') - p50(rows, 'bare undici request')),
     undiciAgent: rounds.map((rows) => p50(rows, 'library, undici Agent') - p50(rows, 'bare undici request')),
   };
+  const quicVsHttpP50Us = rounds.map((rows) => p50(rows, 'QUIC acknowledged') - p50(rows, 'library, undici Agent'));
   console.log('medians over rounds:');
   for (const m of medians) console.log(`  ${m.name.padEnd(28)} ${String(m.perSecond).padStart(6)} submits/s   p50 ${ms(m.p50Us)} ms   p99 ${ms(m.p99Us)} ms`);
+  console.log(`QUIC acknowledged p50 - library undici Agent p50, per round: ${quicVsHttpP50Us.map(ms).join(', ')} ms`);
   console.log(`library p50 - bare request p50, per round: global fetch ${overheadUs.globalFetch.map(ms).join(', ')} ms; undici Agent ${overheadUs.undiciAgent.map(ms).join(', ')} ms`);
   if (values.json) {
     const out = {
@@ -221,6 +242,7 @@ async function main(): Promise<void> {
       concurrency: CONCURRENCY,
       medians,
       libraryOverheadP50Us: overheadUs,
+      quicAcknowledgedMinusHttpUndiciP50Us: quicVsHttpP50Us,
       perRound: rounds,
     };
     mkdirSync(dirname(values.json), { recursive: true });

@@ -1,5 +1,5 @@
-// The connection cache (egress worker; get() is HOT, maintenance is a cold timer): one ConnectionWorker per TPU
-// address ("ip:port"), shared by the direct and static routes of this worker (Agave tpu-client-next workers_cache.rs).
+// The connection cache (QUIC thread; get() is HOT, maintenance is a cold timer): one ConnectionWorker per TPU
+// address ("ip:port"), shared by the direct and static routes of the process (Agave tpu-client-next workers_cache.rs).
 // - get(target) returns the worker, creating (connecting) it on a miss. The scheduler pre-warms the next leaders
 //   through the same call, so a transaction's path normally finds an active connection.
 // - At most maxConnections workers. A new one evicts the least recently used worker that is neither pinned (static

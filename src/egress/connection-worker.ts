@@ -1,4 +1,4 @@
-// One QUIC connection to one validator TPU (or static peer) as an explicit state machine (egress worker; HOT: send()
+// One QUIC connection to one validator TPU (or static peer) as an explicit state machine (QUIC thread; HOT: send()
 // runs per transaction and target). Modelled on Agave tpu-client-next connection_worker.rs:
 //
 //   connecting --established--> active --peer/idle close--> retrying --backoff--> connecting

@@ -1,4 +1,4 @@
-// The direct route (egress worker, HOT): each transaction goes over QUIC straight to the TPUs of the leaders the
+// The direct route (QUIC thread, HOT): each transaction goes over QUIC straight to the TPUs of the leaders the
 // scheduler picks (current leader, plus the next ones by the fanout policy), on connections the scheduler keeps warm
 // for the next `lookahead` leader windows. Outcome (closed set, src/shm/layout.ts):
 //   sent                    written (data + FIN, datagram with the kernel) on at least one leader's connection
@@ -19,7 +19,8 @@ import type { LeaderSource } from '../telemetry/leader-source.js';
 import { SnapshotLeaderSource } from '../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
 import { DropLog } from './drop-log.js';
-import { fanout, type QuicEgress } from './quic-egress.js';
+import { fanout } from './fanout.js';
+import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 import { Scheduler } from './scheduler.js';
 import type { ConnectionWorker } from './connection-worker.js';

@@ -1,13 +1,11 @@
-// What the direct and static routes of one egress worker share (egress worker; cold setup, HOT fanout()): the relay
+// What the direct and static routes share (QUIC thread; cold setup): the relay
 // identity certificate and ONE connection cache, so a static peer that is also a leader gets one connection, not two.
 // The identity comes from main (src/egress/identity.ts): a generated one as its secret in the worker's task (in
 // memory only), a configured one as identity.keypairPath. Hot-swap (configured file only): every
 // identity.reloadCheckMs the keypair file is stat'ed (fs.watchFile); when it changed and holds another keypair, the
 // cache switches certificate (new connections use it, open ones are cycled) and `identity_changed` is logged. An
 // unreadable file keeps the current identity (logged).
-// fanout() sends one transaction to several connection workers and folds their per-target answers into one route
-// outcome: `sent` as soon as any target wrote it (the others keep going and are counted per connection), otherwise the
-// most telling failure once every target answered.
+// The fanout of one transaction over several connections is its own module (./fanout.ts).
 // The connection layer (and with it the quiche binding) is imported when the cache is built, not with this module: an
 // egress worker that imports the consumer loop but builds no QUIC route never loads the binding (only the QUIC thread
 // does: src/config/route-plan.ts).
@@ -16,11 +14,9 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { IdentityCertificate } from '../quic/identity-certificate.js';
 import type { ConnectionCache } from './connection-cache.js';
-import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
 import { generateKeypairSecret, loadIdentityCertificate, readKeypairFile } from './identity.js';
 import { createIdentityCertificate } from '../quic/identity-certificate.js';
 import { base58Encode } from '../quic/base58.js';
-import type { EgressOutcome } from './route.js';
 import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
 
@@ -152,44 +148,4 @@ export class QuicEgress {
     if (this.gaugeTimer !== null) clearInterval(this.gaugeTimer);
     await this.cache?.close();
   }
-}
-
-/** Failure precedence when no target wrote the transaction (most actionable first). */
-function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
-  const rank = (o: TargetOutcome): number =>
-    o === 'failed' ? 4 : o === 'dropped:queue_full' ? 3 : o === 'dropped:stale' ? 2 : o === 'dropped:no_connection' ? 1 : 0;
-  return rank(b) > rank(a) ? b : a;
-}
-
-/**
- * Hot: one transaction to every worker (null = the cache had no room: no_connection). `bytes` may be reused by the
- * caller once this returns (queued copies are made by the connections).
- */
-export function fanout(workers: readonly (ConnectionWorker | null)[], bytes: Uint8Array): EgressOutcome | Promise<EgressOutcome> {
-  let sync: TargetOutcome | null = null;
-  let pending: Promise<TargetOutcome>[] | null = null;
-  for (let i = 0; i < workers.length; i++) {
-    const w = workers[i];
-    const r = w === null ? 'dropped:no_connection' : w.send(bytes);
-    if (typeof r === 'string') {
-      if (r === 'sent') sync = 'sent';
-      else if (sync !== 'sent') sync = sync === null ? r : worse(sync, r);
-    } else {
-      (pending ??= []).push(r);
-    }
-  }
-  if (sync === 'sent' || pending === null) return sync ?? 'dropped:no_connection';
-  const first: TargetOutcome = sync ?? 'dropped:no_connection';
-  const all = pending;
-  return new Promise<EgressOutcome>((resolve) => {
-    let left = all.length;
-    let acc: TargetOutcome | null = sync;
-    for (const p of all) {
-      void p.then((o) => {
-        if (o === 'sent') resolve('sent');
-        acc = acc === null ? o : worse(acc, o);
-        if (--left === 0) resolve(acc ?? first);
-      });
-    }
-  });
 }

@@ -1,4 +1,4 @@
-// The fanout scheduler (egress worker; targets() is HOT but recomputes only when the slot changes). Decides which
+// The fanout scheduler (QUIC thread; targets() is HOT but recomputes only when the slot changes). Decides which
 // leaders get a transaction and which connections to open ahead of time (Agave tpu-client-next
 // connection_workers_scheduler.rs; Yellowstone Jet SmartFanout). Policies:
 //   next-leaders   the current leader and the next `leaders` distinct leaders, in every slot (Agave's fixed fanout)

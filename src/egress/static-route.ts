@@ -1,4 +1,4 @@
-// The static route (egress worker, HOT): every transaction goes over QUIC to each configured peer
+// The static route (QUIC thread, HOT): every transaction goes over QUIC to each configured peer
 // (routes.static.peers, "ip:port"), like Jet's extra fanout to fixed validators or relays. Peers are pinned in the
 // worker's shared connection cache (never evicted nor idle-closed; reconnected with backoff when they drop).
 // With routes.static.everyTransaction the consumer loop adds this route to every record whose key allows it.
@@ -10,7 +10,8 @@ import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import type { ConnectionWorker } from './connection-worker.js';
 import { DropLog } from './drop-log.js';
-import { fanout, type QuicEgress } from './quic-egress.js';
+import { fanout } from './fanout.js';
+import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 
 export class StaticRoute implements EgressRoute {
