@@ -92,6 +92,8 @@ export class QuicTransport implements SubmitTransport {
   private closing = false;
   /** Connections established so far (1 = the first; more = reconnects). */
   connections = 0;
+  /** When a stream of the current connection last ended with something from the relay (or was written). */
+  private lastProgressAt = 0;
 
   private readonly certificate: IdentityCertificate;
   private readonly minMs: number;
@@ -120,16 +122,17 @@ export class QuicTransport implements SubmitTransport {
   async submit(req: SubmitRequest): Promise<SubmitResult | UnacknowledgedSubmitResult> {
     const deadline = performance.now() + this.ctx.timeoutMs;
     const conn = await this.connection(deadline, req.signal, 'submit');
+    const started = performance.now();
     if (req.fireAndForget) {
       const bytes = req.tx.bytes;
-      const r = await this.bounded(conn.sendUni(bytes), deadline, req.signal);
+      const r = await this.bounded(conn.sendUni(bytes), deadline, req.signal, conn, started);
       if (r.kind === 'written') return { accepted: 'unacknowledged', signature: encodeSignatureBase58(bytes, 1) };
       throw await this.streamError(conn, r);
     }
     const body: { transaction: Uint8Array; routes?: readonly string[]; maxRetries?: number } = { transaction: req.tx.bytes };
     if (req.routes !== 'default') body.routes = req.routes;
     if (req.maxRetries !== undefined) body.maxRetries = req.maxRetries;
-    const r = await this.bounded(conn.request(body), deadline, req.signal);
+    const r = await this.bounded(conn.request(body), deadline, req.signal, conn, started);
     if (r.kind !== 'answer') throw await this.streamError(conn, r);
     return readAnswer(r.answer);
   }
@@ -176,7 +179,7 @@ export class QuicTransport implements SubmitTransport {
   }
 
   /** The stream's result, or a timeout / abort error first (the stream is left to finish; its outcome is unknown). */
-  private bounded(p: Promise<StreamResult>, deadline: number, signal: AbortSignal | undefined): Promise<StreamResult> {
+  private bounded(p: Promise<StreamResult>, deadline: number, signal: AbortSignal | undefined, conn: IngressClient, started: number): Promise<StreamResult> {
     if (signal?.aborted === true) return Promise.reject(new RelaySubmitError({ reason: 'aborted', message: 'submit: aborted', cause: signal.reason }));
     return new Promise<StreamResult>((resolve, reject) => {
       const onAbort = (): void => {
@@ -185,10 +188,14 @@ export class QuicTransport implements SubmitTransport {
       };
       const timer = setTimeout(() => {
         signal?.removeEventListener('abort', onAbort);
+        // Nothing came back on this connection for the whole timeout: the relay is gone without a CONNECTION_CLOSE
+        // (killed, network down). Close it now and redial instead of waiting for the QUIC idle timeout.
+        if (this.conn === conn && this.lastProgressAt < started) conn.close(0, 'no answer from the relay');
         reject(new RelaySubmitError({ reason: 'timeout', message: `submit: no answer on the QUIC stream within ${this.ctx.timeoutMs} ms (outcome unknown)` }));
       }, Math.max(0, deadline - performance.now()));
       signal?.addEventListener('abort', onAbort, { once: true });
       p.then((r) => {
+        if (r.kind !== 'closed' && this.conn === conn) this.lastProgressAt = performance.now();
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         resolve(r);
