@@ -7,15 +7,16 @@
 //
 // send() never waits for a handshake it could avoid (the scheduler pre-warms), never spins and never drops silently:
 //   active + stream credit      -> 'sent' synchronously (the datagram is already with the kernel)
-//   connecting or no credit     -> queued inside the QUIC connection (copied); the promise answers 'sent' when the
-//                                  stream is written, 'dropped:stale' when it waited staleAfterMs without credit or
-//                                  room (a parked or silent peer), or 'dropped:no_connection' if the connection ends
+//   connecting or no credit     -> queued in THIS worker's one bounded queue (copied); the promise answers 'sent' when
+//                                  the stream is written, 'dropped:stale' when it waited staleAfterMs without credit
+//                                  or room (a parked or silent peer), or 'dropped:no_connection' if the connection ends
 //   queue full                  -> 'dropped:queue_full'
 //   empty / too large           -> 'failed' (the transaction is refused, never queued)
 //   retrying / closing / closed -> 'dropped:no_connection' at once (other targets are not held up)
-// Waiters: the connection's queue is FIFO and each queued transaction leaves it once, from the head (written, write
-// failed, stale) or at close (unsent), so one waiter is pushed per queued transaction, in the same order, and answered
-// positionally. Transactions given before the socket exists keep their own resolver until they reach the queue.
+// The worker owns the queue (Agave tpu-client-next: the connection worker owns its bounded channel); the QUIC
+// connection is transport only: tryWrite() answers written / no-credit / no-room / failed and onWritable / onClose say
+// when to try again or give up (src/quic/client-connection.ts). The queue is FIFO, one entry per waiting transaction
+// with its deadline and its answer, from before the socket exists until it is written, stale or the connection ends.
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
@@ -87,20 +88,17 @@ export interface ConnectionReport {
 
 type Resolve = (o: TargetOutcome) => void;
 
-/** A transaction given before the socket existed, with its own waiter. */
-interface PreOpen {
-  readonly tx: Uint8Array;
-  readonly resolve: Resolve;
-}
-
 export class ConnectionWorker {
   private st: ConnectionState = 'connecting';
   private conn: QuicClientConnection | null = null;
-  /** Transactions given while the socket is still being opened (copied), moved into the connection on open. */
-  private preOpen: PreOpen[] = [];
-  /** FIFO of callers waiting for a queued transaction, in the connection's queue order. */
-  private waiters: Resolve[] = [];
-  private waitHead = 0;
+  // The one queue: FIFO arrays + head index, compacted when drained; deadlines never decrease along it (one wait limit).
+  private qTx: Uint8Array[] = [];
+  private qDeadline: number[] = [];
+  private qResolve: Resolve[] = [];
+  private qHead = 0;
+  /** The stale deadline timer, armed for the queue head. */
+  private staleTimer: NodeJS.Timeout | null = null;
+  private staleTimerAt = Infinity;
   private readonly maxTxBytes: number;
   private backoffMs: number;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -137,9 +135,9 @@ export class ConnectionWorker {
     return this.st;
   }
 
-  /** Transactions waiting on this connection now (its queue, and those given before the socket existed). */
+  /** Transactions waiting in this worker's queue now (handshake, stream credit, congestion room). */
   get queued(): number {
-    return (this.conn?.queued ?? 0) + this.preOpen.length;
+    return this.qTx.length - this.qHead;
   }
 
   /** Hot: one transaction to this target. `tx` may be reused by the caller as soon as this returns. */
@@ -150,31 +148,30 @@ export class ConnectionWorker {
       this.failed++;
       return 'failed';
     }
-    if (st === 'active' || (st === 'connecting' && this.conn !== null)) {
-      const c = this.conn!;
-      const r = c.trySendTransaction(tx);
-      if (r === true) {
+    if (st !== 'active' && st !== 'connecting') {
+      this.droppedNoConnection++;
+      return 'dropped:no_connection';
+    }
+    const c = this.conn;
+    if (c !== null && this.qHead === this.qTx.length) {
+      // Nothing waits before it: write now if the transport can.
+      const r = c.tryWrite(tx);
+      if (r === 'written') {
         this.sent++;
         return 'sent';
       }
-      if (r === 'no-credit') return this.waitFor();
-      if (c.queued >= this.o.maxQueued) {
-        this.droppedQueueFull++;
-        return 'dropped:queue_full';
+      if (r === 'failed') {
+        this.failed++;
+        return 'failed';
       }
-      this.failed++;
-      return 'failed';
+      // A transaction partly on the wire (window edge) must be the one offered next: it heads the queue, whatever the bound.
+      if (c.partial) return this.enqueue(tx);
     }
-    if (st === 'connecting') {
-      if (this.preOpen.length >= this.o.maxQueued) {
-        this.droppedQueueFull++;
-        return 'dropped:queue_full';
-      }
-      const copy = new Uint8Array(tx);
-      return new Promise<TargetOutcome>((resolve) => this.preOpen.push({ tx: copy, resolve }));
+    if (this.queued >= this.o.maxQueued) {
+      this.droppedQueueFull++;
+      return 'dropped:queue_full';
     }
-    this.droppedNoConnection++;
-    return 'dropped:no_connection';
+    return this.enqueue(tx);
   }
 
   /** Pre-warm: make sure a connection is (being) opened; a retrying worker keeps its backoff. */
@@ -198,7 +195,7 @@ export class ConnectionWorker {
       this.toClosed();
       return Promise.resolve();
     }
-    if (c.queued === 0 || graceMs <= 0) c.close(0, 'closing');
+    if (this.queued === 0 || graceMs <= 0) c.close(0, 'closing');
     else this.graceTimer = setTimeout(() => c.close(0, 'eviction grace over'), graceMs);
     return c.closed.then(() => undefined);
   }
@@ -214,7 +211,7 @@ export class ConnectionWorker {
       connects: this.connects,
       connectFailures: this.connectFailures,
       sent: this.sent,
-      queued: (this.conn?.queued ?? 0) + this.preOpen.length,
+      queued: this.queued,
       droppedNoConnection: this.droppedNoConnection,
       droppedQueueFull: this.droppedQueueFull,
       droppedStale: this.droppedStale,
@@ -225,6 +222,108 @@ export class ConnectionWorker {
       sendLatencyMaxUs: n === 0 ? 0 : h.maxValue,
       lastUsedMs: this.lastUsedMs,
     };
+  }
+
+  // ---- the queue (hot when a peer is slow) ----
+
+  private enqueue(tx: Uint8Array): Promise<TargetOutcome> {
+    const deadline = performance.now() + this.o.staleAfterMs;
+    // new Uint8Array(x) always copies (the caller reuses its buffer).
+    this.qTx.push(new Uint8Array(tx));
+    this.qDeadline.push(deadline);
+    const p = new Promise<TargetOutcome>((resolve) => this.qResolve.push(resolve));
+    if (this.queued === 1) this.armStale();
+    return p;
+  }
+
+  /** The transport may write again (established, an ACK or MAX_STREAMS arrived, a timer): write from the head. */
+  private readonly onWritable = (): void => {
+    this.drain();
+  };
+
+  private drain(): void {
+    const c = this.conn;
+    this.expireStale(performance.now());
+    if (c === null) return;
+    while (this.qHead < this.qTx.length) {
+      const r = c.tryWrite(this.qTx[this.qHead]);
+      if (r === 'no-credit' || r === 'no-room') break;
+      // A write quiche refused outright (not a lack of room) must not block the queue: it is answered `failed`.
+      this.shift(r === 'written' ? 'sent' : 'failed');
+    }
+    this.afterShift();
+    if (this.st === 'closing' && this.queued === 0) c.close(0, 'closing');
+  }
+
+  /** Answers the head with `o` and removes it. */
+  private shift(o: TargetOutcome): void {
+    const i = this.qHead++;
+    const r = this.qResolve[i];
+    this.qTx[i] = EMPTY;
+    this.answer(r, o);
+  }
+
+  /** Compacts the queue and re-arms the stale timer for the new head. */
+  private afterShift(): void {
+    if (this.qHead === this.qTx.length) {
+      this.qTx = [];
+      this.qDeadline = [];
+      this.qResolve = [];
+      this.qHead = 0;
+    } else if (this.qHead > 1024) {
+      this.qTx = this.qTx.slice(this.qHead);
+      this.qDeadline = this.qDeadline.slice(this.qHead);
+      this.qResolve = this.qResolve.slice(this.qHead);
+      this.qHead = 0;
+    }
+    this.armStale();
+  }
+
+  private armStale(): void {
+    const at = this.qHead < this.qTx.length ? this.qDeadline[this.qHead] : Infinity;
+    if (at === this.staleTimerAt) return;
+    if (this.staleTimer !== null) clearTimeout(this.staleTimer);
+    this.staleTimer = null;
+    this.staleTimerAt = at;
+    if (at === Infinity) return;
+    this.staleTimer = setTimeout(this.onStaleTimer, Math.max(0, at - performance.now()));
+  }
+
+  private readonly onStaleTimer = (): void => {
+    this.staleTimer = null;
+    this.staleTimerAt = Infinity;
+    this.drain();
+  };
+
+  /** Every head past its deadline leaves as dropped:stale (a partly written head's stream is reset first). */
+  private expireStale(now: number): void {
+    if (this.qHead >= this.qTx.length || this.qDeadline[this.qHead] > now) return;
+    const waitedMs = now - (this.qDeadline[this.qHead] - this.o.staleAfterMs);
+    if (this.conn?.partial === true) this.conn.abandonPartial();
+    let n = 0;
+    while (this.qHead < this.qTx.length && this.qDeadline[this.qHead] <= now) {
+      this.shift('dropped:stale');
+      n++;
+    }
+    this.afterShift();
+    this.onStale(n, waitedMs);
+  }
+
+  /** Every queued transaction ends with `o` (the connection ended). Returns how many. */
+  private answerAll(o: TargetOutcome): number {
+    const n = this.queued;
+    while (this.qHead < this.qTx.length) this.shift(o);
+    this.afterShift();
+    return n;
+  }
+
+  private answer(r: Resolve, o: TargetOutcome): void {
+    if (o === 'sent') this.sent++;
+    else if (o === 'dropped:no_connection') this.droppedNoConnection++;
+    else if (o === 'dropped:queue_full') this.droppedQueueFull++;
+    else if (o === 'dropped:stale') this.droppedStale++;
+    else this.failed++;
+    r(o);
   }
 
   // ---- transitions (cold) ----
@@ -239,33 +338,18 @@ export class ConnectionWorker {
       maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
       keepAliveMs: this.o.keepAliveMs,
       connectTimeoutMs: this.o.connectTimeoutMs,
-      maxQueuedTransactions: this.o.maxQueued,
       maxTransactionBytes: this.maxTxBytes,
-      maxQueueWaitMs: this.o.staleAfterMs,
       congestionControl: this.o.congestionControl,
       onSendLatency: this.onLatency,
-      onQueuedSent: this.onQueuedSent,
-      onWriteFailed: this.onWriteFailed,
-      onStale: this.onStale,
-      onDrain: this.onDrain,
+      onWritable: this.onWritable,
       onClose: this.onClose,
     }).then(
       (c) => {
+        this.conn = c;
         if (this.st === 'closing' || this.st === 'closed') {
-          // closed while the socket was opening: release it, answer what was waiting
-          this.conn = c;
+          // closed while the socket was opening: release it (onClose answers what was waiting)
           c.close(0, 'closing');
           return;
-        }
-        this.conn = c;
-        const pending = this.preOpen;
-        this.preOpen = [];
-        // Not established yet, so each one is queued (its waiter joins the FIFO in queue order) or refused (it is
-        // answered itself: the only refusal left after send()'s size check is a full queue).
-        for (const p of pending) {
-          const r = c.trySendTransaction(p.tx);
-          if (r === 'no-credit') this.waiters.push(p.resolve);
-          else this.answer(p.resolve, r === true ? 'sent' : c.queued >= this.o.maxQueued ? 'dropped:queue_full' : 'failed');
         }
         c.established.then(() => {
           if (this.conn !== c || this.st !== 'connecting') return;
@@ -283,21 +367,21 @@ export class ConnectionWorker {
     );
   }
 
-  private readonly onClose = (info: QuicCloseInfo, unsent: Uint8Array[]): void => {
+  private readonly onClose = (info: QuicCloseInfo): void => {
     if (this.graceTimer !== null) clearTimeout(this.graceTimer);
     this.graceTimer = null;
-    // Every queued transaction still has its waiter: none of them was written.
-    const left = this.waiters.length - this.waitHead;
-    for (let i = 0; i < left; i++) this.resolveNext('dropped:no_connection');
-    if (unsent.length > 0 || left > 0) {
-      this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
-    }
+    if (this.livenessTimer !== null) clearTimeout(this.livenessTimer);
+    this.livenessTimer = null;
     if (this.st === 'closing' || this.st === 'closed') {
+      const left = this.answerAll('dropped:no_connection');
+      if (left > 0) this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
       this.toClosed();
       return;
     }
     this.conn = null;
     if (info.wasEstablished) {
+      const left = this.answerAll('dropped:no_connection');
+      if (left > 0) this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
       this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed; reconnecting');
       this.backoffMs = this.o.retryMinMs;
       this.toRetrying();
@@ -310,7 +394,7 @@ export class ConnectionWorker {
   private failedConnect(): void {
     this.connectFailures++;
     this.conn = null;
-    this.answerPreOpen('dropped:no_connection');
+    this.answerAll('dropped:no_connection');
     if (this.st === 'closing' || this.st === 'closed') {
       this.toClosed();
       return;
@@ -330,42 +414,10 @@ export class ConnectionWorker {
   private toClosed(): void {
     this.st = 'closed';
     this.conn = null;
-    this.answerPreOpen('dropped:no_connection');
-  }
-
-  private answerPreOpen(o: TargetOutcome): void {
-    const pending = this.preOpen;
-    this.preOpen = [];
-    for (const p of pending) this.answer(p.resolve, o);
-  }
-
-  // ---- waiters (hot when queueing) ----
-
-  private waitFor(): Promise<TargetOutcome> {
-    return new Promise<TargetOutcome>((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Answers the oldest waiter: the connection's queue head just left the queue with outcome `o`. */
-  private resolveNext(o: TargetOutcome): void {
-    if (this.waitHead >= this.waiters.length) return;
-    const r = this.waiters[this.waitHead++];
-    if (this.waitHead === this.waiters.length) {
-      this.waiters = [];
-      this.waitHead = 0;
-    } else if (this.waitHead > 1024) {
-      this.waiters = this.waiters.slice(this.waitHead);
-      this.waitHead = 0;
-    }
-    this.answer(r, o);
-  }
-
-  private answer(r: Resolve, o: TargetOutcome): void {
-    if (o === 'sent') this.sent++;
-    else if (o === 'dropped:no_connection') this.droppedNoConnection++;
-    else if (o === 'dropped:queue_full') this.droppedQueueFull++;
-    else if (o === 'dropped:stale') this.droppedStale++;
-    else this.failed++;
-    r(o);
+    this.answerAll('dropped:no_connection');
+    if (this.staleTimer !== null) clearTimeout(this.staleTimer);
+    this.staleTimer = null;
+    this.staleTimerAt = Infinity;
   }
 
   private readonly onLatency = (us: number): void => {
@@ -373,22 +425,12 @@ export class ConnectionWorker {
     if (this.o.onSendLatency !== undefined) this.o.onSendLatency(us);
   };
 
-  /** A write from the queue (ACK/credit came back): it is the oldest waiter's transaction. */
-  private readonly onQueuedSent = (): void => {
-    this.resolveNext('sent');
-  };
-
-  private readonly onWriteFailed = (): void => {
-    this.resolveNext('failed');
-  };
-
-  /** The queue head waited staleAfterMs without credit or room (a parked or silent peer). */
-  private readonly onStale = (_tx: Uint8Array, waitedMs: number): void => {
-    this.resolveNext('dropped:stale');
+  /** `n` queued transactions waited staleAfterMs without credit or room (a parked or silent peer). */
+  private onStale(n: number, waitedMs: number): void {
     this.checkLiveness();
     const now = Date.now();
     if (now - this.staleLogAtMs < STALE_LOG_INTERVAL_MS) {
-      this.staleUnlogged++;
+      this.staleUnlogged += n;
       return;
     }
     const c = this.conn;
@@ -400,14 +442,14 @@ export class ConnectionWorker {
         waitedMs: Math.round(waitedMs),
         staleSinceLast: this.staleUnlogged,
         staleTotal: this.droppedStale,
-        queued: c?.queued ?? 0,
+        queued: this.queued,
         peerStreamsLeft: c !== null && c.currentState === 'established' ? c.peerStreamsLeft() : null,
       },
       'egress: queued transactions waited too long for stream credit / congestion room (dropped:stale)',
     );
     this.staleLogAtMs = now;
     this.staleUnlogged = 0;
-  };
+  }
 
   /** Is the peer still there? PING it; if nothing at all comes back in LIVENESS_TIMEOUT_MS, reconnect. */
   private checkLiveness(): void {
@@ -423,8 +465,6 @@ export class ConnectionWorker {
     }, LIVENESS_TIMEOUT_MS);
     this.livenessTimer.unref();
   }
-
-  private readonly onDrain = (): void => {
-    if (this.st === 'closing' && this.conn !== null && this.conn.queued === 0) this.conn.close(0, 'closing');
-  };
 }
+
+const EMPTY = new Uint8Array(0);

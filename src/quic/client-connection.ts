@@ -10,6 +10,9 @@
 // onStale, so a peer that grants no credit or never ACKs cannot hold anything forever. Every queued transaction
 // leaves the queue exactly once, in FIFO order, through onQueuedSent, onWriteFailed, onStale or onClose's `unsent`:
 // an owner that keeps one waiter per queued transaction can answer them positionally.
+// Transport-only use (the egress connection worker, src/egress/connection-worker.ts, which owns its one queue):
+// tryWrite() never queues — it answers written / no-credit / no-room / failed — and onWritable() says when a write may
+// succeed again (a datagram from the peer: ACK, MAX_STREAMS; the handshake done; a timer). Use one style per connection.
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';
@@ -68,7 +71,12 @@ export interface QuicClientOptions {
   onDrain?: () => void;
   /** Per transaction: microseconds from streamSend to the end of the send loop that handed its datagram(s) to the kernel. */
   onSendLatency?: (micros: number) => void;
+  /** Transport-only use: a tryWrite() that answered no-credit / no-room may succeed now (established, peer spoke). */
+  onWritable?: () => void;
 }
+
+/** What tryWrite() did with one transaction. */
+export type WriteOutcome = 'written' | 'no-credit' | 'no-room' | 'failed';
 
 export type QuicClientState = 'connecting' | 'established' | 'closed';
 
@@ -133,7 +141,7 @@ export class QuicClientConnection {
   private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
   private readonly timer: DeadlineTimer;
   private readonly o: Required<
-    Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'onQueuedSent' | 'onStale' | 'identity' | 'serverName'>
+    Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'onQueuedSent' | 'onStale' | 'onWritable' | 'identity' | 'serverName'>
   >;
   private readonly onCloseCb: QuicClientOptions['onClose'];
   private readonly onDrainCb: QuicClientOptions['onDrain'];
@@ -141,6 +149,7 @@ export class QuicClientConnection {
   private readonly onWriteFailedCb: QuicClientOptions['onWriteFailed'];
   private readonly onQueuedSentCb: QuicClientOptions['onQueuedSent'];
   private readonly onStaleCb: QuicClientOptions['onStale'];
+  private readonly onWritableCb: QuicClientOptions['onWritable'];
   // Reused RecvInfo: the socket is connected, so every datagram comes from the same peer to the same local address.
   private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
 
@@ -202,6 +211,7 @@ export class QuicClientConnection {
     this.onWriteFailedCb = opts.onWriteFailed;
     this.onQueuedSentCb = opts.onQueuedSent;
     this.onStaleCb = opts.onStale;
+    this.onWritableCb = opts.onWritable;
     this.keepAliveEffMs = this.o.keepAliveMs;
     this.remote = { host: opts.host, port: opts.port };
     this.sock = dgram.createSocket({ type: isIPv6(opts.host) ? 'udp6' : 'udp4' });
@@ -306,6 +316,39 @@ export class QuicClientConnection {
     // The head's deadline shares the connection timer (arm() only ever moves it earlier).
     if (this.queue.length - this.queueHead === 1 && deadline !== Infinity) this.timer.arm(deadline - now, now);
     return 'no-credit';
+  }
+
+  /**
+   * Transport only (HOT): writes one transaction on its own unidirectional stream (data + FIN in one call), never
+   * queues it. `written`: its datagram is with the kernel. `no-credit`: no stream credit, or not established yet.
+   * `no-room`: the congestion/flow window is full; when `partial` is then true the transaction's first bytes are on the
+   * wire already, so the caller must offer THE SAME transaction again first (or abandonPartial()). `failed`: closed,
+   * empty, too large, or quiche refused it. The caller may reuse `tx` as soon as this returns.
+   */
+  tryWrite(tx: Uint8Array): WriteOutcome {
+    if (this.state === 'closed' || tx.length === 0 || tx.length > this.o.maxTransactionBytes) return 'failed';
+    if (this.state !== 'established') return 'no-credit';
+    const r = this.writeAndFlush(tx);
+    this.afterIo();
+    return r === WRITTEN ? 'written' : r === NO_CREDIT ? 'no-credit' : r === NO_ROOM ? 'no-room' : 'failed';
+  }
+
+  /** A transaction is partly on the wire (tryWrite answered no-room at the window edge): offer it again first. */
+  get partial(): boolean {
+    return this.openStreamWritten !== 0;
+  }
+
+  /** Gives up the partly written transaction: its stream is reset (the receiver discards what it got). */
+  abandonPartial(): void {
+    if (this.openStreamWritten === 0) return;
+    try {
+      this.conn.streamShutdown(this.openStreamId, SHUTDOWN_WRITE, 0);
+    } catch {
+      // already reset or closing
+    }
+    this.releaseOpenStream();
+    this.flush();
+    this.afterIo();
   }
 
   /** Closes with an application code (0 = no error), sends CONNECTION_CLOSE and releases the socket at once. */
@@ -539,6 +582,7 @@ export class QuicClientConnection {
     if (this.state === 'established') {
       const before = this.written;
       if (this.queueHead < this.queue.length) this.drainQueue();
+      else if (this.onWritableCb !== undefined) this.onWritableCb();
       // Nothing of ours went out (no queued stream could be written): hold the ACK for our next stream packet.
       if (this.written === before && (this.state as QuicClientState) === 'established') {
         if (this.ackDueMs === Infinity) this.ackDueMs = performance.now() + ACK_DELAY_MS;
@@ -590,6 +634,8 @@ export class QuicClientConnection {
       // Established: write what fits (expiring stale heads first). Still connecting: only expire.
       if (this.state === 'established') this.drainQueue();
       else this.setQueueHead(this.expireStale(now));
+    } else if (this.state === 'established' && this.onWritableCb !== undefined) {
+      this.onWritableCb();
     }
     if ((this.state as QuicClientState) === 'closed') return; // a callback closed us
     this.flush();
@@ -610,6 +656,7 @@ export class QuicClientConnection {
     if (Number.isFinite(idle)) this.keepAliveEffMs = Math.min(this.keepAliveEffMs, Math.floor(idle / 2));
     this.keepAliveDueMs = performance.now() + this.keepAliveEffMs;
     this.resolveEstablished();
+    // (onMessage, the one caller, then tells a transport-only owner it may write: onWritable.)
   }
 
   private readonly onConnectTimeout = (): void => {
