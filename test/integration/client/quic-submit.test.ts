@@ -223,6 +223,8 @@ describe('typed errors over QUIC', () => {
     const e = await rejection(c.submit(legacyTransfer().bytes));
     expect(e.reason).toBe('timeout');
     await c.close();
+    // Closed: no more submits, no more dialling.
+    expect((await rejection(c.submit(legacyTransfer().bytes))).reason).toBe('aborted');
   });
 });
 
