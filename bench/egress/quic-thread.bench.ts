@@ -39,6 +39,12 @@ function startSink(printTx: boolean): Promise<{ worker: Worker; port: number }> 
   const worker = new Worker(new URL('./tpu-sink-worker.js', import.meta.url), { workerData: { kind: sinkKind, quinnDir, printTx } });
   return new Promise((r) => worker.once('message', (m: { port: number }) => r({ worker, port: m.port })));
 }
+/** Stops a sink and waits for its thread to end (it ends the quinn process first: none is left behind). */
+function stopSink(w: Worker): Promise<unknown> {
+  const ended = new Promise((r) => w.once('exit', r));
+  w.postMessage('stop');
+  return ended;
+}
 function ask<T>(w: Worker, msg: string): Promise<T> {
   return new Promise((r) => {
     w.once('message', (m: T) => r(m));
@@ -95,7 +101,7 @@ const producer = await load;
 const seconds = (s1.atMs - s0.atMs) / 1000;
 const throughput = { txPerS: Math.round((s1.received - s0.received) / seconds), received: s1.received - s0.received, seconds: Math.round(seconds * 100) / 100, producer };
 await tPool.drain(5_000);
-quiet.worker.postMessage('stop');
+await stopSink(quiet.worker);
 console.log(`QUIC thread throughput (static route, 1 target): ${throughput.txPerS} tx/s received`);
 
 // Latency: the printing sink, evenly paced.
@@ -109,7 +115,7 @@ const drained = await lPool.drain(5_000);
 const h = lPool.latency.byRoute[ROUTE_IDS.static];
 const entryToOutcomeUs = { count: h.totalCount, p50: h.getValueAtPercentile(50), p99: h.getValueAtPercentile(99), max: h.maxValue };
 const entryToSinkUs = await ask<{ count: number; p50: number; p99: number; max: number }>(sink.worker, 'lat');
-sink.worker.postMessage('stop');
+await stopSink(sink.worker);
 console.log(`QUIC thread @${RATE}/s ring entry -> kernel (outcome) p50 ${entryToOutcomeUs.p50} us p99 ${entryToOutcomeUs.p99} us; entry -> sink p50 ${entryToSinkUs.p50} us p99 ${entryToSinkUs.p99} us`);
 
 const baselineFile = join(repoRoot, 'bench', 'results', 'quic-egress.json');
