@@ -75,7 +75,16 @@ export class DirectRoute implements EgressRoute {
   send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.cache;
-    if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+    if (cache === null) {
+      // The connection layer is still loading (the first sends after start). The consumer loop reads the receipt's
+      // targets and slot as soon as send() returns, so set them now from the scheduler; the deferred send aims anew.
+      const early = this.scheduler.targets();
+      if (early.length > 0) {
+        tx.targets = early.length;
+        tx.targetSlot = this.scheduler.currentSlot;
+      }
+      return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+    }
     const targets = this.scheduler.targets();
     if (targets.length === 0) {
       this.drops.note('dropped:no_leader', tx.traceId);
