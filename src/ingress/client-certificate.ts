@@ -1,7 +1,7 @@
 // What the QUIC ingress reads from a client certificate (QUIC thread, cold: once per connection): the subject's
 // common name (an API key, for clients made by our library) and the Ed25519 identity (a Solana TPU client's keypair,
 // looked up in the keys' quicIdentities). A minimal DER walk, no dependency and no exception on malformed input.
-import { identityFromCertificate } from '../quic/identity-certificate.js';
+import { equalBytes, identityFromCertificate, readTlv } from '../quic/identity-certificate.js';
 
 /** OID 2.5.4.3 (id-at-commonName), DER-encoded with its tag and length. */
 const CN_OID = Uint8Array.from([0x06, 0x03, 0x55, 0x04, 0x03]);
@@ -24,33 +24,33 @@ export function readClientCertificate(chain: readonly Uint8Array[]): ClientCerti
 }
 
 export function commonNameOf(der: Uint8Array): string {
-  const cert = tlv(der, 0);
+  const cert = readTlv(der, 0);
   if (cert === null || der[0] !== 0x30) return '';
-  const tbs = tlv(der, cert.start);
+  const tbs = readTlv(der, cert.start);
   if (tbs === null) return '';
   let pos = tbs.start;
   if (der[pos] === 0xa0) {
-    const v = tlv(der, pos);
+    const v = readTlv(der, pos);
     if (v === null) return '';
     pos = v.end;
   }
   // serialNumber, signature, issuer, validity; then subject.
   for (let i = 0; i < 4; i++) {
-    const f = tlv(der, pos);
+    const f = readTlv(der, pos);
     if (f === null || f.end > tbs.end) return '';
     pos = f.end;
   }
-  const subject = tlv(der, pos);
+  const subject = readTlv(der, pos);
   if (subject === null || der[pos] !== 0x30) return '';
   for (let set = subject.start; set < subject.end; ) {
-    const s = tlv(der, set);
+    const s = readTlv(der, set);
     if (s === null || s.end > subject.end) return '';
     for (let atv = s.start; atv < s.end; ) {
-      const a = tlv(der, atv);
+      const a = readTlv(der, atv);
       if (a === null || a.end > s.end) return '';
       const oidEnd = a.start + CN_OID.length;
-      if (oidEnd <= a.end && equal(der.subarray(a.start, oidEnd), CN_OID)) {
-        const v = tlv(der, oidEnd);
+      if (oidEnd <= a.end && equalBytes(der.subarray(a.start, oidEnd), CN_OID)) {
+        const v = readTlv(der, oidEnd);
         if (v === null || v.end > a.end || !STRING_TAGS.has(der[oidEnd]) || v.end - v.start > MAX_CN) return '';
         return Buffer.from(der.buffer, der.byteOffset + v.start, v.end - v.start).toString('utf8');
       }
@@ -59,25 +59,4 @@ export function commonNameOf(der: Uint8Array): string {
     set = s.end;
   }
   return '';
-}
-
-function tlv(der: Uint8Array, pos: number): { start: number; end: number } | null {
-  if (pos + 2 > der.length) return null;
-  let len = der[pos + 1];
-  let start = pos + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 3 || start + n > der.length) return null;
-    len = 0;
-    for (let i = 0; i < n; i++) len = (len << 8) | der[start + i];
-    start += n;
-  }
-  const end = start + len;
-  return end > der.length ? null : { start, end };
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -125,7 +125,9 @@ export function identityFromCertificate(der: Uint8Array): string | null {
   return key === null ? null : base58Encode(key);
 }
 
-function readTlv(der: Uint8Array, pos: number): { start: number; end: number } | null {
+/** One DER TLV at `pos`: its value's [start, end), or null when it runs past the buffer (also used by
+ * src/ingress/client-certificate.ts). */
+export function readTlv(der: Uint8Array, pos: number): { start: number; end: number } | null {
   if (pos + 2 > der.length) return null;
   let len = der[pos + 1];
   let start = pos + 2;
@@ -140,7 +142,7 @@ function readTlv(der: Uint8Array, pos: number): { start: number; end: number } |
   return end > der.length ? null : { start, end };
 }
 
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
