@@ -13,6 +13,11 @@
 // (workers/quic-thread.ts). It is the only thread of the process that loads the quiche binding: it owns every QUIC
 // connection (direct and static: one per leader per process) and runs the telemetry probe's handshakes (probe()).
 // Records of both families are in two rings and joined once (src/shm/join.ts: the join table made here).
+// drain() counts what a timed-out drain left behind per transaction, not per ring copy: a record asking for routes of
+// both families and still in both rings is ONE undelivered transaction (`undelivered`, what the exit code, the
+// `relay_stopped` line and an operator's alert read, as `accepted` counts it once). Which thread was behind is in
+// `undeliveredByFamily` (workers | quic): copies left per family, so such a record shows in both and the two may sum
+// to more than `undelivered`.
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
@@ -25,7 +30,7 @@ import { renderEgressMetrics } from '../metrics/egress-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
 import type { RoutePlan } from '../config/route-plan.js';
-import { createJoinTable, joinCapacityFor } from '../shm/join.js';
+import { createJoinTable, joinCapacityFor, joinedUnfinishedByBoth } from '../shm/join.js';
 import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../telemetry/probe-relay.js';
 import { isHostAnswer, type HostRequest, type HostedJob } from './quic-thread-host.js';
 
@@ -88,8 +93,13 @@ export interface DeliverySummary {
 export interface DrainResult {
   /** Every ring reached TAIL == HEAD before the timeout. */
   readonly drained: boolean;
-  /** Records still in the rings (published, not released) when the consumers were stopped: not delivered. */
+  /**
+   * Transactions still in the rings (published, not released) when the consumers were stopped: not delivered. Each
+   * counted once, also a record left in both a worker's ring and the QUIC thread's.
+   */
   readonly undelivered: number;
+  /** The same by ring family: copies left in the workers' rings and in the QUIC thread's (a record in both: in each). */
+  readonly undeliveredByFamily: { readonly workers: number; readonly quic: number };
 }
 
 /** One ring per egress worker, sized from config (rings.slotsPerRing x transactions.maxTransactionBytes). */
@@ -350,6 +360,7 @@ export class EgressPool {
       await sleep(DRAIN_POLL_MS);
       remaining = this.totalDepth();
     }
+    const left = this.leftInRings();
     this.stopping = true;
     for (const st of this.state) {
       if (st.timer !== null) clearTimeout(st.timer);
@@ -369,7 +380,19 @@ export class EgressPool {
     clearTimeout(grace);
     this.probes?.close();
     await Promise.all([this.piscina.destroy(), this.quicPiscina?.destroy()]);
-    return { drained: remaining === 0, undelivered: remaining };
+    return { drained: remaining === 0, undelivered: left.transactions, undeliveredByFamily: left.byFamily };
+  }
+
+  /**
+   * What is still in the rings, per transaction and per family. The ring depths count a record published into two
+   * rings twice; the join table says how many are unfinished on both sides (src/shm/join.ts). Cold.
+   */
+  private leftInRings(): { transactions: number; byFamily: { workers: number; quic: number } } {
+    let workers = 0;
+    for (const r of this.rings) workers += ringDepth(r);
+    const quic = this.quicRing === null ? 0 : ringDepth(this.quicRing);
+    const inBoth = this.join === null || workers === 0 || quic === 0 ? 0 : joinedUnfinishedByBoth(this.join);
+    return { transactions: workers + quic - Math.min(inBoth, workers, quic), byFamily: { workers, quic } };
   }
 
   /** Totals of the counters; exact once the consumers stopped (after drain()). */

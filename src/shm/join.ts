@@ -72,6 +72,13 @@ class JoinViews {
     this.w = new Int32Array(sab, HEADER_BYTES);
     this.b = new Uint8Array(sab, HEADER_BYTES);
   }
+
+  /** Entries armed and finished by neither side (PENDING 3). */
+  unfinishedByBoth(): number {
+    let n = 0;
+    for (let i = 0; i < this.capacity; i++) if (Atomics.load(this.w, i * ENTRY_WORDS + W_PENDING) === 3) n++;
+    return n;
+  }
 }
 
 /** The front thread's end: arms one entry per record published into two rings. */
@@ -100,6 +107,17 @@ export class JoinAllocator extends JoinViews {
     for (let i = 0; i < this.capacity; i++) if (Atomics.load(this.w, i * ENTRY_WORDS + W_PENDING) !== 0) n++;
     return n;
   }
+}
+
+/**
+ * Entries neither side has finished yet (PENDING still 3): records that sit in BOTH rings (a worker's and the QUIC
+ * thread's), unreleased on either side. Cold: the egress pool's drain() reads it once, to count each transaction left
+ * in the rings once (src/egress/pool.ts). A snapshot taken while the consumers still run, like the ring depths it is
+ * subtracted from: a record a side finishes between the two reads can be off by one.
+ */
+export function joinedUnfinishedByBoth(sab: SharedArrayBuffer): number {
+  const v = new JoinViews(sab);
+  return v.unfinishedByBoth();
 }
 
 /** A consumer's end (egress worker or QUIC thread). `join` arguments are REC_JOIN values (index + 1). */

@@ -1,4 +1,5 @@
 // Real Piscina pool (compiled workers from dist/) against a real loopback HTTP listener acting as the upstream.
+import { createSocket } from 'node:dgram';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { distUrl, ensureDist } from './dist-build.js';
 
@@ -7,6 +8,10 @@ type RingModule = typeof import('../../../src/shm/ring.js');
 type KitModule = typeof import('../../../src/egress/testkit.js');
 type SchemaModule = typeof import('../../../src/config/schema.js');
 type LogModule = typeof import('../../../src/log/logger.js');
+type PlanModule = typeof import('../../../src/config/route-plan.js');
+type JoinModule = typeof import('../../../src/shm/join.js');
+type IdentityModule = typeof import('../../../src/egress/identity.js');
+type LayoutModule = typeof import('../../../src/shm/layout.js');
 type FakeRpcUpstream = import('../../../src/egress/testkit.js').FakeRpcUpstream;
 type EgressPool = import('../../../src/egress/pool.js').EgressPool;
 type RingProducer = import('../../../src/shm/ring.js').RingProducer;
@@ -16,6 +21,10 @@ let ringMod: RingModule;
 let kit: KitModule;
 let schema: SchemaModule;
 let logMod: LogModule;
+let planMod: PlanModule;
+let joinMod: JoinModule;
+let identityMod: IdentityModule;
+let layout: LayoutModule;
 
 beforeAll(async () => {
   ensureDist();
@@ -24,6 +33,10 @@ beforeAll(async () => {
   kit = (await import(distUrl('src/egress/testkit.js'))) as KitModule;
   schema = (await import(distUrl('src/config/schema.js'))) as SchemaModule;
   logMod = (await import(distUrl('src/log/logger.js'))) as LogModule;
+  planMod = (await import(distUrl('src/config/route-plan.js'))) as PlanModule;
+  joinMod = (await import(distUrl('src/shm/join.js'))) as JoinModule;
+  identityMod = (await import(distUrl('src/egress/identity.js'))) as IdentityModule;
+  layout = (await import(distUrl('src/shm/layout.js'))) as LayoutModule;
 });
 
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -105,7 +118,7 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
     const { up, pool, producers, drain } = await setup();
     const sent = await publishAll(producers, 600);
     const result = await drain(10_000);
-    expect(result).toEqual({ drained: true, undelivered: 0 });
+    expect(result).toEqual({ drained: true, undelivered: 0, undeliveredByFamily: { workers: 0, quic: 0 } });
     expect(up.received).toHaveLength(600);
     const got = receivedSet(up);
     for (const t of sent) expect(got.get(t.toString('hex'))).toBe(1);
@@ -142,7 +155,7 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
     await publishAll(producers, 40);
     const t0 = Date.now();
     const result = await drain(10_000);
-    expect(result).toEqual({ drained: true, undelivered: 0 });
+    expect(result).toEqual({ drained: true, undelivered: 0, undeliveredByFamily: { workers: 0, quic: 0 } });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
     expect(up.received).toHaveLength(40);
   });
@@ -160,4 +173,59 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(pool.summedCounters()[8 + 4]).toBe(30); // egressCounterIndex(rpc, 'dropped:shutdown')
   });
+
+  it('drain counts a transaction left in both a worker ring and the QUIC thread ring once (and per family)', async () => {
+    // rpc stalls (answers after 20 s) and the static peer is a UDP socket that never answers (no handshake): records
+    // asking for both families stay in both rings, each with its join entry, as the front publishes them.
+    const up: FakeRpcUpstream = await kit.startFakeRpcUpstream({ delayMs: 20_000 });
+    cleanup.push(() => up.close());
+    const hole = createSocket('udp4');
+    await new Promise<void>((r) => hole.bind(0, '127.0.0.1', r));
+    cleanup.push(() => new Promise<void>((r) => hole.close(() => r())));
+    const config = schema.configSchema.parse({
+      rings: { workers: 1, slotsPerRing: 64 },
+      routes: {
+        rpc: { endpoints: [up.url], connections: 8, timeoutMs: 30_000 },
+        static: { peers: [`127.0.0.1:${hole.address().port}`] },
+        direct: { staleAfterMs: 30_000 },
+      },
+      retries: { defaultMaxRetries: 0 },
+      telemetry: { enabled: false },
+      relayHost: { quicPort: 0 },
+      log: { level: 'silent' },
+    });
+    const plan = planMod.buildRoutePlan(config);
+    const pool: EgressPool = new poolMod.EgressPool({ config, log: logMod.createLogger('silent', 'test'), plan, identitySecret: identityMod.generateKeypairSecret() });
+    expect(pool.quicRing).not.toBeNull();
+    expect(pool.join).not.toBeNull();
+    let drained = false;
+    cleanup.push(async () => {
+      if (!drained) await pool.drain(100);
+    });
+    pool.start();
+    const worker = new ringMod.RingProducer(pool.rings[0]);
+    const quic = new ringMod.RingProducer(pool.quicRing!);
+    const joins = new joinMod.JoinAllocator(pool.join!);
+    const N = 20;
+    const mask = (1 << layout.ROUTE_IDS.rpc) | (1 << layout.ROUTE_IDS.static);
+    for (let n = 0; n < N; n++) {
+      const t = tx(n);
+      const j = joins.allocate();
+      for (const p of [worker, quic]) {
+        const off = p.reserve();
+        expect(off).toBeGreaterThanOrEqual(0);
+        t.copy(p.bytes, off);
+        p.publish(t.length, 0, mask, 0, performance.timeOrigin + performance.now(), `both-${n}`, 0, j);
+      }
+    }
+    await until(() => pool.summedCounters()[layout.WORKER_COUNTER.consumed] === N, 10_000); // taken (once per record)
+    expect(pool.depths()).toEqual([N, N]);
+    drained = true;
+    const result = await pool.drain(200);
+    expect(result).toEqual({ drained: false, undelivered: N, undeliveredByFamily: { workers: N, quic: N } });
+    // The consumers' own accounting agrees: N records ended by the stop, each once (the join's last side).
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pool.summedCounters()[layout.WORKER_COUNTER.shutdown]).toBe(N);
+    expect(pool.deliverySummary(N).accepted).toBe(N);
+  }, 30_000);
 });
