@@ -94,6 +94,8 @@ const SHUTDOWN_READ = quiche.Shutdown.Read;
 const SHUTDOWN_WRITE = quiche.Shutdown.Write;
 const encoder = new TextEncoder();
 const SWEEP_MS = 100;
+/** close(): longest wait for the CONNECTION_CLOSE datagrams to leave before the socket closes. */
+const CLOSE_FLUSH_MS = 500;
 
 function now(): number {
   return performance.timeOrigin + performance.now();
@@ -152,21 +154,50 @@ export class IngressEndpoint {
     return this.bySlot.size;
   }
 
-  /** Closes every connection with code 4 (shutting_down) and the socket. */
+  /**
+   * Closes every connection with code 4 (shutting_down) and the socket (cold: once, on stop). It waits until the
+   * CONNECTION_CLOSE datagrams have left through the socket before closing it: dgram.send hands a datagram to the
+   * socket a tick later (after its address "lookup"), and a socket closed before then drops it silently — the clients
+   * would only notice their idle timeout. Each close is sent once (no draining period): a client whose copy is lost
+   * sees its idle timeout.
+   */
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sock.off('message', this.onMessage); // no new connection, nothing more read, while the closes go out
+    const sent: Promise<void>[] = [];
     for (const c of [...this.bySlot.values()]) {
       try {
         c.conn.close(true, CONNECTION_CODE.shuttingDown, encoder.encode('shutting_down'));
       } catch {
         // already closing
       }
-      this.flush(c);
+      this.flushClosing(c, sent);
       this.finalize(c);
     }
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(sent), new Promise<void>((resolve) => (bound = setTimeout(resolve, CLOSE_FLUSH_MS)))]);
+    clearTimeout(bound);
     await new Promise<void>((resolve) => this.sock.close(() => resolve()));
+  }
+
+  /** flush() for close(): each datagram's send callback goes into `sent` (resolved on success or error). */
+  private flushClosing(c: IngressConn, sent: Promise<void>[]): void {
+    const scratch = this.slab.scratch;
+    for (;;) {
+      let r: [number, unknown] | null;
+      try {
+        r = c.conn.send(scratch);
+      } catch {
+        return;
+      }
+      if (r === null) return;
+      const datagram = this.slab.take(r[0]);
+      sent.push(new Promise<void>((resolve) => this.sock.send(datagram, c.remotePort, c.remoteAddress, () => resolve())));
+      this.k[INGRESS_COUNTER.datagramsSent]++;
+      this.k[INGRESS_COUNTER.bytesSent] += r[0];
+    }
   }
 
   // ---- answers from the front thread ----
