@@ -7,8 +7,8 @@
 // one of the 11,000 signatures is confirmed on the localnet without error (getSignatureStatuses, 256 per call) and
 // the recipient's balance grew by exactly their lamports.
 // Landing all 11,000 stays within budget, so it is checked rather than a sample: on the 2-core box the client takes
-// 6-12 s and the last signature is confirmed 13-15 s later (the file 30-38 s, 4 runs). That wait is the direct route, not the
-// ingress: under this burst it sheds about half of the first sends (dropped:queue_full / dropped:stale in
+// 6-12 s and the last signature is confirmed 13-15 s later (the file 30-38 s, 4 runs). That wait is the direct route,
+// not the ingress: under this burst it sheds about half of the first sends (dropped:queue_full / dropped:stale in
 // slotrelay_egress_outcomes_total) and the relay's rebroadcast delivers them (the rpc route was slower still: not all
 // landed within 30 s). Transactions are signed with node:crypto over one web3.js message template (distinct lamports
 // per transaction): 11,000 web3.js sign() calls would take seconds of the budget. Skipped only on a machine without
