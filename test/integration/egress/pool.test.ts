@@ -223,9 +223,12 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
     drained = true;
     const result = await pool.drain(200);
     expect(result).toEqual({ drained: false, undelivered: N, undeliveredByFamily: { workers: N, quic: N } });
-    // The consumers' own accounting agrees: N records ended by the stop, each once (the join's last side).
+    // The consumers' own record accounting agrees: N records not delivered, each counted once (by the join's last side),
+    // and each route answered every record once.
     await new Promise((r) => setTimeout(r, 50));
-    expect(pool.summedCounters()[layout.WORKER_COUNTER.shutdown]).toBe(N);
-    expect(pool.deliverySummary(N).accepted).toBe(N);
+    const summary = pool.deliverySummary(N);
+    expect(summary.accepted).toBe(N);
+    expect(summary.records).toMatchObject({ consumed: N, undelivered: N });
+    expect(summary.outcomes).toEqual({ rpc: { 'dropped:shutdown': N }, static: { 'dropped:shutdown': N } });
   }, 30_000);
 });
