@@ -28,7 +28,10 @@ build=$out/build
 rm -rf "$build/src"
 mkdir -p "$build"
 cp -r "$src/src" "$src/Cargo.toml" "$src/.cargo" "$build/"
-(cd "$build" && CARGO_TARGET_DIR="$out/target" cargo build --release --offline -q)
-cp "$out/target/release/quinn-ingress-client" "$bin.tmp"
+# The quinn-tpu-sink's target directory (scripts/build-quinn-sink.sh; the same crates and features): the
+# dependencies compile once for both peers. cargo locks the directory itself while building.
+target=${QUINN_TARGET_DIR:-$root/out/quinn/target}
+(cd "$build" && CARGO_TARGET_DIR="$target" cargo build --release --offline -q)
+cp "$target/release/quinn-ingress-client" "$bin.tmp"
 mv "$bin.tmp" "$bin"
 echo "$bin"
