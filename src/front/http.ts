@@ -155,8 +155,9 @@ export function restErrorBody(spec: ErrorSpec, message: string = spec.message, d
   );
 }
 
-/** The message of a request refused for its framing (request.ts badFraming): 400, connection closed. */
-export const BAD_FRAMING_MESSAGE = 'Invalid request: Transfer-Encoding must be exactly chunked (or absent)';
+/** The messages of a request refused for its framing (request.ts badFraming): 400, connection closed. */
+export const BAD_TRANSFER_ENCODING_MESSAGE = 'Invalid request: Transfer-Encoding must be exactly chunked (or absent)';
+export const CONFLICTING_CONTENT_LENGTH_MESSAGE = 'Invalid request: Content-Length headers with different values';
 
 /** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
 export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string): void {

@@ -16,7 +16,7 @@ import { readBody } from './body-reader.js';
 import type { KeyEntry } from './auth.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { retryAfterSeconds, writeJson, writeResponse, BAD_FRAMING_MESSAGE, JSON_TYPE, type RequestState } from './http.js';
+import { retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 import { bundleCost } from '../bundles/bundle-methods.js';
 
@@ -195,10 +195,10 @@ export function jsonRpcEndpoint(
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
-    if (head.badFraming) {
-      // Before the body is read, and the connection closed: uWS would read it as chunked, a proxy may not.
+    if (head.badFraming !== '') {
+      // Before the body is read, and the connection closed: uWS's framing of the body may not be a proxy's.
       deps.metrics.countRejection(Errors.INVALID_REQUEST.reason);
-      return writeResponse(st, deps.responseOptions, 400, JSON_TYPE, errorJson(null, Errors.INVALID_REQUEST.rpcCode, BAD_FRAMING_MESSAGE), 0, true);
+      return writeResponse(st, deps.responseOptions, 400, JSON_TYPE, errorJson(null, Errors.INVALID_REQUEST.rpcCode, head.badFraming), 0, true);
     }
     const key = deps.keys.lookup(head.keyCandidate !== '' || !jitoAuth ? head.keyCandidate : jitoKeyCandidate(req, head.query));
     if (key === undefined) return rejectRpc(deps, st, Errors.UNAUTHORIZED);

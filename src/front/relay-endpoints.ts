@@ -14,7 +14,7 @@ import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
 import type { FrontDeps } from './front-deps.js';
 import { summarizedLog } from '../log/summarized-log.js';
-import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, BAD_FRAMING_MESSAGE, JSON_TYPE, type RequestState } from './http.js';
+import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
 import type { SubmissionMeta } from './intake.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 
@@ -35,9 +35,9 @@ function rejectRest(deps: FrontDeps, st: RequestState, spec: ErrorSpec, message?
 }
 
 /** An ambiguous body framing (request.ts badFraming): 400 and the connection closed, before the body is read. */
-function refuseFraming(deps: FrontDeps, st: RequestState): void {
+function refuseFraming(deps: FrontDeps, st: RequestState, message: string): void {
   deps.metrics.countRejection(Errors.INVALID_REQUEST.reason);
-  writeResponse(st, deps.responseOptions, 400, JSON_TYPE, restErrorBody(Errors.INVALID_REQUEST, BAD_FRAMING_MESSAGE), 0, true);
+  writeResponse(st, deps.responseOptions, 400, JSON_TYPE, restErrorBody(Errors.INVALID_REQUEST, message), 0, true);
 }
 
 function failRest(deps: FrontDeps, st: RequestState, path: string, err: unknown): void {
@@ -160,7 +160,7 @@ export function submitEndpoint(deps: FrontDeps): (res: HttpResponse, req: HttpRe
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
-    if (head.badFraming) return refuseFraming(deps, st);
+    if (head.badFraming !== '') return refuseFraming(deps, st, head.badFraming);
     const key = admit(deps, head);
     if (key === undefined) return;
     if (mediaType(head.contentType) !== 'application/json') return rejectRest(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE, 'Unsupported media type: send application/json');
@@ -204,7 +204,7 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
   return (res, req) => {
     const head = beginRequest(res, req);
     const st = head.state;
-    if (head.badFraming) return refuseFraming(deps, st);
+    if (head.badFraming !== '') return refuseFraming(deps, st, head.badFraming);
     const key = admit(deps, head);
     if (key === undefined) return;
     const mt = mediaType(head.contentType);
