@@ -91,12 +91,13 @@ describe('a route whose endpoint always fails', () => {
     const t0 = Date.now();
     await submitMany(N, { maxRetries: 0 }, 'fail');
     expect(await until(async () => (await metric('slotrelay_egress_outcomes_total', 'route="rpc",outcome="failed"')) === N, 60_000)).toBe(true);
-    // Past one summary interval (10 s) since the failures began: each worker wrote its periodic summaries.
-    await new Promise((r) => setTimeout(r, Math.max(0, t0 + 11_500 - Date.now())));
-    const running = jsonLines(relay.logs);
+    // One summary interval (10 s) after a worker's first failure line, its check (every 1 s) writes the periodic
+    // summary of what happened since; wait for it (bounded) rather than for a fixed time, which raced that check.
     // The egress workers' summaries (the front's own, e.g. the receipts' status polls of this dead upstream, carry no
     // transaction).
-    const periodic = running.filter((l) => l.event === 'log_summary' && l.thread === 'egress');
+    const isPeriodic = (l: Line): boolean => l.event === 'log_summary' && l.thread === 'egress';
+    expect(await until(() => jsonLines(relay!.logs).some(isPeriodic), Math.max(0, t0 + 20_000 - Date.now()))).toBe(true);
+    const periodic = jsonLines(relay.logs).filter(isPeriodic);
     expect(periodic.length).toBeGreaterThan(0);
     expect(periodic.every((l) => typeof l.count === 'number' && l.count > 0 && typeof l.traceId === 'string')).toBe(true);
 
