@@ -52,18 +52,27 @@ function walkHeaders(req: HttpRequest, cb: (name: string, value: string) => void
   else req.forEachHeader(cb);
 }
 
+// conflictingContentLength's walk state: module-level, with one callback made once, so that walking the headers
+// allocates no closure per request (front thread only, one walk at a time: the walk is synchronous).
+let clFirst = '';
+let clSeen = 0;
+let clConflict = false;
+const countContentLength = (name: string, value: string): void => {
+  if (name === 'content-length' && ++clSeen > 1 && value !== clFirst) clConflict = true;
+};
+
 /**
  * Whether a later Content-Length header disagrees with the first (identical repeats are one value: RFC 9110 8.6).
- * uWS has no header count, so every header is walked, only for requests that carry a Content-Length: ~0.2 us a
- * request, inside the noise of bench/front/dup-content-length-cost.ts (uWS CPU per POST 14.31 vs 14.52 us, medians).
+ * uWS has no header count, so every header is walked, only for requests that carry a Content-Length: +0.2 to +2.8 us
+ * a request (paired medians of two runs of bench/front/dup-content-length-cost.ts, inside the box's noise;
+ * bench/results/dup-content-length-cost.md).
  */
 function conflictingContentLength(req: HttpRequest, first: string): boolean {
-  let seen = 0;
-  let conflict = false;
-  walkHeaders(req, (name, value) => {
-    if (name === 'content-length' && ++seen > 1 && value !== first) conflict = true;
-  });
-  return conflict;
+  clFirst = first;
+  clSeen = 0;
+  clConflict = false;
+  walkHeaders(req, countContentLength);
+  return clConflict;
 }
 
 export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
