@@ -35,6 +35,8 @@ import { waitForLeaderData } from './health/leader-data-gate.js';
 
 /** How long the start waits for the telemetry thread's first leader data before it starts degraded. */
 const LEADER_DATA_WAIT_MS = 10_000;
+/** How long the start waits for every ring consumer's routes to be warm (src/egress/consumer-ready.ts). */
+const EGRESS_READY_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
 import { createPubsub } from './rpc/pubsub/create-pubsub.js';
 import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-service.js';
@@ -181,12 +183,18 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     log,
   });
   healthMonitor.start();
-  // Ready means deliverable: with the direct route offered, wait (bounded) for the first fresh leader data.
+  // Ready means deliverable: every ring's consumer runs with its routes warm (the QUIC thread: connection layer
+  // loaded, static peers' first handshakes ended), bounded. Awaited below, alongside the leader data.
+  const egressReady = pool.whenReady(EGRESS_READY_WAIT_MS);
+  // With the direct route offered, wait (bounded) for the first fresh leader data.
   if (leaderSnapshot !== null && (availableRouteMask & routeMask(['direct'])) !== 0) {
     const fresh = await waitForLeaderData(leaderSnapshot, config.telemetry.maxSnapshotAgeMs, LEADER_DATA_WAIT_MS);
     if (!fresh) log.warn({ event: 'leader_data_late', waitedMs: LEADER_DATA_WAIT_MS }, 'no fresh leader data yet: starting degraded (direct refused until it comes, /health says why)');
     healthMonitor.refreshNow();
   }
+  const lateRings = await egressReady;
+  if (lateRings.length > 0)
+    log.warn({ event: 'egress_late', rings: lateRings, waitedMs: EGRESS_READY_WAIT_MS }, 'egress consumers not warm yet: starting anyway (early transactions wait in their ring)');
   const deps: FrontDeps = {
     config,
     keys,

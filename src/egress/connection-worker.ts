@@ -118,6 +118,12 @@ export class ConnectionWorker {
   private readonly latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 2 });
   /** Date.now() of the last send() (LRU and idle decisions). */
   lastUsedMs = Date.now();
+  /**
+   * Settles when the first connect attempt ended: true once the handshake completed, false when it failed or the
+   * worker closed first (start-up readiness: StaticRoute.warm). Never rejects.
+   */
+  readonly firstAttempt: Promise<boolean>;
+  private endFirstAttempt: ((established: boolean) => void) | null = null;
   readonly target: string;
   /** Validator identity when known (logs/reports). */
   get label(): string | undefined {
@@ -128,7 +134,13 @@ export class ConnectionWorker {
     this.target = `${o.host}:${o.port}`;
     this.maxTxBytes = o.maxTransactionBytes ?? PACKET_DATA_SIZE;
     this.backoffMs = o.retryMinMs;
+    this.firstAttempt = new Promise<boolean>((resolve) => (this.endFirstAttempt = resolve));
     this.connect();
+  }
+
+  private firstAttemptEnded(established: boolean): void {
+    this.endFirstAttempt?.(established);
+    this.endFirstAttempt = null;
   }
 
   get state(): ConnectionState {
@@ -356,6 +368,7 @@ export class ConnectionWorker {
           this.st = 'active';
           this.handshakeMs = c.stats().handshakeMs;
           this.backoffMs = this.o.retryMinMs;
+          this.firstAttemptEnded(true);
           this.o.log.debug({ target: this.target, validator: this.o.label, handshakeMs: this.handshakeMs }, 'egress: connection active');
         }, () => undefined);
       },
@@ -392,6 +405,7 @@ export class ConnectionWorker {
   };
 
   private failedConnect(): void {
+    this.firstAttemptEnded(false);
     this.connectFailures++;
     this.conn = null;
     this.answerAll('dropped:no_connection');
@@ -412,6 +426,7 @@ export class ConnectionWorker {
   }
 
   private toClosed(): void {
+    this.firstAttemptEnded(false);
     this.st = 'closed';
     this.conn = null;
     this.answerAll('dropped:no_connection');

@@ -40,6 +40,7 @@ import { RetryScheduler } from './retry-scheduler.js';
 import { AccountingLog } from './accounting-log.js';
 import { ReceiptWriter } from './receipt-writer.js';
 import { ShutdownReport } from './shutdown-report.js';
+import { announceWhenWarm } from './consumer-ready.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -165,6 +166,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const counters = workerCounterRegion(task.counters, task.ringIndex);
   const join = task.join !== undefined ? new JoinSide(task.join) : null;
   const routes = deps.routes ?? buildRoutes(task.config, log, { ...task, quicGauges: counters });
+  announceWhenWarm(routes, task.latencyPort);
   const latency = new LatencyRecorder(task.latencyPort ?? null);
   const receipts = task.receipts !== undefined ? new ReceiptWriter(task.receipts) : null;
   const retry =

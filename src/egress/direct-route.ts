@@ -72,6 +72,11 @@ export class DirectRoute implements EgressRoute {
     this.timer = setInterval(this.prewarm, PREWARM_CHECK_MS);
   }
 
+  /** Ready once the connection layer is loaded (leaders' connections are prewarmed as their slots come near). */
+  async warm(): Promise<void> {
+    await this.quic.ready.catch(() => null);
+  }
+
   send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.cache;

@@ -23,6 +23,7 @@ import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
+import { isConsumerReady } from './consumer-ready.js';
 import { createWorkerCounters, sumWorkerCounters } from '../shm/counters.js';
 import { createRing, requestStop, ringDepth, ringPublished } from '../shm/ring.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
@@ -120,6 +121,8 @@ interface RingState {
   /** Resolves when the current task's consumer sent its last latency histogram. */
   final: Promise<void> | null;
   timer: NodeJS.Timeout | null;
+  /** A consumer task of this ring reported its routes warm (consumer-ready.ts); stays true across restarts. */
+  ready: boolean;
 }
 
 export class EgressPool {
@@ -147,6 +150,8 @@ export class EgressPool {
   private restarts = 0;
   private started = false;
   private stopping = false;
+  /** Waiters of whenReady(), told when the last ring turns ready. */
+  private readyWaiters: (() => void)[] = [];
   private readonly config: Config;
 
   constructor(private readonly options: EgressPoolOptions) {
@@ -162,7 +167,7 @@ export class EgressPool {
     // Only records with a route of each family get an entry; capacity from every ring's slots (src/shm/join.ts).
     this.join = this.quicRing !== null && plan !== undefined && plan.quicRing !== 0 ? createJoinTable(joinCapacityFor(this.allRings.length * config.rings.slotsPerRing)) : null;
     this.counters = createWorkerCounters(this.allRings.length);
-    this.state = this.allRings.map((r) => ({ quic: r === this.quicRing, attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null }));
+    this.state = this.allRings.map((r) => ({ quic: r === this.quicRing, attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null, ready: false }));
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
     const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
     this.piscina = new Piscina({
@@ -241,6 +246,30 @@ export class EgressPool {
     for (let i = 0; i < this.allRings.length; i++) this.runRing(i);
   }
 
+  /**
+   * Start-up readiness: resolves once every ring's consumer reported its routes warm (consumer-ready.ts), or after
+   * `timeoutMs`, with the labels of the rings still not ready (empty = all). Cold, awaited once before relay_ready.
+   */
+  whenReady(timeoutMs: number): Promise<string[]> {
+    const notReady = (): string[] => this.ringLabels().filter((_, i) => !this.state[i].ready);
+    if (notReady().length === 0) return Promise.resolve([]);
+    return new Promise<string[]>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.readyWaiters = this.readyWaiters.filter((w) => w !== done);
+        resolve(notReady());
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.readyWaiters.push(done);
+    });
+  }
+
+  private markReady(index: number): void {
+    if (this.state[index].ready) return;
+    this.state[index].ready = true;
+    if (this.state.every((st) => st.ready)) for (const w of [...this.readyWaiters]) w();
+  }
+
   private runRing(index: number): void {
     const st = this.state[index];
     st.timer = null;
@@ -249,6 +278,7 @@ export class EgressPool {
     st.final = new Promise<void>((resolve) => {
       port1.on('message', (m: unknown) => {
         if (isLatencyFinal(m)) resolve();
+        else if (isConsumerReady(m)) this.markReady(index);
         else this.latency.accept(m);
       });
     });

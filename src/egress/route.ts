@@ -44,6 +44,12 @@ export interface EgressRoute {
   send(tx: TxView): Promise<EgressOutcome> | EgressOutcome;
   /** Abort in-flight sends (they answer `dropped:shutdown`) and free connections. */
   close(): Promise<void>;
+  /**
+   * Optional: settles once the route can deliver without a set-up delay (the QUIC routes: identity certificate and
+   * connection cache built, static peers' first handshakes ended). The relay reports ready after it (bounded), so a
+   * burst right after start does not wait on set-up in the ring. Never rejects; sends are taken before it settles too.
+   */
+  warm?(): Promise<void>;
 }
 
 /** Outcome label -> index in EGRESS_OUTCOMES (counter column). Built once. */

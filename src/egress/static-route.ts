@@ -37,6 +37,13 @@ export class StaticRoute implements EgressRoute {
     }, () => undefined);
   }
 
+  /** Ready once the connection cache exists and each peer's first connect attempt ended (established or failed). */
+  async warm(): Promise<void> {
+    const cache = await this.quic.ready.catch(() => null);
+    if (cache === null) return;
+    await Promise.all(this.peers.map((p, i) => cache.pin(p, this.labels[i])?.firstAttempt));
+  }
+
   /** Static peers from config: normalised "ip:port" strings (validated by the schema). */
   static peersOf(config: Readonly<Config>): readonly string[] {
     return config.routes.static.peers;

@@ -52,6 +52,12 @@ async function metric(labels: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+function writeKeypair(): string {
+  const keypairPath = join(mkdtempSync(join(tmpdir(), 'slotrelay-static-')), 'relay.json');
+  writeFileSync(keypairPath, JSON.stringify(Array.from(relayKey.secretKey)));
+  return keypairPath;
+}
+
 const upstreamHas = (base64: string) => upstream.received.some((r) => r.tx.toString('base64') === base64);
 
 beforeAll(async () => {
@@ -73,13 +79,12 @@ beforeAll(async () => {
     peers.push({ l, got, senders });
   }
   upstream = await startFakeRpcUpstream();
-  const dir = mkdtempSync(join(tmpdir(), 'slotrelay-static-'));
-  const keypairPath = join(dir, 'relay.json');
-  writeFileSync(keypairPath, JSON.stringify(Array.from(relayKey.secretKey)));
   relay = await startRelay({
     upstream: { rpcUrl: 'http://127.0.0.1:9' }, // no preflight here (skipPreflight / /v1/submit); nothing else needs it
-    identity: { keypairPath },
-    rings: { workers: 2, slotsPerRing: 256 },
+    identity: { keypairPath: writeKeypair() },
+    // The burst below (300) fits in one ring: this file is about delivery, not back-pressure (the peers share this
+    // process's event loop with the HTTP load, so on a busy machine they drain slower than the front accepts).
+    rings: { workers: 2, slotsPerRing: 512 },
     keys: [...defaultKeys(), { key: RPC_ONLY_KEY, name: 'rpc-only', allowedRoutes: ['rpc'], rateLimit: { perSecond: 1_000, burst: 1_000 } }],
     // The peers run on this test process's event loop, which also drives the HTTP load: on a busy machine their
     // stream credit can come back late. This file is about delivery, not the stale bound (stalled-peer.test.ts).
@@ -94,6 +99,15 @@ afterAll(async () => {
 });
 
 describe('static route through the relay', () => {
+  it('when the relay says ready, its connection to every static peer is already up (nothing sent yet)', async () => {
+    // First in the file, straight after startRelay resolved on relay_ready. The relay's side of the handshake ends
+    // when the peer's Finished arrives; the peer counts the connection when the relay's last flight reaches it, sent
+    // before relay_ready was printed: a short bound covers the two pipes' order. Before the relay waited for its
+    // consumers' routes to be warm (src/egress/consumer-ready.ts) the first connection came ~370 ms after ready.
+    for (const p of peers) expect(await until(() => p.l.counters.activeConnections === 1, 100)).toBe(true);
+    for (const p of peers) expect(p.l.counters.transactions).toBe(0);
+  });
+
   it('every transaction reaches every static peer exactly once, from the configured identity', async () => {
     const N = 300;
     const txs = Array.from({ length: N }, (_, i) => legacyTransfer(5_000 + i));
@@ -179,6 +193,36 @@ describe('static route without identity.keypairPath', () => {
         expect(await until(() => p.got.get(tx.base64) === 1, 5_000)).toBe(true);
         expect(p.senders.has(warn.identity)).toBe(true);
       }
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('static peer down at start', () => {
+  it('holds the start only for its first connect attempt: the relay gets ready, logs the failed connect before ready, and no egress_late', async () => {
+    // A UDP port nobody answers on: the QUIC handshake times out (routes.direct.connectTimeoutMs).
+    const silent = new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: 'gone', onTransaction: () => undefined });
+    await silent.start();
+    const gone = `127.0.0.1:${silent.address().port}`;
+    await silent.stop();
+    const own = await startRelay({
+      upstream: { rpcUrl: 'http://127.0.0.1:9' },
+      identity: { keypairPath: writeKeypair() },
+      rings: { workers: 1, slotsPerRing: 256 },
+      routes: { direct: { connectTimeoutMs: 500 }, static: { peers: [gone, ...peerAddresses()] } },
+    });
+    try {
+      const ready = own.logs.findIndex((l) => l.includes('"event":"relay_ready"'));
+      const failed = own.logs.findIndex((l) => l.includes('egress: connect failed') && l.includes(gone));
+      expect(ready).toBeGreaterThan(-1);
+      expect(failed).toBeGreaterThan(-1);
+      expect(failed).toBeLessThan(ready);
+      expect(own.logs.some((l) => l.includes('"event":"egress_late"'))).toBe(false);
+      // The peers that are up deliver.
+      const tx = legacyTransfer(6_301);
+      expect((await submit(own.relayUrl, TEST_KEY, { transaction: tx.base64, routes: ['static'], maxRetries: 0 })).status).toBe(200);
+      for (const p of peers) expect(await until(() => p.got.get(tx.base64) === 1, 5_000)).toBe(true);
     } finally {
       await own.stop();
     }
