@@ -4,6 +4,7 @@
 //   connecting --established--> active --peer/idle close--> retrying --backoff--> connecting
 //   connecting --failed (timeout, refused, TLS)--> retrying (backoff doubles: retryMinMs .. retryMaxMs)
 //   any --close(grace) (evicted, idle, shutdown)--> closing --queue drained or grace over--> closed
+//   (option reconnect: false: a close or a failed connect goes straight to closed instead of retrying)
 //
 // send() never waits for a handshake it could avoid (the scheduler pre-warms), never spins and never drops silently:
 //   active + stream credit      -> 'sent' synchronously (the datagram is already with the kernel)
@@ -20,7 +21,14 @@
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
-import { PACKET_DATA_SIZE, QuicClientConnection, type CongestionControl, type IdentityCertificate, type QuicCloseInfo } from '../quic/index.js';
+import {
+  PACKET_DATA_SIZE,
+  QuicClientConnection,
+  type CongestionControl,
+  type IdentityCertificate,
+  type QuicClientStats,
+  type QuicCloseInfo,
+} from '../quic/index.js';
 import type { Logger } from '../log/logger.js';
 
 import { CONNECTION_STATES } from '../shm/layout.js';
@@ -52,6 +60,12 @@ export interface ConnectionWorkerOptions {
   readonly connectTimeoutMs: number;
   readonly retryMinMs: number;
   readonly retryMaxMs: number;
+  /**
+   * Default true: a closed connection or failed connect is retried with backoff. false: it ends the worker (closed;
+   * retryMinMs/retryMaxMs unused): for an owner that opens a new worker on its next send (the localnet's RPC
+   * send-transaction-service) or a test whose one connection must not come back silently.
+   */
+  readonly reconnect?: boolean;
   readonly maxQueued: number;
   /** A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs). */
   readonly staleAfterMs: number;
@@ -210,6 +224,11 @@ export class ConnectionWorker {
     if (this.queued === 0 || graceMs <= 0) c.close(0, 'closing');
     else this.graceTimer = setTimeout(() => c.close(0, 'eviction grace over'), graceMs);
     return c.closed.then(() => undefined);
+  }
+
+  /** The current connection's transport counters (null while none is open). Cold: tests and benches. */
+  transportStats(): QuicClientStats | null {
+    return this.conn === null ? null : this.conn.stats();
   }
 
   report(): ConnectionReport {
@@ -395,11 +414,17 @@ export class ConnectionWorker {
     if (info.wasEstablished) {
       const left = this.answerAll('dropped:no_connection');
       if (left > 0) this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
+      if (this.o.reconnect === false) {
+        this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed (no reconnect)');
+        this.toClosed();
+        return;
+      }
       this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed; reconnecting');
       this.backoffMs = this.o.retryMinMs;
       this.toRetrying();
     } else {
-      this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason, retryInMs: this.backoffMs }, 'egress: connect failed; retrying with backoff');
+      if (this.o.reconnect === false) this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connect failed (no reconnect)');
+      else this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason, retryInMs: this.backoffMs }, 'egress: connect failed; retrying with backoff');
       this.failedConnect();
     }
   };
@@ -409,7 +434,7 @@ export class ConnectionWorker {
     this.connectFailures++;
     this.conn = null;
     this.answerAll('dropped:no_connection');
-    if (this.st === 'closing' || this.st === 'closed') {
+    if (this.st === 'closing' || this.st === 'closed' || this.o.reconnect === false) {
       this.toClosed();
       return;
     }
