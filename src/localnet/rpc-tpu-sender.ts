@@ -7,10 +7,14 @@
 //   current leaders every `retryRateMs` (Agave 2,000 ms) until it landed, its blockhash expired, or it was resent
 //   maxRetries times (the request's maxRetries, else `defaultMaxRetries`, else no limit but the blockhash).
 // One connection per validator, opened on first use and kept (like a connection cache); a closed connection is
-// reopened on the next send. The transaction then goes through the listener (with that validator's link: delay,
-// loss, QoS) and the TPU gate like any other: the facade never executes it directly. The node's distance from its
-// clients (rpc.oneWayDelayMs) is applied by the facade server before send() is called.
-import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
+// reopened on the next send. Each is the relay's own egress connection worker (src/egress/connection-worker.ts,
+// without its reconnect: the next send opens a new one), which owns the one bounded queue of transactions waiting
+// for the handshake or stream credit. The transaction then goes through the listener (with that validator's link:
+// delay, loss, QoS) and the TPU gate like any other: the facade never executes it directly. The node's distance from
+// its clients (rpc.oneWayDelayMs) is applied by the facade server before send() is called.
+import { ConnectionWorker } from '../egress/connection-worker.js';
+import { createLogger } from '../log/logger.js';
+import { KEEP_ALIVE_MS, MAX_IDLE_TIMEOUT_MS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { Errors, RelayError } from '../errors/registry.js';
 import type { Bank } from './bank.js';
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderSchedule } from './leader-schedule.js';
@@ -23,6 +27,16 @@ export interface TpuTarget {
   readonly host: string;
   readonly port: number;
 }
+
+/** Per leader connection: transactions waiting for the handshake or stream credit (the old client queue's bound). */
+const MAX_QUEUED = 4096;
+/** A handshake that has not completed by then failed (the QUIC client's default). */
+const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A queued transaction not written within this long is dropped (the retry pool resends it anyway). Longer than the
+ * connect timeout, so one given during the handshake waits for its outcome; a silent leader cannot hold it forever.
+ */
+const STALE_AFTER_MS = 10_000;
 
 interface Pending {
   readonly tx: Uint8Array;
@@ -44,11 +58,25 @@ export interface RpcSendCounters {
   poolFull: number;
 }
 
+/**
+ * Did the leader take `tx`? Written now, or queued on an established connection (written when credit comes back,
+ * like a node's TPU client): yes at once. Queued while the handshake runs: the answer is whether it got written
+ * (a down leader's handshake fails after the connect timeout). Refused (queue full, closed, too large): no.
+ */
+function took(w: ConnectionWorker, tx: Uint8Array): boolean | Promise<boolean> {
+  const wasActive = w.state === 'active';
+  const r = w.send(tx);
+  if (typeof r === 'string') return r === 'sent';
+  return wasActive ? true : r.then((o) => o === 'sent');
+}
+
 export class RpcTpuSender {
   readonly counters: RpcSendCounters = { sent: 0, resent: 0, landed: 0, expired: 0, retriesExhausted: 0, poolFull: 0 };
-  private readonly connections = new Map<string, Promise<QuicClientConnection>>();
+  private readonly connections = new Map<string, ConnectionWorker>();
   private readonly pool = new Map<string, Pending>();
-  private identity: IdentityCertificate | null = null;
+  private identity: Promise<IdentityCertificate> | null = null;
+  // Connection failures are this simulation's business (a down validator), not worth a log line per attempt.
+  private readonly log = createLogger('silent', 'localnet-rpc');
   private stopped = false;
   private readonly leaderCount: number;
   private readonly retryRateMs: number;
@@ -67,21 +95,32 @@ export class RpcTpuSender {
     this.defaultMaxRetries = opts.defaultMaxRetries ?? Infinity;
   }
 
-  private connection(t: TpuTarget): Promise<QuicClientConnection> {
-    let c = this.connections.get(t.identity);
-    if (c === undefined) {
-      c = (async () => {
-        this.identity ??= await createRandomIdentityCertificate();
-        const conn = await QuicClientConnection.connect({ host: t.host, port: t.port, identity: this.identity, maxTransactionBytes: this.maxTransactionBytes });
-        void conn.closed.then(() => {
-          if (this.connections.get(t.identity) === c) this.connections.delete(t.identity);
-        });
-        return conn;
-      })();
-      c.catch(() => this.connections.delete(t.identity));
-      this.connections.set(t.identity, c);
+  /** The leader's connection worker; a new one (a new connection) when there is none or the last one ended. */
+  private async connection(t: TpuTarget): Promise<ConnectionWorker> {
+    this.identity ??= createRandomIdentityCertificate();
+    const identity = await this.identity;
+    // From here to the return nothing awaits: concurrent sends share one worker.
+    let w = this.connections.get(t.identity);
+    if (w === undefined || w.state === 'closed') {
+      w = new ConnectionWorker({
+        host: t.host,
+        port: t.port,
+        label: t.identity,
+        identity,
+        maxIdleTimeoutMs: MAX_IDLE_TIMEOUT_MS,
+        keepAliveMs: KEEP_ALIVE_MS,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        reconnect: false,
+        retryMinMs: 0,
+        retryMaxMs: 0,
+        maxQueued: MAX_QUEUED,
+        staleAfterMs: STALE_AFTER_MS,
+        maxTransactionBytes: this.maxTransactionBytes,
+        log: this.log,
+      });
+      this.connections.set(t.identity, w);
     }
-    return c;
+    return w;
   }
 
   /** Leaders to send to now: the next leaderForwardCount distinct leaders from the current slot on. */
@@ -116,10 +155,9 @@ export class RpcTpuSender {
           done(false);
           continue;
         }
-        this.connection(t).then(
-          (conn) => done(conn.trySendTransaction(tx) !== false),
-          () => done(false), // connection failed: the other leaders may take it
-        );
+        this.connection(t)
+          .then((w) => took(w, tx))
+          .then(done, () => done(false)); // no connection: the other leaders may take it
       }
     });
   }
@@ -175,13 +213,7 @@ export class RpcTpuSender {
   async stop(): Promise<void> {
     this.stopped = true;
     this.pool.clear();
-    for (const c of this.connections.values()) {
-      try {
-        (await c).close();
-      } catch {
-        // never connected
-      }
-    }
+    await Promise.all([...this.connections.values()].map((w) => w.close(0)));
     this.connections.clear();
   }
 }
