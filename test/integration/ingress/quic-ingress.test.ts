@@ -103,7 +103,7 @@ describe('QUIC ingress', () => {
     const cert = await createIdentityCertificate(tpuIdentity.secretKey); // CN "Solana node": not a key
     const tpu = await QuicClientConnection.connect({ host: '127.0.0.1', port: relay.quic!.port, identity: cert, alpn: [ALPN_TPU] });
     const tx = await transfer();
-    expect(tpu.trySendTransaction(tx.bytes)).toBe(true);
+    expect(tpu.tryWrite(tx.bytes)).toBe('written');
     await landed(tx.signature);
     tpu.close();
     // An identity listed nowhere is closed with code 1 right after the handshake.

@@ -77,12 +77,12 @@ describe('next-leader grace window over QUIC', () => {
 
       await at(startNs - BigInt(OUTSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
-      expect(c.trySendTransaction(early.bytes)).toBe(true);
+      expect(c.tryWrite(early.bytes)).toBe('written');
       expect(await until(() => ln.landings.countersOf(next).dropped.not_leader === before.dropped.not_leader + 1, 150)).toBe(true);
 
       await at(startNs - BigInt(INSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
-      expect(c.trySendTransaction(inside.bytes)).toBe(true);
+      expect(c.tryWrite(inside.bytes)).toBe('written');
       expect(await until(() => ln.landings.countersOf(next).buffered === before.buffered + 1, 90)).toBe(true);
       expect(ln.bank.status(inside.signature)).toBeUndefined(); // held, not executed before its leader's slot
 

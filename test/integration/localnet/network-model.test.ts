@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { makeValidators } from '../../../src/localnet/validators.js';
 import { QuicClientConnection, createIdentityCertificate, createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
+import { TpuSender } from '../../helpers/tpu-sender.js';
 
 let ln: Localnet;
 
@@ -15,6 +16,11 @@ function hostPort(tpuQuic: string): { host: string; port: number } {
 
 function connect(tpuQuic: string, identity: IdentityCertificate, connectTimeoutMs = 5_000): Promise<QuicClientConnection> {
   return QuicClientConnection.connect({ ...hostPort(tpuQuic), identity, connectTimeoutMs });
+}
+
+/** A connection through the relay's egress connection worker, for bursts larger than the stream credit. */
+function sender(tpuQuic: string, identity: IdentityCertificate): Promise<TpuSender> {
+  return TpuSender.connect({ ...hostPort(tpuQuic), identity });
 }
 
 async function until(cond: () => boolean, ms: number): Promise<boolean> {
@@ -91,10 +97,10 @@ describe('localnet network model', () => {
     const d0 = l.counters.transactionsDropped;
     // A staked identity (validator 0's): not throttled, so the burst arrives at once.
     const [v0] = makeValidators(4, 'slotrelay');
-    const conn = await connect(ln.validators[1].tpuQuic, await createIdentityCertificate(v0.identity.secretKey));
-    for (const p of payloads(N, 1)) expect(conn.trySendTransaction(p)).not.toBe(false);
+    const conn = await sender(ln.validators[1].tpuQuic, await createIdentityCertificate(v0.identity.secretKey));
+    expect(new Set(await conn.sendAll(payloads(N, 1)))).toEqual(new Set(['sent']));
     expect(await until(() => l.counters.transactions - t0 === N, 10_000)).toBe(true);
-    conn.close();
+    await conn.close();
     const dropped = l.counters.transactionsDropped - d0;
     const reachedGate = ln.landings.countersOf(ln.validators[1].identity).received - c0;
     // Binomial(1000, 0.3): mean 300, sd 14.5; +-5 sd.
@@ -109,12 +115,13 @@ describe('localnet network model', () => {
     const t0 = l.counters.transactions;
     const [v0] = makeValidators(4, 'slotrelay');
     const identity = await createIdentityCertificate(v0.identity.secretKey);
-    let conn: QuicClientConnection | null = null;
-    for (let attempt = 0; conn === null && attempt < 3; attempt++) conn = await connect(ln.validators[2].tpuQuic, identity).catch(() => null);
+    let conn: TpuSender | null = null;
+    for (let attempt = 0; conn === null && attempt < 3; attempt++) conn = await sender(ln.validators[2].tpuQuic, identity).catch(() => null);
     expect(conn).not.toBeNull();
-    for (const p of payloads(N, 2)) conn!.trySendTransaction(p);
+    const outcomes = conn!.sendAll(payloads(N, 2));
     expect(await until(() => l.counters.transactions - t0 === N, 20_000)).toBe(true);
-    conn!.close();
+    expect(new Set(await outcomes)).toEqual(new Set(['sent']));
+    await conn!.close();
     const arrived = l.counters.datagramsReceived;
     const lost = l.counters.datagramsDropped / arrived;
     expect(arrived).toBeGreaterThan(100);
@@ -164,13 +171,14 @@ describe('localnet network model', () => {
     const N = 200;
     const l = ln.listeners[0];
     const timeToReceive = async (identity: IdentityCertificate, tag: number): Promise<number> => {
-      const conn = await connect(ln.validators[0].tpuQuic, identity);
+      const conn = await sender(ln.validators[0].tpuQuic, identity);
       const t0 = l.counters.transactions;
       const start = performance.now();
-      for (const p of payloads(N, tag)) conn.trySendTransaction(p);
+      const outcomes = conn.sendAll(payloads(N, tag));
       expect(await until(() => l.counters.transactions - t0 >= N, 10_000)).toBe(true);
       const ms = performance.now() - start;
-      conn.close();
+      expect(new Set(await outcomes)).toEqual(new Set(['sent']));
+      await conn.close();
       return ms;
     };
     const throttled0 = ln.qos[0].counters.throttled;

@@ -42,7 +42,7 @@ describe('localnet TPU listener', () => {
     expect(process.hrtime.bigint() - connectStart).toBeGreaterThanOrEqual(59_000_000n);
     const txs = [legacyTransfer(1).bytes, legacyTransfer(2).bytes, legacyTransfer(3).bytes];
     const sentNs = process.hrtime.bigint();
-    for (const tx of txs) c.trySendTransaction(tx);
+    for (const tx of txs) expect(c.tryWrite(tx)).toBe('written');
     await waitFor(() => got.length === 3);
     expect(got.map((g) => Buffer.from(g.tx).toString('hex')).sort()).toEqual(txs.map((t) => t.toString('hex')).sort());
     for (const g of got) {
@@ -65,7 +65,7 @@ describe('localnet TPU listener', () => {
       identity: await createIdentityCertificate(Keypair.generate().secretKey),
       maxTransactionBytes: 4096,
     });
-    c.trySendTransaction(new Uint8Array(2000).fill(9));
+    expect(c.tryWrite(new Uint8Array(2000).fill(9))).toBe('written');
     expect((await c.closed).code).toBe(TPU_CLOSE_CODE.invalidStream);
     await QuicClientConnection.connect({ host: '127.0.0.1', port: listener.address().port, identity: null })
       .then((x) => x.closed)

@@ -70,8 +70,8 @@ describe('TPU routing on the localnet', () => {
       const other = ln.validators.find((v) => v.identity !== leader && v.identity !== next)!.identity;
       const droppedBefore = ln.landings.countersOf(other).dropped.not_leader;
 
-      expect(conns.get(leader)!.trySendTransaction(toLeader.bytes)).toBe(true);
-      expect(conns.get(other)!.trySendTransaction(toOther.bytes)).toBe(true);
+      expect(conns.get(leader)!.tryWrite(toLeader.bytes)).toBe('written');
+      expect(conns.get(other)!.tryWrite(toOther.bytes)).toBe('written');
 
       expect(await until(() => ln.bank.record(toLeader.signature) !== undefined, 2_000)).toBe(true);
       expect(await until(() => ln.landings.countersOf(other).dropped.not_leader > droppedBefore, 2_000)).toBe(true);
