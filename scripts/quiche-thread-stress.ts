@@ -18,20 +18,29 @@ async function runPair(seconds: number): Promise<ThreadResult> {
   const sink = await startCountingListener();
   const identity = await createRandomIdentityCertificate();
   let sent = 0;
-  // A fresh buffer per transaction: every one is a new typed-array reference for the binding to release.
+  let connection: QuicClientConnection | null = null;
+  /** A transaction the transport refused (no credit / no room; maybe partly written): offered again first. */
+  let next: Uint8Array | null = null;
+  // A fresh buffer per transaction: every one is a new typed-array reference for the binding to release. Writes
+  // until the transport refuses, then waits for onWritable (or the 2 ms tick below).
   const fill = (): void => {
-    while (connection.queued < 512) {
-      const tx = new Uint8Array(200).fill(sent & 0xff);
-      if (connection.trySendTransaction(tx) === false) break;
+    if (connection === null) return;
+    for (;;) {
+      const tx = next ?? new Uint8Array(200).fill(sent & 0xff);
+      const r = connection.tryWrite(tx);
+      if (r !== 'written') {
+        next = r === 'failed' ? null : tx;
+        return;
+      }
+      next = null;
       sent++;
     }
   };
-  const connection: QuicClientConnection = await QuicClientConnection.connect({
+  connection = await QuicClientConnection.connect({
     host: '127.0.0.1',
     port: sink.port,
     identity,
-    maxQueuedTransactions: 1024,
-    onDrain: () => fill(),
+    onWritable: () => fill(),
   });
   const endAt = performance.now() + seconds * 1000;
   while (performance.now() < endAt) {

@@ -1,18 +1,15 @@
-// One QUIC client connection to a Solana TPU (egress thread; HOT: trySendTransaction and the datagram handler run per
-// transaction). Owns a CONNECTED UDP socket (sends skip the kernel's route/address lookup), the quiche connection,
-// the send loop and one deadline timer. One transaction per unidirectional stream, data + FIN in ONE streamSend:
-// a FIN sent as a separate empty write can reach the server after the data and leave a stream unfinished. (One
-// exception, at the congestion-window edge: the part that fits, then the rest WITH the FIN; see writeStream.)
-// Flow: trySendTransaction -> stream write -> flush (conn.send() until null, each datagram straight to the kernel).
-// When there is no stream credit (peerStreamsLeftUni) or no send capacity (congestion/flow window), the transaction
-// is queued and the queue resumes on the next incoming datagram (an ACK or MAX_STREAMS) or timer: never spin. A queued
-// transaction waits at most maxQueueWaitMs (the same timer fires for the queue head): then it leaves the queue through
-// onStale, so a peer that grants no credit or never ACKs cannot hold anything forever. Every queued transaction
-// leaves the queue exactly once, in FIFO order, through onQueuedSent, onWriteFailed, onStale or onClose's `unsent`:
-// an owner that keeps one waiter per queued transaction can answer them positionally.
-// Transport-only use (the egress connection worker, src/egress/connection-worker.ts, which owns its one queue):
-// tryWrite() never queues — it answers written / no-credit / no-room / failed — and onWritable() says when a write may
-// succeed again (a datagram from the peer: ACK, MAX_STREAMS; the handshake done; a timer). Use one style per connection.
+// One QUIC client connection to a Solana TPU (egress thread; HOT: tryWrite and the datagram handler run per
+// transaction). Transport only: it never queues a transaction. Owns a CONNECTED UDP socket (sends skip the kernel's
+// route/address lookup), the quiche connection, the send loop and one deadline timer. One transaction per
+// unidirectional stream, data + FIN in ONE streamSend: a FIN sent as a separate empty write can reach the server after
+// the data and leave a stream unfinished. (One exception, at the congestion-window edge: the part that fits, then the
+// rest WITH the FIN; see writeStream.)
+// Flow: tryWrite -> stream write -> flush (conn.send() until null, each datagram straight to the kernel). tryWrite
+// answers written / no-credit (no stream credit: the peer's concurrent-stream limit, or not established yet) /
+// no-room (the congestion/flow window is full) / failed; onWritable says when a refused write may succeed again (the
+// handshake done, a datagram from the peer: ACK, MAX_STREAMS; a timer), so an owner never spins; onClose says the
+// connection ended. Whoever wants transactions to wait for credit keeps the one queue: the egress connection worker
+// (src/egress/connection-worker.ts; Agave tpu-client-next: the connection worker owns its bounded channel).
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';
@@ -47,31 +44,14 @@ export interface QuicClientOptions {
   keepAliveMs?: number;
   /** connect() fails if not established by then; default 5 s. */
   connectTimeoutMs?: number;
-  /** Largest transaction accepted by trySendTransaction; default 1232 (PACKET_DATA_SIZE). */
+  /** Largest transaction tryWrite accepts; default 1232 (PACKET_DATA_SIZE). */
   maxTransactionBytes?: number;
-  /** Bound of the wait queue (references, not bytes); trySendTransaction returns false beyond it. Default 4096. */
-  maxQueuedTransactions?: number;
-  /** Copy a transaction when it must be queued (default true) so callers may reuse their buffer at once. */
-  copyQueued?: boolean;
-  /**
-   * Longest time a transaction may wait in the queue (for credit, room or the handshake), ms; then it is handed to
-   * onStale instead of being written. Default Infinity (no limit: the owner must then bound the wait itself).
-   */
-  maxQueueWaitMs?: number;
   congestionControl?: CongestionControl;
-  /** The connection ended; `unsent` are queued transactions never written (hand them to another route). */
-  onClose?: (info: QuicCloseInfo, unsent: Uint8Array[]) => void;
-  /** A queued transaction quiche refused to write (unexpected stream error): it is handed back, not retried. */
-  onWriteFailed?: (tx: Uint8Array) => void;
-  /** A queued transaction was written (the queue head; its latency sample was reported just before). */
-  onQueuedSent?: () => void;
-  /** The queue head waited maxQueueWaitMs without being written: it left the queue unsent. */
-  onStale?: (tx: Uint8Array, waitedMs: number) => void;
-  /** The wait queue became empty again (credit/room came back). */
-  onDrain?: () => void;
+  /** The connection ended (once; `closed` resolves with the same info). */
+  onClose?: (info: QuicCloseInfo) => void;
   /** Per transaction: microseconds from streamSend to the end of the send loop that handed its datagram(s) to the kernel. */
   onSendLatency?: (micros: number) => void;
-  /** Transport-only use: a tryWrite() that answered no-credit / no-room may succeed now (established, peer spoke). */
+  /** A tryWrite() that answered no-credit / no-room may succeed now (established, the peer spoke, a timer). */
   onWritable?: () => void;
 }
 
@@ -86,12 +66,6 @@ export interface QuicClientStats {
   readonly handshakeMs: number;
   /** Streams written with data + FIN (accepted by quiche). */
   readonly transactionsWritten: number;
-  /** Currently waiting for credit/room. */
-  readonly transactionsQueued: number;
-  /** How many were ever queued. */
-  readonly transactionsQueuedTotal: number;
-  /** Queued ones that waited maxQueueWaitMs and left unsent (onStale). */
-  readonly transactionsStale: number;
   /** Streams the peer has read to FIN, as witnessed by the stream credit it returned (MAX_STREAMS). */
   readonly streamsFinishedByPeer: number;
   /** Send latency (streamSend -> kernel), microseconds. */
@@ -141,14 +115,10 @@ export class QuicClientConnection {
   private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
   private readonly timer: DeadlineTimer;
   private readonly o: Required<
-    Omit<QuicClientOptions, 'onClose' | 'onDrain' | 'onSendLatency' | 'onWriteFailed' | 'onQueuedSent' | 'onStale' | 'onWritable' | 'identity' | 'serverName'>
+    Omit<QuicClientOptions, 'onClose' | 'onSendLatency' | 'onWritable' | 'identity' | 'serverName'>
   >;
   private readonly onCloseCb: QuicClientOptions['onClose'];
-  private readonly onDrainCb: QuicClientOptions['onDrain'];
   private readonly onLatency: QuicClientOptions['onSendLatency'];
-  private readonly onWriteFailedCb: QuicClientOptions['onWriteFailed'];
-  private readonly onQueuedSentCb: QuicClientOptions['onQueuedSent'];
-  private readonly onStaleCb: QuicClientOptions['onStale'];
   private readonly onWritableCb: QuicClientOptions['onWritable'];
   // Reused RecvInfo: the socket is connected, so every datagram comes from the same peer to the same local address.
   private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
@@ -161,18 +131,10 @@ export class QuicClientConnection {
   /** A stream created (empty write) but not yet written because it had no room; reused for the next write. */
   private openStreamId = -1;
   /**
-   * Bytes of the queue head already written to openStreamId without FIN (0: none). Only at the congestion-window
-   * edge: see writeStream. If the head expires so, its stream is reset (expireStale).
+   * Bytes of the transaction being written already on openStreamId without FIN (0: none). Only at the
+   * congestion-window edge: see writeStream. The owner offers it again first, or resets it (abandonPartial).
    */
   private openStreamWritten = 0;
-  // FIFO wait queue: array + head index, compacted when drained (no per-item allocation beyond the array slot), and
-  // each entry's deadline (performance.now() ms) at the same index. One wait limit for all: deadlines never decrease
-  // along the queue, so only the head is ever checked.
-  private queue: Uint8Array[] = [];
-  private queueDeadline: number[] = [];
-  private queueHead = 0;
-  private queuedTotal = 0;
-  private staleTotal = 0;
   private written = 0;
   private latencyCount = 0;
   private latencySumUs = 0;
@@ -200,17 +162,10 @@ export class QuicClientConnection {
       keepAliveMs: opts.keepAliveMs ?? KEEP_ALIVE_MS,
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       maxTransactionBytes: opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
-      maxQueuedTransactions: opts.maxQueuedTransactions ?? 4096,
-      copyQueued: opts.copyQueued ?? true,
-      maxQueueWaitMs: opts.maxQueueWaitMs ?? Infinity,
       congestionControl: opts.congestionControl ?? 'cubic',
     };
     this.onCloseCb = opts.onClose;
-    this.onDrainCb = opts.onDrain;
     this.onLatency = opts.onSendLatency;
-    this.onWriteFailedCb = opts.onWriteFailed;
-    this.onQueuedSentCb = opts.onQueuedSent;
-    this.onStaleCb = opts.onStale;
     this.onWritableCb = opts.onWritable;
     this.keepAliveEffMs = this.o.keepAliveMs;
     this.remote = { host: opts.host, port: opts.port };
@@ -226,7 +181,7 @@ export class QuicClientConnection {
 
   /**
    * Opens the socket and starts the handshake; resolves as soon as the first flight is sent (await `established`
-   * for the handshake). Transactions given before establishment are queued.
+   * for the handshake). tryWrite answers no-credit until then; onWritable fires once established.
    */
   static async open(opts: QuicClientOptions): Promise<QuicClientConnection> {
     const c = new QuicClientConnection(opts);
@@ -277,53 +232,18 @@ export class QuicClientConnection {
     return this.state;
   }
 
-  /** Transactions waiting for credit or room. */
-  get queued(): number {
-    return this.queue.length - this.queueHead;
-  }
-
   /** Streams the peer lets us open now (its MAX_STREAMS credit left); 0 before establishment. Cold: diagnostics. */
   peerStreamsLeft(): number {
     return this.state === 'established' ? this.conn.peerStreamsLeftUni() : 0;
   }
 
   /**
-   * Writes one transaction on its own unidirectional stream (data + FIN in one call).
-   * - true: written now (its datagram is already with the kernel).
-   * - 'no-credit': accepted but queued: no stream credit (the peer's concurrent-stream limit, or not yet
-   *   established) or no room in the congestion/flow window. It is written when the peer's next datagram opens room.
-   * - false: NOT accepted (closed, queue full, empty or larger than maxTransactionBytes): the caller still owns it.
-   * Without copyQueued=false the bytes are copied only when queued, so the caller may reuse `tx` right away.
-   */
-  trySendTransaction(tx: Uint8Array): boolean | 'no-credit' {
-    if (this.state === 'closed' || tx.length === 0 || tx.length > this.o.maxTransactionBytes) return false;
-    if (this.state === 'established' && this.queueHead === this.queue.length) {
-      const r = this.writeAndFlush(tx);
-      if (r === WRITTEN) {
-        this.afterIo();
-        return true;
-      }
-      if (r === FAILED) return false;
-    }
-    // (A transaction partly written at the window edge is queued whatever the bound: it is already on the wire.)
-    if (this.queue.length - this.queueHead >= this.o.maxQueuedTransactions && this.openStreamWritten === 0) return false;
-    // new Uint8Array(x) always copies; Buffer#slice would not.
-    this.queue.push(this.o.copyQueued ? new Uint8Array(tx) : tx);
-    const now = performance.now();
-    const deadline = now + this.o.maxQueueWaitMs;
-    this.queueDeadline.push(deadline);
-    this.queuedTotal++;
-    // The head's deadline shares the connection timer (arm() only ever moves it earlier).
-    if (this.queue.length - this.queueHead === 1 && deadline !== Infinity) this.timer.arm(deadline - now, now);
-    return 'no-credit';
-  }
-
-  /**
-   * Transport only (HOT): writes one transaction on its own unidirectional stream (data + FIN in one call), never
-   * queues it. `written`: its datagram is with the kernel. `no-credit`: no stream credit, or not established yet.
-   * `no-room`: the congestion/flow window is full; when `partial` is then true the transaction's first bytes are on the
-   * wire already, so the caller must offer THE SAME transaction again first (or abandonPartial()). `failed`: closed,
-   * empty, too large, or quiche refused it. The caller may reuse `tx` as soon as this returns.
+   * HOT: writes one transaction on its own unidirectional stream (data + FIN in one call), never queues it.
+   * `written`: its datagram is with the kernel. `no-credit`: no stream credit, or not established yet. `no-room`: the
+   * congestion/flow window is full; when `partial` is then true the transaction's first bytes are on the wire
+   * already, so the caller must offer THE SAME transaction again first (or abandonPartial()). `failed`: closed, empty,
+   * too large, or quiche refused it. After no-credit / no-room, wait for onWritable (never spin). The caller may
+   * reuse `tx` as soon as this returns.
    */
   tryWrite(tx: Uint8Array): WriteOutcome {
     if (this.state === 'closed' || tx.length === 0 || tx.length > this.o.maxTransactionBytes) return 'failed';
@@ -385,9 +305,6 @@ export class QuicClientConnection {
       state: this.state,
       handshakeMs: this.handshakeMs,
       transactionsWritten: this.written,
-      transactionsQueued: this.queued,
-      transactionsQueuedTotal: this.queuedTotal,
-      transactionsStale: this.staleTotal,
       streamsFinishedByPeer: finished,
       sendLatencyCount: this.latencyCount,
       sendLatencyMeanUs: this.latencyCount === 0 ? 0 : this.latencySumUs / this.latencyCount,
@@ -510,66 +427,6 @@ export class QuicClientConnection {
     }
   }
 
-  private drainQueue(): void {
-    const q = this.queue;
-    let head = this.expireStale(performance.now());
-    while (head < q.length) {
-      const r = this.writeAndFlush(q[head]);
-      if (r === NO_CREDIT || r === NO_ROOM) break;
-      // A write quiche refused outright (not a lack of room) must not block the queue: hand it back, never drop it.
-      if (r === FAILED) {
-        if (this.onWriteFailedCb !== undefined) this.onWriteFailedCb(q[head]);
-      } else if (this.onQueuedSentCb !== undefined) {
-        this.onQueuedSentCb();
-      }
-      head++;
-    }
-    this.setQueueHead(head);
-  }
-
-  /** Hands every queue entry past its deadline to onStale (head first); returns the new head index (not yet stored). */
-  private expireStale(now: number): number {
-    const q = this.queue;
-    const d = this.queueDeadline;
-    let head = this.queueHead;
-    if (this.openStreamWritten !== 0 && head < q.length && d[head] <= now) {
-      // The head is partly on the wire and no ACK made room for its rest in time (a silent peer): reset the stream
-      // (RESET_STREAM: the receiver discards the part it has) and let the head expire like any other.
-      try {
-        this.conn.streamShutdown(this.openStreamId, SHUTDOWN_WRITE, 0);
-      } catch {
-        // already reset or the connection is closing: nothing more to discard
-      }
-      this.releaseOpenStream();
-    }
-    while (head < q.length && d[head] <= now) {
-      this.staleTotal++;
-      const tx = q[head];
-      head++;
-      this.queueHead = head; // a re-entrant send from the callback sees a consistent queue
-      if (this.onStaleCb !== undefined) this.onStaleCb(tx, now - (d[head - 1] - this.o.maxQueueWaitMs));
-    }
-    return head;
-  }
-
-  /** Stores the queue head after entries left the queue; compacts, and reports a drained queue. */
-  private setQueueHead(head: number): void {
-    const q = this.queue;
-    if (head === q.length) {
-      const had = head > 0;
-      this.queue = [];
-      this.queueDeadline = [];
-      this.queueHead = 0;
-      if (had && this.onDrainCb !== undefined) this.onDrainCb();
-    } else if (head > 1024) {
-      this.queue = q.slice(head);
-      this.queueDeadline = this.queueDeadline.slice(head);
-      this.queueHead = 0;
-    } else {
-      this.queueHead = head;
-    }
-  }
-
   private readonly onMessage = (msg: Buffer): void => {
     if (this.state === 'closed') return;
     this.datagramsReceived++;
@@ -581,9 +438,8 @@ export class QuicClientConnection {
     if (this.state === 'connecting' && this.conn.isEstablished()) this.onEstablished();
     if (this.state === 'established') {
       const before = this.written;
-      if (this.queueHead < this.queue.length) this.drainQueue();
-      else if (this.onWritableCb !== undefined) this.onWritableCb();
-      // Nothing of ours went out (no queued stream could be written): hold the ACK for our next stream packet.
+      if (this.onWritableCb !== undefined) this.onWritableCb();
+      // Nothing of ours went out (the owner wrote no stream): hold the ACK for our next stream packet.
       if (this.written === before && (this.state as QuicClientState) === 'established') {
         if (this.ackDueMs === Infinity) this.ackDueMs = performance.now() + ACK_DELAY_MS;
         this.afterIo();
@@ -608,10 +464,6 @@ export class QuicClientConnection {
       const ka = this.keepAliveDueMs - now;
       if (delay === null || ka < delay) delay = ka < 0 ? 0 : ka;
     }
-    if (this.queueHead < this.queue.length) {
-      const st = this.queueDeadline[this.queueHead] - now;
-      if (st !== Infinity && (delay === null || st < delay)) delay = st < 0 ? 0 : st;
-    }
     if (this.ackDueMs !== Infinity) {
       const ad = this.ackDueMs - now;
       if (delay === null || ad < delay) delay = ad < 0 ? 0 : ad;
@@ -630,13 +482,7 @@ export class QuicClientConnection {
       this.sentAtKeepAliveCheck = this.datagramsSent;
       this.keepAliveDueMs = now + this.keepAliveEffMs;
     }
-    if (this.queueHead < this.queue.length) {
-      // Established: write what fits (expiring stale heads first). Still connecting: only expire.
-      if (this.state === 'established') this.drainQueue();
-      else this.setQueueHead(this.expireStale(now));
-    } else if (this.state === 'established' && this.onWritableCb !== undefined) {
-      this.onWritableCb();
-    }
+    if (this.state === 'established' && this.onWritableCb !== undefined) this.onWritableCb();
     if ((this.state as QuicClientState) === 'closed') return; // a callback closed us
     this.flush();
     this.afterIo();
@@ -656,7 +502,7 @@ export class QuicClientConnection {
     if (Number.isFinite(idle)) this.keepAliveEffMs = Math.min(this.keepAliveEffMs, Math.floor(idle / 2));
     this.keepAliveDueMs = performance.now() + this.keepAliveEffMs;
     this.resolveEstablished();
-    // (onMessage, the one caller, then tells a transport-only owner it may write: onWritable.)
+    // (onMessage, the one caller, then tells the owner it may write: onWritable.)
   }
 
   private readonly onConnectTimeout = (): void => {
@@ -689,10 +535,6 @@ export class QuicClientConnection {
         ? { by, isApp: false, code: 0, reason: by, wasEstablished }
         : closeInfoOf(this.conn, wasEstablished, by);
     this.closeInfo = info;
-    const unsent = this.queue.slice(this.queueHead);
-    this.queue = [];
-    this.queueDeadline = [];
-    this.queueHead = 0;
     try {
       this.sock.close();
     } catch {
@@ -704,7 +546,7 @@ export class QuicClientConnection {
       this.rejectEstablished(err);
     }
     this.resolveClosed(info);
-    if (this.onCloseCb !== undefined) this.onCloseCb(info, unsent);
+    if (this.onCloseCb !== undefined) this.onCloseCb(info);
   }
 }
 
