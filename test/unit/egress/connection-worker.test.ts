@@ -81,6 +81,33 @@ describe('ConnectionWorker', () => {
     expect(w.state).toBe('closed');
     expect(w.report().droppedNoConnection).toBe(2);
   });
+
+  it('reconnect: false: a refused connect or a connection the peer closes ends the worker (closed), never retried', async () => {
+    const refused = new ConnectionWorker(opts(await deadPort(), { reconnect: false }));
+    expect(await refused.send(Buffer.from('x'))).toBe('dropped:no_connection');
+    expect(await refused.firstAttempt).toBe(false);
+    expect(refused.state).toBe('closed');
+    await new Promise((r) => setTimeout(r, 200)); // several retryMinMs (40 ms)
+    expect(refused.report()).toMatchObject({ state: 'closed', connects: 1, connectFailures: 1 });
+
+    // A listener that closes the connection on a stream over 1232 bytes (invalid stream).
+    const strict = new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: 'v', maxTransactionBytes: 1232, onTransaction: () => undefined });
+    await strict.start();
+    try {
+      const w = new ConnectionWorker(opts(strict.address().port, { reconnect: false, maxTransactionBytes: 4096 }));
+      expect(await w.firstAttempt).toBe(true);
+      expect(w.send(Buffer.alloc(100, 1))).toBe('sent');
+      expect(w.transportStats()).toMatchObject({ state: 'established', transactionsWritten: 1 });
+      expect(w.send(Buffer.alloc(2000, 2))).toBe('sent');
+      expect(await until(() => w.state === 'closed', 2_000)).toBe(true);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(w.report()).toMatchObject({ state: 'closed', connects: 1 });
+      expect(w.transportStats()).toBeNull();
+      expect(w.send(Buffer.from('late'))).toBe('dropped:no_connection');
+    } finally {
+      await strict.stop();
+    }
+  });
 });
 
 /**
