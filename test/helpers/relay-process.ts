@@ -38,7 +38,9 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     // QUIC ingress off unless a test asks (relayHost.quicPort: -1 = ephemeral): the default 4433 would collide
     // between relays started at once.
     relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 },
-    rings: { workers: 1, slotsPerRing: 256 },
+    // 1,024 slots (production: 4,096): the tests' bursts fit even when a consumer lags a few ms on a busy box (a full
+    // ring answers 503 overloaded: honest, but only the overload tests are about it, and they set their own rings).
+    rings: { workers: 1, slotsPerRing: 1024 },
     log: { level: 'info' },
     keys: defaultKeys(),
     ...config,
