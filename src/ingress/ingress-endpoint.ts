@@ -6,14 +6,12 @@
 // budget is decided by the front thread (src/ingress/front-ingress.ts): finished streams go out through onStream,
 // authentication questions through onAuthenticate, and the answers come back through authResult / reply / verdict.
 // Unlike the localnet's TPU listener (src/quic/server-endpoint.ts) a bad stream never closes its connection: it is
-// refused alone (STOP_SENDING / RESET_STREAM with a code of ./codes.ts). Codes: docs/quic-ingress.md.
-import dgram from 'node:dgram';
-import { isIPv6 } from 'node:net';
-import { randomFillSync, randomInt } from 'node:crypto';
+// refused alone (STOP_SENDING / RESET_STREAM with a code of ./codes.ts). Codes: docs/quic-ingress.md. The socket,
+// routing, accept, flush, timers and close are src/quic/server-core.ts's; this file is the ingress policy.
+import type dgram from 'node:dgram';
 import { quiche, type QuicheConfig, type QuicheConnection } from '../quic/quiche.js';
-import { DatagramSlab } from '../quic/datagram-slab.js';
-import { DeadlineTimer } from '../quic/deadline-timer.js';
-import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, SERVER_HANDSHAKE_TIMEOUT_MS, TLS_SIGALGS, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL } from '../quic/constants.js';
+import { QuicServerCore, ServerCoreConn } from '../quic/server-core.js';
+import { MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, SERVER_HANDSHAKE_TIMEOUT_MS, TLS_SIGALGS, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL } from '../quic/constants.js';
 import { INGRESS_COUNTER, MSG_KINDS, connectionCounterIndex, streamCounterIndex, type IngressConnectionOutcome, type IngressStreamOutcome } from '../shm/ingress-layout.js';
 import { ALPN_INDEX, CONNECTION_CODE, INGRESS_ALPNS, STREAM_CODE } from './codes.js';
 import { readClientCertificate } from './client-certificate.js';
@@ -64,34 +62,16 @@ const STATE_AUTH = 1;
 const STATE_OPEN = 2;
 const STATE_CLOSING = 3;
 
-class IngressConn {
+class IngressConn extends ServerCoreConn {
   state = STATE_HANDSHAKE;
   alpn = -1;
   keyId = -1;
-  closed = false;
   partials: Map<number, PartialStream> | null = null;
   replies: Map<number, PendingReply> | null = null;
-  handshakeTimer: NodeJS.Timeout | null = null;
-  odcidKey: string | null = null;
-  flushQueued = false;
   /** Next client bidi (index 0) and uni (index 1) stream id above every one read so far: readStreams probes there. */
   readonly probe = [0, 2];
-  timer!: DeadlineTimer;
-  readonly recvInfo: { from: { host: string; port: number }; to: { host: string; port: number } };
-
-  constructor(
-    readonly id: number,
-    readonly scid: Buffer,
-    readonly conn: QuicheConnection,
-    readonly remoteAddress: string,
-    readonly remotePort: number,
-    local: { host: string; port: number },
-  ) {
-    this.recvInfo = { from: { host: remoteAddress, port: remotePort }, to: local };
-  }
 }
 
-const TYPE_INITIAL = quiche.Type.Initial;
 const SHUTDOWN_READ = quiche.Shutdown.Read;
 const SHUTDOWN_WRITE = quiche.Shutdown.Write;
 const encoder = new TextEncoder();
@@ -101,74 +81,48 @@ const SWEEP_MS = 100;
  * carry it instead of a datagram of its own. Far below the 25 ms max_ack_delay quiche advertises.
  */
 const ACK_HOLD_MS = 1;
-/** close(): longest wait for the CONNECTION_CLOSE datagrams to leave before the socket closes. */
-const CLOSE_FLUSH_MS = 500;
 
 function now(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export class IngressEndpoint {
-  private readonly sock: dgram.Socket;
-  private readonly config: QuicheConfig;
-  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
-  private readonly flushQueue: IngressConn[] = [];
-  private flushScheduled = false;
+export class IngressEndpoint extends QuicServerCore<IngressConn> {
   /** Stream reads land here: one byte more than the larger limit, so an oversized stream shows on its first read. */
   private readonly rx: Buffer;
   private readonly k: Float64Array;
-  private readonly bySlot = new Map<number, IngressConn>();
   private readonly byId = new Map<number, IngressConn>();
-  private readonly byOdcid = new Map<string, IngressConn>();
   /** Open (authenticated) connections per key id. */
   private readonly perKey = new Map<number, number>();
   private open = 0;
-  private nextSlot = randomInt(0, 0xffffffff);
-  private nextId = 1;
-  private local = { host: '0.0.0.0', port: 0 };
   private sweeper: NodeJS.Timeout | null = null;
-  private stopped = false;
   /** Set by deliver() when a bidi request went to the front during the current recv(). */
   private answerDue = false;
 
   private constructor(private readonly o: IngressEndpointOptions) {
+    // Handshakes beyond twice the connection limit are not even started (state held per Initial packet is bounded);
+    // below that a handshake completes and is closed with code 3, so the client learns why.
+    super({
+      host: o.host,
+      config: buildIngressConfig(o),
+      handshakeTimeoutMs: o.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS,
+      maxConnectionSlots: 2 * o.maxConnections,
+      retry: null,
+    });
     this.k = o.counters;
     this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
-    this.config = buildIngressConfig(o);
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
   }
 
   static async listen(o: IngressEndpointOptions): Promise<IngressEndpoint> {
     const s = new IngressEndpoint(o);
-    await new Promise<void>((resolve, reject) => {
-      s.sock.once('error', reject);
-      s.sock.bind(o.port, o.host, () => {
-        s.sock.off('error', reject);
-        resolve();
-      });
-    });
-    const a = s.sock.address();
-    s.local = { host: a.address, port: a.port };
-    s.sock.on('message', s.onMessage);
-    s.sock.on('error', () => undefined); // ICMP errors from gone clients: their connections time out
+    await s.bind(o.port, s.onMessage);
     s.sweeper = setInterval(s.sweep, SWEEP_MS);
     return s;
   }
 
-  address(): { host: string; port: number } {
-    return { ...this.local };
-  }
-
-  get connectionCount(): number {
-    return this.bySlot.size;
-  }
-
   /**
    * Closes every connection with code 4 (shutting_down) and the socket (cold: once, on stop). It waits until the
-   * CONNECTION_CLOSE datagrams have left through the socket before closing it: dgram.send hands a datagram to the
-   * socket a tick later (after its address "lookup"), and a socket closed before then drops it silently — the clients
-   * would only notice their idle timeout. Each close is sent once (no draining period): a client whose copy is lost
-   * sees its idle timeout.
+   * CONNECTION_CLOSE datagrams have left through the socket before closing it (server-core.ts closeSocket), so the
+   * clients see code 4 rather than their idle timeout.
    */
   async close(): Promise<void> {
     if (this.stopped) return;
@@ -176,37 +130,8 @@ export class IngressEndpoint {
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sock.off('message', this.onMessage); // no new connection, nothing more read, while the closes go out
     const sent: Promise<void>[] = [];
-    for (const c of [...this.bySlot.values()]) {
-      try {
-        c.conn.close(true, CONNECTION_CODE.shuttingDown, encoder.encode('shutting_down'));
-      } catch {
-        // already closing
-      }
-      this.flushClosing(c, sent);
-      this.finalize(c);
-    }
-    let bound: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(sent), new Promise<void>((resolve) => (bound = setTimeout(resolve, CLOSE_FLUSH_MS)))]);
-    clearTimeout(bound);
-    await new Promise<void>((resolve) => this.sock.close(() => resolve()));
-  }
-
-  /** flush() for close(): each datagram's send callback goes into `sent` (resolved on success or error). */
-  private flushClosing(c: IngressConn, sent: Promise<void>[]): void {
-    const scratch = this.slab.scratch;
-    for (;;) {
-      let r: [number, unknown] | null;
-      try {
-        r = c.conn.send(scratch);
-      } catch {
-        return;
-      }
-      if (r === null) return;
-      const datagram = this.slab.take(r[0]);
-      sent.push(new Promise<void>((resolve) => this.sock.send(datagram, c.remotePort, c.remoteAddress, () => resolve())));
-      this.k[INGRESS_COUNTER.datagramsSent]++;
-      this.k[INGRESS_COUNTER.bytesSent] += r[0];
-    }
+    this.closeConnections(CONNECTION_CODE.shuttingDown, encoder.encode('shutting_down'), sent);
+    await this.closeSocket(sent);
   }
 
   // ---- answers from the front thread ----
@@ -254,38 +179,16 @@ export class IngressEndpoint {
 
   // ---- hot path ----
 
+  /** Routing by our connection-id layout (one Map lookup, no header parse), recv, accept: server-core.ts. */
   private readonly onMessage = (msg: Buffer, rinfo: dgram.RemoteInfo): void => {
     this.k[INGRESS_COUNTER.datagramsReceived]++;
     this.k[INGRESS_COUNTER.bytesReceived] += msg.length;
-    const c = this.route(msg);
-    if (c !== null) this.recv(c, msg, rinfo);
-    else this.accept(msg, rinfo);
+    this.handleDatagram(msg, rinfo);
   };
 
-  /** Our connection ids start with a 4-byte slot number at a fixed offset: one Map lookup, no header parse. */
-  private route(msg: Buffer): IngressConn | null {
-    let off = 1;
-    if (msg.length < 1 + LOCAL_CID_LEN) return null;
-    if ((msg[0] & 0x80) !== 0) {
-      if (msg.length < 6 + LOCAL_CID_LEN || msg[5] !== LOCAL_CID_LEN) return null;
-      off = 6;
-    }
-    const c = this.bySlot.get(msg.readUInt32BE(off));
-    if (c === undefined || msg.compare(c.scid, 0, LOCAL_CID_LEN, off, off + LOCAL_CID_LEN) !== 0) return null;
-    return c;
-  }
-
-  private recv(c: IngressConn, msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    if (c.closed) return;
+  /** After each datagram quiche took (the core's recv; the handshake step ran already). */
+  protected afterRecv(c: IngressConn): void {
     const conn = c.conn;
-    let info = c.recvInfo;
-    if (rinfo.port !== info.from.port || rinfo.address !== info.from.host) info = { from: { host: rinfo.address, port: rinfo.port }, to: this.local };
-    try {
-      conn.recv(msg, info);
-    } catch {
-      // undecryptable or invalid: quiche discards it; a fatal error closes the connection (seen in afterIo)
-    }
-    if (c.state === STATE_HANDSHAKE && conn.isEstablished()) this.onEstablished(c);
     this.answerDue = false;
     if (c.state === STATE_OPEN && conn.isReadable()) this.readStreams(c);
     if (c.replies !== null) this.retryReplies(c);
@@ -295,37 +198,9 @@ export class IngressEndpoint {
       c.timer.arm(ACK_HOLD_MS, performance.now());
       return;
     }
+    // Replies (ACKs, credit, answers) go out once per event-loop turn: one ACK covers a burst (server-core.ts).
     this.queueFlush(c);
   }
-
-  /** Sends what the answers just written left to send now, not at the end of this turn (the reply loop, per drain). */
-  flushNow(): void {
-    if (this.flushQueue.length > 0) this.flushPending();
-  }
-
-  /** Replies (ACKs, credit, answers) go out once per event-loop turn: one ACK covers a burst (server-endpoint.ts). */
-  private queueFlush(c: IngressConn): void {
-    if (c.flushQueued) return;
-    c.flushQueued = true;
-    this.flushQueue.push(c);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flushPending);
-    }
-  }
-
-  private readonly flushPending = (): void => {
-    this.flushScheduled = false;
-    const q = this.flushQueue;
-    for (let i = 0; i < q.length; i++) {
-      const c = q[i];
-      c.flushQueued = false;
-      if (c.closed) continue;
-      this.flush(c);
-      this.afterIo(c);
-    }
-    q.length = 0;
-  };
 
   private readStreams(c: IngressConn): void {
     const conn = c.conn;
@@ -446,33 +321,17 @@ export class IngressEndpoint {
     if (replies.size === 0) c.replies = null;
   }
 
-  private flush(c: IngressConn): void {
-    const conn = c.conn;
-    const slab = this.slab;
-    const scratch = slab.scratch;
-    for (;;) {
-      let r: [number, unknown] | null;
-      try {
-        r = conn.send(scratch);
-      } catch {
-        return;
-      }
-      if (r === null) return;
-      this.sock.send(slab.take(r[0]), c.remotePort, c.remoteAddress);
-      this.k[INGRESS_COUNTER.datagramsSent]++;
-      this.k[INGRESS_COUNTER.bytesSent] += r[0];
-    }
+  /** Every datagram the core sends from a connection (flush, close). */
+  protected countSent(bytes: number): void {
+    this.k[INGRESS_COUNTER.datagramsSent]++;
+    this.k[INGRESS_COUNTER.bytesSent] += bytes;
   }
 
-  private afterIo(c: IngressConn): void {
-    if (c.conn.isClosed()) {
-      this.finalize(c);
-      return;
-    }
+  /** The core's afterIo, the connection still open, before its timer is re-armed. */
+  protected override beforeRearm(c: IngressConn): void {
     // A CONNECTION_CLOSE was exchanged: quiche keeps the connection 3 PTOs to absorb late packets, but its key's slot
     // is free now (a client that closes and reconnects at once is not refused with code 2).
     if (c.keyId >= 0 && c.conn.isDraining()) this.releaseKey(c);
-    c.timer.arm(c.conn.timeout(), performance.now());
   }
 
   // ---- cold path ----
@@ -509,60 +368,15 @@ export class IngressEndpoint {
     this.queueFlush(c);
   }
 
-  private accept(msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    if (this.stopped) return;
-    let hdr;
-    try {
-      hdr = quiche.Header.fromSlice(msg, LOCAL_CID_LEN);
-    } catch {
-      return;
-    }
-    const early = this.byOdcid.get(Buffer.from(hdr.dcid).toString('hex'));
-    if (early !== undefined) {
-      this.recv(early, msg, rinfo);
-      return;
-    }
-    if (hdr.ty !== TYPE_INITIAL) return;
-    if (!quiche.versionIsSupported(hdr.version)) {
-      const n = quiche.negotiateVersion(hdr.scid, hdr.dcid, this.slab.scratch);
-      this.sock.send(this.slab.take(n), rinfo.port, rinfo.address);
-      return;
-    }
-    // Handshakes beyond twice the connection limit are not even started (state held per Initial packet is bounded);
-    // below that a handshake completes and is closed with code 3, so the client learns why.
-    if (this.bySlot.size >= 2 * this.o.maxConnections) return;
-    const scid = this.newCid();
-    let conn: QuicheConnection;
-    try {
-      conn = quiche.Connection.accept(scid, null, this.local, { host: rinfo.address, port: rinfo.port }, this.config);
-    } catch {
-      return;
-    }
-    const c = new IngressConn(this.nextId++, scid, conn, rinfo.address, rinfo.port, this.local);
-    c.timer = new DeadlineTimer(() => this.onTimer(c));
-    this.bySlot.set(scid.readUInt32BE(0), c);
+  /** A connection the core accepted (an Initial packet); answers from the front find it by id. */
+  protected newConn(id: number, scid: Buffer, conn: QuicheConnection, address: string, port: number, local: { host: string; port: number }): IngressConn {
+    const c = new IngressConn(id, scid, conn, address, port, local);
     this.byId.set(c.id, c);
-    c.odcidKey = Buffer.from(hdr.dcid).toString('hex');
-    this.byOdcid.set(c.odcidKey, c);
-    c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.o.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS);
-    this.recv(c, msg, rinfo);
+    return c;
   }
 
-  private newCid(): Buffer {
-    const cid = Buffer.allocUnsafe(LOCAL_CID_LEN);
-    randomFillSync(cid, 4);
-    let slot = this.nextSlot;
-    while (this.bySlot.has(slot)) slot = (slot + 1) >>> 0;
-    this.nextSlot = (slot + 1) >>> 0;
-    cid.writeUInt32BE(slot, 0);
-    return cid;
-  }
-
-  private onEstablished(c: IngressConn): void {
-    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
-    c.handshakeTimer = null;
-    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
-    c.odcidKey = null;
+  /** The handshake completed (the core cleared its handshake timer): ALPN, limits, then the front's authentication. */
+  protected onEstablished(c: IngressConn): void {
     const conn = c.conn;
     const alpn = INGRESS_ALPNS.indexOf(Buffer.from(conn.applicationProto()).toString() as (typeof INGRESS_ALPNS)[number]);
     if (alpn < 0) {
@@ -582,25 +396,6 @@ export class IngressEndpoint {
     if (!this.o.onAuthenticate(c.id, cert.commonName, cert.identity, alpn)) {
       this.refuseConnection(c, CONNECTION_CODE.serverBusy, 'server_busy', 'server_connection_limit');
     }
-  }
-
-  private onTimer(c: IngressConn): void {
-    if (c.closed) return;
-    c.conn.onTimeout();
-    this.flush(c);
-    this.afterIo(c);
-  }
-
-  private onHandshakeTimeout(c: IngressConn): void {
-    c.handshakeTimer = null;
-    if (c.state !== STATE_HANDSHAKE || c.closed) return;
-    try {
-      c.conn.close(false, 0, encoder.encode('handshake timeout'));
-    } catch {
-      // already closing
-    }
-    this.flush(c);
-    this.finalize(c);
   }
 
   /** FIN timeouts of partial streams and reply timeouts of unanswered bidi streams (every SWEEP_MS). */
@@ -634,15 +429,9 @@ export class IngressEndpoint {
     }
   };
 
-  private finalize(c: IngressConn): void {
-    if (c.closed) return;
-    c.closed = true;
-    c.timer.cancel();
-    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
-    c.handshakeTimer = null;
-    this.bySlot.delete(c.scid.readUInt32BE(0));
+  /** The core dropped the connection (closed, timed out, shut down): its counts and its key's slot. */
+  protected onFinalize(c: IngressConn): void {
     this.byId.delete(c.id);
-    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
     if (c.partials !== null) this.k[streamCounterIndex('unfinished')] += c.partials.size;
     if (c.state === STATE_HANDSHAKE) this.k[connectionCounterIndex('handshake_failed')]++;
     this.releaseKey(c);

@@ -3,22 +3,18 @@
 // one deadline timer per connection. Like an Agave TPU port: client certificate required (its Ed25519 key is the
 // sender identity), ALPN solana-tpu only, unidirectional streams only (0 bidi), a concurrent-uni-stream limit, one
 // transaction per stream delivered only on FIN, and an empty or oversized stream closes the WHOLE connection with
-// application code 5. Stateless retry and version negotiation are handled as quiche's example server does.
-import dgram from 'node:dgram';
-import { isIPv6 } from 'node:net';
-import { randomFillSync, randomInt } from 'node:crypto';
-import { quiche, type QuicheConfig, type QuicheConnection } from './quiche.js';
+// application code 5. Stateless retry and version negotiation are handled as quiche's example server does. The
+// socket, routing, accept, flush, timers and close are ./server-core.ts's; this file is the TPU policy.
+import type dgram from 'node:dgram';
+import { quiche, type QuicheConnection } from './quiche.js';
 import { buildServerConfig, type CongestionControl } from './quiche-config.js';
-import { DatagramSlab } from './datagram-slab.js';
-import { DeadlineTimer } from './deadline-timer.js';
+import { QuicServerCore, ServerCoreConn, type AcceptEvent } from './server-core.js';
 import { closeInfoOf, type QuicCloseInfo } from './close-info.js';
 import { identityFromCertificate, type IdentityCertificate } from './identity-certificate.js';
 import { RetryTokens } from './retry-token.js';
 import {
   ALPN_SOLANA_TPU,
-  LOCAL_CID_LEN,
   MAX_IDLE_TIMEOUT_MS,
-  MAX_SEND_UDP_PAYLOAD,
   PACKET_DATA_SIZE,
   SERVER_HANDSHAKE_TIMEOUT_MS,
   STREAM_CHUNK_TIMEOUT_MS,
@@ -114,41 +110,21 @@ interface Partial {
   startedMs: number;
 }
 
-class ServerConn implements QuicServerPeer {
+class ServerConn extends ServerCoreConn implements QuicServerPeer {
   identity: string | null = null;
-  established = false;
   accepted = false;
-  closed = false;
   partials: Map<number, Partial> | null = null;
   /** Lowest client uni stream id (2, 6, 10, ...) not yet read to its end: where the in-order probe starts. */
   nextUniSid = FIRST_CLIENT_UNI_SID;
   /** Streams above nextUniSid already read to their end (they arrived out of order); null while none. */
   doneAhead: Set<number> | null = null;
-  handshakeTimer: NodeJS.Timeout | null = null;
-  odcidKey: string | null = null;
-  recvInfo: { from: { host: string; port: number }; to: { host: string; port: number } };
-  timer!: DeadlineTimer;
-  /** Queued for the end-of-turn flush (flushPending). */
-  flushQueued = false;
   /** Set while admitStream paused this connection's stream reads. */
   streamPause: NodeJS.Timeout | null = null;
-
-  constructor(
-    readonly id: number,
-    readonly scid: Buffer,
-    readonly conn: QuicheConnection,
-    readonly remoteAddress: string,
-    readonly remotePort: number,
-    local: { host: string; port: number },
-  ) {
-    this.recvInfo = { from: { host: remoteAddress, port: remotePort }, to: local };
-  }
 }
 
-const TYPE_INITIAL = quiche.Type.Initial;
 const SHUTDOWN_READ = quiche.Shutdown.Read;
 
-export class QuicServerEndpoint {
+export class QuicServerEndpoint extends QuicServerCore<ServerConn> {
   readonly counters: QuicServerCounters = {
     connectionsAccepted: 0,
     connectionsActive: 0,
@@ -164,110 +140,73 @@ export class QuicServerEndpoint {
     versionNegotiationsSent: 0,
   };
 
-  private readonly sock: dgram.Socket;
   /** Path-delay queues (localnet distance model); null without pathDelayMs. */
   private readonly inbound: DelayLine<{ msg: Buffer; rinfo: dgram.RemoteInfo }> | null;
   private readonly outbound: DelayLine<{ buf: Buffer; port: number; address: string }> | null;
-  private readonly config: QuicheConfig;
-  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
-  /** Connections with received datagrams whose replies go out at the end of this event-loop turn. */
-  private readonly flushQueue: ServerConn[] = [];
-  private flushScheduled = false;
   /** Stream reads land here: one byte more than the max so an oversized stream shows on its first read. */
   private readonly rx: Buffer;
   private readonly maxTx: number;
-  private readonly maxConnections: number;
-  private readonly handshakeTimeoutMs: number;
   private readonly chunkTimeoutMs: number;
-  private readonly retry: RetryTokens | null;
   private readonly onTx: QuicServerOptions['onTransaction'];
   private readonly onConn: QuicServerOptions['onConnection'];
   private readonly onConnClosed: QuicServerOptions['onConnectionClosed'];
   private readonly lossRate: number;
   private readonly admitConn: QuicServerOptions['admitConnection'];
   private readonly admitStream: QuicServerOptions['admitStream'];
-  /** Connections by the 32-bit slot number embedded in the first 4 bytes of our connection ids. */
-  private readonly bySlot = new Map<number, ServerConn>();
-  /** Connections in handshake by the client's original destination id (hex), for its early Initial packets. */
-  private readonly byOdcid = new Map<string, ServerConn>();
-  private nextSlot = randomInt(0, 0xffffffff);
-  private nextId = 1;
-  private local = { host: '0.0.0.0', port: 0 };
   private sweeper: NodeJS.Timeout | null = null;
-  private stopped = false;
 
-  private constructor(private readonly opts: QuicServerOptions) {
-    this.maxTx = opts.maxTransactionBytes ?? PACKET_DATA_SIZE;
+  private constructor(opts: QuicServerOptions) {
+    const maxTx = opts.maxTransactionBytes ?? PACKET_DATA_SIZE;
+    super({
+      host: opts.host,
+      config: buildServerConfig({
+        keyPem: opts.certificate.keyPem,
+        certPem: opts.certificate.certPem,
+        maxIdleTimeoutMs: opts.maxIdleTimeoutMs ?? MAX_IDLE_TIMEOUT_MS,
+        maxConcurrentUniStreams: opts.maxConcurrentUniStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
+        maxTransactionBytes: maxTx,
+        congestionControl: opts.congestionControl ?? 'cubic',
+      }),
+      handshakeTimeoutMs: opts.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS,
+      // New connections beyond this are ignored (counted as rejected).
+      maxConnectionSlots: opts.maxConnections ?? 1024,
+      retry: opts.statelessRetry === true ? new RetryTokens() : null,
+    });
+    this.maxTx = maxTx;
     const delay = Math.max(0, opts.pathDelayMs ?? 0);
     this.inbound = delay > 0 ? new DelayLine(delay, (d) => this.onDatagram(d.msg, d.rinfo)) : null;
     this.outbound = delay > 0 ? new DelayLine(delay, (d) => this.sock.send(d.buf, d.port, d.address)) : null;
     this.rx = Buffer.allocUnsafeSlow(this.maxTx + 1);
-    this.maxConnections = opts.maxConnections ?? 1024;
-    this.handshakeTimeoutMs = opts.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS;
     this.chunkTimeoutMs = opts.streamChunkTimeoutMs ?? STREAM_CHUNK_TIMEOUT_MS;
-    this.retry = opts.statelessRetry === true ? new RetryTokens() : null;
     this.onTx = opts.onTransaction;
     this.onConn = opts.onConnection;
     this.onConnClosed = opts.onConnectionClosed;
     this.lossRate = Math.min(1, Math.max(0, opts.inboundLossRate ?? 0));
     this.admitConn = opts.admitConnection;
     this.admitStream = opts.admitStream;
-    this.config = buildServerConfig({
-      keyPem: opts.certificate.keyPem,
-      certPem: opts.certificate.certPem,
-      maxIdleTimeoutMs: opts.maxIdleTimeoutMs ?? MAX_IDLE_TIMEOUT_MS,
-      maxConcurrentUniStreams: opts.maxConcurrentUniStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
-      maxTransactionBytes: this.maxTx,
-      congestionControl: opts.congestionControl ?? 'cubic',
-    });
-    this.sock = dgram.createSocket({ type: isIPv6(opts.host) ? 'udp6' : 'udp4' });
   }
 
   static async listen(opts: QuicServerOptions): Promise<QuicServerEndpoint> {
     const s = new QuicServerEndpoint(opts);
-    await new Promise<void>((resolve, reject) => {
-      s.sock.once('error', reject);
-      s.sock.bind(opts.port, opts.host, () => {
-        s.sock.off('error', reject);
-        resolve();
-      });
-    });
-    const a = s.sock.address();
-    // quiche keys paths by (local, peer): every recv and accept uses this same local address.
-    s.local = { host: a.address, port: a.port };
-    s.sock.on('message', s.onMessage);
-    s.sock.on('error', () => undefined); // e.g. ICMP errors from gone clients; connections time out on their own
+    await s.bind(opts.port, s.onMessage);
     s.sweeper = setInterval(s.sweepPartials, Math.max(100, s.chunkTimeoutMs / 4));
     s.sweeper.unref();
     return s;
   }
 
-  address(): { host: string; port: number } {
-    return { host: this.local.host, port: this.local.port };
-  }
-
-  get connectionCount(): number {
-    return this.bySlot.size;
-  }
-
-  /** Closes every connection (application code 0) and the socket. */
+  /**
+   * Closes every connection (application code 0) and the socket. Unlike the ingress it does not wait for the close
+   * datagrams to leave: a client may see its idle timeout rather than code 0.
+   */
   async close(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.inbound?.clear();
-    for (const c of [...this.bySlot.values()]) {
-      try {
-        c.conn.close(true, 0, Buffer.from('shutdown'));
-      } catch {
-        // already closing
-      }
-      this.flush(c);
-      this.finalize(c);
-    }
+    this.closeConnections(0, Buffer.from('shutdown'), null);
     // Delayed datagrams still queued (close frames included) would be sent on a closed socket: drop them.
     this.outbound?.clear();
-    await new Promise<void>((resolve) => this.sock.close(() => resolve()));
+    await this.closeSocket(null);
   }
 
   // ---- hot path ----
@@ -282,82 +221,24 @@ export class QuicServerEndpoint {
     else this.onDatagram(msg, rinfo);
   };
 
+  /** Routing by our connection-id layout (one Map lookup, no header parse), recv, accept: server-core.ts. */
   private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo): void {
     this.counters.datagramsReceived++;
-    const c = this.route(msg);
-    if (c !== null) this.recv(c, msg, rinfo);
-    else this.accept(msg, rinfo);
+    this.handleDatagram(msg, rinfo);
   }
 
   /** Hand one datagram to the kernel, after the path delay when one is configured (then from a copy). */
-  private sendDatagram(buf: Buffer, port: number, address: string): void {
+  protected override sendDatagram(buf: Buffer, port: number, address: string): void {
     if (this.outbound === null) this.sock.send(buf, port, address);
     else this.outbound.push({ buf: Buffer.from(buf), port, address }); // a copy: the slab is reused on return
   }
 
-  /**
-   * Finds the connection without parsing the header through the binding (which allocates a JS object and arrays
-   * per packet): our connection ids are LOCAL_CID_LEN bytes whose first 4 are a slot number, so the DCID's offset is
-   * fixed (short header: 1; long header: 6 after flags, version and length) and one Map lookup by number plus a
-   * 16-byte compare identifies the connection. Zero allocations.
-   */
-  private route(msg: Buffer): ServerConn | null {
-    let off = 1;
-    if (msg.length < 1 + LOCAL_CID_LEN) return null;
-    if ((msg[0] & 0x80) !== 0) {
-      if (msg.length < 6 + LOCAL_CID_LEN || msg[5] !== LOCAL_CID_LEN) return null;
-      off = 6;
-    }
-    const c = this.bySlot.get(msg.readUInt32BE(off));
-    if (c === undefined || msg.compare(c.scid, 0, LOCAL_CID_LEN, off, off + LOCAL_CID_LEN) !== 0) return null;
-    return c;
-  }
-
-  private recv(c: ServerConn, msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    if (c.closed) return;
+  /** After each datagram quiche took (the core's recv; the handshake step ran already). */
+  protected afterRecv(c: ServerConn): void {
     const conn = c.conn;
-    let info = c.recvInfo;
-    if (rinfo.port !== info.from.port || rinfo.address !== info.from.host) {
-      info = { from: { host: rinfo.address, port: rinfo.port }, to: this.local };
-    }
-    try {
-      conn.recv(msg, info);
-    } catch {
-      // undecryptable / invalid packet: quiche discards it; a fatal one closes the connection (checked below)
-    }
-    if (!c.established && conn.isEstablished()) this.onEstablished(c);
     if (c.accepted && c.streamPause === null && conn.isReadable()) this.readStreams(c);
     this.queueFlush(c);
   }
-
-  /**
-   * What quiche has to send after received datagrams (ACKs, stream credit, handshake flights) goes out once per
-   * event-loop turn, after every datagram that turn's poll phase read: one ACK then covers a burst of packets instead
-   * of one sendmsg per packet or two (measured: the ACK sends were the listener's largest cost under a fast sender).
-   * The delay is the rest of the current I/O phase, microseconds.
-   */
-  private queueFlush(c: ServerConn): void {
-    if (c.flushQueued) return;
-    c.flushQueued = true;
-    this.flushQueue.push(c);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flushPending);
-    }
-  }
-
-  private readonly flushPending = (): void => {
-    this.flushScheduled = false;
-    const q = this.flushQueue;
-    for (let i = 0; i < q.length; i++) {
-      const c = q[i];
-      c.flushQueued = false;
-      if (c.closed) continue;
-      this.flush(c);
-      this.afterIo(c);
-    }
-    q.length = 0;
-  };
 
   /**
    * Reads every readable stream. conn.readable() builds a native iterator object per call (a napi class with a
@@ -465,30 +346,9 @@ export class QuicServerEndpoint {
     this.onTx(tx, c);
   }
 
-  private flush(c: ServerConn): void {
-    const conn = c.conn;
-    const slab = this.slab;
-    const scratch = slab.scratch;
-    for (;;) {
-      let r: [number, unknown] | null;
-      try {
-        r = conn.send(scratch);
-      } catch {
-        return;
-      }
-      if (r === null) return;
-      // Migration is disabled: the peer address is the connection's own (SendInfo.to would be the same).
-      this.sendDatagram(slab.take(r[0]), c.remotePort, c.remoteAddress);
-      this.counters.datagramsSent++;
-    }
-  }
-
-  private afterIo(c: ServerConn): void {
-    if (c.conn.isClosed()) {
-      this.finalize(c);
-      return;
-    }
-    c.timer.arm(c.conn.timeout(), performance.now());
+  /** Every datagram the core sends from a connection (flush, close). */
+  protected countSent(_bytes: number): void {
+    this.counters.datagramsSent++;
   }
 
   // ---- cold path ----
@@ -504,93 +364,20 @@ export class QuicServerEndpoint {
     return true;
   }
 
-  private accept(msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    if (this.stopped) return;
-    let hdr;
-    try {
-      hdr = quiche.Header.fromSlice(msg, LOCAL_CID_LEN);
-    } catch {
-      this.counters.packetsIgnored++;
-      return;
-    }
-    const early = this.byOdcid.get(Buffer.from(hdr.dcid).toString('hex'));
-    if (early !== undefined) {
-      this.recv(early, msg, rinfo);
-      return;
-    }
-    if (hdr.ty !== TYPE_INITIAL) {
-      this.counters.packetsIgnored++;
-      return;
-    }
-    if (!quiche.versionIsSupported(hdr.version)) {
-      const n = quiche.negotiateVersion(hdr.scid, hdr.dcid, this.slab.scratch);
-      this.sendDatagram(this.slab.take(n), rinfo.port, rinfo.address);
-      this.counters.versionNegotiationsSent++;
-      return;
-    }
-    if (this.bySlot.size >= this.maxConnections) {
-      this.counters.connectionsRejected++;
-      return;
-    }
-    let scid: Buffer;
-    let odcid: Uint8Array | null = null;
-    if (this.retry !== null) {
-      const token = hdr.token;
-      if (token === undefined || token.length === 0) {
-        const newCid = this.newCid();
-        const t = this.retry.mint(hdr.dcid, rinfo.address, rinfo.port);
-        const n = quiche.retry(hdr.scid, hdr.dcid, newCid, t, hdr.version, this.slab.scratch);
-        this.sendDatagram(this.slab.take(n), rinfo.port, rinfo.address);
-        this.counters.retriesSent++;
-        return;
-      }
-      odcid = this.retry.validate(token, rinfo.address, rinfo.port);
-      if (odcid === null || hdr.dcid.length !== LOCAL_CID_LEN) {
-        this.counters.packetsIgnored++;
-        return;
-      }
-      scid = Buffer.from(hdr.dcid);
-      if (this.bySlot.has(scid.readUInt32BE(0))) {
-        this.counters.packetsIgnored++;
-        return;
-      }
-    } else {
-      scid = this.newCid();
-    }
-    let conn: QuicheConnection;
-    try {
-      conn = quiche.Connection.accept(scid, odcid, this.local, { host: rinfo.address, port: rinfo.port }, this.config);
-    } catch {
-      this.counters.packetsIgnored++;
-      return;
-    }
-    const c = new ServerConn(this.nextId++, scid, conn, rinfo.address, rinfo.port, this.local);
-    c.timer = new DeadlineTimer(() => this.onTimer(c));
-    this.bySlot.set(scid.readUInt32BE(0), c);
-    if (odcid === null) {
-      c.odcidKey = Buffer.from(hdr.dcid).toString('hex');
-      this.byOdcid.set(c.odcidKey, c);
-    }
-    c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.handshakeTimeoutMs);
-    this.recv(c, msg, rinfo);
+  /** What the core's accept() did not start a connection for. */
+  protected override onAcceptEvent(event: AcceptEvent): void {
+    if (event === 'ignored') this.counters.packetsIgnored++;
+    else if (event === 'version_negotiation') this.counters.versionNegotiationsSent++;
+    else if (event === 'retry') this.counters.retriesSent++;
+    else this.counters.connectionsRejected++; // over_limit
   }
 
-  private newCid(): Buffer {
-    const cid = Buffer.allocUnsafe(LOCAL_CID_LEN);
-    randomFillSync(cid, 4);
-    let slot = this.nextSlot;
-    while (this.bySlot.has(slot)) slot = (slot + 1) >>> 0;
-    this.nextSlot = (slot + 1) >>> 0;
-    cid.writeUInt32BE(slot, 0);
-    return cid;
+  protected newConn(id: number, scid: Buffer, conn: QuicheConnection, address: string, port: number, local: { host: string; port: number }): ServerConn {
+    return new ServerConn(id, scid, conn, address, port, local);
   }
 
-  private onEstablished(c: ServerConn): void {
-    c.established = true;
-    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
-    c.handshakeTimer = null;
-    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
-    c.odcidKey = null;
+  /** The handshake completed (the core cleared its handshake timer): ALPN, certificate, admitConnection. */
+  protected onEstablished(c: ServerConn): void {
     const conn = c.conn;
     // BoringSSL already fails the handshake without a common ALPN; a client offering none at all would get here.
     if (Buffer.from(conn.applicationProto()).toString() !== ALPN_SOLANA_TPU) {
@@ -614,25 +401,6 @@ export class QuicServerEndpoint {
     this.counters.connectionsAccepted++;
     this.counters.connectionsActive++;
     if (this.onConn !== undefined) this.onConn(c);
-  }
-
-  private onTimer(c: ServerConn): void {
-    if (c.closed) return;
-    c.conn.onTimeout();
-    this.flush(c);
-    this.afterIo(c);
-  }
-
-  private onHandshakeTimeout(c: ServerConn): void {
-    c.handshakeTimer = null;
-    if (c.established || c.closed) return;
-    try {
-      c.conn.close(false, 0, Buffer.from('handshake timeout'));
-    } catch {
-      // already closing
-    }
-    this.flush(c);
-    this.finalize(c);
   }
 
   private readonly sweepPartials = (): void => {
@@ -659,16 +427,10 @@ export class QuicServerEndpoint {
     }
   };
 
-  private finalize(c: ServerConn): void {
-    if (c.closed) return;
-    c.closed = true;
-    c.timer.cancel();
-    if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
-    c.handshakeTimer = null;
+  /** The core dropped the connection (closed, timed out, shut down): counts and onConnectionClosed. */
+  protected onFinalize(c: ServerConn): void {
     if (c.streamPause !== null) clearTimeout(c.streamPause);
     c.streamPause = null;
-    this.bySlot.delete(c.scid.readUInt32BE(0));
-    if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
     if (c.partials !== null) this.counters.unfinishedStreams += c.partials.size;
     if (c.accepted) this.counters.connectionsActive--;
     else this.counters.connectionsRejected++;
