@@ -411,20 +411,22 @@ export class ConnectionWorker {
       return;
     }
     this.conn = null;
+    const reconnect = this.o.reconnect !== false;
     if (info.wasEstablished) {
       const left = this.answerAll('dropped:no_connection');
       if (left > 0) this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
-      if (this.o.reconnect === false) {
-        this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed (no reconnect)');
-        this.toClosed();
-        return;
-      }
-      this.o.log.info({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connection closed; reconnecting');
+      this.o.log.info(
+        { target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason },
+        reconnect ? 'egress: connection closed; reconnecting' : 'egress: connection closed (no reconnect)',
+      );
+      if (!reconnect) return this.toClosed();
       this.backoffMs = this.o.retryMinMs;
       this.toRetrying();
     } else {
-      if (this.o.reconnect === false) this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason }, 'egress: connect failed (no reconnect)');
-      else this.o.log.warn({ target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason, retryInMs: this.backoffMs }, 'egress: connect failed; retrying with backoff');
+      this.o.log.warn(
+        { target: this.target, validator: this.o.label, by: info.by, code: info.code, reason: info.reason, retryInMs: reconnect ? this.backoffMs : undefined },
+        reconnect ? 'egress: connect failed; retrying with backoff' : 'egress: connect failed (no reconnect)',
+      );
       this.failedConnect();
     }
   };

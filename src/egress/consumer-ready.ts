@@ -15,8 +15,7 @@ export function isConsumerReady(msg: unknown): boolean {
 /** Worker side: posts CONSUMER_READY once every route's warm() settled (at once when none has one). */
 export function announceWhenWarm(routes: readonly (EgressRoute | null)[], port: MessagePort | undefined): void {
   if (port === undefined) return;
-  void Promise.all(routes.map((r) => r?.warm?.())).then(
-    () => port.postMessage(CONSUMER_READY),
-    () => port.postMessage(CONSUMER_READY), // warm() never rejects; if one did, the relay is still as ready as it gets
-  );
+  const post = (): void => port.postMessage(CONSUMER_READY);
+  // warm() never rejects; if one did, the relay is still as ready as it gets.
+  void Promise.all(routes.map((r) => r?.warm?.())).then(post, post);
 }
