@@ -1,12 +1,14 @@
-// QUIC thread entry (Piscina task module of the QUIC pool, size 1: one long-lived task on the QUIC ring). The config
-// arrives in the task payload (structured-cloned, so it is deep-frozen again here, as in workers/egress-worker.ts).
-// Everything else lives in src/egress/quic-thread.ts.
+// QUIC thread entry (Piscina task module of the QUIC pool, rings.quicThreads threads, one long-lived task each): thread
+// 0's task consumes the QUIC ring (src/egress/quic-thread.ts), each other thread's owns its share of the connections
+// (src/egress/quic-link-owner.ts). The config arrives in the task payload (structured-cloned, so it is deep-frozen
+// again here, as in workers/egress-worker.ts).
 import { deepFreeze } from '../src/config/freeze.js';
 import type { EgressTask } from '../src/egress/consumer-loop.js';
 import { runQuicThread } from '../src/egress/quic-thread.js';
+import { isQuicLinkOwnerTask, runQuicLinkOwner, type QuicLinkOwnerTask } from '../src/egress/quic-link-owner.js';
 
-export default function quicThread(task: EgressTask): Promise<void> {
+export default function quicThread(task: EgressTask | QuicLinkOwnerTask): Promise<void> {
   deepFreeze(task.config);
   deepFreeze(task.plan);
-  return runQuicThread(task);
+  return isQuicLinkOwnerTask(task) ? runQuicLinkOwner(task) : runQuicThread(task);
 }

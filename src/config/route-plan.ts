@@ -8,7 +8,9 @@
 // jito) live in the egress workers. A record asking for routes of both families is published into both rings
 // (src/front/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
 // discard route in the egress workers (benchmarks of the front). The QUIC thread also runs the telemetry probe's
-// handshakes and the QUIC ingress listener (src/ingress/), so every QUIC socket of the process is in it.
+// handshakes and the QUIC ingress listener (src/ingress/), so every QUIC socket of the process is in it. With
+// rings.quicThreads > 1 the QUIC connections are spread over that many threads, each leader's in one of them
+// (docs/quic-sharding.md); the routes, the ring and the accounting stay in QUIC thread 0.
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import type { Config, RouteName } from './schema.js';
 import { QUIC_PORT_DISABLED } from './quic-ingress-schema.js';
@@ -44,6 +46,11 @@ export interface RoutePlan {
   readonly probe: ProbeMode;
   /** The QUIC ingress listener (relayHost.quicPort != 0) runs in the QUIC thread. */
   readonly ingress: boolean;
+  /**
+   * QUIC threads (rings.quicThreads; 0 when quicThread is false). Thread 0 consumes the QUIC ring, runs the routes,
+   * the probe and the ingress; each leader or static peer's connection belongs to one thread (src/egress/shard-owner.ts).
+   */
+  readonly quicThreads: number;
 }
 
 function maskOf(names: readonly RouteName[]): number {
@@ -88,6 +95,7 @@ export function buildRoutePlan(config: Readonly<Config>): RoutePlan {
     quicThread,
     probe,
     ingress,
+    quicThreads: quicThread ? config.rings.quicThreads : 0,
   });
 }
 

@@ -377,6 +377,14 @@ export const configSchema = z
          * worker while transactions keep arriving closer together than this. 0 (default) = park at once.
          */
         pollBeforeParkUs: z.number().int().min(0).max(1_000_000).default(0),
+        /**
+         * QUIC threads (docs/quic-sharding.md). 1 (default): one thread owns every QUIC socket of the process. N > 1:
+         * thread 0 keeps the QUIC ring, the routes, the ingress listener and the probe, and each leader or static peer
+         * is owned by exactly one of the N threads (by a hash of its address), which holds its one connection and does
+         * its QUIC I/O; thread 0 hands sends for the others' targets over shared-memory links. For hosts with cores to
+         * spare whose one QUIC thread is the limit (bench/results/quic-sharding.md).
+         */
+        quicThreads: z.number().int().min(1).max(8).default(1),
       })
       .strict()
       .default({}),

@@ -41,6 +41,7 @@ import { AccountingLog } from './accounting-log.js';
 import { ReceiptWriter } from './receipt-writer.js';
 import { ShutdownReport } from './shutdown-report.js';
 import { announceWhenWarm } from './consumer-ready.js';
+import type { QuicLink } from '../shm/quic-link-layout.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -92,6 +93,8 @@ export interface EgressTask {
   readonly probePort?: MessagePort;
   /** QUIC thread only: where jobs it hosts (the QUIC ingress) are asked for (src/egress/quic-thread-host.ts). */
   readonly hostPort?: MessagePort;
+  /** QUIC thread 0 of several (rings.quicThreads > 1): its links to threads 1..N-1 (src/shm/quic-link-layout.ts). */
+  readonly quicLinks?: readonly QuicLink[];
 }
 
 export interface ConsumerDeps {
@@ -112,6 +115,8 @@ export interface RouteInputs {
   readonly plan?: RoutePlan;
   /** This consumer's counter region: the QUIC connection cache writes its gauges there. */
   readonly quicGauges?: Float64Array;
+  /** QUIC thread 0 of several: the links to the threads owning the other targets. */
+  readonly quicLinks?: readonly QuicLink[];
 }
 
 export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs = {}): (EgressRoute | null)[] {
@@ -131,7 +136,7 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   const wantDirect =
     quicFamily && (plan !== undefined ? plan.direct : config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined));
   const wantStatic = quicFamily && (plan !== undefined ? plan.staticPeers.length > 0 : config.routes.static.peers.length > 0);
-  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges }) : null;
+  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges, links: telemetry.quicLinks }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);

@@ -23,7 +23,7 @@ import { fanout } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from './route.js';
 import { Scheduler } from './scheduler.js';
-import type { ConnectionWorker } from './connection-worker.js';
+import type { TargetSender } from './connections.js';
 
 /** How often the pre-warm set is re-checked (ms); it changes once per 4-slot leader window. */
 const PREWARM_CHECK_MS = 50;
@@ -52,7 +52,7 @@ export class DirectRoute implements EgressRoute {
   private readonly drops: DropLog;
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
-  private readonly workers: (ConnectionWorker | null)[] = [];
+  private readonly workers: (TargetSender | null)[] = [];
 
   constructor(
     private readonly quic: QuicEgress,
@@ -79,7 +79,7 @@ export class DirectRoute implements EgressRoute {
 
   send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
     if (this.closed) return 'dropped:shutdown';
-    const cache = this.quic.cache;
+    const cache = this.quic.connections;
     if (cache === null) {
       // The connection layer is still loading (the first sends after start). The consumer loop reads the receipt's
       // targets and slot as soon as send() returns, so set them now from the scheduler; the deferred send aims anew.
@@ -113,7 +113,7 @@ export class DirectRoute implements EgressRoute {
   }
 
   private readonly prewarm = (): void => {
-    const cache = this.quic.cache;
+    const cache = this.quic.connections;
     if (cache === null || this.closed) return;
     const warm = this.scheduler.prewarmTargets();
     if (warm === null) return;

@@ -2,8 +2,9 @@
 // connection workers and folds their per-target answers into one route outcome: `sent` as soon as any target wrote it
 // (the others keep going and are counted per connection), otherwise the most telling failure once every target
 // answered. Which targets is the scheduler's decision (./scheduler.ts); each connection worker queues or refuses on
-// its own (./connection-worker.ts).
-import type { ConnectionWorker, TargetOutcome } from './connection-worker.js';
+// its own (./connection-worker.ts), or the thread owning it does (./quic-link.ts).
+import type { TargetOutcome } from './connection-worker.js';
+import type { TargetSender } from './connections.js';
 import type { EgressOutcome } from './route.js';
 
 /** Failure precedence when no target wrote the transaction (most actionable first). */
@@ -17,7 +18,7 @@ function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
  * Hot: one transaction to every worker (null = the cache had no room: no_connection). `bytes` may be reused by the
  * caller once this returns (queued copies are made by the connections).
  */
-export function fanout(workers: readonly (ConnectionWorker | null)[], bytes: Uint8Array): EgressOutcome | Promise<EgressOutcome> {
+export function fanout(workers: readonly (TargetSender | null)[], bytes: Uint8Array): EgressOutcome | Promise<EgressOutcome> {
   let sync: TargetOutcome | null = null;
   let pending: Promise<TargetOutcome>[] | null = null;
   for (let i = 0; i < workers.length; i++) {

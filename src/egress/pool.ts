@@ -13,6 +13,10 @@
 // (workers/quic-thread.ts). It is the only thread of the process that loads the quiche binding: it owns every QUIC
 // connection (direct and static: one per leader per process) and runs the telemetry probe's handshakes (probe()).
 // Records of both families are in two rings and joined once (src/shm/join.ts: the join table made here).
+// With rings.quicThreads = N > 1 the QUIC pool has N threads: thread 0 runs the QUIC ring's consumer as above, and
+// each thread k >= 1 runs a link owner (src/egress/quic-link-owner.ts) with the connections of the targets it owns,
+// fed by thread 0 over a pair of message rings made here (src/shm/quic-link-layout.ts); each has its own counter
+// region after the rings' and is supervised (restarted, waited for at start and stop) like a ring's consumer.
 // drain() counts what a timed-out drain left behind per transaction, not per ring copy: a record asking for routes of
 // both families and still in both rings is ONE undelivered transaction (`undelivered`, what the exit code, the
 // `relay_stopped` line and an operator's alert read, as `accepted` counts it once). Which thread was behind is in
@@ -34,6 +38,9 @@ import type { RoutePlan } from '../config/route-plan.js';
 import { createJoinTable, joinCapacityFor, joinedUnfinishedByBoth } from '../shm/join.js';
 import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../telemetry/probe-relay.js';
 import { isHostAnswer, type HostRequest, type HostedJob } from './quic-thread-host.js';
+import { createMessageRing, messageRingDepth, requestMessageRingStop } from '../shm/message-ring.js';
+import { quicLinkPayloadBytes, type QuicLink } from '../shm/quic-link-layout.js';
+import type { QuicLinkOwnerTask } from './quic-link-owner.js';
 
 /** A job hosted by the QUIC thread (hostInQuicThread), until it ends. */
 interface HostedRun {
@@ -115,6 +122,8 @@ export function createEgressRings(config: Config): SharedArrayBuffer[] {
 interface RingState {
   /** The QUIC thread's ring (last index), or an egress worker's. */
   readonly quic: boolean;
+  /** A QUIC thread k >= 1 (its link, not a ring): k - 1 in quicLinks; -1 for a ring's consumer. */
+  readonly link: number;
   attempt: number;
   consecutiveFailures: number;
   task: Promise<void> | null;
@@ -130,6 +139,8 @@ export class EgressPool {
   readonly rings: readonly SharedArrayBuffer[];
   /** The QUIC thread's ring (the front attaches one RingProducer), null when no QUIC thread runs. */
   readonly quicRing: SharedArrayBuffer | null;
+  /** Links from QUIC thread 0 to threads 1..N-1 (rings.quicThreads > 1), else empty. */
+  readonly quicLinks: readonly QuicLink[];
   /** The join table of records published into two rings (the front allocates entries), null without a QUIC ring. */
   readonly join: SharedArrayBuffer | null;
   /** Per-worker counter regions (metrics/worker-counters.ts). */
@@ -166,8 +177,18 @@ export class EgressPool {
     this.allRings = this.quicRing === null ? this.rings : [...this.rings, this.quicRing];
     // Only records with a route of each family get an entry; capacity from every ring's slots (src/shm/join.ts).
     this.join = this.quicRing !== null && plan !== undefined && plan.quicRing !== 0 ? createJoinTable(joinCapacityFor(this.allRings.length * config.rings.slotsPerRing)) : null;
-    this.counters = createWorkerCounters(this.allRings.length);
-    this.state = this.allRings.map((r) => ({ quic: r === this.quicRing, attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null, ready: false }));
+    const quicThreads = this.quicRing === null ? 0 : Math.max(plan?.quicThreads ?? 1, 1);
+    const linkSlots = config.rings.slotsPerRing;
+    this.quicLinks = Array.from({ length: Math.max(quicThreads - 1, 0) }, () => ({
+      requests: createMessageRing(linkSlots, quicLinkPayloadBytes(config.transactions.maxTransactionBytes)),
+      answers: createMessageRing(linkSlots, 0),
+    }));
+    this.counters = createWorkerCounters(this.allRings.length + this.quicLinks.length);
+    const fresh = { attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null, ready: false };
+    this.state = [
+      ...this.allRings.map((r) => ({ ...fresh, quic: r === this.quicRing, link: -1 })),
+      ...this.quicLinks.map((_, k) => ({ ...fresh, quic: false, link: k })),
+    ];
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
     const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
     this.piscina = new Piscina({
@@ -185,9 +206,10 @@ export class EgressPool {
         ? null
         : new Piscina({
             filename: (options.quicWorkerFile ?? new URL('../../workers/quic-thread.js', import.meta.url)).href,
-            // One QUIC thread: every QUIC socket of the process in it (one connection per leader per process).
-            minThreads: 1,
-            maxThreads: 1,
+            // One QUIC thread (rings.quicThreads: N), every QUIC socket of the process in them, one connection per
+            // leader per process.
+            minThreads: quicThreads,
+            maxThreads: quicThreads,
             idleTimeout: Infinity,
             atomics: 'disabled',
             concurrentTasksPerWorker: 1,
@@ -243,7 +265,7 @@ export class EgressPool {
   start(): void {
     if (this.started) throw new Error('egress pool already started');
     this.started = true;
-    for (let i = 0; i < this.allRings.length; i++) this.runRing(i);
+    for (let i = 0; i < this.state.length; i++) this.runRing(i);
   }
 
   /**
@@ -274,6 +296,10 @@ export class EgressPool {
     const st = this.state[index];
     st.timer = null;
     if (this.stopping) return;
+    if (st.link >= 0) {
+      this.runLinkOwner(index);
+      return;
+    }
     const { port1, port2 } = new MessageChannel();
     st.final = new Promise<void>((resolve) => {
       port1.on('message', (m: unknown) => {
@@ -328,6 +354,7 @@ export class EgressPool {
       join: this.join ?? undefined,
       probePort,
       hostPort,
+      quicLinks: st.quic && this.quicLinks.length > 0 ? this.quicLinks : undefined,
     };
     const startedAt = Date.now();
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
@@ -343,6 +370,36 @@ export class EgressPool {
     if (st.quic) this.postHosted();
   }
 
+  /** QUIC thread k >= 1: the connections of the targets it owns, fed by thread 0 over its link. */
+  private runLinkOwner(index: number): void {
+    const st = this.state[index];
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (m: unknown) => {
+      if (isConsumerReady(m)) this.markReady(index);
+    });
+    port1.unref();
+    st.final = Promise.resolve();
+    const task: QuicLinkOwnerTask = {
+      kind: 'quic-link-owner',
+      thread: st.link + 1,
+      link: this.quicLinks[st.link],
+      config: this.config,
+      plan: this.options.plan!,
+      counters: this.counters,
+      counterRegion: index,
+      readyPort: port2,
+      measurementPort: this.options.measurementPort?.(),
+      identitySecret: this.options.identitySecret,
+    };
+    const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
+    const startedAt = Date.now();
+    st.task = this.quicPiscina!.run(task, { transferList }).then(
+      () => this.ended(index, startedAt, null),
+      (err: unknown) => this.ended(index, startedAt, err),
+    );
+    void st.task.then(() => port1.close());
+  }
+
   private ended(index: number, startedAt: number, err: unknown): void {
     const st = this.state[index];
     if (st.quic) this.failHosted(this.stopping ? 'QUIC thread stopped' : 'QUIC thread task ended');
@@ -353,20 +410,27 @@ export class EgressPool {
     st.consecutiveFailures = Date.now() - startedAt >= RESTART_STABLE_MS ? 1 : st.consecutiveFailures + 1;
     const delay = Math.min(this.backoffMs * 2 ** (st.consecutiveFailures - 1), RESTART_BACKOFF_MAX_MS);
     this.options.log.error(
-      { ring: st.quic ? 'quic' : index, attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.allRings[index]), err: err === null ? 'returned' : errMessage(err) },
-      st.quic ? 'QUIC thread consumer ended unexpectedly; restarting it on the same ring' : 'egress consumer ended unexpectedly; restarting it on the same ring',
+      { ring: this.ringLabels()[index], attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.allRings[index]), err: err === null ? 'returned' : errMessage(err) },
+      st.link >= 0
+        ? 'QUIC thread ended unexpectedly; restarting it on the same link'
+        : st.quic
+          ? 'QUIC thread consumer ended unexpectedly; restarting it on the same ring'
+          : 'egress consumer ended unexpectedly; restarting it on the same ring',
     );
     st.timer = setTimeout(() => this.runRing(index), delay);
   }
 
-  /** Records published and not yet released, per ring (gauge), the QUIC thread's ring last. */
+  /**
+   * Records published and not yet released, per ring (gauge), the QUIC thread's ring last; then, per QUIC thread
+   * k >= 1, the sends handed over its link and not yet taken.
+   */
   depths(): number[] {
-    return this.allRings.map(ringDepth);
+    return [...this.allRings.map(ringDepth), ...this.quicLinks.map((l) => messageRingDepth(l.requests))];
   }
 
-  /** The rings' metric labels, as depths(): "0".."N-1", then "quic". */
+  /** The rings' metric labels, as depths(): "0".."N-1", then "quic", then "quic1".."quic<N-1>" (QUIC threads' links). */
   ringLabels(): string[] {
-    return this.allRings.map((r, i) => (r === this.quicRing ? 'quic' : String(i)));
+    return [...this.allRings.map((r, i) => (r === this.quicRing ? 'quic' : String(i))), ...this.quicLinks.map((_, k) => `quic${k + 1}`)];
   }
 
   /** Consumer restarts since start (crashes and unexpected returns). */
@@ -397,6 +461,7 @@ export class EgressPool {
       st.timer = null;
     }
     for (const r of this.allRings) requestStop(r);
+    for (const l of this.quicLinks) requestMessageRingStop(l.requests);
     const tasks = this.state.map((s) => s.task).filter((t): t is Promise<void> => t !== null);
     let grace: NodeJS.Timeout | undefined;
     const finals = this.state.map((s) => s.final).filter((f): f is Promise<void> => f !== null);

@@ -19,6 +19,9 @@ import { createIdentityCertificate } from '../quic/identity-certificate.js';
 import { base58Encode } from '../quic/base58.js';
 import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
+import type { QuicLink } from '../shm/quic-link-layout.js';
+import { ShardedConnections, type Connections } from './connections.js';
+import type { QuicLinkEnd } from './quic-link.js';
 
 /** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */
 const MEASUREMENT_REPORT_MS = 1_000;
@@ -30,14 +33,22 @@ export interface QuicEgressOptions {
   readonly onSendLatency?: (us: number) => void;
   /** This thread's counter region: the cache's gauges are written there once a second (ConnectionCache.writeGauges). */
   readonly gauges?: Float64Array;
+  /**
+   * QUIC thread 0 of several (rings.quicThreads > 1): the links to threads 1..N-1. The routes' connections then
+   * route each target to its owner (./connections.ts ShardedConnections); this thread's cache holds its own only.
+   */
+  readonly links?: readonly QuicLink[];
 }
 
 /** How often the connection cache's gauges reach the counter region (ms). */
 const GAUGE_WRITE_MS = 1_000;
 
 export class QuicEgress {
-  /** Null until the identity certificate is built (a few ms after the worker starts). */
+  /** This thread's connections. Null until the identity certificate is built (a few ms after the worker starts). */
   cache: ConnectionCache | null = null;
+  /** What the routes send through: the cache itself, or every QUIC thread's connections (links). Null until ready. */
+  connections: Connections | null = null;
+  private linkEnds: QuicLinkEnd[] = [];
   identity: IdentityCertificate | null = null;
   readonly ready: Promise<ConnectionCache>;
   private closed = false;
@@ -85,6 +96,14 @@ export class QuicEgress {
         log,
         onSendLatency,
       });
+      const links = options.links ?? [];
+      if (links.length > 0 && !this.closed) {
+        const { QuicLinkEnd } = await import('./quic-link.js');
+        this.linkEnds = links.map((l, i) => new QuicLinkEnd(l, { thread: i + 1, staleAfterMs: d.staleAfterMs, log }));
+        this.connections = new ShardedConnections(this.cache, this.linkEnds);
+      } else {
+        this.connections = this.cache;
+      }
       const gauges = options.gauges;
       if (gauges !== undefined && !this.closed) {
         const cache = this.cache;
@@ -146,6 +165,6 @@ export class QuicEgress {
     if (this.watchedPath !== null) unwatchFile(this.watchedPath, this.onKeypairFile);
     if (this.reportTimer !== null) clearInterval(this.reportTimer);
     if (this.gaugeTimer !== null) clearInterval(this.gaugeTimer);
-    await this.cache?.close();
+    await Promise.all([this.cache?.close(), ...this.linkEnds.map((l) => l.close())]);
   }
 }

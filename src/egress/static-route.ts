@@ -8,7 +8,7 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_IDS } from '../shm/layout.js';
-import type { ConnectionWorker } from './connection-worker.js';
+import type { TargetSender } from './connections.js';
 import { DropLog } from './drop-log.js';
 import { fanout } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
@@ -18,7 +18,7 @@ export class StaticRoute implements EgressRoute {
   readonly id = ROUTE_IDS.static;
   readonly name = 'static' as const;
   private readonly drops: DropLog;
-  private readonly workers: (ConnectionWorker | null)[] = [];
+  private readonly workers: (TargetSender | null)[] = [];
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
   /** The cache's name for each peer's pinned connection, built once (send() is hot). */
@@ -32,15 +32,17 @@ export class StaticRoute implements EgressRoute {
     this.drops = new DropLog(log, 'static');
     this.labels = peers.map((p) => `static:${p}`);
     // Connect at once: the first transaction should not pay for the handshake.
-    void quic.ready.then((cache) => {
-      for (let i = 0; i < peers.length; i++) cache.pin(peers[i], this.labels[i]);
+    void quic.ready.then(() => {
+      for (let i = 0; i < peers.length; i++) quic.connections?.pin(peers[i], this.labels[i]);
     }, () => undefined);
   }
 
   /** Ready once the connection cache exists and each peer's first connect attempt ended (established or failed). */
   async warm(): Promise<void> {
-    const cache = await this.quic.ready.catch(() => null);
+    await this.quic.ready.catch(() => null);
+    const cache = this.quic.connections;
     if (cache === null) return;
+    // A peer another QUIC thread owns answers at once here: that thread pins it at its start and reports ready then.
     await Promise.all(this.peers.map((p, i) => cache.pin(p, this.labels[i])?.firstAttempt));
   }
 
@@ -51,7 +53,7 @@ export class StaticRoute implements EgressRoute {
 
   send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
     if (this.closed) return 'dropped:shutdown';
-    const cache = this.quic.cache;
+    const cache = this.quic.connections;
     if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
     tx.targets = this.peers.length; // for the landing receipt
     const ws = this.workers;

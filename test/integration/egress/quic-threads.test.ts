@@ -1,0 +1,175 @@
+// Several QUIC threads (rings.quicThreads > 1, docs/quic-sharding.md), checked on real relay processes against real
+// QUIC listeners:
+// - static peers spread over two threads (the listeners are picked so that each thread owns two): when the relay says
+//   ready every peer already holds its one connection, every transaction reaches every peer exactly once over that one
+//   connection, and the static route's outcome is counted once per transaction (not once per thread), in /metrics
+//   and in the relay_stopped line;
+// - the direct route with three QUIC threads on a 4-validator localnet: every transaction lands, and every leader's
+//   listener counts exactly one connection from the relay (its own counters).
+import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { TpuListener } from '../../../src/localnet/tpu-listener.js';
+import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { legacyTransfer } from '../../helpers/transactions.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { ensureDist } from './dist-build.js';
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return cond();
+}
+
+async function metrics(relay: RelayHandle): Promise<string> {
+  return (await fetch(`${relay.rpcUrl}/metrics`)).text();
+}
+
+function sample(text: string, name: string, labels: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('two QUIC threads: static peers spread over both', () => {
+  const peers: { l: TpuListener; addr: string; got: Map<string, number> }[] = [];
+  let relay: RelayHandle;
+
+  beforeAll(async () => {
+    ensureDist();
+    // Ephemeral ports: keep listeners until each of the two threads owns two of them (the owner is a hash of the address).
+    const spare: TpuListener[] = [];
+    const owned = [0, 0];
+    for (let i = 0; i < 64 && peers.length < 4; i++) {
+      const got = new Map<string, number>();
+      const l = new TpuListener({
+        host: '127.0.0.1',
+        port: 0,
+        validatorIdentity: `peer${i}`,
+        onTransaction: (tx) => {
+          const k = Buffer.from(tx).toString('base64');
+          got.set(k, (got.get(k) ?? 0) + 1);
+        },
+      });
+      await l.start();
+      const addr = `127.0.0.1:${l.address().port}`;
+      const owner = quicThreadOf(addr, 2);
+      if (owned[owner] < 2) {
+        owned[owner]++;
+        peers.push({ l, addr, got });
+      } else {
+        spare.push(l);
+      }
+    }
+    for (const l of spare) await l.stop();
+    expect(owned).toEqual([2, 2]);
+    relay = await startRelay({
+      upstream: { rpcUrl: 'http://127.0.0.1:9' },
+      rings: { workers: 1, slotsPerRing: 1024, quicThreads: 2 },
+      routes: { direct: { staleAfterMs: 30_000 }, static: { peers: peers.map((p) => p.addr) } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await relay?.stop();
+    for (const p of peers) await p.l.stop();
+  });
+
+  it('at relay_ready every peer, whichever thread owns it, holds its connection', async () => {
+    for (const p of peers) expect(await until(() => p.l.counters.activeConnections === 1, 100)).toBe(true);
+  });
+
+  it('every transaction reaches every peer once, over one connection each, and is counted once', async () => {
+    const N = 300;
+    const txs = Array.from({ length: N }, (_, i) => legacyTransfer(7_000 + i));
+    for (let i = 0; i < N; i += 20) {
+      await Promise.all(
+        txs.slice(i, i + 20).map(async (tx) => {
+          const r = await fetch(`${relay.relayUrl}/v1/submit`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+            body: JSON.stringify({ transaction: tx.base64, routes: ['static'], maxRetries: 0 }),
+          });
+          expect(r.status).toBe(200);
+        }),
+      );
+    }
+    for (const p of peers) {
+      expect(await until(() => p.got.size === N, 15_000)).toBe(true);
+      for (const tx of txs) expect(p.got.get(tx.base64)).toBe(1);
+      expect(p.l.counters.connections).toBe(1);
+    }
+    const text = await waitFor('gauges written', () => metrics(relay), (t) => sample(t, 'slotrelay_quic_connections', 'state="active"') === 4, 5_000);
+    // One outcome per transaction for the route, whichever threads wrote it.
+    expect(sample(text, 'slotrelay_egress_outcomes_total', 'route="static",outcome="sent"')).toBe(N);
+    // Thread 1's link is a ring of its own in the gauges, drained.
+    expect(sample(text, 'slotrelay_ring_depth', 'ring="quic1"')).toBe(0);
+    expect(sample(text, 'slotrelay_ring_depth', 'ring="quic"')).toBe(0);
+  }, 60_000);
+
+  it('stops cleanly: every accepted transaction released once, none undelivered', async () => {
+    const code = await relay.stop();
+    expect(code).toBe(0);
+    const line = relay.logs.find((l) => l.includes('"relay_stopped"'));
+    expect(line).toBeDefined();
+    const stopped = JSON.parse(line!) as { accepted: number; records: { released: number; undelivered: number }; outcomes: Record<string, Record<string, number>> };
+    expect(stopped.accepted).toBe(300);
+    expect(stopped.records).toMatchObject({ released: 300, undelivered: 0 });
+    expect(stopped.outcomes.static).toEqual({ sent: 300 });
+  }, 30_000);
+});
+
+describe('three QUIC threads: the direct route on a 4-validator localnet', () => {
+  const SLOT_MS = 200;
+  let ln: Localnet;
+  let conn: Connection;
+  let relay: RelayHandle;
+  const payer = Keypair.generate();
+
+  beforeAll(async () => {
+    ensureDist();
+    ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [1n, 1n, 1n, 1n].map((x) => x * 100_000_000_000n), graceMs: SLOT_MS / 2 });
+    conn = new Connection(ln.rpcUrl, 'confirmed');
+    await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
+    relay = await startRelay({
+      upstream: { rpcUrl: ln.rpcUrl },
+      rings: { workers: 1, slotsPerRing: 256, quicThreads: 3 },
+      telemetry: { probe: { enabled: false } },
+      routes: { direct: { enabled: true, fanout: 'next-leaders', leaders: 3, lookahead: 4, slotPollMs: 50 } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await relay?.stop();
+    await ln?.stop();
+  });
+
+  it('every transaction lands; each leader sees exactly one connection from the relay', async () => {
+    const { blockhash } = await conn.getLatestBlockhash('processed');
+    const signatures: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000 + i }),
+      );
+      tx.sign(payer);
+      const r = await fetch(`${relay.relayUrl}/v1/submit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ transaction: tx.serialize().toString('base64'), routes: ['direct'] }),
+      });
+      expect(r.status).toBe(200);
+      signatures.push(((await r.json()) as { signature: string }).signature);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await waitFor('every transaction landed', () => signatures.filter((s) => ln.bank.record(s) !== undefined).length, (n) => n === signatures.length, 10_000);
+    const counts = ln.listeners.map((l) => l.counters);
+    for (const c of counts) expect(c.transactions).toBeGreaterThan(0);
+    expect(counts.map((c) => c.connections)).toEqual([1, 1, 1, 1]);
+    const text = await waitFor('gauges written', () => metrics(relay), (t) => sample(t, 'slotrelay_quic_connections', 'state="active"') === 4, 5_000);
+    expect(sample(text, 'slotrelay_egress_outcomes_total', 'route="direct",outcome="sent"')).toBe(40);
+    expect(sample(text, 'slotrelay_quic_connection_events_total', 'event="created"')).toBe(4);
+  }, 60_000);
+});
