@@ -28,9 +28,9 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
 import { isConsumerReady } from './consumer-ready.js';
-import { createWorkerCounters, sumWorkerCounters } from '../shm/counters.js';
+import { createWorkerCounters, sumWorkerCounters, workerCounterRegion } from '../shm/counters.js';
 import { createRing, requestStop, ringDepth, ringPublished } from '../shm/ring.js';
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
+import { CONNECTION_STATES, EGRESS_OUTCOMES, QUIC_COUNTER, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
 import { renderEgressMetrics } from '../metrics/egress-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
@@ -431,6 +431,18 @@ export class EgressPool {
   /** The rings' metric labels, as depths(): "0".."N-1", then "quic", then "quic1".."quic<N-1>" (QUIC threads' links). */
   ringLabels(): string[] {
     return [...this.allRings.map((r, i) => (r === this.quicRing ? 'quic' : String(i))), ...this.quicLinks.map((_, k) => `quic${k + 1}`)];
+  }
+
+  /** Open QUIC connections per QUIC thread (thread 0: the QUIC ring's consumer; then 1..N-1), from their gauges. */
+  quicThreadConnections(): number[] {
+    if (this.quicRing === null) return [];
+    const regions = [this.allRings.length - 1, ...this.quicLinks.map((_, k) => this.allRings.length + k)];
+    return regions.map((r) => {
+      const region = workerCounterRegion(this.counters, r);
+      let open = 0;
+      for (let i = 0; i < CONNECTION_STATES.length; i++) if (CONNECTION_STATES[i] !== 'closed') open += region[QUIC_COUNTER.stateBase + i];
+      return open;
+    });
   }
 
   /** Consumer restarts since start (crashes and unexpected returns). */

@@ -23,6 +23,8 @@ export interface EgressMetricsSource {
   ringLabels?(): string[];
   readonly restartCount: number;
   summedCounters(): Float64Array;
+  /** Open QUIC connections (every state but closed) per QUIC thread, thread 0 first; absent or empty = no QUIC thread. */
+  quicThreadConnections?(): number[];
   readonly latency: { readonly byRoute: readonly Histogram[] };
 }
 
@@ -66,8 +68,13 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   const depths = src.depths();
   const labels = src.ringLabels?.();
   for (let i = 0; i < depths.length; i++) tb.sample('slotrelay_ring_depth', { ring: labels?.[i] ?? i }, depths[i]);
-  tb.declare('slotrelay_quic_connections', 'gauge', 'QUIC connections of the QUIC thread (direct and static routes: one per leader or peer), by state.');
+  tb.declare('slotrelay_quic_connections', 'gauge', 'QUIC connections of the QUIC threads (direct and static routes: one per leader or peer), by state.');
   for (let i = 0; i < CONNECTION_STATES.length; i++) tb.sample('slotrelay_quic_connections', { state: CONNECTION_STATES[i] }, c[QUIC_COUNTER.stateBase + i]);
+  const perThread = src.quicThreadConnections?.() ?? [];
+  if (perThread.length > 0) {
+    tb.declare('slotrelay_quic_thread_connections', 'gauge', 'Open QUIC connections held by each QUIC thread (rings.quicThreads: each leader or static peer is owned by one).');
+    for (let t = 0; t < perThread.length; t++) tb.sample('slotrelay_quic_thread_connections', { thread: t }, perThread[t]);
+  }
   tb.declare('slotrelay_quic_queued_transactions', 'gauge', 'Transactions waiting in the QUIC connections\' queues (handshake, stream credit, congestion room).');
   tb.sample('slotrelay_quic_queued_transactions', {}, c[QUIC_COUNTER.queued]);
   tb.declare('slotrelay_quic_connection_events_total', 'counter', 'QUIC connection cache events: connections created, evicted (LRU), idle-closed, refused (cache full), cycled by an identity change.');

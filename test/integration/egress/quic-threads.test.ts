@@ -105,6 +105,9 @@ describe('two QUIC threads: static peers spread over both', () => {
     const text = await waitFor('gauges written', () => metrics(relay), (t) => sample(t, 'slotrelay_quic_connections', 'state="active"') === 4, 5_000);
     // One outcome per transaction for the route, whichever threads wrote it.
     expect(sample(text, 'slotrelay_egress_outcomes_total', 'route="static",outcome="sent"')).toBe(N);
+    // Each thread holds the connections of the peers it owns: two each.
+    expect(sample(text, 'slotrelay_quic_thread_connections', 'thread="0"')).toBe(2);
+    expect(sample(text, 'slotrelay_quic_thread_connections', 'thread="1"')).toBe(2);
     // Thread 1's link is a ring of its own in the gauges, drained.
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic1"')).toBe(0);
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic"')).toBe(0);
@@ -171,5 +174,9 @@ describe('three QUIC threads: the direct route on a 4-validator localnet', () =>
     const text = await waitFor('gauges written', () => metrics(relay), (t) => sample(t, 'slotrelay_quic_connections', 'state="active"') === 4, 5_000);
     expect(sample(text, 'slotrelay_egress_outcomes_total', 'route="direct",outcome="sent"')).toBe(40);
     expect(sample(text, 'slotrelay_quic_connection_events_total', 'event="created"')).toBe(4);
+    // Each leader's connection is in the thread that owns its address.
+    const expected = [0, 0, 0];
+    for (const l of ln.listeners) expected[quicThreadOf(`127.0.0.1:${l.address().port}`, 3)]++;
+    for (let t = 0; t < 3; t++) expect(sample(text, 'slotrelay_quic_thread_connections', `thread="${t}"`)).toBe(expected[t]);
   }, 60_000);
 });
