@@ -22,7 +22,8 @@
 // `relay_stopped` line and an operator's alert read, as `accepted` counts it once). Which thread was behind is in
 // `undeliveredByFamily` (workers | quic): copies left per family, so such a record shows in both and the two may sum
 // to more than `undelivered`.
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -41,6 +42,7 @@ import { isHostAnswer, type HostRequest, type HostedJob } from './quic-thread-ho
 import { createMessageRing, messageRingDepth, requestMessageRingStop } from '../shm/message-ring.js';
 import { quicLinkPayloadBytes, type QuicLink } from '../shm/quic-link-layout.js';
 import type { QuicLinkOwnerTask } from './quic-link-owner.js';
+import { isThreadIdMessage, threadCpuSeconds } from './thread-cpu.js';
 
 /** A job hosted by the QUIC thread (hostInQuicThread), until it ends. */
 interface HostedRun {
@@ -305,6 +307,7 @@ export class EgressPool {
       port1.on('message', (m: unknown) => {
         if (isLatencyFinal(m)) resolve();
         else if (isConsumerReady(m)) this.markReady(index);
+        else if (isThreadIdMessage(m)) this.quicTids[0] = m.tid;
         else this.latency.accept(m);
       });
     });
@@ -376,6 +379,7 @@ export class EgressPool {
     const { port1, port2 } = new MessageChannel();
     port1.on('message', (m: unknown) => {
       if (isConsumerReady(m)) this.markReady(index);
+      else if (isThreadIdMessage(m)) this.quicTids[st.link + 1] = m.tid;
     });
     port1.unref();
     st.final = Promise.resolve();
@@ -432,6 +436,43 @@ export class EgressPool {
   ringLabels(): string[] {
     return [...this.allRings.map((r, i) => (r === this.quicRing ? 'quic' : String(i))), ...this.quicLinks.map((_, k) => `quic${k + 1}`)];
   }
+
+  /** Kernel thread id of each QUIC thread (index = QUIC thread), as each reported it at start; 0 = not yet. */
+  private readonly quicTids: number[] = [];
+
+  /**
+   * CPU seconds (user + system) each QUIC thread used, thread 0 first, by its kernel thread id (src/egress/thread-cpu.ts;
+   * a restarted thread's count starts again). Empty without a QUIC thread or off Linux. Cold: per scrape.
+   */
+  quicThreadCpuSeconds(): number[] {
+    if (this.quicRing === null) return [];
+    const n = 1 + this.quicLinks.length;
+    const out: number[] = [];
+    for (let t = 0; t < n; t++) {
+      const tid = this.quicTids[t];
+      const s = tid === undefined || tid === 0 ? null : threadCpuSeconds(tid);
+      if (s === null) return [];
+      out.push(s);
+    }
+    return out;
+  }
+
+  /**
+   * Event-loop utilization (0..1) of each QUIC thread since the previous call (the first: since it started), busiest
+   * first: which thread is the limit, and how close. Cold (benches: bench/egress/quic-threads.bench.ts).
+   */
+  quicThreadUtilization(): number[] {
+    const threads = this.quicPiscina?.threads ?? [];
+    const out: number[] = [];
+    for (const t of threads) {
+      const now = t.performance.eventLoopUtilization();
+      const prev = this.eluSeen.get(t);
+      this.eluSeen.set(t, now);
+      out.push((prev === undefined ? now : t.performance.eventLoopUtilization(now, prev)).utilization);
+    }
+    return out.sort((a, b) => b - a);
+  }
+  private readonly eluSeen = new Map<Worker, EventLoopUtilization>();
 
   /** Open QUIC connections per QUIC thread (thread 0: the QUIC ring's consumer; then 1..N-1), from their gauges. */
   quicThreadConnections(): number[] {

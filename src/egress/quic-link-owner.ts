@@ -18,6 +18,7 @@ import type { TargetOutcome } from './connection-worker.js';
 import { CONSUMER_READY } from './consumer-ready.js';
 import { QuicEgress } from './quic-egress.js';
 import { quicThreadOf } from './shard-owner.js';
+import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
 
 const IDLE_WAIT_MS = 1_000;
 /** Messages handled per turn before yielding to the connections' I/O. */
@@ -34,7 +35,7 @@ export interface QuicLinkOwnerTask {
   readonly counters: SharedArrayBuffer;
   /** This thread's counter region (its cache's gauges). */
   readonly counterRegion: number;
-  /** CONSUMER_READY goes here once the static peers it owns were tried. */
+  /** Its kernel thread id (thread-cpu.ts) at start, then CONSUMER_READY once the static peers it owns were tried. */
   readonly readyPort: MessagePort;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
@@ -51,6 +52,8 @@ const ANSWER_CODE: Readonly<Record<TargetOutcome, number>> = Object.freeze(
 export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   const { config, plan, thread } = task;
   const log = createLogger(config.log.level, 'quic', { thread });
+  const tid = currentThreadId();
+  if (tid !== null) task.readyPort.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   const quic = new QuicEgress(config, log, { identitySecret: task.identitySecret, gauges: workerCounterRegion(task.counters, task.counterRegion) });
   if (task.measurementPort !== undefined) quic.reportMeasurementsTo(task.measurementPort);
   const requests = new MessageRingConsumer(task.link.requests);

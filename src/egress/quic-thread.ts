@@ -8,8 +8,11 @@ import type { MessagePort } from 'node:worker_threads';
 import { serveProbes } from '../telemetry/probe-relay.js';
 import { runEgressConsumer, type EgressTask } from './consumer-loop.js';
 import { isHostRequest, type HostAnswer } from './quic-thread-host.js';
+import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
 
 export function runQuicThread(task: EgressTask): Promise<void> {
+  const tid = currentThreadId();
+  if (tid !== null) task.latencyPort?.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   if (task.probePort !== undefined) serveProbes(task.probePort);
   if (task.hostPort !== undefined) serveHostRequests(task.hostPort);
   return runEgressConsumer(task);

@@ -25,6 +25,8 @@ export interface EgressMetricsSource {
   summedCounters(): Float64Array;
   /** Open QUIC connections (every state but closed) per QUIC thread, thread 0 first; absent or empty = no QUIC thread. */
   quicThreadConnections?(): number[];
+  /** CPU seconds used per QUIC thread, thread 0 first; empty = unknown (no QUIC thread, not Linux). */
+  quicThreadCpuSeconds?(): number[];
   readonly latency: { readonly byRoute: readonly Histogram[] };
 }
 
@@ -74,6 +76,11 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   if (perThread.length > 0) {
     tb.declare('slotrelay_quic_thread_connections', 'gauge', 'Open QUIC connections held by each QUIC thread (rings.quicThreads: each leader or static peer is owned by one).');
     for (let t = 0; t < perThread.length; t++) tb.sample('slotrelay_quic_thread_connections', { thread: t }, perThread[t]);
+  }
+  const cpu = src.quicThreadCpuSeconds?.() ?? [];
+  if (cpu.length > 0) {
+    tb.declare('slotrelay_quic_thread_cpu_seconds_total', 'counter', 'CPU time (user + system) of each QUIC thread: the one near a full core is the limit (rings.quicThreads).');
+    for (let t = 0; t < cpu.length; t++) tb.sample('slotrelay_quic_thread_cpu_seconds_total', { thread: t }, cpu[t]);
   }
   tb.declare('slotrelay_quic_queued_transactions', 'gauge', 'Transactions waiting in the QUIC connections\' queues (handshake, stream credit, congestion room).');
   tb.sample('slotrelay_quic_queued_transactions', {}, c[QUIC_COUNTER.queued]);
