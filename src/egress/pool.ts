@@ -89,6 +89,8 @@ export interface EgressPoolOptions {
   readonly plan?: RoutePlan;
   /** Compiled QUIC thread module; default dist/workers/quic-thread.js. */
   readonly quicWorkerFile?: URL;
+  /** Test-only fault injection for QUIC threads k >= 1, by k (first attempt only). */
+  readonly quicLinkTestHooks?: Readonly<Record<number, { readonly crashAfterSends?: number }>>;
 }
 
 /** Totals of the egress counters (the `relay_stopped` line): what was accepted and how each route ended it. */
@@ -394,6 +396,7 @@ export class EgressPool {
       readyPort: port2,
       measurementPort: this.options.measurementPort?.(),
       identitySecret: this.options.identitySecret,
+      testHooks: st.attempt === 0 ? this.options.quicLinkTestHooks?.[st.link + 1] : undefined,
     };
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];
     const startedAt = Date.now();
@@ -414,7 +417,7 @@ export class EgressPool {
     st.consecutiveFailures = Date.now() - startedAt >= RESTART_STABLE_MS ? 1 : st.consecutiveFailures + 1;
     const delay = Math.min(this.backoffMs * 2 ** (st.consecutiveFailures - 1), RESTART_BACKOFF_MAX_MS);
     this.options.log.error(
-      { ring: this.ringLabels()[index], attempt: st.attempt, restartInMs: delay, depth: ringDepth(this.allRings[index]), err: err === null ? 'returned' : errMessage(err) },
+      { ring: this.ringLabels()[index], attempt: st.attempt, restartInMs: delay, depth: this.depths()[index], err: err === null ? 'returned' : errMessage(err) },
       st.link >= 0
         ? 'QUIC thread ended unexpectedly; restarting it on the same link'
         : st.quic

@@ -39,6 +39,8 @@ export interface QuicLinkOwnerTask {
   readonly readyPort: MessagePort;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
+  /** Test-only fault injection (first attempt only): the thread exits when taking send number N + 1. */
+  readonly testHooks?: { readonly crashAfterSends?: number };
 }
 
 export function isQuicLinkOwnerTask(t: unknown): t is QuicLinkOwnerTask {
@@ -86,9 +88,12 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   const ready = (): void => task.readyPort.postMessage(CONSUMER_READY);
   void Promise.all(pinned).then(ready, ready);
 
+  const crashAfter = task.testHooks?.crashAfterSends ?? -1;
+  let sends = 0;
   const handle = (): void => {
     const h = requests.header;
     if (h.kind === QUIC_LINK_KINDS.send) {
+      if (sends++ === crashAfter) process.exit(70); // test hook: the thread dies holding this send (never released)
       const id = h.streamId;
       if (cache === null) return answer(id, 'failed'); // no identity: logged by QuicEgress
       const txLength = h.keyId;

@@ -34,6 +34,10 @@ export interface QuicLinkOptions {
   /** The owner's connection queue limit (routes.direct.staleAfterMs): its answers come within it. */
   readonly staleAfterMs: number;
   readonly log: Logger;
+  /** How much later than staleAfterMs an answer is overdue (default ANSWER_GRACE_MS; tests shorten it). */
+  readonly answerGraceMs?: number;
+  /** How often overdue answers are looked for (default SWEEP_MS; tests shorten it). */
+  readonly sweepMs?: number;
 }
 
 /** A target another QUIC thread owns, as the fanout sees it: send() crosses the link. */
@@ -74,7 +78,7 @@ export class QuicLinkEnd {
     this.answers = new MessageRingConsumer(link.answers);
     this.answersSab = link.answers;
     this.failures = new SummarizedLog(o.log);
-    this.sweepTimer = setInterval(this.sweep, SWEEP_MS);
+    this.sweepTimer = setInterval(this.sweep, o.sweepMs ?? SWEEP_MS);
     this.sweepTimer.unref();
     this.loop = this.readAnswers();
   }
@@ -158,7 +162,7 @@ export class QuicLinkEnd {
 
   /** Answers overdue past the owner's own stale limit: the owner is gone (crashed; the pool restarts it). */
   private readonly sweep = (): void => {
-    const limit = Date.now() - this.o.staleAfterMs - ANSWER_GRACE_MS;
+    const limit = Date.now() - this.o.staleAfterMs - (this.o.answerGraceMs ?? ANSWER_GRACE_MS);
     let overdue = 0;
     for (const [id, p] of this.pending) {
       if (p.atMs > limit) break; // insertion order = request order

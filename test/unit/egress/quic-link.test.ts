@@ -1,0 +1,150 @@
+// Thread 0's end of a QUIC link (src/egress/quic-link.ts) against an owner played by this test over the real shared
+// rings, and the routing of targets to their owners (src/egress/connections.ts, src/egress/shard-owner.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectionCache } from '../../../src/egress/connection-cache.js';
+import { ShardedConnections, type TargetSender } from '../../../src/egress/connections.js';
+import { QuicLinkEnd } from '../../../src/egress/quic-link.js';
+import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import { createLogger } from '../../../src/log/logger.js';
+import { MessageRingConsumer, MessageRingProducer, createMessageRing } from '../../../src/shm/message-ring.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, quicLinkPayloadBytes, type QuicLink } from '../../../src/shm/quic-link-layout.js';
+
+const log = createLogger('silent', 'test');
+const links: QuicLinkEnd[] = [];
+
+function makeLink(slots = 16): { link: QuicLink; owner: { requests: MessageRingConsumer; answers: MessageRingProducer } } {
+  const link = { requests: createMessageRing(slots, quicLinkPayloadBytes(1232)), answers: createMessageRing(slots, 0) };
+  return { link, owner: { requests: new MessageRingConsumer(link.requests), answers: new MessageRingProducer(link.answers) } };
+}
+
+function end(link: QuicLink, o: { answerGraceMs?: number; sweepMs?: number } = {}): QuicLinkEnd {
+  const e = new QuicLinkEnd(link, { thread: 1, staleAfterMs: 0, log, ...o });
+  links.push(e);
+  return e;
+}
+
+afterEach(async () => {
+  await Promise.all(links.splice(0).map((l) => l.close()));
+});
+
+describe('QUIC link, thread 0 end', () => {
+  it('hands the transaction, target and label to the owner, and settles with the owner\'s answer', async () => {
+    const { link, owner } = makeLink();
+    const e = end(link);
+    const tx = Uint8Array.from({ length: 300 }, (_, i) => i & 0xff);
+    const t = e.target('10.0.0.7:8009', 'Validator1111');
+    const p = t.send(tx);
+    expect(p).toBeInstanceOf(Promise);
+    tx.fill(0); // the caller may reuse its bytes at once: the link copied them
+    expect(owner.requests.take()).toBe(true);
+    const h = owner.requests.header;
+    expect(h.kind).toBe(QUIC_LINK_KINDS.send);
+    const body = owner.requests.payload();
+    expect([...body.subarray(0, h.keyId)]).toEqual(Array.from({ length: 300 }, (_, i) => i & 0xff));
+    expect(body.toString('latin1', h.keyId, h.keyId + h.aux)).toBe('10.0.0.7:8009');
+    expect(body.toString('latin1', h.keyId + h.aux, h.keyId + h.aux + h.code)).toBe('Validator1111');
+    const id = h.streamId;
+    owner.requests.release();
+    expect(owner.answers.reserve()).toBeGreaterThanOrEqual(0);
+    owner.answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, id, 0, QUIC_LINK_ANSWERS.indexOf('dropped:stale'), 0);
+    expect(await p).toBe('dropped:stale');
+    expect(e.inFlight).toBe(0);
+    // One sender object per target.
+    expect(e.target('10.0.0.7:8009', 'Validator1111')).toBe(t);
+  });
+
+  it('answers dropped:queue_full at once when the owner is behind (its request ring is full)', () => {
+    const { link } = makeLink(4);
+    const e = end(link);
+    const t = e.target('10.0.0.7:8009', undefined);
+    const answers = Array.from({ length: 6 }, () => t.send(new Uint8Array(10)));
+    expect(answers.slice(0, 4).every((a) => a instanceof Promise)).toBe(true);
+    expect(answers.slice(4)).toEqual(['dropped:queue_full', 'dropped:queue_full']);
+  });
+
+  it('an owner that never answers (its thread died): failed once the answer is overdue, never a hang', async () => {
+    const { link } = makeLink();
+    const e = end(link, { answerGraceMs: 50, sweepMs: 20 });
+    const t0 = Date.now();
+    const o = await e.target('10.0.0.7:8009', undefined).send(new Uint8Array(10));
+    expect(o).toBe('failed');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(e.inFlight).toBe(0);
+  });
+
+  it('close(): every open request answers failed, later sends too', async () => {
+    const { link } = makeLink();
+    const e = end(link);
+    const t = e.target('10.0.0.7:8009', undefined);
+    const p = t.send(new Uint8Array(10));
+    await e.close();
+    expect(await p).toBe('failed');
+    expect(t.send(new Uint8Array(10))).toBe('failed');
+  });
+
+  it('a pre-warm set longer than a slot goes in parts; the last one is marked', () => {
+    const { link, owner } = makeLink();
+    const e = end(link);
+    const set = Array.from({ length: 60 }, (_, i) => ({ target: `10.0.${i}.1:8009`, label: `Validator${'x'.repeat(30)}${i}` }));
+    e.prewarm(set);
+    let text = '';
+    const lasts: number[] = [];
+    while (owner.requests.take()) {
+      expect(owner.requests.header.kind).toBe(QUIC_LINK_KINDS.prewarm);
+      text += owner.requests.payload().toString('latin1');
+      lasts.push(owner.requests.header.aux);
+      owner.requests.release();
+    }
+    expect(lasts.length).toBeGreaterThan(1);
+    expect(lasts.slice(0, -1).every((l) => l === 0)).toBe(true);
+    expect(lasts.at(-1)).toBe(1);
+    expect(text.split('\n').filter((l) => l.length > 0)).toEqual(set.map((t) => `${t.target} ${t.label}`));
+  });
+});
+
+describe('targets spread over QUIC threads', () => {
+  it('quicThreadOf: stable, in range, and spreads addresses', () => {
+    const counts = [0, 0, 0];
+    for (let i = 0; i < 3_000; i++) {
+      const addr = `10.${i >> 8}.${i & 0xff}.1:${8000 + (i % 7)}`;
+      const t = quicThreadOf(addr, 3);
+      expect(quicThreadOf(addr, 3)).toBe(t);
+      counts[t]++;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(800);
+    expect(quicThreadOf('10.0.0.1:8009', 1)).toBe(0);
+  });
+
+  it('ShardedConnections: thread 0 targets from its cache, the others through their link; pre-warm split by owner', () => {
+    const got: string[] = [];
+    const warmed: string[][] = [];
+    const local = {
+      get: (t: string): TargetSender => {
+        got.push(t);
+        return { send: () => 'sent', firstAttempt: Promise.resolve(true) };
+      },
+      pin: (t: string): TargetSender => {
+        got.push(`pin ${t}`);
+        return { send: () => 'sent', firstAttempt: Promise.resolve(true) };
+      },
+      prewarm: (ts: readonly { target: string }[]) => warmed.push(ts.map((t) => t.target)),
+    } as unknown as ConnectionCache;
+    const { link, owner } = makeLink(64);
+    const e = end(link);
+    const c = new ShardedConnections(local, [e]);
+    const addrs = Array.from({ length: 20 }, (_, i) => `127.0.0.1:${9000 + i}`);
+    const mine = addrs.filter((a) => quicThreadOf(a, 2) === 0);
+    const theirs = addrs.filter((a) => quicThreadOf(a, 2) === 1);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(theirs.length).toBeGreaterThan(0);
+    for (const a of addrs) c.get(a, 'x');
+    expect(got).toEqual(mine);
+    for (const a of theirs) expect(c.get(a, 'x')).toBe(e.target(a, 'x'));
+    c.pin(theirs[0], 'static');
+    expect(got).toEqual(mine); // the owner pins its own peers itself
+    c.prewarm(addrs.map((target) => ({ target })));
+    expect(warmed).toEqual([mine]);
+    expect(owner.requests.take()).toBe(true);
+    expect(owner.requests.payload().toString('latin1').split('\n').filter(Boolean).map((l) => l.split(' ')[0])).toEqual(theirs);
+  });
+});
