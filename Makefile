@@ -15,12 +15,14 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
-# The last step writes dist/native/uws-glibc-compat/ (the maintained uWS build for glibc < 2.38 hosts, hash-checked:
-# docs/http-runtime.md).
+# The last steps write dist/native/uws-glibc-compat/ (the maintained uWS build for glibc < 2.38 hosts, hash-checked:
+# docs/http-runtime.md) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC thread:
+# docs/quic-sharding.md).
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json
 	$(NODE) dist/scripts/uws-glibc-compat.js
+	$(NODE) dist/scripts/quiche-thread-copies.js
 
 # Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
 start: build

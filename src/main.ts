@@ -3,7 +3,8 @@
 // the rpc route's endpoint, so `make start` works on a machine with no network.
 import { fileURLToPath } from 'node:url';
 import { ensureLocalConfig } from './config/bootstrap-local.js';
-import { loadConfig, type FlagOverride } from './config/load.js';
+import { ConfigError, loadConfig, type FlagOverride } from './config/load.js';
+import { missingQuicheThreadCopies } from './quic/quiche-binary.js';
 import type { Config } from './config/schema.js';
 import { KeyTable, routeMask } from './front/auth.js';
 import type { FrontDeps } from './front/front-deps.js';
@@ -81,6 +82,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     newKey = boot.newKey;
   }
   let config = loadConfig({ file: configFile, env: opts.env, flags: opts.flags });
+  // rings.quicThreads > 1: the build's per-thread copies of the quiche binding must exist (nothing is written at run time).
+  const missingCopies = config.rings.quicThreads > 1 ? missingQuicheThreadCopies(config.rings.quicThreads) : null;
+  if (missingCopies !== null) throw new ConfigError(missingCopies);
   const log = createLogger(config.log.level, 'front');
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
   const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);

@@ -3,6 +3,7 @@
 // is docs/configuration.md. Egress workers receive the validated config in their Piscina task payload (and
 // deep-freeze the clone on arrival); the telemetry thread gets its `telemetry` section through workerData. No worker
 // reads the environment.
+import { MAX_QUIC_THREADS } from '../quic/quiche-binary.js';
 import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
 import { HEADER_VALUE_RE } from '../front/http.js';
@@ -384,7 +385,7 @@ export const configSchema = z
          * its QUIC I/O; thread 0 hands sends for the others' targets over shared-memory links. For hosts with cores to
          * spare whose one QUIC thread is the limit (bench/results/quic-sharding.md).
          */
-        quicThreads: z.number().int().min(1).max(8).default(1),
+        quicThreads: z.number().int().min(1).max(MAX_QUIC_THREADS).default(1),
       })
       .strict()
       .default({}),

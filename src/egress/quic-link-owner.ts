@@ -18,6 +18,7 @@ import type { TargetOutcome } from './connection-worker.js';
 import { CONSUMER_READY } from './consumer-ready.js';
 import { QuicEgress } from './quic-egress.js';
 import { quicThreadOf } from './shard-owner.js';
+import { useQuicheThreadCopy } from '../quic/quiche-binary.js';
 import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
 
 const IDLE_WAIT_MS = 1_000;
@@ -56,6 +57,8 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   const log = createLogger(config.log.level, 'quic', { thread });
   const tid = currentThreadId();
   if (tid !== null) task.readyPort.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
+  // Before anything loads the binding: this thread's own copy (statics of its own; written by the build).
+  useQuicheThreadCopy(thread);
   const quic = new QuicEgress(config, log, { identitySecret: task.identitySecret, gauges: workerCounterRegion(task.counters, task.counterRegion) });
   if (task.measurementPort !== undefined) quic.reportMeasurementsTo(task.measurementPort);
   const requests = new MessageRingConsumer(task.link.requests);

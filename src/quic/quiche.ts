@@ -3,7 +3,9 @@
 // docs/tpu-quic.md.
 //
 // In the relay one thread loads it: the QUIC thread (src/config/route-plan.ts), which owns every QUIC socket of the
-// process. That thread loads the shipped library as is: nothing is copied or written at run time. Only when another
+// process. That thread loads the shipped library as is: nothing is copied or written at run time. With
+// rings.quicThreads = N > 1, QUIC thread k >= 1 loads the k-th copy the build wrote (./quiche-binary.ts): a file of
+// its own, so statics of its own, and still nothing written at run time. Only when another
 // thread of the same process already has it mapped (tests and tools running a localnet's TPU listeners in-process
 // next to a relay's QUIC thread, scripts/quiche-thread-stress.ts) does a thread map a private copy, because:
 // the binding is built with napi-rs 2.10, whose typed-array references are released through
@@ -20,34 +22,10 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Quiche } from '@matrixai/quic/native/index.js';
 import { dlopenPrivateCopy } from '../native/private-addon.js';
+import { loadQuicheThreadCopy, quicheThreadCopyChosen, resolveQuicheBinary } from './quiche-binary.js';
 import type { Config, Connection, ConnectionError, Header } from '@matrixai/quic/native/types.js';
 
 const require = createRequire(import.meta.url);
-
-/** The @matrixai/quic platform packages that can hold this machine's binary, in @matrixai/quic's own order. */
-function platformPackages(): string[] {
-  const { platform, arch } = process;
-  if (platform === 'darwin') {
-    return arch === 'arm64'
-      ? ['darwin-arm64', 'darwin-arm64+x64', 'darwin-x64+arm64', 'darwin-universal']
-      : ['darwin-x64', 'darwin-x64+arm64', 'darwin-arm64+x64', 'darwin-universal'];
-  }
-  return [`${platform}-${arch}`];
-}
-
-function resolveBinaryPath(): string {
-  const tried: string[] = [];
-  for (const target of platformPackages()) {
-    const name = `@matrixai/quic-${target}`;
-    tried.push(name);
-    try {
-      return require.resolve(name);
-    } catch {
-      // next candidate
-    }
-  }
-  throw new Error(`no quiche binary for ${process.platform}-${process.arch} (looked for ${tried.join(', ')})`);
-}
 
 /** Whether a thread of this process already mapped the binary; null when /proc/self/maps cannot tell (not Linux). */
 function mappedInProcess(binaryPath: string): boolean | null {
@@ -59,10 +37,16 @@ function mappedInProcess(binaryPath: string): boolean | null {
 }
 
 /** How this thread loaded the binding: the shipped library, or a private copy (tests: one mapping in the relay). */
-export let quicheLoad: 'shared-library' | 'private-copy' = 'shared-library';
+export let quicheLoad: 'shared-library' | 'private-copy' | 'thread-copy' = 'shared-library';
 
 function loadQuiche(): Quiche {
-  const binaryPath = resolveBinaryPath();
+  const binaryPath = resolveQuicheBinary();
+  // QUIC thread k >= 1 of a relay with rings.quicThreads > 1: its own copy, written by the build (quiche-binary.ts).
+  const copy = quicheThreadCopyChosen();
+  if (copy > 0) {
+    quicheLoad = 'thread-copy';
+    return loadQuicheThreadCopy<Quiche>(binaryPath, copy);
+  }
   // The first thread of the process to load it: the library as shipped, its statics are this thread's.
   if (mappedInProcess(binaryPath) === false) return require(binaryPath) as Quiche;
   quicheLoad = 'private-copy';

@@ -5,34 +5,14 @@
 // - with rings.workers: 4 and the direct route, the localnet's TPU listeners count exactly one connection from the
 //   relay each (their own counters), however many egress workers run: every QUIC connection is the QUIC thread's.
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import { readFileSync, realpathSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { quicheMappings, shippedQuiche } from '../../helpers/quiche-maps.js';
 import { ensureDist } from './dist-build.js';
 
-const require = createRequire(import.meta.url);
-/** The shipped binary's real path (what /proc/<pid>/maps names when it is loaded as is). */
-const shipped = realpathSync(require.resolve(`@matrixai/quic-${process.platform}-${process.arch}`));
-
-/** Distinct files mapped by `pid` that are a quiche binding: the shipped one or a copy (named like it, or deleted). */
-function quicheMappings(pid: number): { files: string[]; tempFiles: string[] } {
-  const files = new Set<string>();
-  for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
-    const i = line.indexOf('/');
-    if (i < 0) continue;
-    const path = line.slice(i);
-    // Private copies (src/native/private-addon.ts) are <dir>/.slotrelay-quiche-<pid>-<thread>-*/quiche.node, unlinked
-    // once mapped ("(deleted)"), in the temp directory or next to the package.
-    if (path.includes('napi.node') || (path.includes('.node') && path.includes('quic'))) files.add(path);
-  }
-  const tmp = realpathSync(tmpdir());
-  // The shipped file itself is not a copy, wherever the checkout is (CI clones may live under /tmp).
-  return { files: [...files], tempFiles: [...files].filter((f) => f !== shipped && (f.startsWith(tmp) || f.startsWith('/tmp/') || f.endsWith('(deleted)'))) };
-}
+const shipped = shippedQuiche;
 
 describe('one QUIC thread: the quiche binding in the relay process', () => {
   let relay: RelayHandle | undefined;

@@ -14,6 +14,9 @@ import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { quicheMappings, shippedQuiche } from '../../helpers/quiche-maps.js';
+import { quicheThreadCopyPath } from '../../../src/quic/quiche-binary.js';
+import { realpathSync } from 'node:fs';
 import { ensureDist } from './dist-build.js';
 
 async function until(cond: () => boolean, ms: number): Promise<boolean> {
@@ -112,6 +115,13 @@ describe('two QUIC threads: static peers spread over both', () => {
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic1"')).toBe(0);
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic"')).toBe(0);
   }, 60_000);
+
+  it('thread 0 maps the shipped quiche library, thread 1 the copy the build wrote for it; nothing copied at run time', () => {
+    const m = quicheMappings(relay.child.pid!);
+    expect(m.files.sort()).toEqual([shippedQuiche, realpathSync(quicheThreadCopyPath(1))].sort());
+    expect(m.tempFiles).toEqual([]);
+    expect(relay.logs.some((l) => l.includes('SLOTRELAY_QUICHE_SHARED'))).toBe(false);
+  });
 
   it('stops cleanly: every accepted transaction released once, none undelivered', async () => {
     const code = await relay.stop();
