@@ -36,6 +36,7 @@ export function printStartBanner(b: BannerInput): void {
   // Bundles go to the bundle service for keys with bundles: true (docs/bundles.md); its URL may carry a secret.
   const bundleUrl = b.config.bundles.url;
   if (bundleUrl !== undefined) out.push(`bundles: forwarded to ${urlHasSecrets(bundleUrl) ? 'the configured bundle service' : new URL(bundleUrl).origin} for keys with bundles: true`);
+  if (b.config.rings.quicThreads > 1) out.push(`QUIC threads: ${b.config.rings.quicThreads} (each leader's connection in one of them: docs/quic-sharding.md)`);
   if (b.httpRuntime !== undefined) out.push(`HTTP runtime: ${b.httpRuntime} on Node ${process.versions.node}`);
   out.push(`config: ${b.configFile}`);
   if (b.newKey) {
