@@ -3,13 +3,17 @@
 //   mapped once, from the shipped library: /proc/<pid>/maps of the relay shows one quiche file and no copy of it under
 //   a temp directory (no native code written at run time);
 // - with rings.workers: 4 and the direct route, the localnet's TPU listeners count exactly one connection from the
-//   relay each (their own counters), however many egress workers run: every QUIC connection is the QUIC thread's.
+//   relay each (their own counters), however many egress workers run: every QUIC connection is the QUIC thread's; and
+//   the same with rings.quicThreads: 3, each leader's connection in the thread that owns it (docs/quic-sharding.md).
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { quicheMappings, shippedQuiche } from '../../helpers/quiche-maps.js';
+import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import { quicheThreadCopyPath } from '../../../src/quic/quiche-binary.js';
+import { realpathSync } from 'node:fs';
 import { ensureDist } from './dist-build.js';
 
 const shipped = shippedQuiche;
@@ -39,7 +43,11 @@ describe('one QUIC thread: the quiche binding in the relay process', () => {
   }, 60_000);
 });
 
-describe('one QUIC thread: one connection per leader per process', () => {
+// rings.workers 4 with one QUIC thread, and rings.quicThreads 3 (docs/quic-sharding.md): the same guarantee.
+describe.each([
+  { name: 'rings.workers 4, one QUIC thread', workers: 4, quicThreads: 1 },
+  { name: 'rings.quicThreads 3', workers: 1, quicThreads: 3 },
+])('one connection per leader per process: $name', ({ workers, quicThreads }) => {
   const SLOT_MS = 200;
   let ln: Localnet;
   let conn: Connection;
@@ -53,7 +61,7 @@ describe('one QUIC thread: one connection per leader per process', () => {
     await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
     relay = await startRelay({
       upstream: { rpcUrl: ln.rpcUrl },
-      rings: { workers: 4, slotsPerRing: 256 },
+      rings: { workers, slotsPerRing: 256, quicThreads },
       // Only the egress connects to the listeners (the probe would add handshakes of its own).
       telemetry: { probe: { enabled: false } },
       routes: { direct: { enabled: true, fanout: 'next-leaders', leaders: 3, lookahead: 4, slotPollMs: 50 } },
@@ -65,7 +73,7 @@ describe('one QUIC thread: one connection per leader per process', () => {
     await ln?.stop();
   });
 
-  it('rings.workers 4: every leader\'s listener sees exactly one connection from the relay', async () => {
+  it('every transaction lands; every leader\'s listener sees exactly one connection from the relay', async () => {
     const { blockhash } = await conn.getLatestBlockhash('processed');
     const signatures: string[] = [];
     // 40 transactions over ~2 s (10 slots, several leader windows), each to the current leader and the next 3.
@@ -89,10 +97,10 @@ describe('one QUIC thread: one connection per leader per process', () => {
     for (const c of counts) expect(c.transactions).toBeGreaterThan(0);
     expect(counts.map((c) => c.connections)).toEqual([1, 1, 1, 1]);
     expect(counts.map((c) => c.activeConnections)).toEqual([1, 1, 1, 1]);
-    // The QUIC thread's ring carried them (the QUIC ring is labelled), and its gauges say 4 active connections, none
-    // queued (written once a second).
+    // The QUIC ring carried them (it is labelled), and the gauges say 4 active connections, none queued (written once a
+    // second by each QUIC thread, summed).
     const metrics = await waitFor(
-      'the QUIC thread\'s gauges',
+      'the QUIC threads\' gauges',
       async () => (await fetch(`${relay.rpcUrl}/metrics`)).text(),
       (t) => t.includes('slotrelay_quic_connections{state="active"} 4'),
       5_000,
@@ -100,8 +108,15 @@ describe('one QUIC thread: one connection per leader per process', () => {
     expect(metrics).toContain('slotrelay_ring_depth{ring="quic"} 0');
     expect(metrics).toContain('slotrelay_quic_queued_transactions 0');
     expect(metrics).toContain('slotrelay_quic_connection_events_total{event="created"} 4');
+    // Counted once per transaction, whichever thread wrote it to which leader.
     expect(metrics).toContain('slotrelay_egress_outcomes_total{route="direct",outcome="sent"} 40');
-    // Same process: the binding mapped once here too.
-    expect(quicheMappings(relay.child.pid!).files).toEqual([shipped]);
+    // Each leader's connection is in the thread that owns its address.
+    const expected = new Array<number>(quicThreads).fill(0);
+    for (const l of ln.listeners) expected[quicThreadOf(`127.0.0.1:${l.address().port}`, quicThreads)]++;
+    for (let t = 0; t < quicThreads; t++) expect(metrics).toContain(`slotrelay_quic_thread_connections{thread="${t}"} ${expected[t]}`);
+    // Same process: the shipped binding mapped once, plus each extra thread's build copy; nothing copied at run time.
+    const m = quicheMappings(relay.child.pid!);
+    expect(m.files.sort()).toEqual([shipped, ...Array.from({ length: quicThreads - 1 }, (_, k) => realpathSync(quicheThreadCopyPath(k + 1)))].sort());
+    expect(m.tempFiles).toEqual([]);
   }, 60_000);
 });
