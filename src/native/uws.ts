@@ -14,10 +14,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type * as UwsModule from 'uWebSockets.js';
 import { sha256 } from './elf-glibc-compat.js';
 import { GLIBC_COMPAT_COPIES, MAINTAINED_MIN_GLIBC, UWS_BUILDS, type UwsBuildId, type UwsBuildSpec } from './uws-builds.js';
+import { projectRoot } from './project-root.js';
 
 /** The API our code uses: the legacy build's names (`closeSocket`, `getSocketPort`), which loadUws provides on both. */
 export type Uws = typeof UwsModule;
@@ -76,12 +76,6 @@ export class NoUwsBuildError extends Error {
 }
 
 /** The project root: the nearest directory above this module holding package.json (src/ or dist/src/ both work). */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
-}
-
 export function glibcCompatDir(): string {
   return join(projectRoot(), 'dist', 'native', 'uws-glibc-compat');
 }
