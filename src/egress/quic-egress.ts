@@ -20,7 +20,8 @@ import { base58Encode } from '../quic/base58.js';
 import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { QuicLink } from '../shm/quic-link-layout.js';
-import { ShardedConnections, type Connections } from './connections.js';
+import type { Connections } from './connections.js';
+import { ShardedConnections } from './sharded-connections.js';
 import type { QuicLinkEnd } from './quic-link.js';
 
 /** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */

@@ -2,7 +2,8 @@
 // rings, and the routing of targets to their owners (src/egress/connections.ts, src/egress/shard-owner.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionCache } from '../../../src/egress/connection-cache.js';
-import { ShardedConnections, type TargetSender } from '../../../src/egress/connections.js';
+import type { TargetSender } from '../../../src/egress/connections.js';
+import { ShardedConnections } from '../../../src/egress/sharded-connections.js';
 import { QuicLinkEnd } from '../../../src/egress/quic-link.js';
 import { quicThreadOf } from '../../../src/egress/shard-owner.js';
 import { createLogger } from '../../../src/log/logger.js';
