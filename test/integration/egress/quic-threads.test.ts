@@ -13,7 +13,10 @@ import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { quicheMappings, shippedQuiche } from '../../helpers/quiche-maps.js';
 import { quicheThreadCopyPath } from '../../../src/quic/quiche-binary.js';
-import { realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ensureDist } from './dist-build.js';
 
 async function metrics(relay: RelayHandle): Promise<string> {
@@ -121,4 +124,24 @@ describe('two QUIC threads: static peers spread over both', () => {
     expect(stopped.records).toMatchObject({ released: 300, undelivered: 0 });
     expect(stopped.outcomes.static).toEqual({ sent: 300 });
   }, 30_000);
+});
+
+describe('QUIC threads without the build\'s copies of the binding', () => {
+  it('the relay refuses to start (exit 2) and names the missing copy and the command that makes it', () => {
+    ensureDist();
+    // Copy 7 is only used with rings.quicThreads 8: hide it for this test (the suite runs one file at a time).
+    const copy = quicheThreadCopyPath(7);
+    const hidden = `${copy}.hidden`;
+    renameSync(copy, hidden);
+    try {
+      const file = join(mkdtempSync(join(tmpdir(), 'slotrelay-quic-threads-')), 'config.yaml');
+      writeFileSync(file, 'rings:\n  quicThreads: 8\nkeys: []\n');
+      const r = spawnSync(process.execPath, ['dist/src/cli.js', 'start', '--config', file], { encoding: 'utf8', timeout: 20_000 });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`rings.quicThreads 8 needs the build's per-thread copies of the quiche binding; ${copy} is missing (run \`make build\`)`);
+      expect(r.stdout).not.toContain('relay_ready');
+    } finally {
+      renameSync(hidden, copy);
+    }
+  });
 });
