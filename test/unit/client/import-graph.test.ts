@@ -58,7 +58,7 @@ function exportsEntry(condition: 'default' | 'types', entry: './client' | './cli
 }
 
 /** Files outside dist/src/client/ the QUIC entry may reach: the shared QUIC client and its imports. */
-const QUIC_SHARED = /^dist\/src\/(ingress\/(ingress-client|codes)|quic\/[a-z0-9-]+|tx\/base58|native\/private-addon)\.(js|d\.ts)$/;
+const QUIC_SHARED = /^dist\/src\/(ingress\/(ingress-client|codes)|quic\/[a-z0-9-]+|tx\/base58|native\/(private-addon|project-root))\.(js|d\.ts)$/;
 const QUIC_ALLOWED_PACKAGES = /^(node:[a-z_/]+|msgpackr|@matrixai\/quic(\/.*)?)$/;
 
 beforeAll(() => {
