@@ -10,7 +10,8 @@
 //                                                        dropped:shutdown once closed)
 import type { Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
-import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
+import { MCTL_BYTES, MCTL_HEAD } from '../shm/ingress-layout.js';
+import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
 import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, QUIC_LINK_MAX_TEXT, type QuicLink } from '../shm/quic-link-layout.js';
 import type { TargetOutcome } from './connection-worker.js';
 import type { TargetSender } from './connections.js';
@@ -61,14 +62,19 @@ class RemoteTarget implements TargetSender {
 export class QuicLinkEnd {
   private readonly requests: MessageRingProducer;
   private readonly answers: MessageRingConsumer;
-  private readonly answersSab: SharedArrayBuffer;
+  /** The answers ring's control words, to wake this end's own loop at close. */
+  private readonly answersWake: Int32Array;
   private readonly pending = new Map<number, Pending>();
   private readonly targets = new Map<string, RemoteTarget>();
-  private nextRequest = 1;
+  /**
+   * Request numbers start at this end's start time in microseconds: a restarted thread 0 attaches to the same rings,
+   * and an owner's late answer to the previous thread 0's request must not match one of this end's (a thread 0 would
+   * have to hand over more than a request per microsecond to run into its successor's numbers).
+   */
+  private nextRequest = Math.floor((performance.timeOrigin + performance.now()) * 1000);
   private closed = false;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly failures: SummarizedLog;
-  private readonly loop: Promise<void>;
 
   constructor(
     link: QuicLink,
@@ -76,11 +82,11 @@ export class QuicLinkEnd {
   ) {
     this.requests = new MessageRingProducer(link.requests);
     this.answers = new MessageRingConsumer(link.answers);
-    this.answersSab = link.answers;
+    this.answersWake = new Int32Array(link.answers, 0, MCTL_BYTES >> 2);
     this.failures = new SummarizedLog(o.log);
     this.sweepTimer = setInterval(this.sweep, o.sweepMs ?? SWEEP_MS);
     this.sweepTimer.unref();
-    this.loop = this.readAnswers();
+    void this.readAnswers();
   }
 
   /** The sender for a target this link's thread owns (one object per target, kept). */
@@ -131,13 +137,15 @@ export class QuicLinkEnd {
     return this.pending.size;
   }
 
-  /** Every open request answers `failed`; the answer loop ends. */
+  /**
+   * Every open request answers `failed`; the answer loop ends (woken now, or at its next idle check). The ring's STOP
+   * word is left alone: a thread 0 restarted after a crash reads the same answers ring again.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweepTimer);
-    requestMessageRingStop(this.answersSab); // wakes the loop; only this end reads the answers ring
-    await this.loop;
+    Atomics.notify(this.answersWake, MCTL_HEAD);
     for (const p of this.pending.values()) p.resolve('failed');
     this.pending.clear();
     this.failures.close();

@@ -83,6 +83,29 @@ describe('QUIC link, thread 0 end', () => {
     expect(t.send(new Uint8Array(10))).toBe('failed');
   });
 
+  it('a thread 0 restarted on the same rings: its requests get its own answers, not late ones to its predecessor\'s', async () => {
+    const { link, owner } = makeLink();
+    const before = end(link);
+    void before.target('10.0.0.7:8009', undefined).send(new Uint8Array(10));
+    expect(owner.requests.take()).toBe(true);
+    const oldId = owner.requests.header.streamId;
+    owner.requests.release();
+    await before.close(); // the crash: its routes closed, its requests answered failed
+    await new Promise((r) => setTimeout(r, 2)); // the next end starts later (its numbers start at its start time)
+    const after = end(link);
+    const p = after.target('10.0.0.7:8009', undefined).send(new Uint8Array(10));
+    expect(owner.requests.take()).toBe(true);
+    const newId = owner.requests.header.streamId;
+    owner.requests.release();
+    expect(newId).not.toBe(oldId);
+    // The owner answers the old request late (sent), then the new one (stale): the new end takes only its own.
+    for (const [id, o] of [[oldId, 'sent'], [newId, 'dropped:stale']] as const) {
+      expect(owner.answers.reserve()).toBeGreaterThanOrEqual(0);
+      owner.answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, id, 0, QUIC_LINK_ANSWERS.indexOf(o), 0);
+    }
+    expect(await p).toBe('dropped:stale');
+  });
+
   it('a pre-warm set longer than a slot goes in parts; the last one is marked', () => {
     const { link, owner } = makeLink();
     const e = end(link);
