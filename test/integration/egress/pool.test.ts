@@ -234,13 +234,20 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
 });
 
 describe('QUIC threads (rings.quicThreads 2)', () => {
-  it('a QUIC thread k >= 1 that dies is restarted on its link; its peer gets the sends after it, thread 0\'s peer every one', async () => {
-    type ListenerModule = typeof import('../../../src/localnet/tpu-listener.js');
-    type OwnerModule = typeof import('../../../src/egress/shard-owner.js');
+  type ListenerModule = typeof import('../../../src/localnet/tpu-listener.js');
+  type OwnerModule = typeof import('../../../src/egress/shard-owner.js');
+  interface Peer {
+    readonly l: InstanceType<ListenerModule['TpuListener']>;
+    readonly addr: string;
+    readonly got: Set<string>;
+  }
+
+  /** One static peer owned by each QUIC thread, a started pool, and a producer on its QUIC ring. */
+  async function twoThreads(opts: { linkHooks?: Record<number, { crashAfterSends?: number }>; ringHooks?: Record<number, { crashAfterRecords?: number; crashMode?: 'throw' | 'exit' }> }) {
     const { TpuListener } = (await import(distUrl('src/localnet/tpu-listener.js'))) as ListenerModule;
     const { quicThreadOf } = (await import(distUrl('src/egress/shard-owner.js'))) as OwnerModule;
-    // One peer owned by each thread (ephemeral ports: keep the first of each owner).
-    const byOwner: ({ l: InstanceType<typeof TpuListener>; addr: string; got: Set<string> } | undefined)[] = [undefined, undefined];
+    // Ephemeral ports: keep the first listener each thread owns.
+    const byOwner: (Peer | undefined)[] = [undefined, undefined];
     for (let i = 0; i < 32 && (byOwner[0] === undefined || byOwner[1] === undefined); i++) {
       const got = new Set<string>();
       const l = new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: `peer${i}`, onTransaction: (t) => got.add(Buffer.from(t).toString('hex')) });
@@ -251,10 +258,10 @@ describe('QUIC threads (rings.quicThreads 2)', () => {
       if (byOwner[o] === undefined) byOwner[o] = { l, addr, got };
     }
     const [p0, p1] = byOwner;
-    expect(p0 && p1).toBeTruthy();
+    if (p0 === undefined || p1 === undefined) throw new Error('no listener port for one of the threads');
     const config = schema.configSchema.parse({
       rings: { workers: 1, slotsPerRing: 64, quicThreads: 2 },
-      routes: { static: { peers: [p0!.addr, p1!.addr], everyTransaction: false }, direct: { staleAfterMs: 30_000 } },
+      routes: { static: { peers: [p0.addr, p1.addr], everyTransaction: false }, direct: { staleAfterMs: 30_000 } },
       retries: { defaultMaxRetries: 0 },
       telemetry: { enabled: false },
       relayHost: { quicPort: 0 },
@@ -268,17 +275,15 @@ describe('QUIC threads (rings.quicThreads 2)', () => {
       plan,
       identitySecret: identityMod.generateKeypairSecret(),
       restartBackoffMs: 20,
-      quicLinkTestHooks: { 1: { crashAfterSends: 5 } },
+      quicLinkTestHooks: opts.linkHooks,
+      testHooks: opts.ringHooks,
     });
-    let drained = false;
+    const state = { drained: false };
     cleanup.push(async () => {
-      if (!drained) await pool.drain(100);
+      if (!state.drained) await pool.drain(100);
     });
     pool.start();
     expect(await pool.whenReady(10_000)).toEqual([]);
-    // Both peers were connected before ready, each by the thread that owns it (the listeners run on this event loop:
-    // they count a connection once they read the relay's last handshake flight, sent before ready).
-    await until(() => p0!.l.counters.activeConnections === 1 && p1!.l.counters.activeConnections === 1, 500);
     const quic = new ringMod.RingProducer(pool.quicRing!);
     const mask = 1 << layout.ROUTE_IDS.static;
     const publish = (n: number): string => {
@@ -289,19 +294,40 @@ describe('QUIC threads (rings.quicThreads 2)', () => {
       quic.publish(t.length, 0, mask, 0, performance.timeOrigin + performance.now(), `q-${n}`, 0, 0);
       return t.toString('hex');
     };
+    return { pool, p0, p1, publish, state };
+  }
+
+  it('a QUIC thread k >= 1 that dies is restarted on its link; its peer gets the sends after it, thread 0\'s peer every one', async () => {
+    const { pool, p0, p1, publish, state } = await twoThreads({ linkHooks: { 1: { crashAfterSends: 5 } } });
+    // Both peers were connected before ready, each by the thread that owns it (the listeners run on this event loop:
+    // they count a connection once they read the relay's last handshake flight, sent before ready).
+    await until(() => p0.l.counters.activeConnections === 1 && p1.l.counters.activeConnections === 1, 500);
     const first = Array.from({ length: 20 }, (_, n) => publish(n));
-    await until(() => first.every((h) => p0!.got.has(h)), 10_000);
+    await until(() => first.every((h) => p0.got.has(h)), 10_000);
     // Thread 1 died at its 6th send and was restarted on its link.
     await until(() => pool.restartCount === 1, 10_000);
-    expect(first.slice(0, 5).every((h) => p1!.got.has(h))).toBe(true);
+    expect(first.slice(0, 5).every((h) => p1.got.has(h))).toBe(true);
     const second = Array.from({ length: 20 }, (_, n) => publish(100 + n));
-    await until(() => second.every((h) => p0!.got.has(h) && p1!.got.has(h)), 10_000);
+    await until(() => second.every((h) => p0.got.has(h) && p1.got.has(h)), 10_000);
     // The static route answered every record once: sent (thread 0's own peer wrote each at once).
     await until(() => pool.summedCounters()[layout.egressCounterIndex(layout.ROUTE_IDS.static, layout.EGRESS_OUTCOMES.indexOf('sent'))] === 40, 5_000);
     expect(pool.depths()).toEqual([0, 0, 0]);
     expect(pool.ringLabels()).toEqual(['0', 'quic', 'quic1']);
-    drained = true;
-    const result = await pool.drain(2_000);
-    expect(result).toMatchObject({ drained: true, undelivered: 0 });
+    state.drained = true;
+    expect(await pool.drain(2_000)).toMatchObject({ drained: true, undelivered: 0 });
+  }, 60_000);
+
+  it('thread 0 (the QUIC ring\'s consumer) that throws is restarted on the same ring and links; both peers get what follows', async () => {
+    // Ring index 1 = the QUIC ring (one egress worker ring before it).
+    const { pool, p0, p1, publish, state } = await twoThreads({ ringHooks: { 1: { crashAfterRecords: 5, crashMode: 'throw' } } });
+    const first = Array.from({ length: 20 }, (_, n) => publish(n));
+    await until(() => pool.restartCount === 1, 10_000);
+    // At least once: every record reaches thread 0's own peer (a replacement resends what was taken and not released).
+    await until(() => first.every((h) => p0.got.has(h)), 10_000);
+    const second = Array.from({ length: 20 }, (_, n) => publish(100 + n));
+    await until(() => second.every((h) => p0.got.has(h) && p1.got.has(h)), 10_000);
+    expect(pool.restartCount).toBe(1);
+    state.drained = true;
+    expect(await pool.drain(2_000)).toMatchObject({ drained: true, undelivered: 0 });
   }, 60_000);
 });
