@@ -22,8 +22,7 @@
 // `relay_stopped` line and an operator's alert read, as `accepted` counts it once). Which thread was behind is in
 // `undeliveredByFamily` (workers | quic): copies left per family, so such a record shows in both and the two may sum
 // to more than `undelivered`.
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
-import type { EventLoopUtilization } from 'node:perf_hooks';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
@@ -459,23 +458,6 @@ export class EgressPool {
     }
     return out;
   }
-
-  /**
-   * Event-loop utilization (0..1) of each QUIC thread since the previous call (the first: since it started), busiest
-   * first: which thread is the limit, and how close. Cold (benches: bench/egress/quic-threads.bench.ts).
-   */
-  quicThreadUtilization(): number[] {
-    const threads = this.quicPiscina?.threads ?? [];
-    const out: number[] = [];
-    for (const t of threads) {
-      const now = t.performance.eventLoopUtilization();
-      const prev = this.eluSeen.get(t);
-      this.eluSeen.set(t, now);
-      out.push((prev === undefined ? now : t.performance.eventLoopUtilization(now, prev)).utilization);
-    }
-    return out.sort((a, b) => b - a);
-  }
-  private readonly eluSeen = new Map<Worker, EventLoopUtilization>();
 
   /** Open QUIC connections per QUIC thread (thread 0: the QUIC ring's consumer; then 1..N-1), from their gauges. */
   quicThreadConnections(): number[] {

@@ -102,6 +102,8 @@ describe('two QUIC threads: static peers spread over both', () => {
     // Each thread holds the connections of the peers it owns: two each.
     expect(sample(text, 'slotrelay_quic_thread_connections', 'thread="0"')).toBe(2);
     expect(sample(text, 'slotrelay_quic_thread_connections', 'thread="1"')).toBe(2);
+    // Each thread's CPU time, read from /proc by its kernel thread id: both worked.
+    for (const t of ['0', '1']) expect(sample(text, 'slotrelay_quic_thread_cpu_seconds_total', `thread="${t}"`)).toBeGreaterThan(0);
     // Thread 1's link is a ring of its own in the gauges, drained.
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic1"')).toBe(0);
     expect(sample(text, 'slotrelay_ring_depth', 'ring="quic"')).toBe(0);
