@@ -5,8 +5,8 @@
 //   answers   thread k -> thread 0: one answer per request: what that target's connection did with it
 // Message fields (ingress-layout.ts MSG_*), by kind:
 //   send     payload = wire transaction, then the target "ip:port", then its label (both latin1);
-//            KEY_ID = transaction bytes, AUX = target bytes, CODE = label bytes, CONN_ID = thread 0's number for the
-//            target (logs only: it restarts with thread 0), STREAM_ID = request number, TIME_MS = when thread 0 handed it over
+//            KEY_ID = transaction bytes, AUX = target bytes, CODE = label bytes, CONN_ID = 0 (unused),
+//            STREAM_ID = request number (unique across restarts of thread 0), TIME_MS = when thread 0 handed it over
 //   prewarm  payload = "target label\n" lines (latin1); AUX = 1 on the last part of a set (a set longer than a slot
 //            goes in several parts; the owner replaces its pre-warm set when the last part arrives)
 //   answer   no payload; STREAM_ID = the request's number, CODE = index in QUIC_LINK_ANSWERS
