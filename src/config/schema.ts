@@ -337,8 +337,11 @@ export const configSchema = z
       .default({}),
     transactions: z
       .object({
-        /** Largest transaction accepted, bytes: 1232 (PACKET_DATA_SIZE) today, 4096 under SIMD-0296. */
-        maxTransactionBytes: z.number().int().min(1232).max(4096).default(1232),
+        /**
+         * Largest transaction accepted, bytes: 4096, the v1 limit (SIMD-0296, mainnet since 2026-09-15). Legacy and v0
+         * stay at 1232 (PACKET_DATA_SIZE) whatever this says; a lower value caps v1 too and shrinks the rings' slots.
+         */
+        maxTransactionBytes: z.number().int().min(1232).max(4096).default(4096),
       })
       .strict()
       .default({}),

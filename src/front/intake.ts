@@ -141,7 +141,7 @@ export class Intake {
 
   private checkAndPublish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta): string | Failure {
     const bytes = ring.bytes;
-    const refused = tryParseTransaction(bytes, offset, length, this.parsed);
+    const refused = tryParseTransaction(bytes, offset, length, this.parsed, this.maxTransactionBytes);
     if (refused !== null) return refused;
     if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
@@ -200,7 +200,7 @@ export class Intake {
     const buf = Buffer.allocUnsafe(this.maxTransactionBytes);
     const length = tryDecodeTransactionInto(buf, encoded, encoding, this.maxTransactionBytes);
     if (typeof length !== 'number') return length;
-    const refused = tryParseTransaction(buf, 0, length, this.parsed);
+    const refused = tryParseTransaction(buf, 0, length, this.parsed, this.maxTransactionBytes);
     if (refused !== null) return refused;
     if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const p = this.parsed;

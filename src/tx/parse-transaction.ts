@@ -17,16 +17,19 @@
 // All offsets in ParsedTransaction are relative to the transaction's first byte (`offset`).
 import { Errors, Failure } from '../errors/registry.js';
 import { decodeBase58Into } from './base58.js';
-import { VERSIONED_TRANSACTION_TYPE } from './decode-transaction-string.js';
+import { V1_MAX_TRANSACTION_BYTES, V1_VERSION_BYTE, tryParseV1Transaction } from './parse-v1-transaction.js';
+import { ACCOUNT_LOADED_TWICE, EOF, SANITIZE_FAILURE, TRAILING_BYTES, tooLargeDecoded, undecodable } from './refusals.js';
 
 export const SIGNATURE_BYTES = 64;
 export const PUBKEY_BYTES = 32;
 export const MESSAGE_VERSION_PREFIX = 0x80;
+/** Legacy and v0 transactions stay within one packet (PACKET_DATA_SIZE); only v1 may be longer (SIMD-0296). */
+export const LEGACY_MAX_TRANSACTION_BYTES = 1232;
 
 export interface ParsedTransaction {
   /** Transaction byte length (all of it is consumed). */
   length: number;
-  /** -1 legacy, 0 for v0. */
+  /** -1 legacy, 0 for v0, 1 for v1. */
   version: number;
   signatureCount: number;
   firstSignatureOffset: number;
@@ -45,10 +48,15 @@ export interface ParsedTransaction {
   addressTableLookupCount: number;
   /** Accounts loaded through lookup tables (writable + readonly indexes). */
   lookupAccountCount: number;
-  /** SetComputeUnitPrice micro-lamports, -1 if absent (exact up to 2^53). */
+  /**
+   * SetComputeUnitPrice micro-lamports, -1 if absent (exact up to 2^53). v1: the config's total priority fee
+   * expressed per unit of its compute-unit limit (floor(fee x 10^6 / limit)), -1 without both.
+   */
   computeUnitPrice: number;
-  /** SetComputeUnitLimit, -1 if absent. */
+  /** SetComputeUnitLimit (v1: the config's limit), -1 if absent. */
   computeUnitLimit: number;
+  /** v1 only: the config's priority fee, a total in lamports; -1 if absent or not v1. */
+  priorityFeeLamports: number;
 }
 
 export function createParsedTransaction(): ParsedTransaction {
@@ -72,28 +80,16 @@ export function createParsedTransaction(): ParsedTransaction {
     lookupAccountCount: 0,
     computeUnitPrice: -1,
     computeUnitLimit: -1,
+    priorityFeeLamports: -1,
   };
 }
 
-const UNDECODABLE_PREFIX = `failed to deserialize ${VERSIONED_TRANSACTION_TYPE}: `;
-
-function undecodable(detail: string): Failure {
-  return new Failure(Errors.TX_UNDECODABLE, UNDECODABLE_PREFIX + detail);
-}
-
 // The refusals whose wording has no per-transaction detail, built once: refusing allocates nothing.
-const EOF = Object.freeze(undecodable('io error: failed to fill whole buffer'));
 const ALIAS = Object.freeze(undecodable('invalid value: alias encoding, expected strict form encoding'));
 const CONTINUATION = Object.freeze(
   undecodable('invalid value: continue signal on byte-three, expected a terminal signal on or before byte-three'),
 );
 const OFF_CHAIN = Object.freeze(undecodable('off-chain messages are not accepted'));
-const TRAILING_BYTES = Object.freeze(undecodable('Slice had bytes remaining after deserialization'));
-const SANITIZE_FAILURE = Object.freeze(
-  new Failure(Errors.TX_INVALID, 'invalid transaction: Transaction failed to sanitize accounts offsets correctly'),
-);
-/** TransactionError::AccountLoadedTwice's Display, behind Agave's "invalid transaction: " prefix. */
-const ACCOUNT_LOADED_TWICE = Object.freeze(new Failure(Errors.TX_INVALID, 'invalid transaction: Account loaded twice'));
 
 /** Compute-budget refusals, decided during phase 1 and reported after sanitize (Agave's order). */
 const BUDGET_NONE = 0;
@@ -203,11 +199,21 @@ function u32At(p: number): number {
  * signature work. Every check returns rather than throws: a refused transaction must not cost more than an accepted
  * one (issue #18 defect 9). A range outside `bytes` is a caller bug and throws RangeError.
  */
-export function tryParseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): Failure | null {
+export function tryParseTransaction(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  out: ParsedTransaction,
+  maxV1Bytes: number = V1_MAX_TRANSACTION_BYTES,
+): Failure | null {
+  if (offset < 0 || offset + length > bytes.length) throw new RangeError('parseTransaction: range outside the buffer');
+  // The first byte tells the layouts apart: a legacy/v0 signature count is a compact-u16 whose first byte is < 0x80
+  // for any count a transaction can carry; v1 starts with its message's version byte instead.
+  if (length > 0 && bytes[offset] === V1_VERSION_BYTE) return tryParseV1Transaction(bytes, offset, length, maxV1Bytes, out);
+  if (length > LEGACY_MAX_TRANSACTION_BYTES) return tooLargeDecoded(length, LEGACY_MAX_TRANSACTION_BYTES);
   buf = bytes;
   pos = offset;
   end = offset + length;
-  if (offset < 0 || end > bytes.length) throw new RangeError('parseTransaction: range outside the buffer');
 
   // ---- phase 1: deserialize (structure only; indexes are recorded for phase 2) ----
   const signatureCount = readCompactU16();
@@ -354,11 +360,12 @@ export function tryParseTransaction(bytes: Uint8Array, offset: number, length: n
   out.lookupAccountCount = lookupAccountCount;
   out.computeUnitPrice = computeUnitPrice;
   out.computeUnitLimit = computeUnitLimit;
+  out.priorityFeeLamports = -1;
   return null;
 }
 
 /** tryParseTransaction, throwing the refusal as a RelayError (cold callers, tools). */
-export function parseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction): void {
-  const failure = tryParseTransaction(bytes, offset, length, out);
+export function parseTransaction(bytes: Uint8Array, offset: number, length: number, out: ParsedTransaction, maxV1Bytes?: number): void {
+  const failure = tryParseTransaction(bytes, offset, length, out, maxV1Bytes);
   if (failure !== null) throw failure.toError();
 }
