@@ -24,7 +24,7 @@ export const COMPUTE_BUDGET_PROGRAM: Uint8Array = bs58.decode('ComputeBudget1111
 
 export type ModelVerdict =
   | { readonly kind: 'ok'; readonly firstSignature: Uint8Array; readonly version: number }
-  | { readonly kind: 'refused'; readonly reason: 'tx_undecodable' | 'tx_invalid'; readonly message: string };
+  | { readonly kind: 'refused'; readonly reason: 'tx_undecodable' | 'tx_invalid'; readonly message: string; readonly detail?: string };
 
 class Undecodable extends Error {}
 
@@ -72,8 +72,68 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+/**
+ * solana-sdk's v1 reader and v1::Message::validate, written plainly (allocating, one field at a time) as the reference
+ * for the relay's in-place parser. Deserialize errors: the reader's EOF, the config mask, trailing bytes; sanitize:
+ * Agave's one SanitizeFailure message with the sdk's MessageError text as data.detail.
+ */
+function v1Verdict(bytes: Uint8Array): ModelVerdict {
+  const r = new Reader(bytes);
+  const invalid = (detail: string): ModelVerdict => ({ kind: 'refused', reason: 'tx_invalid', message: SANITIZE_FAILURE, detail });
+  let header: number[];
+  let keys: Uint8Array[] = [];
+  let heap = -1;
+  const instructions: Instr[] = [];
+  let firstSignature = new Uint8Array(0);
+  try {
+    r.u8(); // 0x81
+    header = [r.u8(), r.u8(), r.u8()];
+    const m = r.bytes(4);
+    const mask = (m[0] | (m[1] << 8) | (m[2] << 16) | (m[3] << 24)) >>> 0;
+    r.bytes(32);
+    const ixCount = r.u8();
+    const keyCount = r.u8();
+    if (mask > 0b11111 || (mask & 3) === 1 || (mask & 3) === 2) throw new Undecodable('invalid transaction config mask');
+    for (let i = 0; i < keyCount; i++) keys.push(r.bytes(32));
+    if ((mask & 3) === 3) r.bytes(8);
+    if (mask & 4) r.bytes(4);
+    if (mask & 8) r.bytes(4);
+    if (mask & 16) heap = Buffer.from(r.bytes(4)).readUInt32LE(0);
+    const heads: [number, number, number][] = [];
+    for (let i = 0; i < ixCount; i++) {
+      const h = r.bytes(4);
+      heads.push([h[0], h[1], h[2] | (h[3] << 8)]);
+    }
+    for (const [programIndex, n, len] of heads) instructions.push({ programIndex, accounts: r.bytes(n), data: r.bytes(len) });
+    for (let i = 0; i < header[0]; i++) {
+      const sig = r.bytes(64);
+      if (i === 0) firstSignature = Uint8Array.from(sig);
+    }
+    if (r.pos !== bytes.length) throw new Undecodable('Slice had bytes remaining after deserialization');
+  } catch (err) {
+    if (err instanceof Undecodable) return { kind: 'refused', reason: 'tx_undecodable', message: UNDECODABLE + err.message };
+    throw err;
+  }
+  const [numRequired, numReadonlySigned, numReadonlyUnsigned] = header;
+  if (numRequired > 12) return invalid('too many signatures (max 12)');
+  if (instructions.length > 64) return invalid('too many instructions (max 64)');
+  if (keys.length > 64) return invalid('too many addresses (max 64)');
+  if (keys.length < numRequired + numReadonlyUnsigned) return invalid('not enough addresses for required signatures');
+  if (numReadonlySigned >= numRequired) return invalid('must have at least one signer (fee payer)');
+  if (new Set(keys.map((k) => Buffer.from(k).toString('hex'))).size !== keys.length) return invalid('duplicate addresses found in message');
+  if (heap >= 0 && (heap % 1024 !== 0 || heap < 32 * 1024 || heap > 256 * 1024)) return invalid('heap size must be a multiple of 1024');
+  if (keys.length === 0) return invalid('not enough account keys provided');
+  for (const ix of instructions) {
+    if (ix.programIndex > keys.length - 1 || ix.programIndex === 0) return invalid('instruction account index out of bounds');
+    for (const a of ix.accounts) if (a > keys.length - 1) return invalid('instruction account index out of bounds');
+  }
+  keys = [];
+  return { kind: 'ok', firstSignature, version: 1 };
+}
+
 /** Agave's verdict (with the relay's trailing-bytes rule) for wire bytes already within the size limit. */
 export function agaveVerdict(bytes: Uint8Array): ModelVerdict {
+  if (bytes.length > 0 && bytes[0] === 0x81) return v1Verdict(bytes);
   const r = new Reader(bytes);
   let sigCount: number;
   let firstSignature = new Uint8Array(0);
@@ -193,7 +253,7 @@ export function isCanonicalBase64(s: string): boolean {
  * Agave's verdict for transaction text. `message` is null where only the reason is modelled (the exact base64/base58
  * error detail is checked by tx-encoding.test.ts).
  */
-export function agaveTextVerdict(text: string, encoding: 'base58' | 'base64', maxRaw = 1232): TextVerdict {
+export function agaveTextVerdict(text: string, encoding: 'base58' | 'base64', maxRaw = 4096): TextVerdict {
   const maxEncoded = encoding === 'base64' ? 4 * Math.ceil(maxRaw / 3) : Math.ceil((maxRaw * Math.log(256)) / Math.log(58));
   const utf8 = Buffer.byteLength(text, 'utf8');
   if (utf8 > maxEncoded) {
@@ -207,8 +267,10 @@ export function agaveTextVerdict(text: string, encoding: 'base58' | 'base64', ma
     if ([...text].some((c) => !B58_ALPHABET.includes(c))) return { kind: 'refused', reason: 'tx_bad_encoding', message: null };
     bytes = Buffer.from(bs58.decode(text));
   }
-  if (bytes.length > maxRaw) {
-    return { kind: 'refused', reason: 'tx_too_large_decoded', message: `decoded ${TYPE} too large: ${bytes.length} bytes (max: ${maxRaw} bytes)` };
+  // The decoded cap follows the format (as Agave's wire_size_limit): 1232 for legacy/v0, the raw maximum for v1.
+  const cap = bytes.length > maxRaw || bytes[0] === 0x81 ? maxRaw : 1232;
+  if (bytes.length > cap) {
+    return { kind: 'refused', reason: 'tx_too_large_decoded', message: `decoded ${TYPE} too large: ${bytes.length} bytes (max: ${cap} bytes)` };
   }
   const v = agaveVerdict(bytes);
   return v.kind === 'ok' ? { kind: 'ok', firstSignature: v.firstSignature, bytes } : v;

@@ -354,8 +354,10 @@ async function checkTransactions(c: TransactionsCase): Promise<void> {
   let signature: string | null = null;
   if (mt === 'application/octet-stream') {
     if (c.body.length === 0) problems.push({ reason: 'tx_undecodable', what: 'empty body' });
-    else if (c.body.length > 1232) {
-      const exact = `decoded ${TYPE} too large: ${c.body.length} bytes (max: 1232 bytes)`;
+    else if (c.body.length > (c.body[0] === 0x81 ? 4096 : 1232)) {
+      // Legacy/v0 within one packet, v1 up to 4096 (docs/transactions.md); beyond 4096 the relay's own maximum speaks.
+      const cap = c.body[0] === 0x81 || c.body.length > 4096 ? 4096 : 1232;
+      const exact = `decoded ${TYPE} too large: ${c.body.length} bytes (max: ${cap} bytes)`;
       problems.push({ reason: 'tx_too_large_decoded', what: exact, message: (m) => m === exact });
     } else {
       const v = agaveVerdict(c.body);

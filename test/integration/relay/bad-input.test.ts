@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
 import { defaultKeys, OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
+import { signedV1, v1Layout } from '../../fixtures/tx/v1-transactions.js';
+import { generateKeyPairSigner } from '@solana/kit';
 
 /** burst 3, 1/s: the relay host's rate-limit test (OTHER_KEY's bucket is drained by the JSON-RPC host's). */
 const TIGHT_RELAY_KEY = '3c9d5e7f-1a2b-4c3d-9e4f-5a6b7c8d9e0f';
@@ -58,11 +60,12 @@ describe('bad input on the JSON-RPC host', () => {
 
   it('transaction decoding and sanitizing errors use Agave wording, exactly', async () => {
     const tx = legacyTransfer();
-    expect((await post(send('A'.repeat(1645)))).json).toEqual(
-      err(-32602, 'base64 encoded solana_transaction::versioned::VersionedTransaction too large: 1645 bytes (max: encoded/raw 1644/1232)'),
+    // The encoded limits are those of the largest transaction (v1, 4096 bytes: docs/transactions.md).
+    expect((await post(send('A'.repeat(5465)))).json).toEqual(
+      err(-32602, 'base64 encoded solana_transaction::versioned::VersionedTransaction too large: 5465 bytes (max: encoded/raw 5464/4096)'),
     );
-    expect((await post(send('1'.repeat(1684), { skipPreflight: true }))).json).toEqual(
-      err(-32602, 'base58 encoded solana_transaction::versioned::VersionedTransaction too large: 1684 bytes (max: encoded/raw 1683/1232)'),
+    expect((await post(send('1'.repeat(5595), { skipPreflight: true }))).json).toEqual(
+      err(-32602, 'base58 encoded solana_transaction::versioned::VersionedTransaction too large: 5595 bytes (max: encoded/raw 5594/4096)'),
     );
     // '!' is byte 33 at index 20 (base64 crate's InvalidByte(index, byte), Debug-formatted as Agave does).
     expect((await post(send(tx.base64.slice(0, 20) + '!!' + tx.base64.slice(22)))).json).toEqual(err(-32602, 'invalid base64 encoding: InvalidByte(20, 33)'));
@@ -77,6 +80,56 @@ describe('bad input on the JSON-RPC host', () => {
       err(-32602, 'unsupported encoding: json. Supported encodings: base58, base64'),
     );
     expect(env.upstream.sent().some((b) => b.equals(tx.bytes))).toBe(false);
+  });
+
+  it('v1 and the per-format sizes: each bad v1 gets its exact error (sdk detail in data), a good one is relayed', async () => {
+    const v1 = await signedV1({ lamports: 1n, priorityFeeLamports: 100n });
+    const { addressCount, signaturesAt } = v1Layout(v1.bytes);
+    const b64 = (b: Buffer) => b.toString('base64');
+    const patched = (f: (b: Buffer) => void) => {
+      const b = Buffer.from(v1.bytes);
+      f(b);
+      return b;
+    };
+    // A v0 of 1,233 bytes: one over the legacy/v0 cap, though under v1's.
+    const v0Big = Buffer.alloc(1233, 3);
+    v0Big[0] = 1;
+    expect((await post(send(b64(v0Big)))).json).toEqual(err(-32602, 'decoded solana_transaction::versioned::VersionedTransaction too large: 1233 bytes (max: 1232 bytes)'));
+    const v1Big = Buffer.concat([v1.bytes, Buffer.alloc(4097 - v1.bytes.length, 1)]);
+    expect((await post(send(b64(v1Big)))).json).toEqual(err(-32602, 'decoded solana_transaction::versioned::VersionedTransaction too large: 4097 bytes (max: 4096 bytes)'));
+    const mask = (m: number) => patched((b) => b.writeUInt32LE(m, 4));
+    expect((await post(send(b64(mask(0b1100000 | 3))))).json).toEqual(err(-32602, UNDECODABLE.replace('io error: failed to fill whole buffer', 'invalid transaction config mask')));
+    expect((await post(send(b64(mask(0b01))))).json).toEqual(err(-32602, UNDECODABLE.replace('io error: failed to fill whole buffer', 'invalid transaction config mask')));
+    // The config area cut short: the mask names a fee (8 bytes) but the message ends inside it.
+    expect((await post(send(b64(v1.bytes.subarray(0, 42 + addressCount * 32 + 5))))).json).toEqual(err(-32602, UNDECODABLE));
+    // 13 signers with 13 signatures; the header's signer count above the signatures present.
+    const thirteen = Buffer.concat([patched((b) => (b[1] = 13)).subarray(0, signaturesAt), Buffer.alloc(13 * 64, 1)]);
+    expect((await post(send(b64(thirteen)))).json).toEqual(err(-32602, SANITIZE_FAILURE, 1, { detail: 'too many signatures (max 12)' }));
+    expect((await post(send(b64(patched((b) => (b[1] = 2)))))).json).toEqual(err(-32602, UNDECODABLE));
+    // 65 addresses.
+    const extra = Buffer.alloc(62 * 32);
+    for (let i = 0; i < 62; i++) extra[i * 32] = i + 1;
+    const keysEnd = 42 + addressCount * 32;
+    const many = Buffer.concat([patched((b) => (b[41] = 65)).subarray(0, keysEnd), extra, v1.bytes.subarray(keysEnd)]);
+    expect((await post(send(b64(many)))).json).toEqual(err(-32602, SANITIZE_FAILURE, 1, { detail: 'too many addresses (max 64)' }));
+    // The same errors on the relay host, with base58 too.
+    expect(await rest('/v1/submit', JSON.stringify({ transaction: b64(mask(0b10)) }), 'application/json')).toMatchObject({
+      status: 400,
+      json: restErr(-32602, 'tx_undecodable', UNDECODABLE.replace('io error: failed to fill whole buffer', 'invalid transaction config mask')),
+    });
+    expect(await rest('/v1/transactions', thirteen, 'application/octet-stream')).toMatchObject({
+      status: 400,
+      json: restErr(-32602, 'tx_invalid', SANITIZE_FAILURE, { detail: 'too many signatures (max 12)' }),
+    });
+    expect(env.upstream.sent().some((b) => b[0] === 0x81)).toBe(false);
+    // A good v1 of ~4 KB, base58 (5,594-character cap), answered with its first signature and relayed as is.
+    const big = await signedV1({ memoBytes: 3_500, extraSigners: await Promise.all([1, 2].map(() => generateKeyPairSigner())) });
+    expect(big.bytes.length).toBeGreaterThan(3_700);
+    expect((await post(send(big.base58, { skipPreflight: true }))).json).toEqual({ jsonrpc: '2.0', result: big.signature, id: 1 });
+    await env.upstream.waitForSends(1);
+    const sentBig = async () => env.upstream.sent().some((b) => b.equals(big.bytes));
+    for (let i = 0; i < 50 && !(await sentBig()); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await sentBig()).toBe(true);
   });
 
   it('missing or unknown key -> 401 with the exact JSON error, which never echoes the key', async () => {
