@@ -29,7 +29,8 @@ import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, e
 import { RingConsumer } from '../shm/ring.js';
 import { JOIN_FLAG, JoinSide } from '../shm/join.js';
 import { ringMaskOf, type RouteFamily, type RoutePlan } from '../config/route-plan.js';
-import { OUTCOME_INDEX, firstSignatureOffset, type EgressRoute, type TxView } from './route.js';
+import { OUTCOME_INDEX, type EgressRoute, type TxView } from './route.js';
+import { firstSignatureOffset } from '../tx/wire-offsets.js';
 import { RpcRoute } from './rpc-route.js';
 import { DiscardRoute } from './discard-route.js';
 import { DirectRoute, createLeaderSource } from './direct-route.js';

@@ -5,6 +5,7 @@
 // lazily CHUNK_ENTRIES at a time and reused through a free list (no per-transaction allocation after warm-up).
 // An entry is removed only when it has finished AND no route is still holding its bytes (inFlight === 0).
 import { encodePubkeyBase58, encodeSignatureBase58 } from '../tx/base58.js';
+import { signatureAndBlockhashOffsets } from '../tx/wire-offsets.js';
 import type { TxView } from './route.js';
 
 /** Entries per storage chunk: 256 x 1232 B = 308 KiB at a time. */
@@ -36,36 +37,6 @@ export interface RetryEntry {
   rounds: number;
   /** Set once the entry reached its end (counted); it is freed when inFlight drops to 0. */
   finished: boolean;
-}
-
-/** Where the first signature and the recent blockhash are in a wire transaction; -1 when it cannot be read. */
-export function signatureAndBlockhashOffsets(bytes: Uint8Array, offset: number, length: number): [number, number] {
-  const end = offset + length;
-  let p = offset;
-  // compact-u16 signature count
-  let count = 0;
-  for (let shift = 0; shift < 21; shift += 7) {
-    if (p >= end) return [-1, -1];
-    const b = bytes[p++];
-    count |= (b & 0x7f) << shift;
-    if ((b & 0x80) === 0) break;
-  }
-  const sigOff = p;
-  if (count === 0 || sigOff + 64 > end) return [-1, -1];
-  p += count * 64;
-  if (p >= end) return [sigOff, -1];
-  if ((bytes[p] & 0x80) !== 0) p++; // versioned message prefix
-  p += 3; // header
-  let keys = 0;
-  for (let shift = 0; shift < 21; shift += 7) {
-    if (p >= end) return [sigOff, -1];
-    const b = bytes[p++];
-    keys |= (b & 0x7f) << shift;
-    if ((b & 0x80) === 0) break;
-  }
-  p += keys * 32;
-  if (p + 32 > end) return [sigOff, -1];
-  return [sigOff, p];
 }
 
 export class RetryQueue {

@@ -67,16 +67,3 @@ export function routeNameOf(id: number): RouteName {
   return ROUTE_BY_ID[id];
 }
 
-/**
- * Offset of the first signature. Legacy/v0: after the compact-u16 signature count (1-3 bytes) the transaction starts
- * with. v1 (first byte 0x81): the signatures end the transaction, as many as the header's byte 1 says.
- */
-export function firstSignatureOffset(bytes: Uint8Array, offset: number, length: number): number {
-  if (length > 1 && bytes[offset] === 0x81) return length - bytes[offset + 1] * 64;
-  let n = 0;
-  for (let i = 0; i < 3 && i < length; i++) {
-    if ((bytes[offset + i] & 0x80) === 0) return i + 1;
-    n++;
-  }
-  return n; // malformed (the front checks transactions); the route will send it as is
-}

@@ -218,11 +218,15 @@ describe('typed errors the relay answers', () => {
     expect(e.retryAfterMs).toBeLessThanOrEqual(2_000); // 0.5 token/s
   });
 
-  it('oversized: a transaction over 1232 bytes answers 400 with Agave\'s message; a body over maxBodyBytes 413', async () => {
+  it('oversized: a legacy/v0 transaction over 1232 bytes answers 400 with Agave\'s message; a body over maxBodyBytes 413', async () => {
+    // 1,300 bytes encode to 1,736 base64 characters, within v1's 5,464: the decoded size is what refuses it.
     const big = new Uint8Array(1_300).fill(1);
     const e = await refusal(client.submit(big));
-    expect(e).toMatchObject({ status: 400, code: -32602, reason: 'tx_too_large_encoded' });
-    expect(e.message).toBe('base64 encoded solana_transaction::versioned::VersionedTransaction too large: 1736 bytes (max: encoded/raw 1644/1232)');
+    expect(e).toMatchObject({ status: 400, code: -32602, reason: 'tx_too_large_decoded' });
+    expect(e.message).toBe('decoded solana_transaction::versioned::VersionedTransaction too large: 1300 bytes (max: 1232 bytes)');
+    const over = await refusal(client.submit('A'.repeat(5_468)));
+    expect(over).toMatchObject({ status: 400, code: -32602, reason: 'tx_too_large_encoded' });
+    expect(over.message).toBe('base64 encoded solana_transaction::versioned::VersionedTransaction too large: 5468 bytes (max: encoded/raw 5464/4096)');
     const huge = await refusal(client.submit('A'.repeat(60_000)));
     expect(huge).toMatchObject({ status: 413, code: -32600, reason: 'body_too_large' });
   });

@@ -2,7 +2,7 @@
 // covered by test/integration/egress/retry-*.test.ts). Intervals are tens of ms to keep the suite fast.
 import { describe, expect, it } from 'vitest';
 import { configSchema, type ConfigInput } from '../../../src/config/schema.js';
-import { signatureAndBlockhashOffsets } from '../../../src/egress/retry-queue.js';
+import { signatureAndBlockhashOffsets } from '../../../src/tx/wire-offsets.js';
 import { RetryScheduler } from '../../../src/egress/retry-scheduler.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
 import { MAX_SIGNATURES_PER_CALL, SignatureStatusPoller, type StatusRpc } from '../../../src/egress/signature-status-poller.js';

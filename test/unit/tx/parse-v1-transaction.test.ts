@@ -4,7 +4,7 @@ import { Errors, type Failure } from '../../../src/errors/registry.js';
 import { createParsedTransaction, tryParseTransaction, type ParsedTransaction } from '../../../src/tx/parse-transaction.js';
 import { verifyTransactionSignatures } from '../../../src/tx/verify-signatures.js';
 import { encodeSignatureBase58 } from '../../../src/tx/base58.js';
-import { firstSignatureOffset } from '../../../src/egress/route.js';
+import { firstSignatureOffset, signatureAndBlockhashOffsets } from '../../../src/tx/wire-offsets.js';
 import { signedV1, v1Layout } from '../../fixtures/tx/v1-transactions.js';
 
 const UNDECODABLE = 'failed to deserialize solana_transaction::versioned::VersionedTransaction: ';
@@ -52,6 +52,9 @@ describe('v1 transactions (SIMD-0385) built by @solana/kit 8.4', () => {
     expect(verifyTransactionSignatures(slot, 50, p)).toBe(true);
     // The egress side finds the same signature from the bytes alone.
     expect(firstSignatureOffset(tx.bytes, 0, tx.bytes.length)).toBe(p.firstSignatureOffset);
+    // ... and the blockhash the rebroadcast checks, at the v1 header's fixed offset.
+    expect(signatureAndBlockhashOffsets(tx.bytes, 0, tx.bytes.length)).toEqual([p.firstSignatureOffset, p.recentBlockhashOffset]);
+    expect(p.recentBlockhashOffset).toBe(8);
   });
 
   it('4,000-4,096 bytes with several signers parses, and every signature verifies', async () => {
