@@ -29,25 +29,63 @@ function compactU16(bytes: Uint8Array, at: number): { value: number; next: numbe
   }
 }
 
-/** Lamports `tx` (bytes[offset..], parsed as `p`) transfers to the accounts in `tipAccounts`. */
+/** One instruction's program index, account indexes and data, wherever the layout puts them. */
+interface InstructionAt {
+  programIndex: number;
+  accountsAt: number;
+  accountCount: number;
+  dataAt: number;
+  dataLength: number;
+}
+
+/**
+ * Calls `visit` for each instruction. Legacy/v0: program u8, compact-u16 account count, accounts, compact-u16 data
+ * length, data. v1: fixed 4-byte headers (program, account count, u16 LE data length) for all instructions first,
+ * then each one's accounts and data (src/tx/parse-v1-transaction.ts).
+ */
+function forEachInstruction(bytes: Uint8Array, offset: number, p: ParsedTransaction, visit: (ix: InstructionAt) => void): void {
+  const ix: InstructionAt = { programIndex: 0, accountsAt: 0, accountCount: 0, dataAt: 0, dataLength: 0 };
+  if (p.version === 1) {
+    const headersAt = offset + p.instructionsOffset;
+    let pos = headersAt + p.instructionCount * 4;
+    for (let i = 0; i < p.instructionCount; i++) {
+      const h = headersAt + i * 4;
+      ix.programIndex = bytes[h];
+      ix.accountCount = bytes[h + 1];
+      ix.dataLength = bytes[h + 2] | (bytes[h + 3] << 8);
+      ix.accountsAt = pos;
+      ix.dataAt = pos + ix.accountCount;
+      pos = ix.dataAt + ix.dataLength;
+      visit(ix);
+    }
+    return;
+  }
+  let pos = offset + p.instructionsOffset;
+  for (let i = 0; i < p.instructionCount; i++) {
+    ix.programIndex = bytes[pos++];
+    const accounts = compactU16(bytes, pos);
+    ix.accountsAt = accounts.next;
+    ix.accountCount = accounts.value;
+    const data = compactU16(bytes, ix.accountsAt + accounts.value);
+    ix.dataAt = data.next;
+    ix.dataLength = data.value;
+    pos = ix.dataAt + ix.dataLength;
+    visit(ix);
+  }
+}
+
+/** Lamports `tx` (bytes[offset..], parsed as `p`, any version) transfers to the accounts in `tipAccounts`. */
 export function tipLamports(bytes: Uint8Array, offset: number, p: ParsedTransaction, tipAccounts: ReadonlySet<string>): bigint {
   const keysAt = offset + p.accountKeysOffset;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let pos = offset + p.instructionsOffset;
   let total = 0n;
-  for (let ix = 0; ix < p.instructionCount; ix++) {
-    const programIndex = bytes[pos++];
-    const accounts = compactU16(bytes, pos);
-    const accountsAt = accounts.next;
-    const data = compactU16(bytes, accountsAt + accounts.value);
-    const dataAt = data.next;
-    pos = dataAt + data.value;
-    if (programIndex >= p.accountKeysCount || !isSystemProgram(bytes, keysAt + programIndex * PUBKEY_BYTES)) continue;
-    if (data.value !== TRANSFER_DATA_BYTES || accounts.value < 2) continue;
-    if (view.getUint32(dataAt, true) !== TRANSFER_INDEX) continue;
+  forEachInstruction(bytes, offset, p, ({ programIndex, accountsAt, accountCount, dataAt, dataLength }) => {
+    if (programIndex >= p.accountKeysCount || !isSystemProgram(bytes, keysAt + programIndex * PUBKEY_BYTES)) return;
+    if (dataLength !== TRANSFER_DATA_BYTES || accountCount < 2) return;
+    if (view.getUint32(dataAt, true) !== TRANSFER_INDEX) return;
     const to = bytes[accountsAt + 1];
-    if (to >= p.accountKeysCount) continue; // loaded through a lookup table: not seen (see header)
+    if (to >= p.accountKeysCount) return; // loaded through a lookup table: not seen (see header)
     if (tipAccounts.has(encodePubkeyBase58(bytes, keysAt + to * PUBKEY_BYTES))) total += view.getBigUint64(dataAt + 4, true);
-  }
+  });
   return total;
 }
