@@ -10,6 +10,9 @@
 // inside the blockhash window leaves a light status (slot, err) behind, so AlreadyProcessed and getSignatureStatuses
 // keep working for every signature of the last 150 slots (Agave's status cache keeps at least that much), and
 // getTransaction for the most recent `maxHistoryRecords`.
+// v1 transactions (SIMD-0385) go to litesvm as they are: litesvm 1.5.0 deserializes v1, verifies every signature over
+// the v1 message and applies the config (compute-unit limit, loaded-data limit, heap, total priority fee), so the
+// bank neither translates nor re-verifies them (docs/localnet-v1.md; test/unit/localnet/bank-v1.test.ts pins it).
 import bs58 from 'bs58';
 import { Account, FailedTransactionMetadata, LiteSvm, type TransactionMetadata } from 'litesvm/dist/internal.js';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';

@@ -35,7 +35,9 @@ export class BlockProducer {
   }
 
   private committed(rec: TxRecord): void {
-    this.fees.record(rec.slot, rec.parsed.computeUnitPrice, rec.parsed.accountKeys, rec.parsed.writable);
+    // Agave's PrioritizationFeeCache::update skips a transaction with a zero compute-unit limit (a v1 without one):
+    // its price says nothing.
+    if (rec.parsed.computeUnitLimit > 0) this.fees.record(rec.slot, rec.parsed.computeUnitPrice, rec.parsed.accountKeys, rec.parsed.writable);
     for (const fn of this.commitListeners) fn(rec);
   }
 

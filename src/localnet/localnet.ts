@@ -19,6 +19,7 @@ import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
 import { makeValidators } from './validators.js';
+import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
 import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
 
 export interface LocalnetOptions {
@@ -48,7 +49,10 @@ export interface LocalnetOptions {
   readonly stakedPeers?: readonly LocalnetStakedPeer[];
   /** How long before its window the next leader accepts transactions; default half a slot. */
   readonly graceMs?: number;
-  /** Largest transaction (1232; 4096 after SIMD-0296). */
+  /**
+   * Largest transaction a listener stream, the facade and the block engine accept; default 4096 (SIMD-0296, v1).
+   * The parser still caps legacy and v0 at 1232 whatever this is (docs/localnet-v1.md).
+   */
   readonly maxTransactionBytes?: number;
   /** Concurrent uni streams per connection on each listener; default 128 (unstaked peer). */
   readonly maxStreams?: number;
@@ -107,7 +111,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const slotMs = options.slotMs ?? 400;
   const n = options.validators ?? 4;
   const seed = options.seed ?? 'slotrelay';
-  const maxTransactionBytes = options.maxTransactionBytes ?? 1232;
+  const maxTransactionBytes = options.maxTransactionBytes ?? MAX_V1_TRANSACTION_BYTES;
   const specs = makeValidators(n, seed, options.stakes);
   const identities = specs.map((v) => v.identity.publicKey.toBase58());
 

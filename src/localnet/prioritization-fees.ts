@@ -3,6 +3,9 @@
 // per writable account the minimum price over the transactions that write it. getRecentPrioritizationFees answers
 // per slot max(block minimum, max over the requested accounts of that account's minimum), for up to 150 recent
 // completed slots, ascending; a slot without transactions reports 0.
+// The price recorded is ParsedTx.computeUnitPrice: legacy/v0 the SetComputeUnitPrice value, v1 Agave's derived
+// floor(total priority fee × 1e6 / compute-unit limit); a transaction with a zero limit is not recorded (the block
+// producer skips it, as Agave's PrioritizationFeeCache::update does). docs/localnet-v1.md.
 export const PRIORITIZATION_FEE_SLOTS = 150;
 
 interface SlotFees {

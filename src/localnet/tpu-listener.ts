@@ -7,7 +7,7 @@
 // (QUIC recovers them: delay, not loss), `txDropPct` drops whole received transactions at random, `down` answers
 // nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts).
 import {
-  PACKET_DATA_SIZE,
+  MAX_TRANSACTION_BYTES_SIMD_0296,
   UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
   createRandomIdentityCertificate,
   type IdentityCertificate,
@@ -33,7 +33,10 @@ export interface TpuListenerOptions {
   validatorIdentity: string;
   /** Concurrent uni streams per connection; default 128 (an unstaked peer). */
   maxStreams?: number;
-  /** Largest transaction; default 1232, 4096 after SIMD-0296. Longer or empty streams close the connection (code 5). */
+  /**
+   * Largest stream; default 4096 (SIMD-0296: a v1 transaction, several packets on one stream). Longer or empty
+   * streams close the connection (code 5). Per-format caps (legacy/v0 1232) are the parser's (wire.ts).
+   */
   maxTransactionBytes?: number;
   /** Artificial one-way path delay (ms) applied to every datagram in both directions; default 0. */
   oneWayDelayMs?: number;
@@ -93,7 +96,7 @@ export class TpuListener {
       port: this.opts.port,
       certificate: this.opts.certificate ?? (await createRandomIdentityCertificate()),
       maxConcurrentUniStreams: this.opts.maxStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
-      maxTransactionBytes: this.opts.maxTransactionBytes ?? PACKET_DATA_SIZE,
+      maxTransactionBytes: this.opts.maxTransactionBytes ?? MAX_TRANSACTION_BYTES_SIMD_0296,
       pathDelayMs: this.delayMs,
       inboundLossRate: this.opts.down === true ? 1 : (this.opts.lossPct ?? 0) / 100,
       admitConnection: qos === undefined ? undefined : (peer) => qos.admitConnection(peer),

@@ -3,14 +3,25 @@
 // execution — because litesvm's native deserializer aborts the process on malformed bytes instead of returning an
 // error. It also extracts what the bank records: signatures, static account keys with their writability, the recent
 // blockhash and the compute-budget instructions (unit limit and price) used for fees and prioritization fees.
+// The first byte picks the format: < 0x80 legacy or v0 (parsed here, at most 1232 bytes), 0x81 v1 (wire-v1.ts, at
+// most 4096 bytes), anything else is refused as Agave does ("invalid transaction discriminator").
 import { encodePubkeyBase58, encodeSignatureBase58 } from '../tx/base58.js';
+import { parseV1Transaction, v1Fee } from './wire-v1.js';
+import {
+  COMPUTE_BUDGET_PROGRAM,
+  DEFAULT_BUILTIN_UNITS,
+  DEFAULT_INSTRUCTION_UNITS,
+  LAMPORTS_PER_SIGNATURE,
+  MAX_COMPUTE_UNIT_LIMIT,
+  MAX_LEGACY_TRANSACTION_BYTES,
+  SANITIZE_FAILURE,
+  WireError,
+  type ParsedTx,
+  type WireInstruction,
+  type WireLookup,
+} from './wire-types.js';
 
-export const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
-/** Agave: MAX_COMPUTE_UNIT_LIMIT (compute-budget crate). */
-export const MAX_COMPUTE_UNIT_LIMIT = 1_400_000;
-/** Agave (SIMD-0170): default units per builtin instruction / per other instruction when no limit is requested. */
-export const DEFAULT_BUILTIN_UNITS = 3_000;
-export const DEFAULT_INSTRUCTION_UNITS = 200_000;
+export * from './wire-types.js';
 
 /** Programs Agave counts as builtins when it derives the default compute-unit limit. */
 const BUILTINS = new Set([
@@ -28,53 +39,6 @@ const BUILTINS = new Set([
   'KeccakSecp256k11111111111111111111111111111',
   'Secp256r1SigVerify1111111111111111111111111',
 ]);
-
-export interface ParsedTx {
-  readonly version: 'legacy' | 0;
-  /** Base58 signatures; [0] is the transaction id. */
-  readonly signatures: readonly string[];
-  /** Static account keys, base58, in message order. */
-  readonly accountKeys: readonly string[];
-  /** The same keys as 32-byte views into the transaction bytes (no copy). */
-  readonly keyBytes: readonly Uint8Array[];
-  readonly writable: readonly boolean[];
-  readonly numRequiredSignatures: number;
-  readonly recentBlockhash: string;
-  /** Offset of the 32 recent-blockhash bytes inside the transaction (replaceRecentBlockhash rewrites them). */
-  readonly blockhashOffset: number;
-  /** Micro-lamports per compute unit (SetComputeUnitPrice), 0 when absent. */
-  readonly computeUnitPrice: bigint;
-  /** Requested or derived compute-unit limit (what the priority fee is charged on). */
-  readonly computeUnitLimit: number;
-  readonly hasAddressTableLookups: boolean;
-  /** Instructions as views into the transaction bytes (getTransaction renders them). */
-  readonly instructions: readonly WireInstruction[];
-  readonly addressTableLookups: readonly WireLookup[];
-  /** Offset and length of the message bytes inside the transaction (for signature verification). */
-  readonly messageOffset: number;
-}
-
-export interface WireInstruction {
-  readonly programIdIndex: number;
-  readonly accounts: Uint8Array;
-  readonly data: Uint8Array;
-}
-
-export interface WireLookup {
-  readonly accountKey: Uint8Array;
-  readonly writableIndexes: Uint8Array;
-  readonly readonlyIndexes: Uint8Array;
-}
-
-/** A transaction that does not parse or sanitize; `message` is Agave-like detail text. */
-export class WireError extends Error {
-  constructor(
-    readonly kind: 'undecodable' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 class Reader {
   pos = 0;
@@ -115,7 +79,17 @@ function readU64le(d: Uint8Array, at: number): bigint {
   return BigInt(readU32le(d, at)) | (BigInt(readU32le(d, at + 4)) << 32n);
 }
 
-export function parseWireTransaction(tx: Uint8Array): ParsedTx {
+/**
+ * Parse and sanitize one transaction of any format. `capSize` false skips the format's size cap (getFeeForMessage
+ * prices a message with placeholder signatures, which Agave does whatever their total size).
+ */
+export function parseWireTransaction(tx: Uint8Array, capSize = true): ParsedTx {
+  if (tx.length === 0) throw new WireError('undecodable', 'io error: unexpected end of file');
+  if (tx[0] === 0x81) return parseV1Transaction(tx, capSize);
+  if (tx[0] & 0x80) throw new WireError('undecodable', 'invalid transaction discriminator');
+  if (capSize && tx.length > MAX_LEGACY_TRANSACTION_BYTES) {
+    throw new WireError('undecodable', `transaction too large: ${tx.length} bytes (max: ${MAX_LEGACY_TRANSACTION_BYTES} bytes for legacy and v0)`);
+  }
   const r = new Reader(tx);
   const nSig = r.shortVec();
   const signatures: string[] = [];
@@ -169,7 +143,7 @@ export function parseWireTransaction(tx: Uint8Array): ParsedTx {
   if (r.pos !== tx.length) throw new WireError('undecodable', 'io error: trailing bytes after the transaction');
 
   // Sanitize, as Agave's Message::sanitize / VersionedTransaction::sanitize.
-  if (nSig === 0 || numRequiredSignatures === 0) throw new WireError('invalid', 'invalid transaction: Transaction failed to sanitize accounts offsets correctly');
+  if (nSig === 0 || numRequiredSignatures === 0) throw new WireError('invalid', SANITIZE_FAILURE);
   if (nSig !== numRequiredSignatures) throw new WireError('invalid', 'invalid transaction: Transaction failed to sanitize accounts offsets correctly');
   if (numReadonlySigned >= numRequiredSignatures || numRequiredSignatures > nKeys || numRequiredSignatures + numReadonlyUnsigned > nKeys) {
     throw new WireError('invalid', 'invalid transaction: Transaction failed to sanitize accounts offsets correctly');
@@ -200,6 +174,8 @@ export function parseWireTransaction(tx: Uint8Array): ParsedTx {
   }
   const derived = builtins * DEFAULT_BUILTIN_UNITS + (ixs.length - builtins) * DEFAULT_INSTRUCTION_UNITS;
   const computeUnitLimit = Math.min(requestedLimit >= 0 ? requestedLimit : derived, MAX_COMPUTE_UNIT_LIMIT);
+  // Agave's prioritization fee: ceil(price × limit / 1e6).
+  const priorityFee = (computeUnitPrice * BigInt(computeUnitLimit) + 999_999n) / 1_000_000n;
 
   return {
     version,
@@ -212,17 +188,21 @@ export function parseWireTransaction(tx: Uint8Array): ParsedTx {
     blockhashOffset,
     computeUnitPrice,
     computeUnitLimit,
+    priorityFee,
+    config: null,
     hasAddressTableLookups: nLookups > 0,
     instructions: ixs,
     addressTableLookups: lookups,
     messageOffset,
+    messageLength: tx.length - messageOffset,
   };
 }
 
-/** Agave's fee: 5,000 lamports per signature plus ceil(price × limit / 1e6) (the prioritization fee). */
-export const LAMPORTS_PER_SIGNATURE = 5_000n;
-
+/**
+ * Agave's fee: 5,000 lamports per signature plus the prioritization fee — legacy/v0 ceil(price × limit / 1e6), v1
+ * the config's total.
+ */
 export function transactionFee(p: ParsedTx): bigint {
-  const micro = p.computeUnitPrice * BigInt(p.computeUnitLimit);
-  return BigInt(p.signatures.length) * LAMPORTS_PER_SIGNATURE + (micro + 999_999n) / 1_000_000n;
+  if (p.version === 1) return v1Fee(p);
+  return BigInt(p.signatures.length) * LAMPORTS_PER_SIGNATURE + p.priorityFee;
 }

@@ -1,8 +1,9 @@
 // getFeeForMessage on the facade (localnet process, main thread; per call, cold). Agave (rpc.rs get_fee_for_message):
 // params [message (base64 VersionedMessage), {commitment, minContextSlot}?]; the message is decoded with Agave's
-// limits and wording (1644 base64 characters / 1232 bytes, scaled with the raw limit like transactions), sanitized
-// ("invalid transaction message: index out of bounds"), and priced by the bank at the commitment: 5,000 lamports per
-// signature plus the prioritization fee (the bank's own fee, src/localnet/wire.ts transactionFee). Result
+// limits and wording (5464 base64 characters / 4096 bytes by default, scaled with the raw limit like transactions),
+// sanitized ("invalid transaction message: index out of bounds"), and priced by the bank at the commitment: 5,000
+// lamports per signature plus the prioritization fee (the bank's own fee, src/localnet/wire.ts transactionFee: a v1
+// message's config total, a legacy/v0 message's price × limit). Result
 // {context, value}: value null when the message's blockhash is not in that bank's window (expired, or newer than it).
 // Known differences: Agave ignores trailing bytes after the message and prices a message that names an account
 // twice; both are refused here as undecodable / invalid.
@@ -25,12 +26,16 @@ function base64Error(v: string): string | undefined {
   return undefined;
 }
 
-/** The message parsed as the wire parser's transaction: a signature count and zeroed signatures are put in front. */
+/**
+ * The message parsed as the wire parser's transaction, with zeroed signatures: legacy/v0 a signature count and the
+ * signatures in front; v1 (0x81) the signatures after the message, its header's count of them.
+ */
 function parseMessage(message: Buffer): ParsedTx {
   const n = message.length === 0 ? 0 : message[0] & 0x80 ? (message[1] ?? 0) : message[0];
+  if (message[0] === 0x81) return parseWireTransaction(Buffer.concat([message, Buffer.alloc(64 * n)]), false);
   // compact-u16 of n (n <= 255 fits two bytes) + n × 64 zero bytes + the message.
   const prefix = n < 0x80 ? Buffer.from([n]) : Buffer.from([(n & 0x7f) | 0x80, n >> 7]);
-  return parseWireTransaction(Buffer.concat([prefix, Buffer.alloc(64 * n), message]));
+  return parseWireTransaction(Buffer.concat([prefix, Buffer.alloc(64 * n), message]), false);
 }
 
 const getFeeForMessage: MethodHandler<FacadeContext> = (params, ctx) => {

@@ -1,7 +1,10 @@
 // getTransaction on the facade (localnet process, main thread; cold). Renders a committed transaction in Agave's
 // encodings: json (default), jsonParsed (annotated keys, instructions partially decoded: no program parsers),
 // base64, base58; meta with err/status/fee/balances/logMessages/innerInstructions/computeUnitsConsumed/returnData.
-// Commitment processed is refused as by Agave; a v0 transaction needs maxSupportedTransactionVersion >= 0 (-32015).
+// Commitment processed is refused as by Agave; a v0 transaction needs maxSupportedTransactionVersion >= 0, a v1
+// transaction >= 1 (-32015). base64/base58/binary return the bytes as received (a v1: message then signatures); json
+// renders a v1 message like a legacy one plus `transactionConfig` (camelCase, null for absent values), as Agave's
+// UiRawMessage does (docs/localnet-v1.md).
 import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
@@ -31,6 +34,16 @@ function messageJson(rec: TxRecord, parsedMode: boolean): Record<string, unknown
     const ro = p.writable.slice(0, p.numRequiredSignatures).filter((w) => !w).length;
     const ru = p.writable.slice(p.numRequiredSignatures).filter((w) => !w).length;
     msg.header = { numRequiredSignatures: p.numRequiredSignatures, numReadonlySignedAccounts: ro, numReadonlyUnsignedAccounts: ru };
+  }
+  if (p.version === 1 && p.config !== null) {
+    const c = p.config;
+    msg.transactionConfig = {
+      computeUnitLimit: c.computeUnitLimit,
+      heapSize: c.heapSize,
+      loadedAccountsDataSizeLimit: c.loadedAccountsDataSizeLimit,
+      // A u64: a JSON number like Agave's (exact up to 2^53; beyond it the nearest double).
+      priorityFee: c.priorityFeeLamports === null ? null : Number(c.priorityFeeLamports),
+    };
   }
   if (p.version === 0) {
     msg.addressTableLookups = p.addressTableLookups.map((l) => ({
@@ -90,10 +103,11 @@ const getTransaction: H = (params, ctx) => {
   const maxVersion = optionalUsize(cfg.raw.maxSupportedTransactionVersion, 'maxSupportedTransactionVersion');
   const rec = ctx.bank.record(signature);
   if (rec === undefined || rec.slot > cfg.slot) return 'null';
-  if (rec.parsed.version === 0 && maxVersion === undefined) {
+  const version = rec.parsed.version;
+  if (version !== 'legacy' && (maxVersion === undefined || maxVersion < version)) {
     throw new RelayError(
       Errors.UNSUPPORTED_TX_VERSION,
-      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+      `Transaction version (${version}) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": ${version}`,
     );
   }
   let transaction: unknown;

@@ -1,9 +1,11 @@
 // Decoding the transaction parameter of sendTransaction / simulateTransaction with Agave's limits and wording
-// (localnet process, main thread; per call). Encoded-size limits scale with the raw limit (1232, or 4096 after
-// SIMD-0296): base58 ceil(n × log 256 / log 58) = 1683 for 1232, base64 4 × ceil(n / 3) = 1644 for 1232.
+// (localnet process, main thread; per call). Encoded-size limits scale with the raw limit (4096 by default since
+// SIMD-0296, 1232 before): base58 ceil(n × log 256 / log 58) = 5594 for 4096 (1683 for 1232), base64 4 × ceil(n / 3)
+// = 5464 for 4096 (1644 for 1232) — our decision, as Yellowstone Jet does. Once decoded, the format's own cap
+// applies: a legacy or v0 transaction over 1232 bytes is "decoded ... too large: N bytes (max: 1232 bytes)".
 import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
-import { parseWireTransaction, WireError, type ParsedTx } from '../wire.js';
+import { parseWireTransaction, WireError, wireFormatOf, type ParsedTx } from '../wire.js';
 import { invalidParams } from './context.js';
 
 const TX_TYPE = 'solana_transaction::versioned::VersionedTransaction';
@@ -43,8 +45,10 @@ export function decodeTxParam(v: unknown, encoding: 'base58' | 'base64', rawMax:
       throw new RelayError(Errors.TX_BAD_ENCODING, 'invalid base58 encoding: InvalidCharacter');
     }
   }
-  if (bytes.length > rawMax) {
-    throw new RelayError(Errors.TX_TOO_LARGE_DECODED, `decoded ${TX_TYPE} too large: ${bytes.length} bytes (max: ${rawMax} bytes)`);
+  // The format's cap (legacy/v0 1232, v1 4096) below the configured one; an unknown first byte fails to parse below.
+  const max = Math.min(rawMax, wireFormatOf(bytes[0] ?? 0)?.maxBytes ?? rawMax);
+  if (bytes.length > max) {
+    throw new RelayError(Errors.TX_TOO_LARGE_DECODED, `decoded ${TX_TYPE} too large: ${bytes.length} bytes (max: ${max} bytes)`);
   }
   try {
     return { bytes, parsed: parseWireTransaction(bytes) };

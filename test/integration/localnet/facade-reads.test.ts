@@ -107,8 +107,8 @@ describe('getFeeForMessage', () => {
     expect(r.result.value).toBeNull();
     expect((await call('getFeeForMessage', ['AAAA'])).error.message).toMatch(/^failed to deserialize solana_message::versioned::VersionedMessage: /);
     expect((await call('getFeeForMessage', ['!!!!'])).error).toEqual({ code: -32602, message: 'invalid base64 encoding: InvalidByte(0, 33)' });
-    expect((await call('getFeeForMessage', ['A'.repeat(1648)])).error.message).toBe(
-      'base64 encoded solana_message::versioned::VersionedMessage too large: 1648 bytes (max: encoded/raw 1644/1232)',
+    expect((await call('getFeeForMessage', ['A'.repeat(5468)])).error.message).toBe(
+      'base64 encoded solana_message::versioned::VersionedMessage too large: 5468 bytes (max: encoded/raw 5464/4096)',
     );
   });
 });
