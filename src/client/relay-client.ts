@@ -4,7 +4,7 @@
 // and a key, sent as `Authorization: Bearer` and `x-api-key` (spec 5) on both hosts. The JSON-RPC host is another
 // listener (spec 1: {base_url} vs {relay_url}), so its URL is an option of its own, never guessed (docs/client.md).
 import { RpcError, SlotrelayError } from './errors.js';
-import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile } from './fees.js';
+import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile, v1PriorityFeeConfig, type V1PriorityFeeConfig } from './fees.js';
 import { httpSender, type FetchLike, type PostTarget } from './http-post.js';
 import { rpcCall, type RpcTarget } from './json-rpc-call.js';
 import { DEFAULT_LEADER_SLOTS_POLICY, leaderSlotsWithRecovery, pickBestRoute, type LeaderSlotsPolicy } from './leader-slots.js';
@@ -201,6 +201,16 @@ export class RelayClient {
     const p = opts.percentile ?? DEFAULT_PRICE_PERCENTILE;
     checkPricePercentile(p);
     return feePercentile(await this.getRecentPrioritizationFees(opts.addresses), p);
+  }
+
+  /**
+   * For a v1 transaction: the config a percentile price buys for `computeUnitLimit` units, {priorityFeeLamports,
+   * computeUnitLimit} (a total in lamports: ceil(price x limit / 1,000,000)). Set both on the kit message with
+   * setTransactionMessagePriorityFeeLamports and setTransactionMessageComputeUnitLimit (docs/client.md).
+   */
+  async v1PriorityFee(opts: { computeUnitLimit: number; percentile?: number; addresses?: readonly string[] }): Promise<V1PriorityFeeConfig> {
+    const price = await this.computeUnitPrice({ percentile: opts.percentile, addresses: opts.addresses });
+    return v1PriorityFeeConfig(price, opts.computeUnitLimit);
   }
 
   /** Releases the transport (QUIC: its connection). An HTTP client holds nothing of its own. */
