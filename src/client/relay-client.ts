@@ -9,7 +9,7 @@ import { httpSender, type FetchLike, type PostTarget } from './http-post.js';
 import { rpcCall, type RpcTarget } from './json-rpc-call.js';
 import { DEFAULT_LEADER_SLOTS_POLICY, leaderSlotsWithRecovery, pickBestRoute, type LeaderSlotsPolicy } from './leader-slots.js';
 import { createTransport, type SubmitTransport, type SubmitTransportFactory } from './transport.js';
-import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransportKind, UnacknowledgedSubmitResult } from './types.js';
+import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransactionReceipt, TransportKind, UnacknowledgedSubmitResult } from './types.js';
 import { ROUTE_NAMES } from './types.js';
 import { WireTransaction, type TransactionInput } from './wire-transaction.js';
 
@@ -145,6 +145,19 @@ export class RelayClient {
   /** One JSON-RPC call to the JSON-RPC host; RpcError on an error answer. */
   async rpc(method: string, params: readonly unknown[] = [], signal?: AbortSignal): Promise<unknown> {
     return rpcCall(this.rpcTarget(method), method, params, signal);
+  }
+
+  /**
+   * The landing receipt of a transaction this key submitted (JSON-RPC getTransactionReceipt, docs/receipts.md), or
+   * null when the relay has none for this key. `landed.execution` tells executed, failed and not_executed apart.
+   */
+  async getTransactionReceipt(signature: string, signal?: AbortSignal): Promise<TransactionReceipt | null> {
+    if (typeof signature !== 'string' || signature.length === 0) throw new TypeError('signature must be a base-58 string');
+    const out = await this.rpc('getTransactionReceipt', [signature], signal);
+    if (out !== null && (typeof out !== 'object' || typeof (out as { signature?: unknown }).signature !== 'string')) {
+      throw new RpcError({ reason: 'bad_answer', message: 'getTransactionReceipt: the result is not a receipt' });
+    }
+    return out as TransactionReceipt | null;
   }
 
   /** The cluster's processed slot through the JSON-RPC host (getSlot, passed through to its upstream). */
