@@ -3,6 +3,8 @@
 // SetComputeUnitPrice instruction built by hand (u8 3, then the price as u64 little-endian), for @solana/web3.js
 // (pass the module: its TransactionInstruction and PublicKey are used) and for @solana/kit (a plain Instruction
 // object; pass kit's `address` to get its branded Address type). No dependency on either library.
+// For v1 transactions the priority fee is a total in lamports set in the message config: priorityFeeLamports()
+// converts a price and a compute-unit limit into it.
 import type { PrioritizationFee } from './types.js';
 
 /** The spec's range for a compute-unit price (4.2). */
@@ -72,4 +74,45 @@ export function kitComputeUnitPriceInstruction(microLamports: number | bigint): 
 export function kitComputeUnitPriceInstruction<TAddress>(microLamports: number | bigint, address: (value: string) => TAddress): KitComputeUnitPriceInstruction<TAddress>;
 export function kitComputeUnitPriceInstruction<TAddress>(microLamports: number | bigint, address?: (value: string) => TAddress): KitComputeUnitPriceInstruction<TAddress | string> {
   return Object.freeze({ programAddress: address === undefined ? COMPUTE_BUDGET_PROGRAM_ID : address(COMPUTE_BUDGET_PROGRAM_ID), data: setComputeUnitPriceData(microLamports) });
+}
+
+// ---- v1 transactions (SIMD-0385): the priority fee is a total in lamports, set in the message's config ----
+
+const MICRO_LAMPORTS_PER_LAMPORT = 1_000_000n;
+const U32_MAX = 0xffff_ffff;
+
+function toU64(v: number | bigint, name: string): bigint {
+  const b = typeof v === 'bigint' ? v : Number.isSafeInteger(v) ? BigInt(v) : -1n;
+  if (b < 0n || b > U64_MAX) throw new RangeError(`${name} must be an integer between 0 and 2^64 - 1`);
+  return b;
+}
+
+/**
+ * The total priority fee in lamports that a compute-unit price buys for `computeUnitLimit` units: what a v1
+ * transaction's config carries instead of a price. Same rounding as Agave's price-based fee for legacy and v0
+ * (ceil(price x limit / 1,000,000)), so a v1 transaction pays what the same price paid before.
+ */
+export function priorityFeeLamports(microLamportsPerComputeUnit: number | bigint, computeUnitLimit: number): bigint {
+  const price = toU64(microLamportsPerComputeUnit, 'microLamportsPerComputeUnit');
+  if (!(Number.isInteger(computeUnitLimit) && computeUnitLimit >= 0 && computeUnitLimit <= U32_MAX)) {
+    throw new RangeError('computeUnitLimit must be an integer between 0 and 2^32 - 1');
+  }
+  const micro = price * BigInt(computeUnitLimit);
+  const lamports = (micro + MICRO_LAMPORTS_PER_LAMPORT - 1n) / MICRO_LAMPORTS_PER_LAMPORT;
+  if (lamports > U64_MAX) throw new RangeError('the priority fee exceeds 2^64 - 1 lamports');
+  return lamports;
+}
+
+/**
+ * The v1 config fields, named as @solana/kit 8.4 names them (TransactionMessageConfig `priorityFeeLamports`,
+ * `computeUnitLimit`): pass them to kit's setTransactionMessagePriorityFeeLamports(fee, message) and
+ * setTransactionMessageComputeUnitLimit(limit, message). Set both: the limit is what the fee was computed for.
+ */
+export interface V1PriorityFeeConfig {
+  readonly priorityFeeLamports: bigint;
+  readonly computeUnitLimit: number;
+}
+
+export function v1PriorityFeeConfig(microLamportsPerComputeUnit: number | bigint, computeUnitLimit: number): V1PriorityFeeConfig {
+  return Object.freeze({ priorityFeeLamports: priorityFeeLamports(microLamportsPerComputeUnit, computeUnitLimit), computeUnitLimit });
 }

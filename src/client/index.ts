@@ -20,11 +20,15 @@ export {
   MIN_PRICE_PERCENTILE,
   feePercentile,
   kitComputeUnitPriceInstruction,
+  priorityFeeLamports,
   setComputeUnitPriceData,
+  v1PriorityFeeConfig,
   web3ComputeUnitPriceInstruction,
   type KitComputeUnitPriceInstruction,
+  type V1PriorityFeeConfig,
   type Web3Module,
 } from './fees.js';
+export { TransactionFormatError, firstSignature, transactionSignature } from './transaction-signature.js';
 export { DEFAULT_LEADER_SLOTS_POLICY, pickBestRoute, routeOfProvider, type LeaderSlotsPolicy } from './leader-slots.js';
 export { QUIC_UNAVAILABLE_MESSAGE, type SubmitRequest, type SubmitTransport, type SubmitTransportFactory, type TransportContext } from './transport.js';
 export { WireTransaction, bytesToBase64, type KitTransactionLike, type ReadonlyBytes, type SerializableTransaction, type TransactionInput } from './wire-transaction.js';
@@ -37,11 +41,15 @@ export {
   type LeaderSlotsResult,
   type PingToLeader,
   type PrioritizationFee,
+  type ReceiptExecution,
+  type ReceiptLanding,
   type RelayAlert,
+  type RouteReceipt,
   type RouteName,
   type RouteScore,
   type SubmitOptions,
   type SubmitResult,
+  type TransactionReceipt,
   type TransportKind,
   type TxPath,
   type UnacknowledgedSubmitResult,

@@ -4,12 +4,12 @@
 // and a key, sent as `Authorization: Bearer` and `x-api-key` (spec 5) on both hosts. The JSON-RPC host is another
 // listener (spec 1: {base_url} vs {relay_url}), so its URL is an option of its own, never guessed (docs/client.md).
 import { RpcError, SlotrelayError } from './errors.js';
-import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile } from './fees.js';
+import { checkPricePercentile, DEFAULT_PRICE_PERCENTILE, feePercentile, v1PriorityFeeConfig, type V1PriorityFeeConfig } from './fees.js';
 import { httpSender, type FetchLike, type PostTarget } from './http-post.js';
 import { rpcCall, type RpcTarget } from './json-rpc-call.js';
 import { DEFAULT_LEADER_SLOTS_POLICY, leaderSlotsWithRecovery, pickBestRoute, type LeaderSlotsPolicy } from './leader-slots.js';
 import { createTransport, type SubmitTransport, type SubmitTransportFactory } from './transport.js';
-import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransportKind, UnacknowledgedSubmitResult } from './types.js';
+import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransactionReceipt, TransportKind, UnacknowledgedSubmitResult } from './types.js';
 import { ROUTE_NAMES } from './types.js';
 import { WireTransaction, type TransactionInput } from './wire-transaction.js';
 
@@ -147,6 +147,19 @@ export class RelayClient {
     return rpcCall(this.rpcTarget(method), method, params, signal);
   }
 
+  /**
+   * The landing receipt of a transaction this key submitted (JSON-RPC getTransactionReceipt, docs/receipts.md), or
+   * null when the relay has none for this key. `landed.execution` tells executed, failed and not_executed apart.
+   */
+  async getTransactionReceipt(signature: string, signal?: AbortSignal): Promise<TransactionReceipt | null> {
+    if (typeof signature !== 'string' || signature.length === 0) throw new TypeError('signature must be a base-58 string');
+    const out = await this.rpc('getTransactionReceipt', [signature], signal);
+    if (out !== null && (typeof out !== 'object' || typeof (out as { signature?: unknown }).signature !== 'string')) {
+      throw new RpcError({ reason: 'bad_answer', message: 'getTransactionReceipt: the result is not a receipt' });
+    }
+    return out as TransactionReceipt | null;
+  }
+
   /** The cluster's processed slot through the JSON-RPC host (getSlot, passed through to its upstream). */
   async getSlot(): Promise<number> {
     const slot = await this.rpc('getSlot', [{ commitment: 'processed' }]);
@@ -201,6 +214,16 @@ export class RelayClient {
     const p = opts.percentile ?? DEFAULT_PRICE_PERCENTILE;
     checkPricePercentile(p);
     return feePercentile(await this.getRecentPrioritizationFees(opts.addresses), p);
+  }
+
+  /**
+   * For a v1 transaction: the config a percentile price buys for `computeUnitLimit` units, {priorityFeeLamports,
+   * computeUnitLimit} (a total in lamports: ceil(price x limit / 1,000,000)). Set both on the kit message with
+   * setTransactionMessagePriorityFeeLamports and setTransactionMessageComputeUnitLimit (docs/client.md).
+   */
+  async v1PriorityFee(opts: { computeUnitLimit: number; percentile?: number; addresses?: readonly string[] }): Promise<V1PriorityFeeConfig> {
+    const price = await this.computeUnitPrice({ percentile: opts.percentile, addresses: opts.addresses });
+    return v1PriorityFeeConfig(price, opts.computeUnitLimit);
   }
 
   /** Releases the transport (QUIC: its connection). An HTTP client holds nothing of its own. */

@@ -138,3 +138,46 @@ export interface RelayAlert {
   /** The relay's error data, e.g. {schemaVersion, supportedSchemaVersions}. */
   readonly data: unknown;
 }
+
+/** What a landed transaction did (docs/receipts.md): executed; processed with an on-chain error, fee charged
+ *  (`failed`); or in a block without being executed, no fee and no effect (`not_executed`: SIMD-0290's invalid fee
+ *  payer). */
+export type ReceiptExecution = 'executed' | 'failed' | 'not_executed';
+
+/** One route's part in a receipt (docs/receipts.md). */
+export interface RouteReceipt {
+  /** `pending`, then `sent`, `failed` or `dropped:<reason>`. */
+  readonly outcome: string;
+  readonly firstSentAt: number | null;
+  readonly targets: number;
+  readonly leaderSlot: number | null;
+}
+
+/** Where and how a transaction landed, per the cluster's getSignatureStatuses (and getTransaction). */
+export interface ReceiptLanding {
+  readonly slot: number;
+  readonly leader: string | null;
+  readonly slotsToLand: number | null;
+  readonly msToLand: number;
+  /** The on-chain error as the cluster reports it (Agave's TransactionError JSON), null on success. */
+  readonly err: unknown;
+  readonly confirmationStatus: string | null;
+  readonly firstRoute: string | null;
+  readonly execution: ReceiptExecution;
+  /** `status`: from the status's err alone; `transaction`: from getTransaction's meta (its fee). */
+  readonly executionSource: 'status' | 'transaction';
+}
+
+/** A landing receipt: GET {relay_url}/v1/transactions/{signature}, JSON-RPC getTransactionReceipt (docs/receipts.md). */
+export interface TransactionReceipt {
+  readonly signature: string;
+  readonly requestId: string;
+  readonly acceptedAt: number;
+  readonly acceptedSlot: number | null;
+  readonly routes: Readonly<Record<string, RouteReceipt>>;
+  readonly rebroadcasts: number;
+  readonly bundle: { readonly id: string; readonly index: number } | null;
+  /** `landed_failed` covers both `failed` and `not_executed`: read landed.execution to tell them apart. */
+  readonly status: 'pending' | 'landed' | 'landed_failed' | 'not_landed' | 'untracked';
+  readonly landed: ReceiptLanding | null;
+}

@@ -5,7 +5,9 @@
 //   { serialize(): Uint8Array }    @solana/web3.js 1.x Transaction (signed: serialize() checks the signatures) or
 //                                  VersionedTransaction
 //   { messageBytes, signatures }   an @solana/kit Transaction, encoded as kit's getTransactionEncoder() does
-// HTTP needs base64 and QUIC needs bytes: each is computed once, on first use.
+// HTTP needs base64 and QUIC needs bytes: each is computed once, on first use. The transaction's id (its first
+// signature, after the message for v1) is read from the bytes when asked for (transaction-signature.ts).
+import { transactionSignature } from './transaction-signature.js';
 
 /** @solana/web3.js Transaction / VersionedTransaction, by shape. */
 export interface SerializableTransaction {
@@ -135,5 +137,11 @@ export class WireTransaction {
   get bytes(): Uint8Array {
     if (this.raw === undefined) this.raw = base64ToBytes(this.b64!);
     return this.raw;
+  }
+
+  /** Base-58 first signature: after the short-vec count (legacy, v0) or after the message (v1). Throws
+   *  TransactionFormatError when the bytes are not one wire transaction. */
+  get signature(): string {
+    return transactionSignature(this.bytes);
   }
 }

@@ -5,13 +5,17 @@
 // confirmed or finalized so the receipt shows the final confirmation. A receipt older than trackForMs without a
 // status is `not_landed` (its blockhash has expired by then). At most maxTracked receipts are followed; beyond that
 // new ones are `untracked` (counted), so a flood cannot make the poll unbounded. ms-to-land is measured at the poll
-// that first saw the status: its resolution is pollMs (docs/receipts.md).
+// that first saw the status: its resolution is pollMs (docs/receipts.md). Each landing also says whether the
+// transaction was executed (execution-outcome.ts: SIMD-0290 lets a block include one that was not); when the status's
+// err cannot tell, the confirmed receipt goes to the ExecutionConfirmer, which asks getTransaction.
 import type { Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import { LANDING, type ReceiptTable } from './receipt-table.js';
 import type { ReceiptMetrics } from './receipt-metrics.js';
+import { ExecutionConfirmer } from './execution-confirmer.js';
+import { executionFromStatus } from './execution-outcome.js';
 
 const MAX_SIGNATURES_PER_CALL = 256;
 const MAX_CALLS_PER_POLL = 8;
@@ -35,6 +39,7 @@ export class LandingTracker {
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
   private readonly failures: SummarizedLog;
+  private readonly confirmer: ExecutionConfirmer;
 
   constructor(
     private readonly table: ReceiptTable,
@@ -45,6 +50,7 @@ export class LandingTracker {
     log: Logger,
   ) {
     this.failures = new SummarizedLog(log);
+    this.confirmer = new ExecutionConfirmer(table, upstream, metrics, { trackForMs: o.trackForMs, timeoutMs: o.timeoutMs });
   }
 
   /** HOT (after accept): follow this receipt, if there is room. */
@@ -74,63 +80,77 @@ export class LandingTracker {
 
   /** One round (exported for tests through start()). Never overlaps itself. */
   async poll(): Promise<void> {
-    if (this.polling || this.pending.length === 0) return;
+    if (this.polling || (this.pending.length === 0 && this.confirmer.size === 0)) return;
     this.polling = true;
     try {
-      const now = Date.now();
-      const keep: number[] = [];
-      const ask: number[] = [];
-      for (const seq of this.pending) {
-        if (!this.table.current(seq)) continue; // overwritten by newer receipts
-        const landed = this.table.landingState(seq) === LANDING.landed;
-        if (now - this.table.acceptedAt(seq) > this.o.trackForMs) {
-          if (!landed) {
-            this.table.setLandingState(seq, LANDING.notLanded);
-            this.metrics.notLanded++;
-          }
-          continue;
-        }
-        keep.push(seq);
-        if (ask.length < MAX_SIGNATURES_PER_CALL * MAX_CALLS_PER_POLL) ask.push(seq);
-      }
-      this.pending = keep;
-      const done = new Set<number>();
-      for (let i = 0; i < ask.length; i += MAX_SIGNATURES_PER_CALL) {
-        const chunk = ask.slice(i, i + MAX_SIGNATURES_PER_CALL);
-        let statuses: { value: (SignatureStatus | null)[] };
-        try {
-          statuses = await this.upstream.call<{ value: (SignatureStatus | null)[] }>(
-            'getSignatureStatuses',
-            [chunk.map((s) => this.table.signatureOf(s)), { searchTransactionHistory: false }],
-            this.o.timeoutMs,
-          );
-        } catch (err) {
-          this.failures.note('warn', 'status_poll', { err: err instanceof Error ? err.message : String(err) }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
-          break;
-        }
-        const observedAt = Date.now();
-        const values = Array.isArray(statuses?.value) ? statuses.value : [];
-        for (let k = 0; k < chunk.length; k++) {
-          const st = values[k];
-          if (st === null || st === undefined || typeof st.slot !== 'number') continue;
-          const seq = chunk[k];
-          if (!this.table.current(seq)) continue;
-          const first = this.table.landingState(seq) !== LANDING.landed;
-          const previous = first ? null : this.table.toJson(seq).landed;
-          this.table.setLanded(seq, {
-            slot: st.slot,
-            err: st.err ?? null,
-            confirmationStatus: st.confirmationStatus ?? null,
-            observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
-            leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
-          });
-          if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), st.err !== null && st.err !== undefined);
-          if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') done.add(seq);
-        }
-      }
-      if (done.size > 0) this.pending = this.pending.filter((s) => !done.has(s));
+      await this.pollStatuses();
+      await this.confirmer.run(Date.now());
     } finally {
       this.polling = false;
     }
+  }
+
+  private async pollStatuses(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const now = Date.now();
+    const keep: number[] = [];
+    const ask: number[] = [];
+    for (const seq of this.pending) {
+      if (!this.table.current(seq)) continue; // overwritten by newer receipts
+      const landed = this.table.landingState(seq) === LANDING.landed;
+      if (now - this.table.acceptedAt(seq) > this.o.trackForMs) {
+        if (!landed) {
+          this.table.setLandingState(seq, LANDING.notLanded);
+          this.metrics.notLanded++;
+        }
+        continue;
+      }
+      keep.push(seq);
+      if (ask.length < MAX_SIGNATURES_PER_CALL * MAX_CALLS_PER_POLL) ask.push(seq);
+    }
+    this.pending = keep;
+    const done = new Set<number>();
+    for (let i = 0; i < ask.length; i += MAX_SIGNATURES_PER_CALL) {
+      const chunk = ask.slice(i, i + MAX_SIGNATURES_PER_CALL);
+      let statuses: { value: (SignatureStatus | null)[] };
+      try {
+        statuses = await this.upstream.call<{ value: (SignatureStatus | null)[] }>(
+          'getSignatureStatuses',
+          [chunk.map((s) => this.table.signatureOf(s)), { searchTransactionHistory: false }],
+          this.o.timeoutMs,
+        );
+      } catch (err) {
+        this.failures.note('warn', 'status_poll', { err: err instanceof Error ? err.message : String(err) }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
+        break;
+      }
+      const observedAt = Date.now();
+      const values = Array.isArray(statuses?.value) ? statuses.value : [];
+      for (let k = 0; k < chunk.length; k++) {
+        const st = values[k];
+        if (st === null || st === undefined || typeof st.slot !== 'number') continue;
+        const seq = chunk[k];
+        if (!this.table.current(seq)) continue;
+        const first = this.table.landingState(seq) !== LANDING.landed;
+        const previous = first ? null : this.table.toJson(seq).landed;
+        const verdict = executionFromStatus(st.err);
+        this.table.setLanded(seq, {
+          slot: st.slot,
+          err: st.err ?? null,
+          confirmationStatus: st.confirmationStatus ?? null,
+          observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
+          leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
+          execution: verdict.execution,
+          executionSource: 'status',
+        });
+        if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), verdict.execution);
+        else if (previous !== null && previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
+        if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') {
+          done.add(seq);
+          // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
+          if (verdict.confirmWithTransaction) this.confirmer.enqueue(seq);
+        }
+      }
+    }
+    if (done.size > 0) this.pending = this.pending.filter((s) => !done.has(s));
   }
 }

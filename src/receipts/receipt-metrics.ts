@@ -1,12 +1,14 @@
 // Landing metrics from the receipts (front thread, cold: updated by the landing tracker, rendered per scrape).
 //   slotrelay_receipts_landed_total{route}     landed transactions by the route that sent first ("none": no route
 //                                              reported a send, e.g. it landed through a client's own resend)
-//   slotrelay_receipts_landed_failed_total      of those, landed with an on-chain error
+//   slotrelay_receipts_landed_failed_total      of those, processed with an on-chain error (fee charged)
+//   slotrelay_receipts_not_executed_total       of those, included without execution (SIMD-0290: no fee, no effect)
 //   slotrelay_receipts_not_landed_total         no status within receipts.trackForMs
 //   slotrelay_receipts_untracked_total          not followed: receipts.maxTracked were already being followed
 //   slotrelay_slots_to_land                     histogram of slots from acceptance to the landed slot
 import { ROUTE_BY_ID } from '../shm/layout.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
+import type { Execution } from './execution-outcome.js';
 
 /** Upper bounds of the slots-to-land buckets (a leader window is 4 slots; 150 slots is a blockhash's lifetime). */
 const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 150] as const;
@@ -14,16 +16,17 @@ const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 150] as const;
 export class ReceiptMetrics {
   private readonly landedByRoute = new Map<string, number>([...ROUTE_BY_ID, 'none'].map((r) => [r, 0]));
   private landedFailed = 0;
+  private notExecuted = 0;
   notLanded = 0;
   untracked = 0;
   private readonly buckets = new Float64Array(SLOT_BUCKETS.length + 1);
   private slotsSum = 0;
   private slotsCount = 0;
 
-  landed(firstRoute: string | null, slotsToLand: number | null, failed: boolean): void {
+  landed(firstRoute: string | null, slotsToLand: number | null, execution: Execution): void {
     const r = firstRoute ?? 'none';
     this.landedByRoute.set(r, (this.landedByRoute.get(r) ?? 0) + 1);
-    if (failed) this.landedFailed++;
+    this.countExecution(execution, 1);
     if (slotsToLand === null) return;
     let b = SLOT_BUCKETS.findIndex((ub) => slotsToLand <= ub);
     if (b < 0) b = SLOT_BUCKETS.length;
@@ -32,11 +35,24 @@ export class ReceiptMetrics {
     this.slotsCount++;
   }
 
+  /** getTransaction settled a landing the status had judged otherwise: move it between the counters. */
+  executionChanged(from: Execution, to: Execution): void {
+    this.countExecution(from, -1);
+    this.countExecution(to, 1);
+  }
+
+  private countExecution(e: Execution, n: number): void {
+    if (e === 'failed') this.landedFailed += n;
+    else if (e === 'not_executed') this.notExecuted += n;
+  }
+
   render(tb: TextBuilder, tracked: number, kept: number): void {
     tb.declare('slotrelay_receipts_landed_total', 'counter', 'Accepted transactions seen landed, by the route that sent first');
     for (const [route, n] of this.landedByRoute) tb.sample('slotrelay_receipts_landed_total', { route }, n);
     tb.declare('slotrelay_receipts_landed_failed_total', 'counter', 'Landed transactions whose execution failed on chain');
     tb.sample('slotrelay_receipts_landed_failed_total', {}, this.landedFailed);
+    tb.declare('slotrelay_receipts_not_executed_total', 'counter', 'Transactions included in a block without being executed (SIMD-0290: invalid fee payer, no fee)');
+    tb.sample('slotrelay_receipts_not_executed_total', {}, this.notExecuted);
     tb.declare('slotrelay_receipts_not_landed_total', 'counter', 'Accepted transactions with no status within receipts.trackForMs');
     tb.sample('slotrelay_receipts_not_landed_total', {}, this.notLanded);
     tb.declare('slotrelay_receipts_untracked_total', 'counter', 'Accepted transactions whose landing was not followed (receipts.maxTracked reached)');

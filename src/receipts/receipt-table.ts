@@ -6,6 +6,7 @@
 // write (src/shm/receipts-layout.ts, src/egress/receipt-writer.ts); the rest lives here.
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import { createReceiptsBuffer, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
+import type { Execution, ExecutionSource } from './execution-outcome.js';
 
 /** Where a receipt's landing stands. */
 export const LANDING = Object.freeze({ pending: 0, landed: 1, notLanded: 2, untracked: 3 } as const);
@@ -25,6 +26,9 @@ export interface Landing {
   readonly observedAtMs: number;
   /** The landed slot's leader, when the relay's leader data knew it. */
   readonly leader: string | null;
+  /** Executed, failed (fee charged, err set) or included without execution (SIMD-0290), and what said so. */
+  readonly execution: Execution;
+  readonly executionSource: ExecutionSource;
 }
 
 /** A receipt as answered (GET /v1/transactions/{signature}, getTransactionReceipt). */
@@ -46,6 +50,11 @@ export interface ReceiptJson {
     readonly err: unknown;
     readonly confirmationStatus: string | null;
     readonly firstRoute: string | null;
+    /** `executed`, `failed` (processed with `err`, fee charged) or `not_executed` (in a block, no effect, no fee:
+     *  SIMD-0290's invalid fee payer). Added in issue #24; `status` keeps its values (not_executed is landed_failed). */
+    readonly execution: Execution;
+    /** `status`: decided from getSignatureStatuses' err alone; `transaction`: from getTransaction's meta (its fee). */
+    readonly executionSource: ExecutionSource;
   } | null;
 }
 
@@ -166,6 +175,11 @@ export class ReceiptTable {
     this.landings[e] = landing;
   }
 
+  /** The landing as last set, or null (cold). */
+  landingOf(seq: number): Landing | null {
+    return this.current(seq) ? this.landings[seq & this.v.mask] : null;
+  }
+
   /** Mark a receipt as a bundle's `index`-th transaction (cold: sendBundle). */
   setBundle(seq: number, bundleId: string, index: number): void {
     if (!this.current(seq)) return;
@@ -245,6 +259,8 @@ export class ReceiptTable {
               err: l.err,
               confirmationStatus: l.confirmationStatus,
               firstRoute: this.firstRoute(seq),
+              execution: l.execution,
+              executionSource: l.executionSource,
             }
           : null,
     };

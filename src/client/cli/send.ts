@@ -4,11 +4,14 @@
 // (the answer is still printed as JSON: {accepted:false, status, error:{code, reason, message, data}, retryAfterMs}),
 // 2 bad usage. --transport quic sends over the relay's QUIC ingress (--quic HOST:PORT, default the relay's host and
 // port 4433) through `slotrelay/client/quic`; --fire-and-forget sends on a uni stream and prints the unacknowledged result.
+// Every format goes as it is, v1 (SIMD-0385, message first) included; a refusal's JSON also carries the transaction's
+// id read from its bytes (`signature`, after the message for v1), when the bytes are one transaction.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/load.js';
 import { ROUTE_NAMES, type RouteName } from '../types.js';
 import { quicTransport } from '../quic/quic-transport.js';
+import { WireTransaction } from '../wire-transaction.js';
 import type { RelayClient } from '../relay-client.js';
 import { CLIENT_FLAGS, clientFromFlags, errorJson, nonNegativeIntFlag } from './common.js';
 
@@ -33,6 +36,15 @@ function routesFlag(v: string | undefined): readonly RouteName[] | 'default' | u
   const unknown = names.filter((n) => !(ROUTE_NAMES as readonly string[]).includes(n));
   if (names.length === 0 || unknown.length > 0) throw new ConfigError(`--routes: unknown route ${JSON.stringify(unknown[0] ?? v)}; known routes: ${ROUTE_NAMES.join(', ')}, or default`);
   return names as RouteName[];
+}
+
+/** The transaction's id from its own bytes, or null when they are not one wire transaction. */
+function signatureOf(tx: string | Uint8Array): string | null {
+  try {
+    return WireTransaction.from(tx).signature;
+  } catch {
+    return null;
+  }
 }
 
 /** Runs `slotrelay send`; resolves with the exit code. */
@@ -79,6 +91,8 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   } catch (err) {
     if (err instanceof TypeError) throw new ConfigError(err.message);
     answer = errorJson(err);
+    const signature = signatureOf(tx);
+    if (signature !== null) answer.signature = signature;
     code = 1;
   } finally {
     await client.close();

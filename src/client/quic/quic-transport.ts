@@ -9,7 +9,6 @@ import { IngressClient, type StreamResult } from '../../ingress/ingress-client.j
 import { CONNECTION_CODE, STREAM_CODE } from '../../ingress/codes.js';
 import type { QuicCloseInfo } from '../../quic/close-info.js';
 import type { IdentityCertificate } from '../../quic/identity-certificate.js';
-import { encodeSignatureBase58 } from '../../tx/base58.js';
 import { RelaySubmitError } from '../errors.js';
 import type { SubmitRequest, SubmitTransport, SubmitTransportFactory, TransportContext } from '../transport.js';
 import type { RouteName, SubmitResult, UnacknowledgedSubmitResult } from '../types.js';
@@ -126,7 +125,7 @@ export class QuicTransport implements SubmitTransport {
     if (req.fireAndForget) {
       const bytes = req.tx.bytes;
       const r = await this.bounded(conn.sendUni(bytes), deadline, req.signal, conn, started);
-      if (r.kind === 'written') return { accepted: 'unacknowledged', signature: encodeSignatureBase58(bytes, 1) };
+      if (r.kind === 'written') return { accepted: 'unacknowledged', signature: req.tx.signature };
       throw await this.streamError(conn, r);
     }
     const body: { transaction: Uint8Array; routes?: readonly string[]; maxRetries?: number } = { transaction: req.tx.bytes };

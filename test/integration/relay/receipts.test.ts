@@ -68,7 +68,7 @@ describe('landing receipts', () => {
     const landed = await waitFor('landed', () => receipt(relay, signature), (r) => r.json.status === 'landed', 20_000);
     const r = landed.json;
     expect(r.routes.rpc).toMatchObject({ outcome: 'sent', firstSentAt: expect.any(Number), targets: 0, leaderSlot: null });
-    expect(r.landed).toMatchObject({ slot: expect.any(Number), err: null, firstRoute: 'rpc' });
+    expect(r.landed).toMatchObject({ slot: expect.any(Number), err: null, firstRoute: 'rpc', execution: 'executed', executionSource: 'status' });
     expect(r.landed.slotsToLand).toBeGreaterThanOrEqual(0);
     expect(r.landed.msToLand).toBeGreaterThan(0);
     expect(typeof r.landed.leader).toBe('string');
@@ -96,6 +96,32 @@ describe('landing receipts', () => {
     expect(accepted.status).toBe(200);
     const failed = await waitFor('landed failed', () => receipt(relay, accepted.json.signature), (r) => r.json.status === 'landed_failed', 20_000);
     expect(failed.json.landed.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    // Executed and failed (the fee was charged), not "included without execution" (issue #24 item 6).
+    expect(failed.json.landed).toMatchObject({ execution: 'failed', executionSource: 'status' });
+    const tx = await localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(tx?.meta?.fee).toBeGreaterThan(0);
+  });
+
+  it('a failure the status alone cannot settle (a payer left below rent exemption) is settled by getTransaction', async () => {
+    // The payer sends all but 1 lamport (after the fee): the transfer executes, then the runtime's post-execution
+    // rent check fails it with InsufficientFundsForRent of account 0, the error a SIMD-0290 no-op can also carry.
+    const poor = Keypair.generate();
+    const s = await localnet.requestAirdrop(poor.publicKey, 10_000_000);
+    await localnet.confirmTransaction({ signature: s, ...(await localnet.getLatestBlockhash('confirmed')) }, 'confirmed');
+    const { blockhash, lastValidBlockHeight } = await localnet.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ feePayer: poor.publicKey, blockhash, lastValidBlockHeight }).add(
+      SystemProgram.transfer({ fromPubkey: poor.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 10_000_000 - 5_000 - 1 }),
+    );
+    tx.sign(poor);
+    const accepted = await submit(relay, tx.serialize().toString('base64'), ['rpc']);
+    expect(accepted.status).toBe(200);
+    const settled = await waitFor('settled by getTransaction', () => receipt(relay, accepted.json.signature), (r) => r.json.landed?.executionSource === 'transaction', 20_000);
+    const chain = await localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(settled.json.status).toBe('landed_failed');
+    expect(settled.json.landed.err).toEqual(chain?.meta?.err);
+    // What the cluster reports decides: a charged fee means it was processed (failed), not a no-op.
+    expect(chain?.meta?.fee).toBeGreaterThan(0);
+    expect(settled.json.landed.execution).toBe('failed');
   });
 
   it('only the submitting key sees the receipt; JSON-RPC getTransactionReceipt answers the same or null', async () => {
@@ -131,6 +157,8 @@ describe('landing receipts', () => {
     expect(metrics).toMatch(/slotrelay_receipts_landed_total\{route="direct"\} [1-9]/);
     expect(metrics).toMatch(/slotrelay_slots_to_land_count [1-9]/);
     expect(metrics).toMatch(/slotrelay_receipts_landed_failed_total [1-9]/);
+    // Nothing here was included without execution: the localnet never commits a transaction that cannot pay.
+    expect(metrics).toMatch(/slotrelay_receipts_not_executed_total 0/);
   });
 });
 

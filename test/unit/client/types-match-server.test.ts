@@ -1,7 +1,10 @@
 // The client keeps its own copies of a few server facts (it may not import the server): route names, the
-// getLeaderSlots error codes and reasons. This test holds them to the server's tables, so they cannot drift apart.
+// getLeaderSlots error codes and reasons, the receipt's shape. This test holds them to the server's tables, so they
+// cannot drift apart (the receipt's by type: `npx tsc -p tsconfig.test.json` fails when they differ).
 import { describe, expect, it } from 'vitest';
-import { CLIENT_REASONS, ROUTE_NAMES, submitUrlOf } from 'slotrelay/client';
+import { CLIENT_REASONS, ROUTE_NAMES, submitUrlOf, type ReceiptExecution, type TransactionReceipt } from 'slotrelay/client';
+import type { Execution } from '../../../src/receipts/execution-outcome.js';
+import type { ReceiptJson } from '../../../src/receipts/receipt-table.js';
 import { ROUTE_NAMES as SERVER_ROUTE_NAMES } from '../../../src/config/schema.js';
 import { Errors } from '../../../src/errors/registry.js';
 import {
@@ -10,6 +13,12 @@ import {
   LEADER_SNAPSHOT_STALE,
   LEADER_SNAPSHOT_UNSUPPORTED_SCHEMA,
 } from '../../../src/client/leader-slots.js';
+
+// Both directions: a server receipt is a client TransactionReceipt, and the execution values are the same set.
+const receiptToClient: (r: ReceiptJson) => TransactionReceipt = (r) => r;
+const executionBothWays: [(e: Execution) => ReceiptExecution, (e: ReceiptExecution) => Execution] = [(e) => e, (e) => e];
+void receiptToClient;
+void executionBothWays;
 
 describe('client facts match the server tables', () => {
   it('route names', () => {

@@ -48,7 +48,7 @@ describe('receipt table', () => {
     const r = t.toJson(fresh);
     expect(r.routes.direct).toEqual({ outcome: 'sent', firstSentAt: 900, targets: 2, leaderSlot: 14 });
     expect(r.rebroadcasts).toBe(1);
-    t.setLanded(fresh, { slot: 15, err: null, confirmationStatus: 'confirmed', observedAtMs: 1_000, leader: 'L' });
+    t.setLanded(fresh, { slot: 15, err: null, confirmationStatus: 'confirmed', observedAtMs: 1_000, leader: 'L', execution: 'executed', executionSource: 'status' });
     expect(t.toJson(fresh)).toMatchObject({ status: 'landed', landed: { slot: 15, slotsToLand: 5, msToLand: 999, firstRoute: 'direct', leader: 'L' } });
     expect(t.landingState(fresh)).toBe(LANDING.landed);
   });
