@@ -132,10 +132,18 @@ function elu(): () => { sender: number; sinkThread: number } {
   });
 }
 
-/** Untimed transaction: one signature whose first 8 bytes (the sink's entry time) are 0. */
-const tx = new Uint8Array(TX_BYTES).fill(3);
-tx[0] = 1;
-tx.fill(0, 1, 9);
+/** Untimed transaction of `bytes`: one signature whose first 8 bytes (the sink's entry time) are 0. */
+function untimedTx(bytes: number): Uint8Array {
+  const t = new Uint8Array(bytes).fill(3);
+  t[0] = 1;
+  t.fill(0, 1, 9);
+  return t;
+}
+const tx = untimedTx(TX_BYTES);
+/** v1's largest transaction (SIMD-0296): one stream of several packets. */
+const V1_MAX_BYTES = 4096;
+/** Rounds of the by-size throughput comparison, alternating 1,232 and 4,096 bytes. */
+const SIZE_ROUNDS = 3;
 const secret = generateKeypairSecret();
 const keypairPath = join(mkdtempSync(join(tmpdir(), 'slotrelay-bench-')), 'id.json');
 writeFileSync(keypairPath, JSON.stringify(Array.from(secret)));
@@ -161,9 +169,9 @@ async function activeRoute(config: Config): Promise<{ route: StaticRoute; quic: 
   return { route, quic };
 }
 
-async function oursThroughput(): Promise<Record<string, unknown>> {
+async function oursThroughput(bytes: Uint8Array = tx): Promise<Record<string, unknown>> {
   const { route } = await activeRoute(configFor('cubic', 0, quietPort));
-  const v = view(tx);
+  const v = view(bytes);
   let inflight = 0;
   let notSent = 0;
   const done = (o: EgressOutcome): void => {
@@ -331,6 +339,25 @@ async function matrixai(): Promise<{ throughput: Record<string, unknown>; paced:
 const ratio = (a: number, b: number): number => (b > 0 ? Math.round((a / b) * 1000) / 1000 : NaN);
 
 const tp = await oursThroughput();
+// By size, same run, alternating: transactions/s and bytes/s for the legacy cap and v1's 4,096 bytes.
+const bySize: { round: number; bytes: number; txPerS: number; notSent: number }[] = [];
+for (let round = 0; round < SIZE_ROUNDS; round++) {
+  for (const bytes of round % 2 === 0 ? [TX_BYTES, V1_MAX_BYTES] : [V1_MAX_BYTES, TX_BYTES]) {
+    const r = await oursThroughput(untimedTx(bytes));
+    bySize.push({ round, bytes, txPerS: r.txPerS as number, notSent: r.notSent as number });
+  }
+}
+const medianOf = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const bySizeSummary = {
+  rounds: bySize,
+  medianTxPerS1232: medianOf(bySize.filter((r) => r.bytes === TX_BYTES).map((r) => r.txPerS)),
+  medianTxPerS4096: medianOf(bySize.filter((r) => r.bytes === V1_MAX_BYTES).map((r) => r.txPerS)),
+  perRoundRatio4096Over1232: Array.from({ length: SIZE_ROUNDS }, (_, round) => {
+    const a = bySize.find((r) => r.round === round && r.bytes === V1_MAX_BYTES)!.txPerS;
+    const b = bySize.find((r) => r.round === round && r.bytes === TX_BYTES)!.txPerS;
+    return Math.round((a / b) * 1000) / 1000;
+  }),
+};
 const cubic = await oursRingLatency('cubic');
 const bbr = await oursRingLatency('bbr');
 const cubicPolling = await oursRingLatency('cubic', POLL_US);
@@ -359,7 +386,7 @@ const result = {
   txBytes: TX_BYTES,
   ringProducer: 'own thread, evenly paced (Atomics.wait between records), { coalesceWakeups: false }',
   rebroadcast: 'off (retries.defaultMaxRetries 0, maxRetries 0)',
-  ours: { throughput: tp, pacedRing: { rateTxPerS: RATE, seconds: RATE_MS / 1000, cubic, bbr, cubicPolling: { pollBeforeParkUs: POLL_US, ...cubicPolling } } },
+  ours: { throughput: tp, throughputBySize: bySizeSummary, pacedRing: { rateTxPerS: RATE, seconds: RATE_MS / 1000, cubic, bbr, cubicPolling: { pollBeforeParkUs: POLL_US, ...cubicPolling } } },
   matrixaiHighLevel: { throughput: mx.throughput, paced: { rateTxPerS: RATE, seconds: RATE_MS / 1000, ...mx.paced } },
   ratiosOursOverMatrixai: {
     throughput: ratio(tp.txPerS as number, mx.throughput.txPerS as number),
@@ -385,6 +412,9 @@ const mxRate = mx.throughput.txPerS as number;
 // @matrixai's high-level streams lose FINs, so the sink never returns their stream credit: it typically stalls after
 // its first 128 streams, i.e. within the warm-up second, and sustains 0/s.
 const mxShown = mxRate === 0 ? '0 (stalled: no stream credit came back after its first streams)' : String(mxRate);
+console.log(
+  `throughput by size (received/s, medians of ${SIZE_ROUNDS} alternating rounds): 1232 B ${bySizeSummary.medianTxPerS1232}, 4096 B ${bySizeSummary.medianTxPerS4096}; 4096/1232 per round ${bySizeSummary.perRoundRatio4096Over1232.join(' ')}`,
+);
 console.log(`throughput, 1 connection, 128 streams (received/s): ours ${tp.txPerS}  @matrixai ${mxShown}  ours/@matrixai ${mxRate === 0 ? 'n/a' : result.ratiosOursOverMatrixai.throughput}`);
 for (const [r, label] of [[cubic, ''], [bbr, ''], [cubicPolling, ` + polling ${POLL_US} us`]] as const) {
   console.log(

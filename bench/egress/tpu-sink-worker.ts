@@ -41,7 +41,8 @@ let stop: () => Promise<void>;
 if (data.kind === 'quinn') {
   const dir = data.quinnDir!;
   const printTx = data.printTx !== false;
-  const args = ['127.0.0.1:0', join(dir, 'server.key.der'), join(dir, 'server.crt.der'), '--max-uni', '128'];
+  // --max-tx 4096: v1 transactions (SIMD-0296) are up to 4,096 bytes; the sink's default is the legacy 1,232.
+  const args = ['127.0.0.1:0', join(dir, 'server.key.der'), join(dir, 'server.crt.der'), '--max-uni', '128', '--max-tx', '4096'];
   const child: ChildProcess = spawn(join(dir, 'quinn-tpu-sink'), printTx ? [...args, '--print-tx'] : args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -71,6 +72,7 @@ if (data.kind === 'quinn') {
     port: 0,
     validatorIdentity: 'bench',
     maxStreams: 128,
+    maxTransactionBytes: 4096,
     onTransaction: (tx, info) => {
       received++;
       if (tx[0] === 1) record(new DataView(tx.buffer, tx.byteOffset, tx.byteLength).getBigUint64(1, true), info.arrivalNs);
