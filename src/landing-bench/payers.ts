@@ -4,7 +4,7 @@
 // sequence number, on the freshest confirmed blockhash (refreshed every second).
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { encodeSignatureBase58 } from '../tx/base58.js';
 import { rpcCall } from './http.js';
 
@@ -43,6 +43,49 @@ export interface SignedTransfer {
   readonly base64: string;
 }
 
+/** Which wire format the bench's transfers use: legacy, v1 (SIMD-0385), or both alternately (docs/landing.md). */
+export type TransferFormat = 'legacy' | 'v1' | 'mixed';
+
+const SYSTEM_PROGRAM = new Uint8Array(32);
+/** A transfer's v1 config: 450 CU (the system transfer costs 150) and 100 KB of loaded account data; no priority fee. */
+const V1_COMPUTE_UNIT_LIMIT = 450;
+const V1_LOADED_DATA_LIMIT = 100_000;
+
+/**
+ * The v1 message of a system transfer (layout: docs/transactions.md), written field by field: the bench ships in the
+ * relay, which carries no transaction builder for v1 (web3.js 1.x does not build one). A self-transfer lists the
+ * payer once (v1 refuses a repeated address).
+ */
+export function v1TransferMessage(from: Uint8Array, to: Uint8Array, blockhash: Uint8Array, lamports: number): Buffer {
+  const self = Buffer.compare(Buffer.from(from), Buffer.from(to)) === 0;
+  const addresses = self ? [from, SYSTEM_PROGRAM] : [from, to, SYSTEM_PROGRAM];
+  const m = Buffer.alloc(42 + addresses.length * 32 + 8 + 4 + 2 + 12);
+  let p = 0;
+  m[p++] = 0x81;
+  m[p++] = 1; // one signer (the payer)
+  m[p++] = 0;
+  m[p++] = 1; // the system program is the one readonly unsigned address
+  p = m.writeUInt32LE(0b1100, p); // compute-unit limit + loaded-accounts-data-size limit
+  m.set(blockhash, p);
+  p += 32;
+  m[p++] = 1; // one instruction
+  m[p++] = addresses.length;
+  for (const a of addresses) {
+    m.set(a, p);
+    p += 32;
+  }
+  p = m.writeUInt32LE(V1_COMPUTE_UNIT_LIMIT, p);
+  p = m.writeUInt32LE(V1_LOADED_DATA_LIMIT, p);
+  m[p++] = addresses.length - 1; // program: the system program, last
+  m[p++] = 2;
+  p = m.writeUInt16LE(12, p);
+  m[p++] = 0;
+  m[p++] = self ? 0 : 1;
+  p = m.writeUInt32LE(2, p); // SystemInstruction::Transfer
+  m.writeBigUInt64LE(BigInt(lamports), p);
+  return m;
+}
+
 export class TransferFactory {
   private blockhash = '';
   private lastValidBlockHeight = 0;
@@ -51,15 +94,18 @@ export class TransferFactory {
 
   private readonly keys: KeyObject[];
 
+  private blockhashBytes: Uint8Array = new Uint8Array(32);
+
   private constructor(
     private readonly rpcUrl: string,
     private readonly payers: readonly Keypair[],
+    private readonly format: TransferFormat,
   ) {
     this.keys = payers.map((p) => ed25519Key(p.secretKey));
   }
 
-  static async start(rpcUrl: string, payers: readonly Keypair[]): Promise<TransferFactory> {
-    const f = new TransferFactory(rpcUrl, payers);
+  static async start(rpcUrl: string, payers: readonly Keypair[], format: TransferFormat = 'legacy'): Promise<TransferFactory> {
+    const f = new TransferFactory(rpcUrl, payers, format);
     await f.refresh();
     f.timer = setInterval(() => void f.refresh().catch(() => undefined), BLOCKHASH_REFRESH_MS);
     return f;
@@ -68,6 +114,7 @@ export class TransferFactory {
   private async refresh(): Promise<void> {
     const r = await rpcCall<{ value: { blockhash: string; lastValidBlockHeight: number } }>(this.rpcUrl, 'getLatestBlockhash', [{ commitment: 'confirmed' }]);
     this.blockhash = r.value.blockhash;
+    this.blockhashBytes = new PublicKey(r.value.blockhash).toBytes();
     this.lastValidBlockHeight = r.value.lastValidBlockHeight;
   }
 
@@ -75,6 +122,11 @@ export class TransferFactory {
     const i = this.seq++;
     const from = this.payers[i % this.payers.length];
     const to = this.payers[(i + 1) % this.payers.length];
+    if (this.format === 'v1' || (this.format === 'mixed' && i % 2 === 1)) {
+      const message = v1TransferMessage(from.publicKey.toBytes(), to.publicKey.toBytes(), this.blockhashBytes, 1 + i);
+      const sig = sign(null, message, this.keys[i % this.payers.length]);
+      return { signature: encodeSignatureBase58(sig, 0), base64: Buffer.concat([message, sig]).toString('base64') };
+    }
     const tx = new Transaction({ feePayer: from.publicKey, blockhash: this.blockhash, lastValidBlockHeight: this.lastValidBlockHeight }).add(
       SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to.publicKey, lamports: 1 + i }),
     );
