@@ -1,5 +1,5 @@
 // Micro benches of the transaction intake hot path (src/tx): decode into a SharedArrayBuffer slot, parse + sanitize,
-// first-signature base58 (ours vs the bs58 package, ratio printed from the same run), Ed25519 verify.
+// first-signature base58 (ours vs the bs58 package, ratio printed from the same run), Ed25519 verify; legacy, v0 and v1.
 //   npx tsc -p tsconfig.json && node dist/bench/tx/tx-intake.bench.js [timeMs per task, default 300]
 import { randomBytes } from 'node:crypto';
 import {
@@ -13,6 +13,7 @@ import {
 } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Bench } from 'tinybench';
+import { signedV1 } from '../../test/fixtures/tx/v1-transactions.js';
 import {
   clearKeyCache,
   createParsedTransaction,
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   const legacy = legacyTx();
   const v0 = v0Tx();
   const legacy58 = bs58.encode(legacy);
+  const v1 = (await signedV1({ lamports: 1n, priorityFeeLamports: 5_000n, computeUnitLimit: 1_000 })).bytes;
   const parsed = createParsedTransaction();
   const parsedLegacy = createParsedTransaction();
   parseTransaction(legacy, 0, legacy.length, parsedLegacy);
@@ -82,6 +84,10 @@ async function main(): Promise<void> {
     })
     .add(`parse+sanitize v0 + lookup table (${v0.length} B)`, () => {
       parseTransaction(v0, 0, v0.length, parsed);
+      sink += parsed.messageLength;
+    })
+    .add(`parse+sanitize v1 transfer + fee config (${v1.length} B)`, () => {
+      parseTransaction(v1, 0, v1.length, parsed);
       sink += parsed.messageLength;
     })
     .add('first signature base58: ours', () => {

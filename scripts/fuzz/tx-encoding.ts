@@ -1,8 +1,10 @@
 // A mutated transaction put on the wire as a string (base64, base58) or raw bytes, with the intake answer that
 // encoding implies (harness process; generation, hot). Agave's order (src/tx/decode-transaction-string.ts, and
-// docs/relay-api.md): encoded length over the limit first (1644 base64 / 1683 base58 characters for 1232 bytes),
-// then characters outside the alphabet (base64 crate InvalidByte(index, byte), bs58 InvalidCharacter), then the
-// decoded length (1232), then the bytes' own verdict. Text faults (a bad character, an overlong string, the wrong
+// docs/transactions.md): encoded length over the limit first (5464 base64 / 5594 base58 characters: the encodings of
+// 4096 bytes, a v1's largest), then characters outside the alphabet (base64 crate InvalidByte(index, byte), bs58
+// InvalidCharacter), then the decoded length per format (1232 legacy/v0, 4096 v1), then the bytes' own verdict. The
+// pool's transactions are legacy and v0; a mutation that starts with v1's version byte (0x81) is judged loosely (an
+// intake refusal or an acceptance), since the v1 rules are checked byte for byte by test/property/tx-wire-v1.test.ts. Text faults (a bad character, an overlong string, the wrong
 // alphabet) are made here on top of an intact transaction.
 import bs58 from 'bs58';
 import type { Rng } from './rng.js';
@@ -11,8 +13,15 @@ import { TX_TYPE, type ByteOutcome, type TxCase } from './tx-mutations.js';
 
 export type TextEncoding = 'base64' | 'base58';
 
-export const MAX_BASE64_CHARS = 4 * Math.ceil(MAX_TX_BYTES / 3);
-export const MAX_BASE58_CHARS = Math.ceil((MAX_TX_BYTES * Math.log(256)) / Math.log(58));
+/** The relay's largest transaction (transactions.maxTransactionBytes' default: a v1 of SIMD-0296). */
+export const MAX_V1_TX_BYTES = 4096;
+export const MAX_BASE64_CHARS = 4 * Math.ceil(MAX_V1_TX_BYTES / 3);
+export const MAX_BASE58_CHARS = Math.ceil((MAX_V1_TX_BYTES * Math.log(256)) / Math.log(58));
+
+/** The decoded-size cap of these bytes' format (Agave's wire_size_limit), and the cap that speaks beyond 4096. */
+function capOf(bytes: Buffer): number {
+  return bytes.length > MAX_V1_TX_BYTES || bytes[0] === 0x81 ? MAX_V1_TX_BYTES : MAX_TX_BYTES;
+}
 
 export interface EncodedTx {
   readonly text: string;
@@ -22,19 +31,25 @@ export interface EncodedTx {
 
 function encodedTooLarge(encoding: TextEncoding, chars: number): ByteOutcome {
   const max = encoding === 'base64' ? MAX_BASE64_CHARS : MAX_BASE58_CHARS;
-  return { kind: 'error', reason: 'tx_too_large_encoded', message: `${encoding} encoded ${TX_TYPE} too large: ${chars} bytes (max: encoded/raw ${max}/${MAX_TX_BYTES})` };
+  return { kind: 'error', reason: 'tx_too_large_encoded', message: `${encoding} encoded ${TX_TYPE} too large: ${chars} bytes (max: encoded/raw ${max}/${MAX_V1_TX_BYTES})` };
 }
 
-export function decodedTooLarge(n: number): ByteOutcome {
-  return { kind: 'error', reason: 'tx_too_large_decoded', message: `decoded ${TX_TYPE} too large: ${n} bytes (max: ${MAX_TX_BYTES} bytes)` };
+export function decodedTooLarge(n: number, cap: number = MAX_TX_BYTES): ByteOutcome {
+  return { kind: 'error', reason: 'tx_too_large_decoded', message: `decoded ${TX_TYPE} too large: ${n} bytes (max: ${cap} bytes)` };
+}
+
+/** The verdict of decoded bytes within the encoded limit: their format's size cap, then their own verdict. */
+function decodedOutcome(tx: TxCase): ByteOutcome {
+  const cap = capOf(tx.bytes);
+  if (tx.bytes.length > cap) return decodedTooLarge(tx.bytes.length, cap);
+  return tx.bytes[0] === 0x81 ? { kind: 'loose' } : tx.outcome;
 }
 
 /** The outcome of valid text of `encoding` for these bytes (size checks, then the bytes' verdict). */
 function sized(encoding: TextEncoding, text: string, tx: TxCase): ByteOutcome {
   const max = encoding === 'base64' ? MAX_BASE64_CHARS : MAX_BASE58_CHARS;
   if (text.length > max) return encodedTooLarge(encoding, text.length);
-  if (tx.bytes.length > MAX_TX_BYTES) return decodedTooLarge(tx.bytes.length);
-  return tx.outcome;
+  return decodedOutcome(tx);
 }
 
 /** base58 of the pool's own buffers, computed once (bs58 is quadratic: ~1 ms for 1232 bytes). */
@@ -53,7 +68,7 @@ export function encodeText(tx: TxCase, encoding: TextEncoding): EncodedTx {
 
 /** Raw bytes (application/octet-stream): only the decoded limit applies. Empty bodies are the endpoint's business. */
 export function rawOutcome(tx: TxCase): ByteOutcome {
-  return tx.bytes.length > MAX_TX_BYTES ? decodedTooLarge(tx.bytes.length) : tx.outcome;
+  return decodedOutcome(tx);
 }
 
 const BASE64_BAD = ['!', '-', '_', ' ', '*', '.', '"'];
