@@ -176,8 +176,12 @@ const telemetrySchema = z
     rpcUrl: z.string().url().optional(),
     /** PubSub for slotSubscribe. Default: rpcUrl with ws(s):// and port + 1 (Agave's convention). */
     wsUrl: z.string().url().optional(),
-    /** getSlot polling interval while the subscription is down (the fallback). */
-    slotPollIntervalMs: positiveInt.default(400),
+    /**
+     * getSlot polling interval while the subscription is down (the fallback). 200 ms: at least one poll per slot at
+     * mainnet's slot times (250 ms now, 200 ms planned), so the snapshot still moves every slot; the slot time itself
+     * is measured from the polls either way (src/telemetry/slot-duration.ts).
+     */
+    slotPollIntervalMs: positiveInt.default(200),
     /** Refresh of getClusterNodes (tpuQuic) and getVoteAccounts (stake). */
     clusterRefreshMs: positiveInt.default(30_000),
     /** Upstream request timeout. */
@@ -445,10 +449,11 @@ export const configSchema = z
             maxQueuedPerConnection: positiveInt.default(4096),
             /**
              * A transaction waiting on a connection (handshake, stream credit, congestion room) longer than this ends as
-             * dropped:stale, which releases its ring slot. ~ one leader window (4 slots x 400 ms) plus margin: after
-             * that the leader it was aimed at has moved on, and a rebroadcast (retries.intervalMs) sends a fresh copy.
+             * dropped:stale, which releases its ring slot. Unset: one leader window plus one slot (5 slots) at the
+             * measured slot time: after that the leader it was aimed at has moved on, and a rebroadcast sends a fresh
+             * copy (docs/slot-time.md).
              */
-            staleAfterMs: positiveInt.default(2_000),
+            staleAfterMs: positiveInt.optional(),
             /** quiche congestion control of every egress connection (direct and static): cubic | reno | bbr. */
             congestionControl: z.enum(CONGESTION_CONTROLS).default('cubic'),
             /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
@@ -499,20 +504,26 @@ export const configSchema = z
      */
     retries: z
       .object({
-        /** Time between two sends of one transaction (Agave send-transaction-service retry rate: 2000 ms). */
-        intervalMs: positiveInt.default(2_000),
+        /**
+         * Time between two sends of one transaction. Unset: 5 slots at the measured slot time (Agave's
+         * send-transaction-service rate, 2000 ms, at the 400 ms slots it was set for; docs/slot-time.md).
+         */
+        intervalMs: positiveInt.optional(),
         /** Transactions held for rebroadcast per egress worker; beyond it new ones are shed (counted, logged). */
         maxQueue: positiveInt.default(10_000),
         /** maxRetries when the client gave none. -1 = until it lands or its blockhash expires (Agave's default). */
         defaultMaxRetries: z.number().int().min(-1).default(-1),
-        /** How often queued signatures are checked with getSignatureStatuses (256 per call) and blockhashes with isBlockhashValid. */
-        statusPollMs: positiveInt.default(1_000),
+        /**
+         * How often queued signatures are checked with getSignatureStatuses (256 per call) and blockhashes with
+         * isBlockhashValid. Unset: 2.5 slots at the measured slot time (was 1000 ms at 400 ms slots).
+         */
+        statusPollMs: positiveInt.optional(),
         /**
          * Blockhash lifetime after the relay received the transaction when the upstream cannot say (no
-         * isBlockhashValid answer): 150 slots x 400-600 ms = 60-90 s after the blockhash was made, which was before
-         * the client signed.
+         * isBlockhashValid answer). Unset: 225 slots at the measured slot time (150 blocks, plus skipped slots and the
+         * time before the client signed: 45 s at 200 ms slots, 90 s at 400 ms).
          */
-        blockhashTtlMs: positiveInt.default(90_000),
+        blockhashTtlMs: positiveInt.optional(),
         /** Routes rebroadcasts go to (intersected with each transaction's route set). */
         routes: z.array(z.enum(ROUTE_NAMES)).default(['rpc', 'direct', 'jito', 'static']),
       })
