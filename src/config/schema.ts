@@ -186,11 +186,15 @@ const telemetrySchema = z
     clusterRefreshMs: positiveInt.default(30_000),
     /** Upstream request timeout. */
     requestTimeoutMs: positiveInt.default(5_000),
-    /** getLeaderSlots fails closed (stale) when the snapshot is older than this. ~5 slots. */
+    /**
+     * getLeaderSlots fails closed (stale) when the snapshot is older than this; the direct route and /health use the
+     * same bound. A time, not a slot count: it bounds how long the relay serves leader data without hearing from the
+     * cluster (8 slots at 250 ms, 10 at 200 ms; /health?detail shows behindSlots at the measured slot time).
+     */
     maxSnapshotAgeMs: positiveInt.default(2_000),
     /** Rows kept before the snapshot's slot, so a client whose slot lags a little is still covered. */
     lookbackSlots: z.number().int().min(0).max(1_000).default(8),
-    /** Rows after the snapshot's slot (the horizon). 512 slots ~ 3.4 minutes. */
+    /** Rows after the snapshot's slot (the horizon). 512 slots: ~2.1 minutes at 250 ms slots, ~1.7 at 200 ms. */
     horizonSlots: z.number().int().min(1).max(20_000).default(512),
     /** getLeaderSlots `limit` when the client gives none; the cap is 100 (v1). */
     defaultLimit: z.number().int().min(1).max(100).default(20),
@@ -632,7 +636,11 @@ export const configSchema = z
         ttlMs: positiveInt.default(600_000),
         /** How often pending receipts are checked with getSignatureStatuses (the resolution of msToLand). */
         pollMs: z.number().int().min(50).max(10_000).default(200),
-        /** Followed this long after acceptance at most (a blockhash lives 150 slots, 60-90 s); then not_landed. */
+        /**
+         * Followed this long after acceptance at most; then not_landed. A blockhash lives 150 blocks: ~45 s at 200 ms
+         * slots with skips, ~90 s at 400 ms; 90 s covers every slot time mainnet has run, and following longer only
+         * costs a status poll while ending early would report not_landed for one that could still land.
+         */
         trackForMs: positiveInt.default(90_000),
         /** Receipts followed at once at most; beyond it new ones are `untracked` (counted). */
         maxTracked: positiveInt.default(20_000),
