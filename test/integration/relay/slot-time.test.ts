@@ -70,6 +70,7 @@ describe('slot time at 200 ms slots', () => {
     expect(later.slotMsMeasured).toBe(true);
     expect(Math.abs(later.slotMs - SLOT_MS)).toBeLessThanOrEqual(SLOT_MS * TOLERANCE);
     expect(later.behindSlots).not.toBeNull();
+    console.info(`measured slot time at ${SLOT_MS} ms slots: ${d.slotMs} ms, then ${later.slotMs} ms`);
   });
 
   it('/metrics exports it in seconds', async () => {
