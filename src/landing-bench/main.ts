@@ -112,8 +112,9 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     // The slot time: the scenario's on the embedded localnet (the bench set it), measured from the cluster's slot
     // notifications on a remote one (docs/slot-time.md). Landing polls run once a slot, 100..400 ms apart: no faster
     // than 10/s against an RPC node, and a ms-to-land resolution of at most 400 ms on slow localnet scenarios.
-    const slotMs = o.remote ? (await slots.measuredSlotMs(SLOT_TIME_WAIT_MS)).slotMs : sc.slotMs;
-    if (o.remote) log(`[${sc.name}] measured slot time ${slotMs.toFixed(1)} ms`);
+    const measured = await slots.measuredSlotMs(o.remote ? SLOT_TIME_WAIT_MS : 0);
+    const slotMs = o.remote ? measured.slotMs : sc.slotMs;
+    log(`[${sc.name}] cluster slot time measured from its slot notifications: ${measured.measured ? `${measured.slotMs.toFixed(1)} ms` : 'not yet'}`);
     const pollMs = Math.max(100, Math.min(400, slotMs));
     const sets: SetResult[] = [];
     for (const [i, set] of o.sets.entries()) {
