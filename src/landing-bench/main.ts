@@ -108,14 +108,12 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     const payers = await driver.payers();
     factory = await TransferFactory.start(driver.rpcUrl, payers);
     const validators = await validatorsOf(driver.rpcUrl, o.remote ? null : sc);
-    // Cold paths off the clock: connections, leader data and the relay's first QUIC handshakes.
     // The slot time: the scenario's on the embedded localnet (the bench set it), measured from the cluster's slot
     // notifications on a remote one (docs/slot-time.md). Landing polls run once a slot, 100..400 ms apart: no faster
     // than 10/s against an RPC node, and a ms-to-land resolution of at most 400 ms on slow localnet scenarios.
-    const measured = await slots.measuredSlotMs(o.remote ? SLOT_TIME_WAIT_MS : 0);
-    const slotMs = o.remote ? measured.slotMs : sc.slotMs;
-    log(`[${sc.name}] cluster slot time measured from its slot notifications: ${measured.measured ? `${measured.slotMs.toFixed(1)} ms` : 'not yet'}`);
+    const slotMs = o.remote ? (await slots.measuredSlotMs(SLOT_TIME_WAIT_MS)).slotMs : sc.slotMs;
     const pollMs = Math.max(100, Math.min(400, slotMs));
+    // Cold paths off the clock: connections, leader data and the relay's first QUIC handshakes.
     const sets: SetResult[] = [];
     for (const [i, set] of o.sets.entries()) {
       const target = driver.target(set);
@@ -148,6 +146,8 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
         timeline: timelineSeries(phase),
       });
     }
+    const measured = await slots.measuredSlotMs(0);
+    log(`[${sc.name}] cluster slot time measured from its slot notifications over the run: ${measured.measured ? `${measured.slotMs.toFixed(1)} ms` : 'not measured'}`);
     // A remote cluster's scenario carries the slot time measured for it (the bench set none).
     return { scenario: o.remote ? { ...sc, slotMs: Math.round(slotMs * 10) / 10 } : sc, validators, slotSource: slots.source, localnet: driver.localnet, sets };
   } finally {
