@@ -25,6 +25,7 @@ import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
+import { renderSlotTime } from './metrics/slot-time-metrics.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
 import { describeBuild, loadUws } from './native/uws.js';
@@ -215,6 +216,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       deps.metrics.render(tb);
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
+      renderSlotTime(tb, leaderSnapshot);
       pubsub?.render(tb);
       cluster?.render(tb);
       receipts?.render(tb);

@@ -25,11 +25,17 @@ const REASON_BY_CODE: ReadonlyMap<number, string> = new Map([
 export interface LeaderSlotsPolicy {
   /** Further attempts after a missing or stale snapshot (0: report "use the default path" at once). */
   readonly retries: number;
-  /** Wait before each of them. The snapshot is rebuilt every slot (~400 ms on mainnet). */
+  /**
+   * Wait before each of them, at least; at least one slot as the relay measured it when its stale answer says
+   * (data.slotMs): the snapshot is rebuilt every slot, so an earlier retry cannot find a new one.
+   */
   readonly retryDelayMs: number;
 }
 
-/** Two retries 250 ms apart: a stale snapshot that does not recover within ~half a second is reported. */
+/**
+ * Two retries 250 ms apart (one slot at mainnet's documented late-2026 slot time, docs/slot-time.md; longer when the
+ * relay reports slower slots): a stale snapshot that does not recover within ~half a second is reported.
+ */
 export const DEFAULT_LEADER_SLOTS_POLICY: LeaderSlotsPolicy = Object.freeze({ retries: 2, retryDelayMs: 250 });
 
 export interface LeaderSlotsDeps {
@@ -87,7 +93,7 @@ export async function leaderSlotsWithRecovery(deps: LeaderSlotsDeps, startSlot: 
       // Missing or stale: the telemetry thread is starting or not publishing; a new snapshot may come within a slot.
       if (waits >= deps.policy.retries) throw unavailable(err, reason);
       waits++;
-      await sleep(deps.policy.retryDelayMs);
+      await sleep(Math.max(deps.policy.retryDelayMs, numberField(err.data, 'slotMs') ?? 0));
     }
   }
 }

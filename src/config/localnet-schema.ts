@@ -20,7 +20,11 @@ export const localnetSchema = z
   .object({
     /** Validators (leaders); stakes split N : N-1 : ... : 1. */
     validators: z.number().int().min(1).max(64).default(4),
-    /** Slot time. 400 ms today; SIMD-0525 steps it down to 200 ms. */
+    /**
+     * Slot time of the simulated cluster (mainnet: 250 ms late 2026, 200 ms planned). A test-bench setting, not an
+     * assumption: the relay measures whatever slot time it runs on (docs/slot-time.md). The default stays 400 ms
+     * because the suite's relays that set none were written against it; the landing bench defaults to 250 ms.
+     */
     slotMs: z.number().int().min(200).max(2_000).default(400),
     /** Per validator TPU listener, index = validator (0 = largest stake); missing entries are perfect links. */
     links: z.array(localnetLinkSchema).max(64).default([]),

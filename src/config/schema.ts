@@ -176,17 +176,25 @@ const telemetrySchema = z
     rpcUrl: z.string().url().optional(),
     /** PubSub for slotSubscribe. Default: rpcUrl with ws(s):// and port + 1 (Agave's convention). */
     wsUrl: z.string().url().optional(),
-    /** getSlot polling interval while the subscription is down (the fallback). */
-    slotPollIntervalMs: positiveInt.default(400),
+    /**
+     * getSlot polling interval while the subscription is down (the fallback). 200 ms: at least one poll per slot at
+     * mainnet's slot times (250 ms now, 200 ms planned), so the snapshot still moves every slot; the slot time itself
+     * is measured from the polls either way (src/telemetry/slot-duration.ts).
+     */
+    slotPollIntervalMs: positiveInt.default(200),
     /** Refresh of getClusterNodes (tpuQuic) and getVoteAccounts (stake). */
     clusterRefreshMs: positiveInt.default(30_000),
     /** Upstream request timeout. */
     requestTimeoutMs: positiveInt.default(5_000),
-    /** getLeaderSlots fails closed (stale) when the snapshot is older than this. ~5 slots. */
+    /**
+     * getLeaderSlots fails closed (stale) when the snapshot is older than this; the direct route and /health use the
+     * same bound. A time, not a slot count: it bounds how long the relay serves leader data without hearing from the
+     * cluster (8 slots at 250 ms, 10 at 200 ms; /health?detail shows behindSlots at the measured slot time).
+     */
     maxSnapshotAgeMs: positiveInt.default(2_000),
     /** Rows kept before the snapshot's slot, so a client whose slot lags a little is still covered. */
     lookbackSlots: z.number().int().min(0).max(1_000).default(8),
-    /** Rows after the snapshot's slot (the horizon). 512 slots ~ 3.4 minutes. */
+    /** Rows after the snapshot's slot (the horizon). 512 slots: ~2.1 minutes at 250 ms slots, ~1.7 at 200 ms. */
     horizonSlots: z.number().int().min(1).max(20_000).default(512),
     /** getLeaderSlots `limit` when the client gives none; the cap is 100 (v1). */
     defaultLimit: z.number().int().min(1).max(100).default(20),
@@ -448,10 +456,11 @@ export const configSchema = z
             maxQueuedPerConnection: positiveInt.default(4096),
             /**
              * A transaction waiting on a connection (handshake, stream credit, congestion room) longer than this ends as
-             * dropped:stale, which releases its ring slot. ~ one leader window (4 slots x 400 ms) plus margin: after
-             * that the leader it was aimed at has moved on, and a rebroadcast (retries.intervalMs) sends a fresh copy.
+             * dropped:stale, which releases its ring slot. Unset: one leader window plus one slot (5 slots) at the
+             * measured slot time: after that the leader it was aimed at has moved on, and a rebroadcast sends a fresh
+             * copy (docs/slot-time.md).
              */
-            staleAfterMs: positiveInt.default(2_000),
+            staleAfterMs: positiveInt.optional(),
             /** quiche congestion control of every egress connection (direct and static): cubic | reno | bbr. */
             congestionControl: z.enum(CONGESTION_CONTROLS).default('cubic'),
             /** Leader data older than this: transactions answer dropped:no_leader (fail closed). */
@@ -502,20 +511,26 @@ export const configSchema = z
      */
     retries: z
       .object({
-        /** Time between two sends of one transaction (Agave send-transaction-service retry rate: 2000 ms). */
-        intervalMs: positiveInt.default(2_000),
+        /**
+         * Time between two sends of one transaction. Unset: 5 slots at the measured slot time (Agave's
+         * send-transaction-service rate, 2000 ms, at the 400 ms slots it was set for; docs/slot-time.md).
+         */
+        intervalMs: positiveInt.optional(),
         /** Transactions held for rebroadcast per egress worker; beyond it new ones are shed (counted, logged). */
         maxQueue: positiveInt.default(10_000),
         /** maxRetries when the client gave none. -1 = until it lands or its blockhash expires (Agave's default). */
         defaultMaxRetries: z.number().int().min(-1).default(-1),
-        /** How often queued signatures are checked with getSignatureStatuses (256 per call) and blockhashes with isBlockhashValid. */
-        statusPollMs: positiveInt.default(1_000),
+        /**
+         * How often queued signatures are checked with getSignatureStatuses (256 per call) and blockhashes with
+         * isBlockhashValid. Unset: 2.5 slots at the measured slot time (was 1000 ms at 400 ms slots).
+         */
+        statusPollMs: positiveInt.optional(),
         /**
          * Blockhash lifetime after the relay received the transaction when the upstream cannot say (no
-         * isBlockhashValid answer): 150 slots x 400-600 ms = 60-90 s after the blockhash was made, which was before
-         * the client signed.
+         * isBlockhashValid answer). Unset: 225 slots at the measured slot time (150 blocks, plus skipped slots and the
+         * time before the client signed: 45 s at 200 ms slots, 90 s at 400 ms).
          */
-        blockhashTtlMs: positiveInt.default(90_000),
+        blockhashTtlMs: positiveInt.optional(),
         /** Routes rebroadcasts go to (intersected with each transaction's route set). */
         routes: z.array(z.enum(ROUTE_NAMES)).default(['rpc', 'direct', 'jito', 'static']),
       })
@@ -624,7 +639,11 @@ export const configSchema = z
         ttlMs: positiveInt.default(600_000),
         /** How often pending receipts are checked with getSignatureStatuses (the resolution of msToLand). */
         pollMs: z.number().int().min(50).max(10_000).default(200),
-        /** Followed this long after acceptance at most (a blockhash lives 150 slots, 60-90 s); then not_landed. */
+        /**
+         * Followed this long after acceptance at most; then not_landed. A blockhash lives 150 blocks: ~45 s at 200 ms
+         * slots with skips, ~90 s at 400 ms; 90 s covers every slot time mainnet has run, and following longer only
+         * costs a status poll while ending early would report not_landed for one that could still land.
+         */
         trackForMs: positiveInt.default(90_000),
         /** Receipts followed at once at most; beyond it new ones are `untracked` (counted). */
         maxTracked: positiveInt.default(20_000),

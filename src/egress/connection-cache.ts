@@ -32,7 +32,8 @@ export interface ConnectionCacheOptions {
   readonly retryMaxMs: number;
   readonly maxQueuedPerConnection: number;
   /** A transaction queued on a connection longer than this ends as dropped:stale. */
-  readonly staleAfterMs: number;
+  /** routes.direct.staleAfterMs, or a function of the measured slot time (./connection-worker.ts). */
+  readonly staleAfterMs: number | (() => number);
   /** Largest transaction a connection writes (transactions.maxTransactionBytes). */
   readonly maxTransactionBytes?: number;
   readonly congestionControl?: CongestionControl;

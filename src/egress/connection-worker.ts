@@ -67,8 +67,11 @@ export interface ConnectionWorkerOptions {
    */
   readonly reconnect?: boolean;
   readonly maxQueued: number;
-  /** A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs). */
-  readonly staleAfterMs: number;
+  /**
+   * A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs, else a
+   * function of the measured slot time: src/egress/slot-timers.ts), read when the transaction is queued.
+   */
+  readonly staleAfterMs: number | (() => number);
   /** Largest transaction written (transactions.maxTransactionBytes); larger ones answer `failed`. Default 1232. */
   readonly maxTransactionBytes?: number;
   /** quiche congestion control (routes.direct.congestionControl); default cubic. */
@@ -257,8 +260,13 @@ export class ConnectionWorker {
 
   // ---- the queue (hot when a peer is slow) ----
 
+  private staleMs(): number {
+    const s = this.o.staleAfterMs;
+    return typeof s === 'number' ? s : s();
+  }
+
   private enqueue(tx: Uint8Array): Promise<TargetOutcome> {
-    const deadline = performance.now() + this.o.staleAfterMs;
+    const deadline = performance.now() + this.staleMs();
     // new Uint8Array(x) always copies (the caller reuses its buffer).
     this.qTx.push(new Uint8Array(tx));
     this.qDeadline.push(deadline);
@@ -329,7 +337,7 @@ export class ConnectionWorker {
   /** Every head past its deadline leaves as dropped:stale (a partly written head's stream is reset first). */
   private expireStale(now: number): void {
     if (this.qHead >= this.qTx.length || this.qDeadline[this.qHead] > now) return;
-    const waitedMs = now - (this.qDeadline[this.qHead] - this.o.staleAfterMs);
+    const waitedMs = now - (this.qDeadline[this.qHead] - this.staleMs());
     if (this.conn?.partial === true) this.conn.abandonPartial();
     let n = 0;
     while (this.qHead < this.qTx.length && this.qDeadline[this.qHead] <= now) {

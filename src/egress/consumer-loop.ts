@@ -43,6 +43,7 @@ import { ReceiptWriter } from './receipt-writer.js';
 import { ShutdownReport } from './shutdown-report.js';
 import { announceWhenWarm } from './consumer-ready.js';
 import type { QuicLink } from '../shm/quic-link-layout.js';
+import { slotMsSource } from '../telemetry/slot-ms.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -137,7 +138,8 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   const wantDirect =
     quicFamily && (plan !== undefined ? plan.direct : config.routes.direct.enabled && (telemetry.snapshot !== undefined || config.upstream.rpcUrl !== undefined));
   const wantStatic = quicFamily && (plan !== undefined ? plan.staticPeers.length > 0 : config.routes.static.peers.length > 0);
-  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges, links: telemetry.quicLinks }) : null;
+  const slotMs = slotMsSource(telemetry.snapshot);
+  const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges, links: telemetry.quicLinks, slotMs }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
     if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
@@ -176,7 +178,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const latency = new LatencyRecorder(task.latencyPort ?? null);
   const receipts = task.receipts !== undefined ? new ReceiptWriter(task.receipts) : null;
   const retry =
-    deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log, receipts });
+    deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log, receipts, slotMs: slotMsSource(task.snapshot) });
   const hooks = task.attempt === 0 ? task.testHooks : undefined;
   const crashAfter = hooks?.crashAfterRecords ?? -1;
 

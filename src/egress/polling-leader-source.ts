@@ -3,13 +3,15 @@
 // Used only when the telemetry thread is disabled (telemetry.enabled: false); otherwise the workers read the shared
 // snapshot (SnapshotLeaderSource). Both implement the same interface: direct-route.ts's factory picks one.
 //   getSlot              every slotPollMs (processed commitment); the slot is extrapolated between polls from the
-//                        observed slot duration (at most 2 slots ahead of the last answer)
+//                        slot duration measured from the polls (src/telemetry/slot-duration.ts; its documented
+//                        fallback until then), at most 2 slots ahead of the last answer
 //   getSlotLeaders       when fewer than LEADER_AHEAD_MIN slots ahead are known (LEADER_FETCH slots at a time)
 //   getClusterNodes      every NODES_REFRESH_MS (identity -> tpuQuic)
 //   getVoteAccounts      every NODES_REFRESH_MS (identity -> activated stake)
 // Failures are logged once per kind and retried on the next tick; ageMs() grows so the scheduler fails closed.
 import type { Logger } from '../log/logger.js';
 import type { LeaderInfo, LeaderSource } from '../telemetry/leader-source.js';
+import { SlotDurationEstimator } from '../telemetry/slot-duration.js';
 
 /** Slots fetched per getSlotLeaders call (Agave MAX_GET_SLOT_LEADERS is 5000). */
 const LEADER_FETCH = 512;
@@ -19,8 +21,6 @@ const LEADER_AHEAD_MIN = 128;
 const NODES_REFRESH_MS = 30_000;
 /** Give up on one RPC call after this long. */
 const RPC_TIMEOUT_MS = 2_000;
-/** Default slot duration before one is observed (Solana's target, ms). */
-const DEFAULT_SLOT_MS = 400;
 /** Extrapolate at most this many slots past the last observed one (a stalled upstream must not invent slots). */
 const MAX_EXTRAPOLATED_SLOTS = 2;
 
@@ -33,7 +33,8 @@ export interface PollingLeaderSourceOptions {
 export class PollingLeaderSource implements LeaderSource {
   private slot = -1;
   private slotSeenAtMs = 0;
-  private slotMs = DEFAULT_SLOT_MS;
+  /** Slot duration from this source's own getSlot answers (the telemetry thread, which measures it, is off). */
+  private readonly slotTime = new SlotDurationEstimator();
   private leadersFrom = 0;
   private leaders: string[] = [];
   private readonly infoByIdentity = new Map<string, LeaderInfo>();
@@ -65,7 +66,7 @@ export class PollingLeaderSource implements LeaderSource {
 
   currentSlot(): number {
     if (this.slot < 0) return -1;
-    const ahead = Math.floor((Date.now() - this.slotSeenAtMs) / this.slotMs);
+    const ahead = Math.floor((Date.now() - this.slotSeenAtMs) / this.slotTime.slotMs);
     return this.slot + (ahead > MAX_EXTRAPOLATED_SLOTS ? MAX_EXTRAPOLATED_SLOTS : ahead < 0 ? 0 : ahead);
   }
 
@@ -88,16 +89,13 @@ export class PollingLeaderSource implements LeaderSource {
       const s = (await this.rpc('getSlot', [{ commitment: 'processed' }])) as number;
       const now = Date.now();
       if (typeof s === 'number' && s > this.slot) {
-        // Slot duration: EWMA over observed advances (needs two observations).
-        if (this.slot >= 0 && now > this.slotSeenAtMs) {
-          const per = (now - this.slotSeenAtMs) / (s - this.slot);
-          if (per > 0 && per < 10_000) this.slotMs = this.slotMs * 0.8 + per * 0.2;
-        }
+        this.slotTime.observe(s, now);
         this.slot = s;
         this.slotSeenAtMs = now;
       } else if (s === this.slot) {
         // Same slot: the extrapolation must not run ahead of what upstream says for long.
-        if (now - this.slotSeenAtMs > this.slotMs * MAX_EXTRAPOLATED_SLOTS) this.slotSeenAtMs = now - this.slotMs;
+        const slotMs = this.slotTime.slotMs;
+        if (now - this.slotSeenAtMs > slotMs * MAX_EXTRAPOLATED_SLOTS) this.slotSeenAtMs = now - slotMs;
       }
       if (this.slot - this.leadersFrom + LEADER_AHEAD_MIN > this.leaders.length) void this.fetchLeaders();
       if (now - this.nodesAtMs > NODES_REFRESH_MS) void this.fetchNodes();

@@ -395,6 +395,7 @@ export class EgressPool {
       readyPort: port2,
       measurementPort: this.options.measurementPort?.(),
       identitySecret: this.options.identitySecret,
+      snapshot: this.options.snapshot,
       testHooks: st.attempt === 0 ? this.options.quicLinkTestHooks?.[st.link + 1] : undefined,
     };
     const transferList: MessagePort[] = task.measurementPort ? [port2, task.measurementPort] : [port2];

@@ -23,6 +23,8 @@ import type { QuicLink } from '../shm/quic-link-layout.js';
 import type { Connections } from './connections.js';
 import { ShardedConnections } from './sharded-connections.js';
 import type { QuicLinkEnd } from './quic-link.js';
+import { STALE_SLOTS, slotTimer } from './slot-timers.js';
+import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
 
 /** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */
 const MEASUREMENT_REPORT_MS = 1_000;
@@ -39,6 +41,8 @@ export interface QuicEgressOptions {
    * route each target to its owner (./connections.ts ShardedConnections); this thread's cache holds its own only.
    */
   readonly links?: readonly QuicLink[];
+  /** The cluster's slot duration now, ms (src/telemetry/slot-ms.ts): the stale bound when staleAfterMs is unset. */
+  readonly slotMs?: () => number;
 }
 
 /** How often the connection cache's gauges reach the counter region (ms). */
@@ -64,6 +68,7 @@ export class QuicEgress {
     options: QuicEgressOptions = {},
   ) {
     const d = config.routes.direct;
+    const staleAfterMs = slotTimer(d.staleAfterMs, STALE_SLOTS, options.slotMs ?? (() => FALLBACK_SLOT_MS));
     const onSendLatency = options.onSendLatency;
     const secret = options.identitySecret;
     // The configured file is watched only when it is the identity in use (not when main generated one in memory).
@@ -91,7 +96,7 @@ export class QuicEgress {
         retryMinMs: d.retryMinMs,
         retryMaxMs: d.retryMaxMs,
         maxQueuedPerConnection: d.maxQueuedPerConnection,
-        staleAfterMs: d.staleAfterMs,
+        staleAfterMs,
         maxTransactionBytes: config.transactions.maxTransactionBytes,
         congestionControl: d.congestionControl,
         log,
@@ -100,7 +105,7 @@ export class QuicEgress {
       const links = options.links ?? [];
       if (links.length > 0 && !this.closed) {
         const { QuicLinkEnd } = await import('./quic-link.js');
-        this.linkEnds = links.map((l, i) => new QuicLinkEnd(l, { thread: i + 1, staleAfterMs: d.staleAfterMs, log }));
+        this.linkEnds = links.map((l, i) => new QuicLinkEnd(l, { thread: i + 1, staleAfterMs, log }));
         this.connections = new ShardedConnections(this.cache, this.linkEnds);
       } else {
         this.connections = this.cache;

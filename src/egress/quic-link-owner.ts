@@ -20,6 +20,7 @@ import { QuicEgress } from './quic-egress.js';
 import { quicThreadOf } from './shard-owner.js';
 import { useQuicheThreadCopy } from '../quic/quiche-binary.js';
 import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
+import { slotMsSource } from '../telemetry/slot-ms.js';
 
 const IDLE_WAIT_MS = 1_000;
 /** Messages handled per turn before yielding to the connections' I/O. */
@@ -40,6 +41,8 @@ export interface QuicLinkOwnerTask {
   readonly readyPort: MessagePort;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
+  /** The leader-slot snapshot: only its measured slot time is read here (the stale bound, src/egress/slot-timers.ts). */
+  readonly snapshot?: SharedArrayBuffer;
   /** Test-only fault injection (first attempt only): the thread exits when taking send number N + 1. */
   readonly testHooks?: { readonly crashAfterSends?: number };
 }
@@ -59,7 +62,7 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   if (tid !== null) task.readyPort.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   // Before anything loads the binding: this thread's own copy (statics of its own; written by the build).
   useQuicheThreadCopy(thread);
-  const quic = new QuicEgress(config, log, { identitySecret: task.identitySecret, gauges: workerCounterRegion(task.counters, task.counterRegion) });
+  const quic = new QuicEgress(config, log, { identitySecret: task.identitySecret, gauges: workerCounterRegion(task.counters, task.counterRegion), slotMs: slotMsSource(task.snapshot) });
   if (task.measurementPort !== undefined) quic.reportMeasurementsTo(task.measurementPort);
   const requests = new MessageRingConsumer(task.link.requests);
   const answers = new MessageRingProducer(task.link.answers);

@@ -32,8 +32,8 @@ interface Pending {
 export interface QuicLinkOptions {
   /** The owning thread's index (logs). */
   readonly thread: number;
-  /** The owner's connection queue limit (routes.direct.staleAfterMs): its answers come within it. */
-  readonly staleAfterMs: number;
+  /** The owner's connection queue limit (routes.direct.staleAfterMs, or from the slot time): its answers come within it. */
+  readonly staleAfterMs: number | (() => number);
   readonly log: Logger;
   /** How much later than staleAfterMs an answer is overdue (default ANSWER_GRACE_MS; tests shorten it). */
   readonly answerGraceMs?: number;
@@ -171,7 +171,8 @@ export class QuicLinkEnd {
 
   /** Answers overdue past the owner's own stale limit: the owner is gone (crashed; the pool restarts it). */
   private readonly sweep = (): void => {
-    const limit = Date.now() - this.o.staleAfterMs - (this.o.answerGraceMs ?? ANSWER_GRACE_MS);
+    const stale = this.o.staleAfterMs;
+    const limit = Date.now() - (typeof stale === 'number' ? stale : stale()) - (this.o.answerGraceMs ?? ANSWER_GRACE_MS);
     let overdue = 0;
     for (const [id, p] of this.pending) {
       if (p.atMs > limit) break; // insertion order = request order

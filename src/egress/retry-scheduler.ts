@@ -1,13 +1,15 @@
 // Rebroadcast scheduler (egress worker; warm: timers, never on the ring's take path). After a record's first send
 // finished on every route, the consumer loop calls admit(): a transaction whose effective maxRetries is not 0 is
 // copied into the bounded RetryQueue (or shed, counted `dropped:retry_queue_full`, when it is full) and the ring slot
-// is released. Every retries.intervalMs the scheduler sends it again to the routes of its route set (∩ retries.routes)
+// is released. Every rebroadcast interval (retries.intervalMs, else 5 slots at the measured slot time:
+// src/egress/slot-timers.ts) the scheduler sends it again to the routes of its route set (∩ retries.routes)
 // by calling the route again — the direct route picks the then-current leaders itself — until:
 //   landed                     getSignatureStatuses (upstream.rpcUrl, <= 256 per call) says confirmed/finalized;
 //   dropped:expired            its recent blockhash is no longer valid: isBlockhashValid answered false (after the
 //                              blockhash was seen valid, or UNKNOWN_BLOCKHASH_GRACE_MS after admission: a lagging
 //                              upstream may not know a fresh blockhash yet), or, when the upstream gives no answer,
-//                              retries.blockhashTtlMs after admission (150 slots x 400-600 ms = 60-90 s);
+//                              the blockhash TTL after admission (retries.blockhashTtlMs, else 225 slots at the
+//                              measured slot time: 150 blocks plus skipped slots; 45 s at 200 ms slots);
 //   dropped:retries_exhausted  maxRetries rebroadcasts done and one more interval passed without landing;
 //   dropped:shutdown           the worker stopped (the queue lives in the worker: a crash loses it too; the first
 //                              send had already happened).
@@ -24,6 +26,8 @@ import { RetryQueue, type RetryEntry } from './retry-queue.js';
 import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from './route.js';
 import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-poller.js';
 import type { ReceiptWriter } from './receipt-writer.js';
+import { BLOCKHASH_TTL_SLOTS, REBROADCAST_SLOTS, STATUS_POLL_SLOTS, slotTimer } from './slot-timers.js';
+import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
 
 /** A blockhash the upstream calls invalid but never called valid is trusted only after this long (upstream lag). */
 export const UNKNOWN_BLOCKHASH_GRACE_MS = 15_000;
@@ -59,6 +63,8 @@ export interface RetrySchedulerDeps {
   readonly poller?: SignatureStatusPoller | null;
   /** Where rebroadcast rounds and late first sends are written into the landing receipts; null = receipts off. */
   readonly receipts?: ReceiptWriter | null;
+  /** The cluster's slot duration now, ms (src/telemetry/slot-ms.ts slotMsSource); default the fallback. */
+  readonly slotMs?: () => number;
 }
 
 export class RetryScheduler {
@@ -70,10 +76,10 @@ export class RetryScheduler {
   /** Per-transaction lines, bounded per reason. */
   private readonly txLog: SummarizedLog;
   private readonly poller: SignatureStatusPoller | null;
-  private readonly intervalMs: number;
-  private readonly statusPollMs: number;
-  private readonly ttlMs: number;
-  private readonly recheckMs: number;
+  /** Timers in ms, read when used: they follow the measured slot time unless configured (slot-timers.ts). */
+  private readonly intervalMs: () => number;
+  private readonly statusPollMs: () => number;
+  private readonly ttlMs: () => number;
   private readonly defaultMaxRetries: number;
   private readonly retryMask: number;
   private readonly blockhashes = new Map<string, BlockhashState>();
@@ -90,10 +96,10 @@ export class RetryScheduler {
     this.counters = deps.counters;
     this.log = deps.log;
     this.txLog = new SummarizedLog(deps.log);
-    this.intervalMs = r.intervalMs;
-    this.statusPollMs = r.statusPollMs;
-    this.ttlMs = r.blockhashTtlMs;
-    this.recheckMs = Math.min(VALID_BLOCKHASH_RECHECK_MS, 4 * r.statusPollMs);
+    const slotMs = deps.slotMs ?? (() => FALLBACK_SLOT_MS);
+    this.intervalMs = slotTimer(r.intervalMs, REBROADCAST_SLOTS, slotMs);
+    this.statusPollMs = slotTimer(r.statusPollMs, STATUS_POLL_SLOTS, slotMs);
+    this.ttlMs = slotTimer(r.blockhashTtlMs, BLOCKHASH_TTL_SLOTS, slotMs);
     this.defaultMaxRetries = r.defaultMaxRetries;
     this.retryMask = r.routes.reduce((m, name) => m | (1 << ROUTE_IDS[name]), 0);
     this.queue = new RetryQueue(r.maxQueue, deps.config.transactions.maxTransactionBytes);
@@ -121,8 +127,8 @@ export class RetryScheduler {
       entry = this.queue.admit(view, {
         routeMask: mask,
         retriesLeft: retries,
-        nextSendAt: now + this.intervalMs,
-        expiresAt: now + this.ttlMs,
+        nextSendAt: now + this.intervalMs(),
+        expiresAt: now + this.ttlMs(),
         admittedAt: now,
         delivered,
       });
@@ -154,12 +160,13 @@ export class RetryScheduler {
 
   private arm(): void {
     if (this.tickTimer === null) {
-      const tickMs = Math.min(TICK_MAX_MS, Math.max(TICK_MIN_MS, Math.floor(this.intervalMs / 4)));
+      const tickMs = Math.min(TICK_MAX_MS, Math.max(TICK_MIN_MS, Math.floor(this.intervalMs() / 4)));
       this.tickTimer = setInterval(() => this.tick(), tickMs);
       this.tickTimer.unref();
     }
     if (this.pollTimer === null && this.poller !== null) {
-      this.pollTimer = setInterval(() => void this.poll(), this.statusPollMs);
+      // Armed at the slot time of the moment; re-armed (disarmIfIdle) whenever the queue empties.
+      this.pollTimer = setInterval(() => void this.poll(), this.statusPollMs());
       this.pollTimer.unref();
     }
   }
@@ -193,9 +200,15 @@ export class RetryScheduler {
     this.disarmIfIdle();
   }
 
+  /** A blockhash answered valid is asked again after this long (VALID_BLOCKHASH_RECHECK_MS, or 4 polls if shorter). */
+  private recheckMs(pollMs: number): number {
+    return Math.min(VALID_BLOCKHASH_RECHECK_MS, 4 * pollMs);
+  }
+
   private expired(e: RetryEntry, now: number): boolean {
     const bh = e.blockhash === '' ? undefined : this.blockhashes.get(e.blockhash);
-    const fresh = bh !== undefined && bh.valid !== null && now - bh.at <= this.recheckMs + 3 * this.statusPollMs;
+    const pollMs = this.statusPollMs();
+    const fresh = bh !== undefined && bh.valid !== null && now - bh.at <= this.recheckMs(pollMs) + 3 * pollMs;
     if (fresh && bh.valid === false && (bh.seenValid || now - e.admittedAt >= UNKNOWN_BLOCKHASH_GRACE_MS)) return true;
     if (fresh && bh.valid === true) return false;
     return now >= e.expiresAt;
@@ -205,7 +218,7 @@ export class RetryScheduler {
     e.rounds++;
     this.receipts?.rebroadcast(e.view.receiptSeq ?? 0);
     if (e.retriesLeft > 0) e.retriesLeft--;
-    e.nextSendAt = now + this.intervalMs;
+    e.nextSendAt = now + this.intervalMs();
     for (let id = 0; id < ROUTE_COUNT; id++) {
       if ((e.routeMask & (1 << id)) === 0) continue;
       const route = this.routes[id];
@@ -311,7 +324,7 @@ export class RetryScheduler {
     let checks = 0;
     for (const h of inUse) {
       const known = this.blockhashes.get(h);
-      if (known !== undefined && known.valid === true && performance.now() - known.at < this.recheckMs) continue;
+      if (known !== undefined && known.valid === true && performance.now() - known.at < this.recheckMs(this.statusPollMs())) continue;
       if (checks++ === MAX_BLOCKHASH_CHECKS_PER_POLL) break;
       const valid = await this.poller!.blockhashValid(h);
       if (this.closed) return;

@@ -9,6 +9,7 @@ import type { LocalnetState } from '../localnet-child.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
+import { slotMsMeasured, slotMsOf } from '../telemetry/slot-ms.js';
 import { EndpointProbe } from './endpoint-probe.js';
 import { RouteOutcomeWindow } from './route-outcome-window.js';
 
@@ -31,7 +32,16 @@ export interface HealthReport {
   readonly routes: Readonly<Record<string, RouteHealth>>;
   readonly upstream: { readonly configured: boolean; readonly reachable: boolean; readonly lastAnswerAgoMs: number | null; readonly error: string | null };
   readonly localnet: { readonly state: LocalnetState; readonly restarts: number } | null;
-  readonly leaderData: { readonly fresh: boolean; readonly slot: number | null; readonly ageMs: number | null } | null;
+  readonly leaderData: {
+    readonly fresh: boolean;
+    readonly slot: number | null;
+    readonly ageMs: number | null;
+    /** The cluster's slot duration as the telemetry thread measured it (the fallback while slotMsMeasured is false). */
+    readonly slotMs: number;
+    readonly slotMsMeasured: boolean;
+    /** Whole slots the snapshot's slot is behind the cluster's now, at slotMs (null: no snapshot). */
+    readonly behindSlots: number | null;
+  } | null;
 }
 
 export interface HealthMonitorOptions {
@@ -137,8 +147,12 @@ export class HealthMonitor {
     if (this.o.snapshot !== null) {
       const view = this.o.snapshot.current();
       const ageMs = view === null ? null : Math.max(0, now - view.generatedAtUnixMs);
+      // The freshness bound stays telemetry.maxSnapshotAgeMs (the getLeaderSlots stale rule, in ms: how long the relay
+      // tolerates not hearing the cluster); behindSlots says what that age means at the measured slot time.
       const fresh = ageMs !== null && ageMs <= cfg.telemetry.maxSnapshotAgeMs;
-      leaderData = { fresh, slot: view?.snapshotSlot ?? null, ageMs };
+      const slotMs = slotMsOf(view);
+      const behindSlots = ageMs === null ? null : Math.floor(ageMs / slotMs);
+      leaderData = { fresh, slot: view?.snapshotSlot ?? null, ageMs, slotMs: Math.round(slotMs * 10) / 10, slotMsMeasured: slotMsMeasured(view), behindSlots };
       if (!fresh) reasons.push('no_fresh_leader_data');
     }
 

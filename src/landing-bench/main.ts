@@ -18,6 +18,9 @@ import { SET_COLOURS } from './report-svg.js';
 import { defaultWsUrl, SlotTracker } from './slot-tracker.js';
 import { setFigures, timelineSeries } from './stats.js';
 
+/** How long a remote run waits for the cluster's slot time to be measured (~16 slots at 250 ms) before the fallback. */
+const SLOT_TIME_WAIT_MS = 4_000;
+
 const WARMUP_MS = 1_000;
 const WARMUP_RATE = 20;
 const LEGEND_VALIDATORS = 7;
@@ -105,9 +108,12 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     const payers = await driver.payers();
     factory = await TransferFactory.start(driver.rpcUrl, payers);
     const validators = await validatorsOf(driver.rpcUrl, o.remote ? null : sc);
-    // Cold paths off the clock: connections, leader data and the relay's first QUIC handshakes.
-    const slotMs = o.remote ? 400 : sc.slotMs;
+    // The slot time: the scenario's on the embedded localnet (the bench set it), measured from the cluster's slot
+    // notifications on a remote one (docs/slot-time.md). Landing polls run once a slot, 100..400 ms apart: no faster
+    // than 10/s against an RPC node, and a ms-to-land resolution of at most 400 ms on slow localnet scenarios.
+    const slotMs = o.remote ? (await slots.measuredSlotMs(SLOT_TIME_WAIT_MS)).slotMs : sc.slotMs;
     const pollMs = Math.max(100, Math.min(400, slotMs));
+    // Cold paths off the clock: connections, leader data and the relay's first QUIC handshakes.
     const sets: SetResult[] = [];
     for (const [i, set] of o.sets.entries()) {
       const target = driver.target(set);
@@ -140,7 +146,10 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
         timeline: timelineSeries(phase),
       });
     }
-    return { scenario: sc, validators, slotSource: slots.source, localnet: driver.localnet, sets };
+    const measured = await slots.measuredSlotMs(0);
+    log(`[${sc.name}] cluster slot time measured from its slot notifications over the run: ${measured.measured ? `${measured.slotMs.toFixed(1)} ms` : 'not measured'}`);
+    // A remote cluster's scenario carries the slot time measured for it (the bench set none).
+    return { scenario: o.remote ? { ...sc, slotMs: Math.round(slotMs * 10) / 10 } : sc, validators, slotSource: slots.source, localnet: driver.localnet, sets };
   } finally {
     factory?.stop();
     slots?.stop();

@@ -3,6 +3,7 @@
 // and relay with --rpc / --relay / --keypair (docs/landing.md).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
 
 export const FANOUTS = ['window-aware', 'next-leaders'] as const;
 export type Fanout = (typeof FANOUTS)[number];
@@ -88,9 +89,15 @@ export function parseRouteSet(spec: string, remote: boolean): RouteSet {
 
 const SCENARIO_KEYS = 'slot-ms, lossy-leader, leader-drop, qos, link-delay-ms, rpc-delay-ms, name';
 
-/** `slot-ms=400,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0,name=...` */
+/**
+ * The localnet's slot time when a scenario names none: mainnet's documented figure (FALLBACK_SLOT_MS, 250 ms late
+ * 2026; docs/slot-time.md), so the default run looks like mainnet, not like the 400 ms slots mainnet left behind.
+ */
+export const DEFAULT_SCENARIO_SLOT_MS = FALLBACK_SLOT_MS;
+
+/** `slot-ms=250,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0,name=...` */
 export function parseScenario(spec: string): Scenario {
-  const s = { slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0 };
+  const s = { slotMs: DEFAULT_SCENARIO_SLOT_MS, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0 };
   let name: string | undefined;
   for (const part of spec.split(',')) {
     const [k, v] = part.split('=').map((x) => x.trim());
@@ -126,7 +133,7 @@ function num(name: string, v: string, min: number, max: number): number {
 }
 
 export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
-         [--slot-ms 400] [--lossy-leader PCT] [--leader-drop PCT]
+         [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--tail 20] [--payers 8] [--max-retries N] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
@@ -177,12 +184,13 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     }
     scenarios = values.scenario.map(parseScenario);
   } else {
-    const parts = [`slot-ms=${values['slot-ms'] ?? 400}`];
+    const parts = [`slot-ms=${values['slot-ms'] ?? DEFAULT_SCENARIO_SLOT_MS}`];
     if (values['lossy-leader'] !== undefined) parts.push(`lossy-leader=${values['lossy-leader']}`);
     if (values['leader-drop'] !== undefined) parts.push(`leader-drop=${values['leader-drop']}`);
     scenarios = [parseScenario(parts.join(','))];
   }
-  if (remote) scenarios = [{ name: 'remote', slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: false, linkDelayMs: 0, rpcDelayMs: 0 }];
+  // slotMs 0: not set by the bench; runScenario measures the remote cluster's (main.ts).
+  if (remote) scenarios = [{ name: 'remote', slotMs: 0, leaderLossPct: 0, leaderTxDropPct: 0, qos: false, linkDelayMs: 0, rpcDelayMs: 0 }];
   const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
   return {
     sets,

@@ -2,7 +2,10 @@
 // cluster's PubSub (a notification as each slot starts), with getSlot polling every 100 ms as the fallback when the
 // WebSocket cannot be opened. A transaction's send slot is this slot at the moment it was sent: an observation of the
 // cluster independent of the sender being measured (docs/landing.md, "slots-to-land").
+// It also measures the cluster's slot duration from the same observations (src/telemetry/slot-duration.ts), for a
+// remote cluster whose slot time the bench does not set (docs/slot-time.md).
 import WebSocket from 'ws';
+import { SlotDurationEstimator } from '../telemetry/slot-duration.js';
 import { rpcCall } from './http.js';
 
 const POLL_MS = 100;
@@ -11,6 +14,8 @@ export class SlotTracker {
   private slot = -1;
   /** Unix ms at which each slot was first seen (the timeline's time axis). */
   readonly firstSeenAt = new Map<number, number>();
+  /** The slot duration measured from the slots seen (its fallback until enough were). */
+  readonly slotTime = new SlotDurationEstimator();
   private ws: WebSocket | undefined;
   private poll: NodeJS.Timeout | undefined;
   private closed = false;
@@ -38,9 +43,17 @@ export class SlotTracker {
     return this.slot;
   }
 
+  /** The measured slot duration, waiting up to `waitMs` for enough slots to be seen; the fallback after that. */
+  async measuredSlotMs(waitMs: number): Promise<{ slotMs: number; measured: boolean }> {
+    const until = Date.now() + waitMs;
+    while (this.slotTime.samples === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    return { slotMs: this.slotTime.slotMs, measured: this.slotTime.samples > 0 };
+  }
+
   private see(slot: number): void {
     if (slot <= this.slot) return;
     const now = Date.now();
+    this.slotTime.observe(slot, performance.now());
     for (let s = this.slot < 0 ? slot : this.slot + 1; s <= slot; s++) if (!this.firstSeenAt.has(s)) this.firstSeenAt.set(s, now);
     this.slot = slot;
   }

@@ -27,11 +27,13 @@
 //   8  f64 firstSlot
 //   16 f64 snapshotSlot           the cluster's slot when the snapshot was built
 //   24 f64 generatedAtUnixMs      Date.now() at build time
-//   32 f64 slotMs                 observed slot duration (ms), for "behind by N slots" estimates
+//   32 f64 slotMs                 the cluster's slot duration (ms) as the telemetry thread measured it, or the
+//                                 documented fallback while slotMsSamples is 0 (docs/slot-time.md)
 //   40 u32 leaderCount
 //   44 u32 leadersBytes           UTF-8 JSON [[identity, tpuQuic|null, stake], ...] (index = leader index)
 //   48 u32 rowsBytes              ASCII rows text: every row's JSON, joined with ','
-//   52 u32 reserved (0)
+//   52 u32 slotMsSamples          slot advances behind slotMs; 0 = nothing measured yet, slotMs is the fallback
+//                                 (was "reserved (0)": a writer that predates it reads as "not measured")
 //   56 u16 leaderIndex[rowCount]  then padding to 4 bytes
 //   .. u32 rowOffset[rowCount + 1]  char offset of row i in the rows text; rowOffset[rowCount] = rowsBytes + 1
 //   .. leaders JSON, then rows text
@@ -58,6 +60,7 @@ export const HDR_SLOT_MS = 32;
 export const HDR_LEADER_COUNT = 40;
 export const HDR_LEADERS_BYTES = 44;
 export const HDR_ROWS_BYTES = 48;
+export const HDR_SLOT_MS_SAMPLES = 52;
 export const HDR_BYTES = 56;
 
 /** Leader indexes are u16: at most this many distinct leaders in one snapshot (a real horizon has a few hundred). */

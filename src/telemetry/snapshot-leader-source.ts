@@ -6,6 +6,7 @@
 //   const l = source.leaderAt(source.currentSlot() + 1);   // undefined: unknown slot, stale or missing snapshot
 import type { LeaderInfo, LeaderSource } from './leader-source.js';
 import { SnapshotReader, type SnapshotView } from './snapshot.js';
+import { slotMsOf } from './slot-ms.js';
 
 export interface SnapshotLeaderSourceOptions {
   /** Fail closed beyond this age: currentSlot() -1, leaderAt() undefined. Default Infinity (caller decides). */
@@ -34,14 +35,15 @@ export class SnapshotLeaderSource implements LeaderSource {
   }
 
   /**
-   * The cluster's slot now, extrapolated from the snapshot's slot by the observed slot duration (the snapshot is
-   * republished every slot, so this adds at most one or two). -1 when there is no usable snapshot.
+   * The cluster's slot now, extrapolated from the snapshot's slot by the measured slot duration (the fallback before
+   * one is measured; the snapshot is republished every slot, so this adds at most one or two). -1 when there is no
+   * usable snapshot.
    */
   currentSlot(): number {
     const v = this.view();
     if (v === null) return -1;
     const elapsed = Math.max(0, this.now() - v.generatedAtUnixMs);
-    return v.snapshotSlot + (v.slotMs > 0 ? Math.floor(elapsed / v.slotMs) : 0);
+    return v.snapshotSlot + Math.floor(elapsed / slotMsOf(v));
   }
 
   leaderAt(slot: number): LeaderInfo | undefined {

@@ -13,6 +13,7 @@ import {
   HDR_ROWS_BYTES,
   HDR_SCHEMA_VERSION,
   HDR_SLOT_MS,
+  HDR_SLOT_MS_SAMPLES,
   HDR_SNAPSHOT_SLOT,
   MAX_LEADERS,
   SNAP_CTL_LEN,
@@ -32,7 +33,10 @@ export interface SnapshotContent {
   readonly firstSlot: number;
   readonly snapshotSlot: number;
   readonly generatedAtUnixMs: number;
+  /** Measured slot duration, ms (src/telemetry/slot-duration.ts); the fallback while slotMsSamples is 0. */
   readonly slotMs: number;
+  /** Slot advances behind slotMs (0: not measured yet). Default 0. */
+  readonly slotMsSamples?: number;
   readonly leaders: readonly LeaderInfo[];
   /** Index into `leaders` per row (same length as rows). */
   readonly leaderIndex: ArrayLike<number>;
@@ -51,7 +55,10 @@ export interface SnapshotView {
   readonly rowCount: number;
   readonly snapshotSlot: number;
   readonly generatedAtUnixMs: number;
+  /** The slot duration the telemetry thread measured, ms (the fallback while slotMsSamples is 0): use slotMsOf(). */
   readonly slotMs: number;
+  /** Slot advances behind slotMs; 0 = not measured. */
+  readonly slotMsSamples: number;
   readonly leaders: readonly LeaderInfo[];
   readonly leaderIndex: Uint16Array;
   /** Every row's JSON joined with ','; rows i..j-1 are rowsText.slice(rowOffsets[i], rowOffsets[j] - 1). */
@@ -105,7 +112,7 @@ export class SnapshotWriter {
     dv.setUint32(HDR_LEADER_COUNT, c.leaders.length, true);
     dv.setUint32(HDR_LEADERS_BYTES, leadersBytes, true);
     dv.setUint32(HDR_ROWS_BYTES, rowsText.length, true);
-    dv.setUint32(HDR_BYTES - 4, 0, true);
+    dv.setUint32(HDR_SLOT_MS_SAMPLES, c.slotMsSamples ?? 0, true);
     const idx = new Uint16Array(this.sab, base + leaderIndexOffset(), rowCount);
     for (let i = 0; i < rowCount; i++) idx[i] = c.leaderIndex[i];
     const offs = new Uint32Array(this.sab, base + rowOffsetsOffset(rowCount), rowCount + 1);
@@ -194,6 +201,7 @@ function decode(copy: Uint8Array, generation: number): SnapshotView {
     snapshotSlot: dv.getFloat64(HDR_SNAPSHOT_SLOT, true),
     generatedAtUnixMs: dv.getFloat64(HDR_GENERATED_AT, true),
     slotMs: dv.getFloat64(HDR_SLOT_MS, true),
+    slotMsSamples: dv.getUint32(HDR_SLOT_MS_SAMPLES, true),
   };
   if (schemaVersion !== SNAPSHOT_SCHEMA_VERSION) {
     return Object.freeze({

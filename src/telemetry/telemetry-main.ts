@@ -20,6 +20,7 @@ import { ProbePlanner, probeHandshakes, type ProbeTarget } from './probe.js';
 import type { Prober } from './probe-relay.js';
 import { RouteModel, rowText } from './route-model.js';
 import { SnapshotWriter } from './snapshot.js';
+import { SlotDurationEstimator } from './slot-duration.js';
 import type { LeaderInfo } from './leader-source.js';
 import { SlotSubscription } from './ws-slot-client.js';
 
@@ -42,8 +43,6 @@ export interface TelemetryWorkerData {
   readonly probeVia?: 'parent';
 }
 
-/** Solana's target slot time, used until two slots have been observed. */
-const DEFAULT_SLOT_MS = 400;
 /**
  * A slot this far below the last one seen means a new cluster, not reordering: the WebSocket and getSlot polling may
  * disagree by a few slots, never by hundreds.
@@ -61,8 +60,8 @@ interface EpochSchedule {
 
 export class TelemetryFollower {
   private slot = -1;
-  private slotSeenAt = 0;
-  private slotMs = DEFAULT_SLOT_MS;
+  /** The cluster's slot duration from the slot advances this thread sees (published in every snapshot). */
+  private readonly slotTime = new SlotDurationEstimator();
   private epochs: EpochSchedule[] = [];
   private epochLength = 0;
   private fetchingSchedule = false;
@@ -197,13 +196,9 @@ export class TelemetryFollower {
     if (this.stopped) return;
     if (this.slot >= 0 && s < this.slot - CLUSTER_RESET_SLOTS) this.resetCluster(s);
     if (s <= this.slot) return;
-    const now = Date.now();
-    if (this.slot >= 0 && s - this.slot <= 8) {
-      const per = (now - this.slotSeenAt) / (s - this.slot);
-      if (per > 0) this.slotMs = this.slotMs * 0.8 + per * 0.2;
-    }
+    // performance.now(): a wall clock stepped by NTP must not read as a slow or fast slot.
+    this.slotTime.observe(s, performance.now());
     this.slot = s;
-    this.slotSeenAt = now;
     if (this.needSchedule()) void this.fetchSchedule();
     this.publish();
   }
@@ -216,6 +211,7 @@ export class TelemetryFollower {
   private resetCluster(s: number): void {
     this.log.warn({ event: 'cluster_reset', fromSlot: this.slot, toSlot: s }, 'the upstream cluster restarted: reloading its schedule and nodes');
     this.slot = -1;
+    this.slotTime.reset(); // a new cluster may run at another slot time (the localnet restarted with --slot-ms)
     this.epochs = [];
     this.epochLength = 0;
     void this.refreshCluster();
@@ -372,7 +368,8 @@ export class TelemetryFollower {
         firstSlot: first,
         snapshotSlot: this.slot,
         generatedAtUnixMs: now,
-        slotMs: this.slotMs,
+        slotMs: this.slotTime.slotMs,
+        slotMsSamples: this.slotTime.samples,
         leaders,
         leaderIndex,
         rows,

@@ -8,6 +8,7 @@ import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { paramsArray, serdeType } from '../../jsonrpc/params.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../shm/snapshot-layout.js';
 import { rowsSlice, type SnapshotReader } from '../../telemetry/snapshot.js';
+import { slotMsMeasured, slotMsOf } from '../../telemetry/slot-ms.js';
 
 /** The v1 cap on `limit` (spec section 8): larger values are served as 100. */
 export const GET_LEADER_SLOTS_MAX_LIMIT = 100;
@@ -70,6 +71,9 @@ export function getLeaderSlotsMethod<C>(o: GetLeaderSlotsOptions): MethodHandler
         snapshotSlot: view.snapshotSlot,
         snapshotAgeMs: ageMs,
         maxSnapshotAgeMs: maxAge,
+        // The measured slot time (docs/slot-time.md): a client waits at least this long before asking again, since a
+        // new snapshot comes at the earliest one slot later. Absent while nothing was measured.
+        ...(slotMsMeasured(view) ? { slotMs: Math.round(slotMsOf(view)) } : {}),
       });
     }
     if (startSlot < view.firstSlot || startSlot > view.lastSlot) {

@@ -3,15 +3,16 @@
 // An epoch is one cluster slot when the relay knows the slot: the telemetry snapshot's snapshotSlot, as long as the
 // snapshot is younger than telemetry.maxSnapshotAgeMs (the same freshness rule as sendTransaction's minContextSlot
 // check). When it does not know it (telemetry disabled, no snapshot yet, or a stale one: the cluster or its RPC
-// stalled), an epoch is a fixed time window of UNKNOWN_SLOT_WINDOW_MS, so cached answers still expire about as often
-// as slots pass. Slot epochs are >= 0; window epochs are negative and count down, so the two never collide.
+// stalled), an epoch is a time window one slot long at the measured slot time (the last snapshot's, which stays
+// right when its slot number goes stale; the documented fallback before anything is measured: docs/slot-time.md), so
+// cached answers still expire about as often as slots pass. Slot epochs are >= 0; window epochs are negative and
+// count down from the first window, one per window passed, so the two never collide and a change of window length
+// never reuses a number.
 // The time comes from a coarse clock (below), not Date.now(): Date.now() returns a freshly boxed 16-byte number on
 // every call, the only allocation a cache hit would otherwise make (bench/rpc/fee-cache.bench.ts).
 // docs/fees.md "When the slot is unknown".
 import type { SnapshotReader } from '../../telemetry/snapshot.js';
-
-/** Solana's target slot time, ms: the cache lifetime while the slot is unknown. */
-export const UNKNOWN_SLOT_WINDOW_MS = 400;
+import { slotMsOf } from '../../telemetry/slot-ms.js';
 
 /** How often the coarse clock is refreshed, ms: the error it adds to the age check and to window boundaries. */
 export const COARSE_CLOCK_TICK_MS = 20;
@@ -69,12 +70,21 @@ export function snapshotEpochs(o: SnapshotEpochOptions): EpochClock {
   }
   const wallNow = wall;
   const monoNow = mono;
+  // Window epochs: -1, -2, ... (small integers, V8 Smis, never boxed); windowStart on the monotonic clock.
+  let windowEpoch = -1;
+  let windowStart = monoNow();
   return {
     current(): number {
       const view = reader === null ? null : reader.current();
       if (view !== null && wallNow() - view.generatedAtUnixMs <= maxAgeMs && view.snapshotSlot >= 0) return view.snapshotSlot;
-      // Window numbers from a monotonic clock near 0 at start: small integers (V8 Smis, never boxed).
-      return -1 - Math.floor(monoNow() / UNKNOWN_SLOT_WINDOW_MS);
+      const windowMs = slotMsOf(view);
+      const elapsed = monoNow() - windowStart;
+      if (elapsed >= windowMs) {
+        const passed = Math.floor(elapsed / windowMs);
+        windowEpoch -= passed;
+        windowStart += passed * windowMs;
+      }
+      return windowEpoch;
     },
   };
 }

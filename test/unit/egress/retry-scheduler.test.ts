@@ -188,3 +188,26 @@ describe('retry scheduler', () => {
     expect(signatureAndBlockhashOffsets(Buffer.from([5, 1, 2]), 0, 3)).toEqual([-1, -1]);
   });
 });
+
+describe('retry scheduler timers follow the measured slot time (docs/slot-time.md)', () => {
+  it('unset intervalMs / statusPollMs / blockhashTtlMs: 5, 2.5 and 225 slots at the slot time it is given', async () => {
+    const config = configSchema.parse({ retries: {}, log: { level: 'silent' } });
+    expect(config.retries.intervalMs).toBeUndefined();
+    const rpcRoute = new RecordingRoute(ROUTE_IDS.rpc, 'rpc');
+    const counters = new Float64Array(WORKER_COUNTER_SLOTS);
+    const rpc = new ScriptedRpc(); // isBlockhashValid errors: the slot-based TTL decides
+    const slotMs = 4; // a fast localnet: TTL 900 ms, rebroadcast every 20 ms, status poll every 10 ms
+    const sched = new RetryScheduler({ config, routes: [rpcRoute, null, null, null], counters, log, poller: new SignatureStatusPoller(rpc), slotMs: () => slotMs });
+    const t0 = performance.now();
+    sched.admit(ringView(legacyTransfer(), -1).view, RPC, true);
+    await until(() => counters[retryCounterIndex(RETRY_OUTCOMES.indexOf('dropped:expired'))] === 1, 5_000);
+    const took = performance.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(225 * slotMs - 5);
+    expect(took).toBeLessThan(225 * slotMs + 600);
+    // ~45 rounds in 900 ms at 20 ms (ticks of 5 ms on a busy box: at least half of them).
+    expect(rpcRoute.seen.length).toBeGreaterThanOrEqual(20);
+    expect(rpcRoute.seen.length).toBeLessThanOrEqual(46);
+    expect(rpc.calls.filter((c) => c.method === 'getSignatureStatuses').length).toBeGreaterThanOrEqual(20);
+    sched.close();
+  });
+});

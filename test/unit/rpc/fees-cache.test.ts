@@ -2,7 +2,8 @@
 // single-flight, stale-while-revalidate bounded by one epoch, failures never cached, bounded LRU; the upstream answer
 // checked and sorted; the epoch from the telemetry snapshot or, without one, from 400 ms windows.
 import { describe, expect, it } from 'vitest';
-import { isPreviousEpoch, snapshotEpochs, UNKNOWN_SLOT_WINDOW_MS } from '../../../src/rpc/fees/cache-epoch.js';
+import { isPreviousEpoch, snapshotEpochs } from '../../../src/rpc/fees/cache-epoch.js';
+import { FALLBACK_SLOT_MS } from '../../../src/telemetry/slot-duration.js';
 import { FeeCache } from '../../../src/rpc/fees/fee-cache.js';
 import { feeResultText } from '../../../src/rpc/fees/fee-result.js';
 import { prioritizationFeesMethod } from '../../../src/rpc/fees/get-recent-prioritization-fees.js';
@@ -146,15 +147,28 @@ describe('cache epochs', () => {
     return { current: () => view as SnapshotView | null } as unknown as SnapshotReader;
   }
 
-  it('the snapshot slot while the snapshot is fresh, else 400 ms windows (negative, counting down)', () => {
+  it('the snapshot slot while the snapshot is fresh, else windows of one measured slot (negative, counting down)', () => {
     let now = 1_000_000;
-    const fresh = snapshotEpochs({ reader: reader({ snapshotSlot: 77, generatedAtUnixMs: now - 100 }), maxAgeMs: 2000, now: () => now });
+    const fresh = snapshotEpochs({ reader: reader({ snapshotSlot: 77, generatedAtUnixMs: now - 100, slotMs: 200, slotMsSamples: 32 }), maxAgeMs: 2000, now: () => now });
     expect(fresh.current()).toBe(77);
-    now += 2_500; // the snapshot is now 2.6 s old
-    expect(fresh.current()).toBe(-1 - Math.floor(now / UNKNOWN_SLOT_WINDOW_MS));
+    now += 2_500; // the snapshot is now 2.6 s old: its slot is unknown, its slot time (200 ms) is not
+    const w0 = fresh.current();
+    expect(w0).toBeLessThan(0);
+    while (fresh.current() === w0) now += 1; // to the next window boundary
+    const w1 = fresh.current();
+    expect(w1).toBe(w0 - 1);
+    now += 199;
+    expect(fresh.current()).toBe(w1); // one window = one measured slot (200 ms)
+    now += 1;
+    expect(fresh.current()).toBe(w1 - 1);
+    now += 3 * 200;
+    expect(fresh.current()).toBe(w1 - 4);
+    // No snapshot at all: windows of the documented fallback.
     const none = snapshotEpochs({ reader: null, maxAgeMs: 2000, now: () => now });
     const e1 = none.current();
-    now += UNKNOWN_SLOT_WINDOW_MS;
+    now += FALLBACK_SLOT_MS - 1;
+    expect(none.current()).toBe(e1);
+    now += 1;
     const e2 = none.current();
     expect(e2).toBe(e1 - 1);
     expect(isPreviousEpoch(e1, e2)).toBe(true);

@@ -7,7 +7,7 @@ import { SnapshotReader, SnapshotWriter } from '../../../src/telemetry/snapshot.
 
 const call: JsonRpcCall = { id: 1, notification: false, method: 'getLeaderSlots', params: [] };
 
-function setup(schemaVersion = 1, rows = 150) {
+function setup(schemaVersion = 1, rows = 150, slotMsSamples = 0) {
   const sab = createSnapshotBuffer(1 << 20);
   const w = new SnapshotWriter(sab);
   let now = 10_000;
@@ -18,6 +18,7 @@ function setup(schemaVersion = 1, rows = 150) {
       snapshotSlot: 1_004,
       generatedAtUnixMs: 10_000,
       slotMs: 400,
+      slotMsSamples,
       leaders: [{ identity: 'L', tpuQuic: null, stake: 1 }],
       leaderIndex: new Array(rows).fill(0),
       rows: Array.from({ length: rows }, (_, i) => `{"slot":${1_000 + i}}`),
@@ -54,6 +55,11 @@ describe('getLeaderSlots handler', () => {
     t.publish();
     t.setNow(12_001);
     expect(t.fail([1_000])).toMatchObject({ spec: { rpcCode: -32004 }, data: { snapshotAgeMs: 2_001, maxSnapshotAgeMs: 2_000 } });
+    expect(t.fail([1_000]).data).not.toHaveProperty('slotMs'); // nothing measured: no slot time to wait for
+    const measured = setup(1, 150, 32);
+    measured.publish();
+    measured.setNow(12_001);
+    expect(measured.fail([1_000])).toMatchObject({ spec: { rpcCode: -32004 }, data: { slotMs: 400 } });
     t.setNow(10_000);
     expect(t.fail([999])).toMatchObject({ spec: { rpcCode: -32016 }, data: { contextSlot: 1_004, firstSlot: 1_000, lastSlot: 1_149 } });
     expect(t.fail([1_150]).spec.reason).toBe('leader_range_not_covered');

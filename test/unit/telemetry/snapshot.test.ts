@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SNAP_CTL_MAGIC, SNAP_CTL_VERSION, SNAPSHOT_SCHEMA_VERSION, createSnapshotBuffer } from '../../../src/telemetry/snapshot-layout.js';
 import { SnapshotReader, SnapshotWriter, rowsSlice, type SnapshotContent } from '../../../src/telemetry/snapshot.js';
 import { SnapshotLeaderSource } from '../../../src/telemetry/snapshot-leader-source.js';
+import { FALLBACK_SLOT_MS } from '../../../src/telemetry/slot-duration.js';
 import { distUrl, ensureDistFresh } from './dist-fresh.js';
 
 function content(k: number, schemaVersion = SNAPSHOT_SCHEMA_VERSION): SnapshotContent {
@@ -13,6 +14,7 @@ function content(k: number, schemaVersion = SNAPSHOT_SCHEMA_VERSION): SnapshotCo
     snapshotSlot: 102 + k,
     generatedAtUnixMs: 1_000 + k,
     slotMs: 400,
+    slotMsSamples: 32,
     leaders: [
       { identity: `A${k}`, tpuQuic: '127.0.0.1:1', stake: 5 },
       { identity: `B${k}`, tpuQuic: null, stake: 7 },
@@ -39,7 +41,7 @@ describe('leader-slot snapshot', () => {
     expect(r.current()).toBeNull();
     expect(w.publish(content(1))).toBe(1);
     const v = r.current()!;
-    expect(v).toMatchObject({ generation: 1, supported: true, firstSlot: 101, lastSlot: 108, rowCount: 8, snapshotSlot: 103, generatedAtUnixMs: 1001, slotMs: 400 });
+    expect(v).toMatchObject({ generation: 1, supported: true, firstSlot: 101, lastSlot: 108, rowCount: 8, snapshotSlot: 103, generatedAtUnixMs: 1001, slotMs: 400, slotMsSamples: 32 });
     expect(v.leaders).toEqual(content(1).leaders);
     expect(Array.from(v.leaderIndex)).toEqual([0, 0, 0, 0, 1, 1, 1, 1]);
     expect(JSON.parse('[' + rowsSlice(v, 2, 3) + ']')).toEqual([{ slot: 103, k: 1 }, { slot: 104, k: 1 }, { slot: 105, k: 1 }]);
@@ -82,6 +84,15 @@ describe('leader-slot snapshot', () => {
     now = 2_001;
     expect(src.currentSlot()).toBe(-1);
     expect(src.leaderAt(100)).toBeUndefined();
+  });
+
+  it('SnapshotLeaderSource extrapolates with the fallback slot time while nothing is measured (never 400 ms)', () => {
+    const sab = createSnapshotBuffer(8192);
+    new SnapshotWriter(sab).publish({ ...content(0), slotMs: 400, slotMsSamples: 0 });
+    let now = 1_000;
+    const src = new SnapshotLeaderSource(sab, { maxAgeMs: 1_000, now: () => now });
+    now = 1_000 + 2 * FALLBACK_SLOT_MS + 1;
+    expect(src.currentSlot()).toBe(104);
   });
 
   it('torn-read: a writer thread publishing continuously never shows a reader an inconsistent snapshot', async () => {
