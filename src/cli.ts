@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys new`, and the client library's
+// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys ...` (new here; revoke, restore, revoked
+// in src/cluster/keys-cli.ts; add, set, remove, list in src/cluster/keys-plan-cli.ts), and the client library's
 // operator commands `send`, `leaders`, `fees` (src/client/cli/, docs/client.md). Flags override the config
 // file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
 // every accepted transaction handed to its routes; 1 a stop whose drain timed out (dropped:shutdown), a dependency that
@@ -16,12 +17,14 @@ const USAGE = `usage:
   slotrelay bench landing [--sets ...] [--rate 100] [--duration 60]  (landing benchmark: docs/landing.md; --help for flags)
   slotrelay keys new                                                  (print a fresh API key)
   slotrelay keys revoke|restore --config FILE (--name N | --key K)    (for every relay of a cluster: docs/multi-region.md)
+  slotrelay keys revoked --config FILE                                (the keys revoked in the cluster, with times)
   slotrelay keys add --config FILE --name N [plan flags] [--key K]    (a key in the cluster engine; prints the new key once)
   slotrelay keys set KEY --config FILE [plan flags]                   (change a plan; KEY: fingerprint, name or the key)
   slotrelay keys remove KEY --config FILE | keys list --config FILE [--json]
     plan flags: [--plan JSON|YAML|@FILE] [--routes rpc,...] [--default-routes R,...|none] [--rate-limit R[/BURST]]
                 [--simulate-limit R[/B]] [--read-limit R[/B]] [--bundles true|false] [--preflight simulate|skip|reject]
                 [--verify-signatures true|false] [--subscription-limit N]
+                (a limit without /BURST gets burst R; the command prints the plan it wrote)
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
   slotrelay example --cluster URL [--relay URL] [--key KEY]           (send one transfer, print where and how it landed)
   slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]

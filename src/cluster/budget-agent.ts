@@ -117,6 +117,9 @@ export class BudgetAgent {
 
   private async round(now: number): Promise<void> {
     const l = this.cfg.limits;
+    // The first connect has not answered yet: a ping now fails at once (no offline queue) and would report the engine
+    // down before it is up. The link's own events decide (ready: up; a failed connect: down); the next tick leases.
+    if (this.link.state === 'connecting') return;
     if (!this.link.up) {
       // Down (or not yet up): one probe; budgets switch on when it answers.
       await this.ping(now, true);

@@ -132,6 +132,8 @@ export class ClusterService {
     }
     tb.declare('slotrelay_cluster_revoked_keys', 'gauge', 'Keys of this relay revoked through the engine.');
     tb.sample('slotrelay_cluster_revoked_keys', {}, this.revocations.revokedCount);
+    tb.declare('slotrelay_cluster_revocations_rewritten_total', 'counter', 'Times this relay wrote key revocations back into an engine that had lost them (restarted without its data).');
+    tb.sample('slotrelay_cluster_revocations_rewritten_total', {}, this.revocations.rewrites);
     const ks = this.keySync.status();
     tb.declare('slotrelay_cluster_engine_keys', 'gauge', 'Keys whose plan comes from the cluster engine (new keys and overrides of config keys).');
     tb.sample('slotrelay_cluster_engine_keys', {}, ks.engineKeys);

@@ -4,6 +4,7 @@
 //   {ns}:budget:{keyHash}:{submit|simulate|read}   hash {t: tokens, at: engine ms}  shared token bucket (lease script)
 //   {ns}:telemetry:{region}                        string (JSON, regionFigures)     one region's figures, PX staleAfterMs
 //   {ns}:revoked                                   hash keyHash -> JSON {at}         revoked keys (slotrelay keys revoke)
+//   {ns}:revoked:rev                               hash {epoch, rev}                 revision of {ns}:revoked (revocation-script.ts)
 //   {ns}:keys                                      hash keyHash -> JSON {v, at, plan} keys and plans (keys add|set|remove)
 //   {ns}:keys:rev                                  integer                           bumped by every change of {ns}:keys
 //   {ns}:keys:log                                  sorted set keyHash by revision    each key's last change (incremental reads)
@@ -19,6 +20,7 @@ export function keyHash(apiKey: string): string {
 export const budgetKey = (ns: string, hash: string, cls: BudgetClass): string => `${ns}:budget:${hash}:${cls}`;
 export const telemetryKey = (ns: string, region: string): string => `${ns}:telemetry:${region}`;
 export const revokedKey = (ns: string): string => `${ns}:revoked`;
+export const revokedRevKey = (ns: string): string => `${ns}:revoked:rev`;
 export const keysKey = (ns: string): string => `${ns}:keys`;
 export const keysRevKey = (ns: string): string => `${ns}:keys:rev`;
 export const keysLogKey = (ns: string): string => `${ns}:keys:log`;

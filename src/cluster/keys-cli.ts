@@ -2,14 +2,16 @@
 // any relay's host, through the engine named by that relay's config (cluster.url). The key is chosen by its name (in
 // the config, or of a key added through the engine: keys-plan-cli.ts) or given itself (--key); the engine receives
 // only its hash (engine-keys.ts). The change is published on {ns}:keys:changed: every relay applies it within one
-// round trip, at most cluster.keys.pollMs when the notice is missed (key-revocations.ts). Exit codes: 0 done, 1 engine
+// round trip, at most cluster.keys.pollMs when the notice is missed (key-revocations.ts). A revocation is lifted only by
+// `restore`: an engine restarted without its data gets it back from the relays. Exit codes: 0 done, 1 engine
 // unreachable, 2 bad usage/config.
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { keyHash, keysChannel, keysKey, revokedKey } from './engine-keys.js';
+import { keyHash, keysChannel, keysKey, revokedKey, revokedRevKey } from './engine-keys.js';
 import { engineUrlForLog, errorLabel } from './engine-link.js';
 import { decodeRecord } from './key-plan.js';
+import { newEpoch, REVOCATION_WRITE_SCRIPT } from './revocation-script.js';
 
 export async function runKeysCluster(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [action, ...rest] = argv;
@@ -54,12 +56,12 @@ export async function runKeysCluster(argv: readonly string[], env: NodeJS.Proces
       if (hits.length !== 1) throw new ConfigError(hits.length === 0 ? `no key named "${values.name}" in ${values.config} or in the engine` : `"${values.name}" names ${hits.length} engine keys: use --key`);
       hash = hits[0][0];
     }
-    if (action === 'revoke') {
-      await redis.multi().hset(revokedKey(ns), hash as string, JSON.stringify({ at: Date.now() })).publish(keysChannel(ns), 'revoked').exec();
-      process.stdout.write(`revoked "${label}": every relay of the service refuses it within ${config.cluster.keys.pollMs} ms\n`);
-    } else if (action === 'restore') {
-      const [[, n]] = ((await redis.multi().hdel(revokedKey(ns), hash as string).publish(keysChannel(ns), 'revoked').exec()) ?? [[null, 0]]) as [Error | null, number][];
-      process.stdout.write(n > 0 ? `restored "${label}"\n` : `"${label}" was not revoked\n`);
+    if (action === 'revoke' || action === 'restore') {
+      // One script: the change, the revision bump (revocation-script.ts) and the notice, never seen apart.
+      const value = action === 'revoke' ? JSON.stringify({ at: Date.now() }) : '';
+      const n = Number(await redis.eval(REVOCATION_WRITE_SCRIPT, 2, revokedKey(ns), revokedRevKey(ns), action, hash as string, value, keysChannel(ns), newEpoch()));
+      if (action === 'revoke') process.stdout.write(`revoked "${label}": every relay of the service refuses it within ${config.cluster.keys.pollMs} ms\n`);
+      else process.stdout.write(n > 0 ? `restored "${label}"\n` : `"${label}" was not revoked\n`);
     } else {
       const all = await redis.hgetall(revokedKey(ns));
       const byHash = new Map(config.keys.map((k) => [keyHash(k.key), k.name]));

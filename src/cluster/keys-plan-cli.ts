@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { ROUTE_NAMES, type Config, type KeyConfig } from '../config/schema.js';
+import { burstForRate, ROUTE_NAMES, type Config, type KeyConfig } from '../config/schema.js';
 import type { KeyPlan } from '../front/auth.js';
 import { fingerprint, keyHash, keysChannel, keysKey, keysLogKey, keysRevKey, revokedKey } from './engine-keys.js';
 import { engineUrlForLog, errorLabel } from './engine-link.js';
@@ -52,11 +52,13 @@ function bool(flag: string, v: string): boolean {
   throw new ConfigError(`--${flag} must be true or false`);
 }
 
-/** `R` or `R/B`: perSecond, and the burst when given. */
-function limit(flag: string, v: string): { perSecond: number; burst?: number } {
+/** `R` or `R/B`: perSecond and burst; `R` alone means burst R (at least 1), as in a config file, in add and set alike. */
+function limit(flag: string, v: string): { perSecond: number; burst: number } {
   const m = /^(\d+(?:\.\d+)?)(?:\/(\d+))?$/.exec(v.trim());
   if (m === null) throw new ConfigError(`--${flag} must be PER_SECOND or PER_SECOND/BURST (e.g. 100/200)`);
-  return m[2] === undefined ? { perSecond: Number(m[1]) } : { perSecond: Number(m[1]), burst: Number(m[2]) };
+  const perSecond = Number(m[1]);
+  if (!(perSecond > 0)) throw new ConfigError(`--${flag}: the rate must be above 0`);
+  return { perSecond, burst: m[2] === undefined ? burstForRate(perSecond) : Number(m[2]) };
 }
 
 /** --plan: a plan object as JSON or YAML text, or @FILE holding one. */
@@ -92,12 +94,17 @@ function changesOf(v: Values): Record<string, unknown> {
   return c;
 }
 
-/** base with the changes: a limit given as perSecond only keeps the base's burst. */
+/** base with the changes; a limit naming its rate only gets the rate as its burst (not the base's burst). */
 function merged(base: Readonly<KeyPlan> | Record<string, never>, changes: Record<string, unknown>): KeyPlan {
   const out: Record<string, unknown> = { ...base };
   for (const [k, val] of Object.entries(changes)) {
     if (val === undefined) delete out[k];
-    else if (Object.values(LIMITS).includes(k as never) && typeof val === 'object') out[k] = { ...(out[k] as object | undefined), ...val };
+    else if (Object.values(LIMITS).includes(k as never) && typeof val === 'object' && val !== null) {
+      // A rate without a burst (from --plan) gets the rate as its burst, as a flag or a config file would.
+      const l = val as { perSecond?: unknown; burst?: unknown };
+      const burst = typeof l.perSecond === 'number' && l.perSecond > 0 && l.burst === undefined ? { burst: burstForRate(l.perSecond) } : {};
+      out[k] = { ...(out[k] as object | undefined), ...l, ...burst };
+    }
     else out[k] = val;
   }
   const p = parsePlan(out);

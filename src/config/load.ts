@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { configSchema, keySchema, type Config } from './schema.js';
 import { applyEnvOverrides, setPath } from './env-overrides.js';
+import { unavailableDefaultRoutes } from './default-routes.js';
 import { deepFreeze } from './freeze.js';
 import { finishTelemetryConfig } from '../telemetry/telemetry-config.js';
 
@@ -79,6 +80,9 @@ export function loadConfig(opts: LoadOptions): Readonly<Config> {
       }
     }
   }
+  // Default routes the config names that this relay cannot run (src/config/default-routes.ts).
+  const routeIssues = unavailableDefaultRoutes(config, obj);
+  if (routeIssues.length > 0) throw new ConfigError(`invalid configuration in ${source}:\n  ${routeIssues.join('\n  ')}`);
   return deepFreeze(config);
 }
 

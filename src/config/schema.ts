@@ -65,15 +65,23 @@ const listener = (defaultPort: number) =>
     .strict()
     .default({});
 
+/** The burst of a limit that names its rate only: the rate (at least 1), never the default's burst (issue 30, item 5). */
+export const burstForRate = (perSecond: number): number => Math.max(1, Math.ceil(perSecond));
+
 const tokenBucket = (perSecond: number, burst: number) =>
   z
-    .object({
-      /** Sustained rate, requests per second (each batch element counts). */
-      perSecond: z.number().positive().default(perSecond),
-      /** Bucket size: how many may arrive at once after idling. */
-      burst: positiveInt.default(burst),
-    })
-    .strict()
+    .preprocess(
+      // A limit naming its rate only gets the rate as its burst; one naming neither gets both defaults.
+      (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { perSecond?: unknown }).perSecond === 'number' && (v as { burst?: unknown }).burst === undefined && (v as { perSecond: number }).perSecond > 0 ? { ...v, burst: burstForRate((v as { perSecond: number }).perSecond) } : v),
+      z
+        .object({
+          /** Sustained rate, requests per second (each batch element counts). */
+          perSecond: z.number().positive().default(perSecond),
+          /** Bucket size: how many may arrive at once after idling. Default: the rate when perSecond is given, else `burst`. */
+          burst: positiveInt.default(burst),
+        })
+        .strict(),
+    )
     .default({});
 
 export const keySchema = z

@@ -71,6 +71,10 @@ export const Errors = Object.freeze({
   OVERLOADED: spec(32, 'overloaded', -32005, 503, 503, 'Server overloaded: the transaction queue is full, retry after the Retry-After delay', true),
   ROUTE_NOT_ALLOWED: spec(33, 'route_not_allowed', -32602, 200, 403, 'Invalid params: none of the requested routes is allowed for this API key'),
   UNKNOWN_ROUTE: spec(34, 'unknown_route', -32602, 200, 400, 'Invalid params: unknown route'),
+  // The key may use a requested (or default) route, but this relay runs none of them (not configured here: routes.rpc
+  // .endpoints empty, routes.direct.enabled false, no routes.jito, no static peers). The relay's matter, not the key's;
+  // another region's relay may run it. data {reason, configured: the routes this relay runs}.
+  ROUTE_NOT_CONFIGURED: spec(38, 'route_not_configured', -32602, 200, 400, 'Invalid params: none of the requested routes is configured on this relay'),
   SHUTTING_DOWN: spec(35, 'shutting_down', -32005, 503, 503, 'Node is unhealthy: the relay is shutting down', true),
   // None of the transaction's routes can deliver now (upstream unreachable, no fresh leader data, a route failing
   // every send: docs/health.md). Refused rather than accepted and dropped; data {reason, routes: {name: why}}.

@@ -66,6 +66,24 @@ function accepted(deps: FrontDeps, st: RequestState, path: string, signature: st
 }
 
 const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
+/** route_not_configured by the relay's available mask (one per relay in practice): data names what it runs. */
+const notConfigured = new Map<number, Failure>();
+
+/**
+ * Nothing to send by: the key's policy when it allows none of the routes asked for (route_not_allowed, 403), else this
+ * relay, which runs none of those it allows (route_not_configured, 400). `permitted`: the routes asked ∩ the key's.
+ */
+export function noRouteRefusal(permitted: number, available: number): Failure {
+  if (permitted === 0) return ROUTE_NOT_ALLOWED;
+  let f = notConfigured.get(available);
+  if (f === undefined) {
+    const configured = ROUTE_NAMES.filter((r) => (available & (1 << ROUTE_IDS[r])) !== 0);
+    f = Object.freeze(new Failure(Errors.ROUTE_NOT_CONFIGURED, Errors.ROUTE_NOT_CONFIGURED.message, { reason: Errors.ROUTE_NOT_CONFIGURED.reason, configured }));
+    notConfigured.set(available, f);
+  }
+  return f;
+}
+
 const ROUTES_SHAPE = Object.freeze(
   new Failure(Errors.UNKNOWN_ROUTE, 'Invalid params: `routes` must be "default" or a non-empty array of route names'),
 );
@@ -74,7 +92,7 @@ const ROUTES_SHAPE = Object.freeze(
 export function resolveRoutes(requested: unknown, key: KeyEntry, available: number): number | Failure {
   if (requested === undefined || requested === null || requested === 'default') {
     const m = key.defaultMask & available;
-    if (m === 0) return ROUTE_NOT_ALLOWED;
+    if (m === 0) return noRouteRefusal(key.defaultMask, available);
     return m;
   }
   if (!Array.isArray(requested) || requested.length === 0) return ROUTES_SHAPE;
@@ -90,7 +108,7 @@ export function resolveRoutes(requested: unknown, key: KeyEntry, available: numb
     mask |= 1 << ROUTE_IDS[r as RouteName];
   }
   const effective = mask & key.allowedMask & available;
-  if (effective === 0) return ROUTE_NOT_ALLOWED;
+  if (effective === 0) return noRouteRefusal(mask & key.allowedMask, available);
   return effective;
 }
 

@@ -81,6 +81,7 @@ const REST: Record<string, { status: number; code: number }> = {
   invalid_params: { status: 400, code: -32602 },
   unknown_route: { status: 400, code: -32602 },
   route_not_allowed: { status: 403, code: -32602 },
+  route_not_configured: { status: 400, code: -32602 },
   unsupported_media_type: { status: 415, code: -32600 },
   body_too_large: { status: 413, code: -32600 },
   tx_too_large_encoded: { status: 400, code: -32602 },
@@ -200,7 +201,8 @@ function judgeRoutes(v: unknown): Judged {
   const unknown: Problem = { reason: 'unknown_route', what: 'routes shape/name', message: (m) => /\broutes\b/.test(m) };
   if (!Array.isArray(v) || v.length === 0) return { ok: false, problem: unknown };
   if (v.some((r) => typeof r !== 'string' || !ROUTE_NAMES.includes(r))) return { ok: false, problem: unknown };
-  if (!v.some((r) => AVAILABLE.includes(r as string))) return { ok: false, problem: { reason: 'route_not_allowed', what: 'no deliverable route requested' } };
+  // The key allows every route: none of those asked runs here is the relay's matter (issue 30, item 3).
+  if (!v.some((r) => AVAILABLE.includes(r as string))) return { ok: false, problem: { reason: 'route_not_configured', what: 'no route this relay runs requested' } };
   return { ok: true };
 }
 

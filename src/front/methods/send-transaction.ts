@@ -51,6 +51,7 @@ function quote(signature: string | Failure): string | Failure {
 }
 
 const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
+const ROUTE_NOT_CONFIGURED = failureOf(Errors.ROUTE_NOT_CONFIGURED);
 const PREFLIGHT_NOT_ALLOWED = failureOf(Errors.PREFLIGHT_NOT_ALLOWED);
 const PREFLIGHT_UNAVAILABLE = failureOf(Errors.PREFLIGHT_UNAVAILABLE);
 
@@ -75,7 +76,8 @@ export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<
     if (maxRetries instanceof Failure) return maxRetries;
     const minContextSlot = tryOptionalUsize(cfg?.minContextSlot, 'minContextSlot');
     if (minContextSlot instanceof Failure) return minContextSlot;
-    if (ctx.routeMask === 0) return ROUTE_NOT_ALLOWED;
+    // None of the key's default routes runs here: the key's policy, or this relay (noRouteRefusal).
+    if (ctx.routeMask === 0) return ctx.key.defaultMask === 0 ? ROUTE_NOT_ALLOWED : ROUTE_NOT_CONFIGURED;
 
     const key = ctx.key;
     const meta: SubmissionMeta = {

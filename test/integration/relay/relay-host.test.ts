@@ -41,14 +41,14 @@ describe('relay host', () => {
     expect(refused).toMatchObject({ status: 401, reason: 'unauthorized' });
   });
 
-  it('route policy: unknown route 400, nothing deliverable 403', async () => {
+  it('route policy: unknown route 400, a route this relay does not run 400 route_not_configured (not the key\'s 403)', async () => {
     const tx = legacyTransfer();
     const unknown = await call('/v1/submit', JSON.stringify({ transaction: tx.base64, routes: ['carrier-pigeon'] }), 'application/json');
     expect(unknown.status).toBe(400);
     expect(unknown.json).toMatchObject({ accepted: false, error: { code: -32602, reason: 'unknown_route' } });
     const none = await call('/v1/submit', JSON.stringify({ transaction: tx.base64, routes: ['jito'] }), 'application/json');
-    expect(none.status).toBe(403);
-    expect(none.json).toMatchObject({ accepted: false, error: { reason: 'route_not_allowed' } });
+    expect(none.status).toBe(400);
+    expect(none.json).toMatchObject({ accepted: false, error: { code: -32602, reason: 'route_not_configured' } });
   });
 
   it('POST /v1/transactions takes raw wire bytes or base64/base58 text', async () => {
