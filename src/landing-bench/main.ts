@@ -106,7 +106,7 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
   try {
     slots = await SlotTracker.start(driver.rpcUrl, driver.wsUrl);
     const payers = await driver.payers();
-    factory = await TransferFactory.start(driver.rpcUrl, payers);
+    factory = await TransferFactory.start(driver.rpcUrl, payers, o.txFormat);
     const validators = await validatorsOf(driver.rpcUrl, o.remote ? null : sc);
     // The slot time: the scenario's on the embedded localnet (the bench set it), measured from the cluster's slot
     // notifications on a remote one (docs/slot-time.md). Landing polls run once a slot, 100..400 ms apart: no faster

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
+import type { TransferFormat } from './payers.js';
 
 export const FANOUTS = ['window-aware', 'next-leaders'] as const;
 export type Fanout = (typeof FANOUTS)[number];
@@ -53,6 +54,8 @@ export interface LandingBenchOptions {
   readonly tailMs: number;
   /** Payers transfers are signed by (localnet: airdropped). */
   readonly payers: number;
+  /** The transfers' wire format: legacy, v1 (SIMD-0385), or the two alternately (docs/landing.md). */
+  readonly txFormat: TransferFormat;
   /** maxRetries sent with every submission; undefined = the relay's default (retries.defaultMaxRetries). */
   readonly maxRetries?: number;
   /** Output path without extension: {out}.json and {out}.html. */
@@ -135,7 +138,7 @@ function num(name: string, v: string, min: number, max: number): number {
 export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
-         [--tail 20] [--payers 8] [--max-retries N] [--out bench/results/landing] [--quiet]
+         [--tail 20] [--payers 8] [--max-retries N] [--tx-format legacy|v1|mixed] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
        the HTML again from a report's JSON: --render FILE.json [--out PATH]`;
@@ -150,6 +153,7 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
       tail: { type: 'string' },
       payers: { type: 'string' },
       'max-retries': { type: 'string' },
+      'tx-format': { type: 'string' },
       'slot-ms': { type: 'string' },
       'lossy-leader': { type: 'string' },
       'leader-drop': { type: 'string' },
@@ -192,6 +196,8 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   // slotMs 0: not set by the bench; runScenario measures the remote cluster's (main.ts).
   if (remote) scenarios = [{ name: 'remote', slotMs: 0, leaderLossPct: 0, leaderTxDropPct: 0, qos: false, linkDelayMs: 0, rpcDelayMs: 0 }];
   const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
+  const txFormat = values['tx-format'] ?? 'legacy';
+  if (txFormat !== 'legacy' && txFormat !== 'v1' && txFormat !== 'mixed') throw new ConfigError('--tx-format: legacy, v1 or mixed');
   return {
     sets,
     scenarios,
@@ -200,6 +206,7 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     tailMs: Math.round((values.tail === undefined ? 20 : num('tail', values.tail, 1, 600)) * 1000),
     payers: values.payers === undefined ? 8 : num('payers', values.payers, 1, 256),
     maxRetries,
+    txFormat,
     out: values.out ?? 'bench/results/landing',
     remote,
     quiet: values.quiet === true,
