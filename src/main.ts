@@ -185,6 +185,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     snapshot: leaderSnapshot,
     localnet,
     onDeliverable: (mask, data) => intake.setDeliverable(mask, data),
+    onTrickle: (mask) => intake.setTrickle(mask),
     log,
   });
   healthMonitor.start();

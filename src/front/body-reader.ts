@@ -43,6 +43,7 @@ export function readBody(
   });
   function onChunk(chunk: ArrayBuffer, isLast: boolean): void {
     if (done || st.aborted) return;
+    if (isLast) st.bodyPending = false; // read to its end: its answer may keep the connection (http.ts)
     const n = chunk.byteLength;
     if (assembled === null && isLast) {
       done = true;

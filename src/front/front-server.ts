@@ -13,6 +13,7 @@ import { receiptEndpoint } from '../receipts/receipt-endpoint.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
 import { requestIdFor } from './request-id.js';
+import { requestDeclaresBody } from './request.js';
 import { errorJson } from '../jsonrpc/response.js';
 import { listenRpcAndPubsub } from '../rpc/pubsub/listen-pubsub.js';
 import type { PubsubServer } from '../rpc/pubsub/pubsub-server.js';
@@ -26,6 +27,7 @@ export interface ListenInfo {
 /** A synchronous answer with no body to read (health, metrics, 404/405): echoes or generates x-request-id. */
 function plain(res: HttpResponse, req: HttpRequest, deps: FrontDeps, status: number, type: string, body: string): void {
   const st = new RequestState(res, requestIdFor(req.getHeader('x-request-id')), 0);
+  st.bodyPending = requestDeclaresBody(req); // never read here: a body still arriving closes the connection
   writeResponse(st, deps.responseOptions, status, type, body);
 }
 
@@ -48,7 +50,7 @@ function commonRoutes(app: TemplatedApp, deps: FrontDeps, notFoundBody: () => st
   if (deps.config.http.metrics) {
     app.get('/metrics', (res, req) => plain(res, req, deps, 200, 'text/plain; version=0.0.4; charset=utf-8', deps.renderMetrics()));
   }
-  app.options('/*', (res, req) => answerCorsPreflight(res, deps.responseOptions, requestIdFor(req.getHeader('x-request-id'))));
+  app.options('/*', (res, req) => answerCorsPreflight(res, deps.responseOptions, requestIdFor(req.getHeader('x-request-id')), requestDeclaresBody(req)));
   app.any('/*', (res, req) => {
     deps.metrics.countRejection(notFoundStatus === 405 ? Errors.METHOD_NOT_ALLOWED.reason : Errors.NOT_FOUND.reason);
     plain(res, req, deps, notFoundStatus, JSON_TYPE, notFoundBody());

@@ -51,6 +51,13 @@ export class RequestState {
    * around onBody. Anything answering later (a promise, a timer) finds it false and corks.
    */
   corked = true;
+  /**
+   * The request declares a body (Content-Length > 0, or Transfer-Encoding) that has not been read to its end: set by
+   * the request's prologue, cleared by readBody. An answer written meanwhile (a refusal before the body, a 404)
+   * closes the connection: uWS would otherwise swallow the rest of the body under the idle keep-alive timer, not its
+   * slow-client one, so a body dribbled behind an early answer would hold the socket http.idleTimeoutSeconds.
+   */
+  bodyPending = false;
   constructor(
     readonly res: HttpResponse,
     readonly requestId: string,
@@ -125,8 +132,9 @@ export function writeResponse(
   st.answered = true;
   const res = st.res;
   const headers = opts.headerLines(contentType) + st.requestId;
-  if (st.corked) writeAll(res, headers, status, body, retryAfterSeconds, closeConnection);
-  else res.cork(() => writeAll(res, headers, status, body, retryAfterSeconds, closeConnection));
+  const close = closeConnection || st.bodyPending; // RFC 9110 10.1.1: answering before the body, we close (RequestState.bodyPending)
+  if (st.corked) writeAll(res, headers, status, body, retryAfterSeconds, close);
+  else res.cork(() => writeAll(res, headers, status, body, retryAfterSeconds, close));
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -160,7 +168,7 @@ export const BAD_TRANSFER_ENCODING_MESSAGE = 'Invalid request: Transfer-Encoding
 export const CONFLICTING_CONTENT_LENGTH_MESSAGE = 'Invalid request: Content-Length headers with different values';
 
 /** OPTIONS on any path: the CORS preflight a browser sends before a POST carrying x-api-key (204, no body). */
-export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string): void {
+export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, requestId?: string, closeConnection = false): void {
   // Always answered inside the OPTIONS handler, where uWS has corked the socket (see RequestState.corked).
   res.writeStatus(STATUS_LINES[204]);
   res.writeHeader(H_ALLOW_ORIGIN, opts.corsOrigin);
@@ -169,5 +177,5 @@ export function answerCorsPreflight(res: HttpResponse, opts: ResponseOptions, re
   res.writeHeader('access-control-max-age', '86400');
   if (requestId !== undefined) res.writeHeader(H_REQUEST_ID, requestId);
   res.writeHeader(H_KEEP_ALIVE, opts.keepAlive);
-  res.end();
+  res.end('', closeConnection); // closed when a body was declared (RequestState.bodyPending)
 }

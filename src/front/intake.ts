@@ -101,6 +101,18 @@ export class Intake {
     this.unavailable = Object.freeze(new Failure(Errors.ROUTES_UNAVAILABLE, Errors.ROUTES_UNAVAILABLE.message, refusalData));
   }
 
+  /**
+   * Undeliverable routes that may each take one transaction until the next grant (health monitor, every tick, cold):
+   * a route closed for failing is probed by one live transaction a tick, never reopened to all of them.
+   */
+  private trickleMask = 0;
+  /** The trickle routes the record being reserved was let in by (spent when it is published, not before). */
+  private trickling = 0;
+
+  setTrickle(mask: number): void {
+    this.trickleMask = mask;
+  }
+
   /** Tx-data offset of the slot reserve() found (kept in a field so reserve() returns without allocating). */
   private reservedOffset = -1;
 
@@ -110,7 +122,11 @@ export class Intake {
    */
   private reserve(routeMask: number): RingProducer | Failure {
     if (this.closed) return SHUTTING_DOWN;
-    if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) return this.unavailable;
+    this.trickling = 0;
+    if ((routeMask & this.deliverableMask) === 0 && this.unavailable !== null) {
+      if ((routeMask & this.trickleMask) === 0) return this.unavailable;
+      this.trickling = routeMask & this.trickleMask;
+    }
     this.quicOffset = -1;
     const q = this.quic;
     if (q === null || (routeMask & q.mask) === 0) return this.reserveWorker();
@@ -158,6 +174,7 @@ export class Intake {
       if (join === 0) return OVERLOADED; // cannot happen with the table's capacity (src/shm/join.ts); never silent
       ring.bytes.copy(q.producer.bytes, qOffset, offset, offset + length);
     }
+    if (this.trickling !== 0) this.trickleMask &= ~this.trickling; // spent only by a transaction actually sent
     const seq = this.receiptFor(signature, meta);
     ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
     if (join !== 0) {

@@ -1,7 +1,9 @@
 // A JSON-RPC POST endpoint on the uWS front (front thread, HOT): the JSON-RPC host's `/` and the relay host's
 // `/v1/sendTransaction` both run through here. Order of checks: key (401) -> media type (415) -> body size (413) ->
 // envelope -> rate limit over every batch element (429) -> method table. JSON-RPC results and errors are HTTP 200;
-// a single call refused for a transport-level reason (overload, rate) carries that status and Retry-After.
+// a single call refused for a transport-level reason (overload, rate) carries that status and Retry-After. A body of
+// notifications only (no `id`) is never answered, refused or not: HTTP 200 and no body, as Agave's
+// jsonrpc-http-server (docs/errors.md). Refusals made before the body is read (401, 415, 413) cannot know it.
 import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
@@ -36,6 +38,12 @@ export function rejectRpc(
   deps.metrics.countRejection(spec.reason);
   const close = spec === Errors.BODY_TOO_LARGE; // the rest of the body is never read: drop the connection
   writeResponse(st, deps.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(id, spec.rpcCode, spec.message, data), retryAfterS, close);
+}
+
+/** A body of notifications only, refused after parsing: counted like any refusal, answered like any notification. */
+function refuseSilently(deps: FrontDeps, st: RequestState, spec: ErrorSpec): void {
+  deps.metrics.countRejection(spec.reason);
+  answerNotification(deps, st);
 }
 
 /**
@@ -131,12 +139,27 @@ class RpcCall implements CallContext, DispatchHooks {
   }
 
   finish(text: string | EncodedAnswer | null): void {
-    const status = this.singleError?.rpcHttpStatus ?? 200;
-    const retry = this.singleError?.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
     const st = this.state;
-    writeJson(st, this.deps.responseOptions, status, text ?? '', retry);
+    // null: notifications only, whatever became of them (a refusal included): no reply, hence no refusal status.
+    if (text === null) answerNotification(this.deps, st);
+    else writeJson(st, this.deps.responseOptions, this.singleError?.rpcHttpStatus ?? 200, text, this.singleError?.retryable ? RETRY_AFTER_OVERLOAD_S : 0);
     this.deps.metrics.recordLatency(this.path, (nowMs() - st.receivedAtMs) * 1000);
   }
+}
+
+/**
+ * The answer to a body of notifications only: JSON-RPC 2.0 section 4.1 (the server MUST NOT reply to a notification)
+ * as Agave's jsonrpc-http-server does it: HTTP 200, its JSON content type, an empty body (handler.rs: "Notification,
+ * just return empty response").
+ */
+function answerNotification(deps: FrontDeps, st: RequestState): void {
+  writeJson(st, deps.responseOptions, 200, '');
+}
+
+/** Whether nothing in the body asks for a reply: a notification, or a batch of notifications only. */
+function notificationsOnly(parsed: ParsedBody): boolean {
+  if (parsed.kind === 'single') return parsed.element.notification;
+  return parsed.kind === 'batch' && parsed.elements.every((e) => e.notification);
 }
 
 function isSubmission(e: JsonRpcElement): boolean {
@@ -211,12 +234,14 @@ export function jsonRpcEndpoint(
       const parsed = isUtf8(body) ? parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize) : NOT_UTF8;
       const waitMs = takeRateTokens(key, parsed, st.receivedAtMs);
       if (waitMs > 0) {
+        if (notificationsOnly(parsed)) return refuseSilently(deps, st, Errors.RATE_LIMITED);
         const id = parsed.kind === 'single' ? parsed.element.id : null;
         return rejectRpc(deps, st, Errors.RATE_LIMITED, retryAfterSeconds(waitMs), { reason: 'rate_limited', retryAfterMs: waitMs }, id);
       }
 
       // Spec 7.2 / 8: a batch that contains getLeaderSlots is rejected as a whole, with one error (id null).
       if (parsed.kind === 'batch' && parsed.elements.some((e) => !isInvalid(e) && e.method === 'getLeaderSlots')) {
+        if (notificationsOnly(parsed)) return refuseSilently(deps, st, Errors.LEADER_SLOTS_IN_BATCH);
         return rejectRpc(deps, st, Errors.LEADER_SLOTS_IN_BATCH);
       }
       // A body that may hand a transaction to a ring runs after the read is parsed (after-read.ts); reads run now.

@@ -75,6 +75,16 @@ function conflictingContentLength(req: HttpRequest, first: string): boolean {
   return clConflict;
 }
 
+/** Whether a request declares a body: a Content-Length other than 0, or any Transfer-Encoding (RequestState.bodyPending). */
+function declaresBody(contentLength: string, transferEncoding: string): boolean {
+  return transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
+}
+
+/** The same, read from the request (the answers that never read a body: health, metrics, 404/405). */
+export function requestDeclaresBody(req: HttpRequest): boolean {
+  return declaresBody(req.getHeader(H_CONTENT_LENGTH), req.getHeader(H_TRANSFER_ENCODING));
+}
+
 export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
   const requestId = requestIdFor(req.getHeader(H_REQUEST_ID));
   const state = new RequestState(res, requestId, nowMs());
@@ -82,6 +92,8 @@ export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
     state.aborted = true;
   });
   const cl = req.getHeader(H_CONTENT_LENGTH);
+  const te = req.getHeader(H_TRANSFER_ENCODING);
+  state.bodyPending = declaresBody(cl, te);
   const query = req.getQuery() ?? '';
   return {
     state,
@@ -94,7 +106,7 @@ export function beginRequest(res: HttpResponse, req: HttpRequest): RequestHead {
       query === '' ? '' : (req.getQuery('key') ?? ''), // most requests have no query: one native call fewer
     ),
     query,
-    badFraming: badTransferEncoding(req.getHeader(H_TRANSFER_ENCODING))
+    badFraming: badTransferEncoding(te)
       ? BAD_TRANSFER_ENCODING_MESSAGE
       : cl !== '' && conflictingContentLength(req, cl)
         ? CONFLICTING_CONTENT_LENGTH_MESSAGE

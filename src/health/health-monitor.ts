@@ -4,6 +4,9 @@
 // localnet's supervisor state. Outputs: the mask of routes that can deliver, pushed to intake (a transaction with
 // none of them is refused with 503 routes_unavailable), the GET /health status and its JSON detail (docs/health.md).
 // Transitions are logged once each (warn when something breaks, info when it recovers), never per request.
+// A route found failing every send stays closed to live traffic until one of its sends succeeds: each tick it is
+// granted a trickle of one transaction (onTrickle), whose outcome is the probe. Letting it back in wholesale once its
+// failures aged out of the window dropped a whole tick of traffic every few seconds (issue #30 item 10).
 import type { Config } from '../config/schema.js';
 import type { LocalnetState } from '../localnet-child.js';
 import type { Logger } from '../log/logger.js';
@@ -16,7 +19,7 @@ import { RouteOutcomeWindow } from './route-outcome-window.js';
 export type HealthStatus = 'ok' | 'degraded' | 'unhealthy' | 'shutting_down';
 
 /** Why a route cannot deliver; stable labels (docs/health.md). */
-export type RouteUnavailableReason = 'endpoint_unreachable' | 'no_fresh_leader_data' | 'route_failing';
+export type RouteUnavailableReason = 'endpoint_unreachable' | 'no_fresh_leader_data' | 'route_failing' | 'route_probing';
 
 export interface RouteHealth {
   readonly deliverable: boolean;
@@ -55,6 +58,8 @@ export interface HealthMonitorOptions {
   readonly localnet: { state(): LocalnetState; restarts(): number } | null;
   /** Told whenever the deliverable mask changes. */
   readonly onDeliverable: (mask: number, refusalData: unknown) => void;
+  /** Told every tick which routes, closed for failing, may take one transaction each until the next tick. */
+  readonly onTrickle?: (mask: number) => void;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -72,6 +77,8 @@ export class HealthMonitor {
   private report: HealthReport;
   private deliverableMask = -1;
   private lastReasons = '';
+  /** Routes found failing every send and not seen sending since: closed to all but the trickle (bit per route). */
+  private tripped = 0;
 
   constructor(private readonly o: HealthMonitorOptions) {
     const h = o.config.health;
@@ -116,6 +123,7 @@ export class HealthMonitor {
     this.upstream?.probe(settle);
     for (const p of this.rpcEndpoints) if (p !== this.upstream) p.probe(settle);
     this.refresh();
+    this.o.onTrickle?.(this.tripped);
   }
 
   private refresh(): void {
@@ -180,8 +188,14 @@ export class HealthMonitor {
       if (r === RPC && this.rpcEndpoints.length > 0 && !this.rpcEndpoints.some((p) => p.current().reachable)) reason = 'endpoint_unreachable';
       else if (r === DIRECT && leaderData !== null && !leaderData.fresh) reason = 'no_fresh_leader_data';
       else if (w.sent === 0 && w.notDelivered >= cfg.health.failingMinOutcomes) reason = 'route_failing';
-      if (reason === null) deliverable++;
-      else reasons.push(`${ROUTE_BY_ID[r]}:${reason}`);
+      // Tripped by failing, cleared by a send. Once the failures age out the route is probing: the relay may still
+      // be able to deliver by it (so it counts for the status), but only the trickle is let in until one is sent.
+      const bit = 1 << r;
+      if (reason === 'route_failing') this.tripped |= bit;
+      else if (w.sent > 0) this.tripped &= ~bit;
+      if (reason === null && (this.tripped & bit) !== 0) reason = 'route_probing';
+      if (reason === null || reason === 'route_probing') deliverable++;
+      if (reason !== null) reasons.push(`${ROUTE_BY_ID[r]}:${reason}`);
       routes[ROUTE_BY_ID[r]] = { deliverable: reason === null, reason, window: w };
     }
 
