@@ -46,6 +46,8 @@ interface Outgoing {
   fin: boolean;
   bidi: boolean;
   sid: number;
+  /** Once the data is written, reset the stream (RESET_STREAM) with this code instead of ending it; null = no. */
+  reset: number | null;
   resolve: ((r: StreamResult) => void) | null;
 }
 
@@ -195,10 +197,18 @@ export class IngressClient {
     return this.enqueue(bytes, fin, true);
   }
 
-  private enqueue(data: Uint8Array, fin: boolean, bidi: boolean): Promise<StreamResult> {
+  /**
+   * Tests of a client that abandons a stream: writes `bytes` without FIN on a new uni (or bidi) stream, then resets
+   * it with `code` (RESET_STREAM). Resolves 'written' once the reset is queued.
+   */
+  abandon(bytes: Uint8Array, code: number, bidi = false): Promise<StreamResult> {
+    return this.enqueue(bytes, false, bidi, code);
+  }
+
+  private enqueue(data: Uint8Array, fin: boolean, bidi: boolean, reset: number | null = null): Promise<StreamResult> {
     if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
     return new Promise<StreamResult>((resolve) => {
-      this.waiting.push({ data, off: 0, fin, bidi, sid: -1, resolve });
+      this.waiting.push({ data, off: 0, fin, bidi, sid: -1, reset, resolve });
       if (this.state === 'established') {
         this.pump();
         this.flush();
@@ -265,6 +275,15 @@ export class IngressClient {
     w.off += n ?? 0;
     this.wroteNow++;
     if (w.off < w.data.length || (n === null && w.data.length === 0 && w.fin)) return false;
+    if (w.reset !== null) {
+      try {
+        this.conn.streamShutdown(w.sid, quiche.Shutdown.Write, w.reset);
+      } catch {
+        // stopped by the relay already
+      }
+      this.settle(w, { kind: 'written' });
+      return true;
+    }
     if (!w.bidi) {
       this.uniWritten++;
       this.settle(w, { kind: 'written' });
