@@ -205,6 +205,36 @@ export class IngressClient {
     return this.enqueue(bytes, false, bidi, code);
   }
 
+  /** Tests of a late FIN: `head` without FIN on a new uni stream, then `tail` + FIN `delayMs` after `head` was written. */
+  async sendUniLate(head: Uint8Array, tail: Uint8Array, delayMs: number): Promise<StreamResult> {
+    if (this.state === 'closed') return { kind: 'closed' };
+    let w!: Outgoing;
+    const r = await new Promise<StreamResult>((resolve) => {
+      w = { data: head, off: 0, fin: false, bidi: false, sid: -1, reset: null, resolve };
+      this.waiting.push(w);
+      if (this.state === 'established') this.enqueued();
+    });
+    if (r.kind !== 'written') return r;
+    await new Promise((res) => setTimeout(res, delayMs));
+    return this.enqueueOn(w.sid, tail);
+  }
+
+  /** More bytes + FIN on an open uni stream (sendUniLate). */
+  private enqueueOn(sid: number, data: Uint8Array): Promise<StreamResult> {
+    if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
+    return new Promise<StreamResult>((resolve) => {
+      const w: Outgoing = { data, off: 0, fin: true, bidi: false, sid, reset: null, resolve };
+      if (!this.write(w)) this.partial.set(sid, w);
+      this.enqueued();
+    });
+  }
+
+  private enqueued(): void {
+    this.pump();
+    this.flush();
+    this.afterIo();
+  }
+
   private enqueue(data: Uint8Array, fin: boolean, bidi: boolean, reset: number | null = null): Promise<StreamResult> {
     if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
     return new Promise<StreamResult>((resolve) => {

@@ -7,7 +7,7 @@
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngressClient, type StreamResult } from '../../../src/ingress/ingress-client.js';
-import { ALPN_TPU } from '../../../src/ingress/codes.js';
+import { ALPN_TPU, CONNECTION_CODE } from '../../../src/ingress/codes.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
@@ -16,7 +16,8 @@ import { waitFor } from '../../helpers/wait-for.js';
 const N = Number(process.env.STREAM_CREDIT_N ?? 1000);
 /** A submit after the refusals: answered within this (the idle timeout it used to wait for is 30 s). */
 const FAST_MS = 2_000;
-const STREAM_TIMEOUT_MS = 150;
+// Long enough that a burst of 1,000 oversized streams (6 MB) finishes writing within it on a busy 2-core box.
+const STREAM_TIMEOUT_MS = 1_000;
 
 let relay: RelayHandle;
 let cert: IdentityCertificate;
@@ -86,6 +87,27 @@ async function refuseThenSubmit(outcome: string, refuse: (c: IngressClient) => P
   }
 }
 
+/**
+ * Uni streams that never end (no FIN, no reset) are stopped at streamTimeoutMs, and quiche 0.18 keeps a stopped uni
+ * stream's credit: after half the credit (64 of 128) the relay closes the connection with code 5, at once, instead of
+ * the client stalling to its idle timeout. A new connection is served.
+ */
+async function abandonedThenClosed(outcome: string, abandon: (c: IngressClient) => Promise<StreamResult>): Promise<void> {
+  const c = await IngressClient.connect({ host: '127.0.0.1', port, certificate: cert });
+  const before = await counter(outcome);
+  const t0 = performance.now();
+  void Promise.all(Array.from({ length: N }, () => abandon(c)));
+  const info = await within(c.closed, 3 * STREAM_TIMEOUT_MS + 2_000);
+  expect(info).toMatchObject({ by: 'peer', isApp: true, code: CONNECTION_CODE.streamsAbandoned, reason: 'streams_abandoned' });
+  const closedMs = performance.now() - t0;
+  expect(await counter(outcome)).toBeGreaterThanOrEqual(before + 64);
+  const fresh = await IngressClient.connect({ host: '127.0.0.1', port, certificate: cert });
+  const tx = legacyTransfer();
+  expect(await within(fresh.request({ transaction: tx.bytes }), FAST_MS)).toMatchObject({ kind: 'answer', answer: { accepted: true } });
+  fresh.close();
+  console.log(`${outcome}: closed with code 5 after ${closedMs.toFixed(0)} ms; a new connection served`);
+}
+
 const tooLargeUni = new Uint8Array(5_000).fill(7);
 const tooLargeBidi = new Uint8Array(6_000).fill(7);
 const short = new Uint8Array(100).fill(3);
@@ -95,12 +117,16 @@ describe('QUIC ingress: refused and reset streams give their credit back (issue 
     await refuseThenSubmit('too_large', (c) => c.sendUni(tooLargeUni));
   }, 90_000);
 
-  it('uni too_large without FIN (5,000 bytes) x N', async () => {
-    await refuseThenSubmit('too_large', (c) => c.sendUni(tooLargeUni, false));
+  it('uni too_large without FIN, never ended (5,000 bytes) x N: stopped, then the connection closed with code 5', async () => {
+    await abandonedThenClosed('too_large', (c) => c.sendUni(tooLargeUni, false));
   }, 90_000);
 
-  it('uni unfinished (100 bytes, no FIN, streamTimeoutMs) x N', async () => {
-    await refuseThenSubmit('unfinished', (c) => c.sendUni(short, false));
+  it('uni unfinished, never ended (100 bytes, no FIN) x N: stopped, then the connection closed with code 5', async () => {
+    await abandonedThenClosed('unfinished', (c) => c.sendUni(short, false));
+  }, 90_000);
+
+  it('uni too_large whose FIN comes late (4,500 bytes, then the rest + FIN 50 ms later) x N', async () => {
+    await refuseThenSubmit('too_large', (c) => c.sendUniLate(tooLargeUni.subarray(0, 4_500), tooLargeUni.subarray(4_500), 50));
   }, 90_000);
 
   it('uni reset by the client (100 bytes, RESET_STREAM) x N', async () => {
