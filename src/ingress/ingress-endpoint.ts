@@ -11,6 +11,7 @@
 import type dgram from 'node:dgram';
 import { quiche, type QuicheConfig, type QuicheConnection } from '../quic/quiche.js';
 import { QuicServerCore, ServerCoreConn } from '../quic/server-core.js';
+import { RetryTokens } from '../quic/retry-token.js';
 import { MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, SERVER_HANDSHAKE_TIMEOUT_MS, TLS_SIGALGS, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL } from '../quic/constants.js';
 import { INGRESS_COUNTER, MSG_KINDS, connectionCounterIndex, streamCounterIndex, type IngressConnectionOutcome, type IngressStreamOutcome } from '../shm/ingress-layout.js';
 import { ALPN_INDEX, CONNECTION_CODE, INGRESS_ALPNS, STREAM_CODE } from './codes.js';
@@ -93,6 +94,19 @@ const SWEEP_MS = 100;
  * carry it instead of a datagram of its own. Far below the 25 ms max_ack_delay quiche advertises.
  */
 const ACK_HOLD_MS = 1;
+/**
+ * Handshakes in progress above which a new client must first echo a stateless Retry token (one more round trip): a
+ * flood of junk Initials then costs a Retry datagram each and no state (issue #30 item 8: each used to hold a quiche
+ * connection, ~20 KB, for the 2 s handshake timeout). Below it clients connect in one round trip.
+ */
+const RETRY_ABOVE_HALF_OPEN = 32;
+/**
+ * New clients per second connecting without a Retry (one round trip); beyond, Retry. A junk Initial fails in quiche at
+ * once, so a flood shows as a rate, not as handshakes in progress; each still cost a TLS connection built and freed.
+ */
+const UNVALIDATED_PER_SECOND = 200;
+/** Handshakes in progress at most (address-validated ones included): beyond, Initials are dropped (clients resend). */
+const MAX_HALF_OPEN = 512;
 
 function now(): number {
   return performance.timeOrigin + performance.now();
@@ -118,7 +132,10 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       config: buildIngressConfig(o),
       handshakeTimeoutMs: o.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS,
       maxConnectionSlots: 2 * o.maxConnections,
-      retry: null,
+      retry: new RetryTokens(),
+      retryAboveHalfOpen: RETRY_ABOVE_HALF_OPEN,
+      maxHalfOpen: MAX_HALF_OPEN,
+      unvalidatedPerSecond: UNVALIDATED_PER_SECOND,
     });
     this.k = o.counters;
     this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
