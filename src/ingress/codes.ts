@@ -17,6 +17,11 @@ export const CONNECTION_CODE = Object.freeze({
   serverBusy: 3,
   /** The relay is stopping. */
   shuttingDown: 4,
+  /**
+   * The client left half of relayHost.quic.maxConcurrentStreams uni streams unended past streamTimeoutMs: each was
+   * stopped (STOP_SENDING), and the QUIC library keeps a stopped uni stream's credit (docs/quic-ingress.md).
+   */
+  streamsAbandoned: 5,
 } as const);
 
 export const STREAM_CODE = Object.freeze({

@@ -46,6 +46,8 @@ interface Outgoing {
   fin: boolean;
   bidi: boolean;
   sid: number;
+  /** Once the data is written, reset the stream (RESET_STREAM) with this code instead of ending it; null = no. */
+  reset: number | null;
   resolve: ((r: StreamResult) => void) | null;
 }
 
@@ -195,10 +197,48 @@ export class IngressClient {
     return this.enqueue(bytes, fin, true);
   }
 
-  private enqueue(data: Uint8Array, fin: boolean, bidi: boolean): Promise<StreamResult> {
+  /**
+   * Tests of a client that abandons a stream: writes `bytes` without FIN on a new uni (or bidi) stream, then resets
+   * it with `code` (RESET_STREAM). Resolves 'written' once the reset is queued.
+   */
+  abandon(bytes: Uint8Array, code: number, bidi = false): Promise<StreamResult> {
+    return this.enqueue(bytes, false, bidi, code);
+  }
+
+  /** Tests of a late FIN: `head` without FIN on a new uni stream, then `tail` + FIN `delayMs` after `head` was written. */
+  async sendUniLate(head: Uint8Array, tail: Uint8Array, delayMs: number): Promise<StreamResult> {
+    if (this.state === 'closed') return { kind: 'closed' };
+    let w!: Outgoing;
+    const r = await new Promise<StreamResult>((resolve) => {
+      w = { data: head, off: 0, fin: false, bidi: false, sid: -1, reset: null, resolve };
+      this.waiting.push(w);
+      if (this.state === 'established') this.enqueued();
+    });
+    if (r.kind !== 'written') return r;
+    await new Promise((res) => setTimeout(res, delayMs));
+    return this.enqueueOn(w.sid, tail);
+  }
+
+  /** More bytes + FIN on an open uni stream (sendUniLate). */
+  private enqueueOn(sid: number, data: Uint8Array): Promise<StreamResult> {
     if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
     return new Promise<StreamResult>((resolve) => {
-      this.waiting.push({ data, off: 0, fin, bidi, sid: -1, resolve });
+      const w: Outgoing = { data, off: 0, fin: true, bidi: false, sid, reset: null, resolve };
+      if (!this.write(w)) this.partial.set(sid, w);
+      this.enqueued();
+    });
+  }
+
+  private enqueued(): void {
+    this.pump();
+    this.flush();
+    this.afterIo();
+  }
+
+  private enqueue(data: Uint8Array, fin: boolean, bidi: boolean, reset: number | null = null): Promise<StreamResult> {
+    if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
+    return new Promise<StreamResult>((resolve) => {
+      this.waiting.push({ data, off: 0, fin, bidi, sid: -1, reset, resolve });
       if (this.state === 'established') {
         this.pump();
         this.flush();
@@ -265,6 +305,15 @@ export class IngressClient {
     w.off += n ?? 0;
     this.wroteNow++;
     if (w.off < w.data.length || (n === null && w.data.length === 0 && w.fin)) return false;
+    if (w.reset !== null) {
+      try {
+        this.conn.streamShutdown(w.sid, quiche.Shutdown.Write, w.reset);
+      } catch {
+        // stopped by the relay already
+      }
+      this.settle(w, { kind: 'written' });
+      return true;
+    }
     if (!w.bidi) {
       this.uniWritten++;
       this.settle(w, { kind: 'written' });

@@ -11,6 +11,7 @@
 import type dgram from 'node:dgram';
 import { quiche, type QuicheConfig, type QuicheConnection } from '../quic/quiche.js';
 import { QuicServerCore, ServerCoreConn } from '../quic/server-core.js';
+import { RetryTokens } from '../quic/retry-token.js';
 import { MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, SERVER_HANDSHAKE_TIMEOUT_MS, TLS_SIGALGS, TRANSPORT_CODE_NO_APPLICATION_PROTOCOL } from '../quic/constants.js';
 import { INGRESS_COUNTER, MSG_KINDS, connectionCounterIndex, streamCounterIndex, type IngressConnectionOutcome, type IngressStreamOutcome } from '../shm/ingress-layout.js';
 import { ALPN_INDEX, CONNECTION_CODE, INGRESS_ALPNS, STREAM_CODE } from './codes.js';
@@ -67,6 +68,18 @@ class IngressConn extends ServerCoreConn {
   alpn = -1;
   keyId = -1;
   partials: Map<number, PartialStream> | null = null;
+  /**
+   * Uni streams refused as too large that are read and dropped to their end (FIN or the client's reset), so that
+   * quiche collects them and gives their credit back: sid -> when to give up (performance.now() ms).
+   */
+  discards: Map<number, number> | null = null;
+  /**
+   * Bidi streams the client reset, already counted, that we reset back: quiche collects such a stream (and returns its
+   * credit) only on a stream_recv after our RESET_STREAM was acknowledged, so they are read again until then.
+   */
+  resetBidi: Set<number> | null = null;
+  /** Uni streams stopped before their end: quiche 0.18 never returns their credit (docs/quic-ingress.md). */
+  creditLost = 0;
   replies: Map<number, PendingReply> | null = null;
   /** Next client bidi (index 0) and uni (index 1) stream id above every one read so far: readStreams probes there. */
   readonly probe = [0, 2];
@@ -81,6 +94,19 @@ const SWEEP_MS = 100;
  * carry it instead of a datagram of its own. Far below the 25 ms max_ack_delay quiche advertises.
  */
 const ACK_HOLD_MS = 1;
+/**
+ * Handshakes in progress above which a new client must first echo a stateless Retry token (one more round trip): a
+ * flood of junk Initials then costs a Retry datagram each and no state (issue #30 item 8: each used to hold a quiche
+ * connection, ~20 KB, for the 2 s handshake timeout). Below it clients connect in one round trip.
+ */
+const RETRY_ABOVE_HALF_OPEN = 32;
+/**
+ * New clients per second connecting without a Retry (one round trip); beyond, Retry. A junk Initial fails in quiche at
+ * once, so a flood shows as a rate, not as handshakes in progress; each still cost a TLS connection built and freed.
+ */
+const UNVALIDATED_PER_SECOND = 200;
+/** Handshakes in progress at most (address-validated ones included): beyond, Initials are dropped (clients resend). */
+const MAX_HALF_OPEN = 512;
 
 function now(): number {
   return performance.timeOrigin + performance.now();
@@ -106,7 +132,10 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       config: buildIngressConfig(o),
       handshakeTimeoutMs: o.handshakeTimeoutMs ?? SERVER_HANDSHAKE_TIMEOUT_MS,
       maxConnectionSlots: 2 * o.maxConnections,
-      retry: null,
+      retry: new RetryTokens(),
+      retryAboveHalfOpen: RETRY_ABOVE_HALF_OPEN,
+      maxHalfOpen: MAX_HALF_OPEN,
+      unvalidatedPerSecond: UNVALIDATED_PER_SECOND,
     });
     this.k = o.counters;
     this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
@@ -192,6 +221,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     this.answerDue = false;
     if (c.state === STATE_OPEN && conn.isReadable()) this.readStreams(c);
     if (c.replies !== null) this.retryReplies(c);
+    if (c.resetBidi !== null) this.collectResetBidi(c);
     // The answer will carry this datagram's ACK (ACK_HOLD_MS): sent alone now it would cost a sendmsg here and a
     // datagram for the client to read, on the path of the request it acknowledges. The connection's timer bounds it.
     if (this.answerDue && c.replies === null && !c.flushQueued && !conn.isDraining() && !conn.isClosed()) {
@@ -229,6 +259,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   private readStream(c: IngressConn, sid: number): boolean {
     const conn = c.conn;
     const bidi = (sid & 2) === 0;
+    if (c.discards !== null && c.discards.has(sid)) return this.discard(c, sid);
     if (bidi && c.alpn === ALPN_INDEX.tpu) {
       this.refuseStream(c, sid, true, STREAM_CODE.bidiNotAllowed, 'bidi_not_allowed');
       return true;
@@ -241,7 +272,8 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       try {
         r = conn.streamRecv(sid, rx);
       } catch {
-        // StreamReset: the client abandoned it.
+        // StreamReset: the client abandoned it (a uni stream is collected by this very read).
+        if (bidi) return this.clientResetBidi(c, sid);
         this.k[streamCounterIndex('unfinished')]++;
         return true;
       }
@@ -336,17 +368,92 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
 
   // ---- cold path ----
 
-  private tooLarge(c: IngressConn, sid: number, bidi: boolean): true {
-    this.refuseStream(c, sid, bidi, STREAM_CODE.tooLarge, 'too_large');
+  /**
+   * An oversized stream. Bidi: STOP_SENDING + RESET_STREAM (the client's RESET_STREAM in reply completes it). Uni: read
+   * and dropped to its end instead, because quiche 0.18 never collects a remote uni stream once stopped (shutdown
+   * Read): its credit would be lost for the connection's life. The usual oversized stream (all sent with its FIN)
+   * ends within a packet or two; one still sending at streamTimeoutMs is stopped then (sweep).
+   */
+  private tooLarge(c: IngressConn, sid: number, bidi: boolean): boolean {
+    if (bidi) {
+      this.refuseStream(c, sid, bidi, STREAM_CODE.tooLarge, 'too_large');
+      return true;
+    }
+    this.k[streamCounterIndex('too_large')]++;
+    const p = c.partials === null ? undefined : c.partials.get(sid);
+    if (p !== undefined) c.partials!.delete(sid);
+    (c.discards ??= new Map()).set(sid, (p === undefined ? performance.now() : p.startedMs) + this.o.streamTimeoutMs);
+    return this.discard(c, sid);
+  }
+
+  /**
+   * A bidi stream the client reset. quiche 0.18 collects it only once both sides are over: we reset our side
+   * (RESET_STREAM 18, nobody to answer), and the stream stays readable (the reset's error) until a read after that
+   * RESET_STREAM was acknowledged collects it. Counted once.
+   */
+  private clientResetBidi(c: IngressConn, sid: number): true {
+    if (c.resetBidi !== null && c.resetBidi.has(sid)) return true;
+    this.k[streamCounterIndex('unfinished')]++;
+    this.shutdown(c, sid, SHUTDOWN_WRITE, STREAM_CODE.unfinished);
+    (c.resetBidi ??= new Set()).add(sid);
     return true;
   }
 
-  /** STOP_SENDING (and RESET_STREAM on a bidi stream) with `code`; the connection stays open. */
+  /**
+   * Reads the client-reset bidi streams again (quiche no longer lists them as readable): the read after our
+   * RESET_STREAM's acknowledgement collects the stream; a stream gone from quiche leaves the set.
+   */
+  private collectResetBidi(c: IngressConn): void {
+    const set = c.resetBidi!;
+    for (const sid of set) {
+      try {
+        c.conn.streamRecv(sid, this.rx);
+      } catch {
+        // StreamReset while it waits; InvalidStreamState once collected
+      }
+      if (!c.conn.streamReadable(sid)) set.delete(sid);
+    }
+    if (set.size === 0) c.resetBidi = null;
+  }
+
+  /** Reads and drops what a refused uni stream has; true once it ended (FIN or reset: quiche collected it). */
+  private discard(c: IngressConn, sid: number): boolean {
+    const conn = c.conn;
+    for (;;) {
+      let r: [number, boolean] | null;
+      try {
+        r = conn.streamRecv(sid, this.rx);
+      } catch {
+        r = [0, true]; // reset by the client: over too
+      }
+      if (r === null) return false;
+      if (r[1]) {
+        c.discards!.delete(sid);
+        if (c.discards!.size === 0) c.discards = null;
+        return true;
+      }
+    }
+  }
+
+  /**
+   * STOP_SENDING on a uni stream that did not end in time (sweep): quiche 0.18 then keeps it forever, its credit lost
+   * (docs/quic-ingress.md). A connection that lost half its uni credit that way is closed with code 5 so that the
+   * client learns at once, rather than stalling on credit until its idle timeout.
+   */
+  private stopUni(c: IngressConn, sid: number, code: number): void {
+    this.shutdown(c, sid, SHUTDOWN_READ, code);
+    if (++c.creditLost * 2 >= this.o.maxConcurrentStreams && c.state !== STATE_CLOSING) {
+      this.refuseConnection(c, CONNECTION_CODE.streamsAbandoned, 'streams_abandoned', null);
+    }
+  }
+
+  /** STOP_SENDING (and RESET_STREAM on a bidi stream) with `code`; the connection stays open (uni: see stopUni). */
   private refuseStream(c: IngressConn, sid: number, bidi: boolean, code: number, outcome: IngressStreamOutcome): void {
     this.k[streamCounterIndex(outcome)]++;
     if (c.partials !== null) c.partials.delete(sid);
+    if (!bidi) return this.stopUni(c, sid, code);
     this.shutdown(c, sid, SHUTDOWN_READ, code);
-    if (bidi) this.shutdown(c, sid, SHUTDOWN_WRITE, code);
+    this.shutdown(c, sid, SHUTDOWN_WRITE, code);
   }
 
   private shutdown(c: IngressConn, sid: number, direction: typeof SHUTDOWN_READ | typeof SHUTDOWN_WRITE, code: number): void {
@@ -357,8 +464,8 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     }
   }
 
-  private refuseConnection(c: IngressConn, code: number, reason: string, outcome: IngressConnectionOutcome): void {
-    this.k[connectionCounterIndex(outcome)]++;
+  private refuseConnection(c: IngressConn, code: number, reason: string, outcome: IngressConnectionOutcome | null): void {
+    if (outcome !== null) this.k[connectionCounterIndex(outcome)]++;
     c.state = STATE_CLOSING;
     try {
       c.conn.close(true, code, encoder.encode(reason));
@@ -411,6 +518,15 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
           this.refuseStream(c, sid, (sid & 2) === 0, STREAM_CODE.unfinished, 'unfinished');
           any = true;
         }
+      }
+      if (c.discards !== null) {
+        for (const [sid, deadline] of c.discards) {
+          if (t < deadline) continue;
+          c.discards.delete(sid);
+          this.stopUni(c, sid, STREAM_CODE.tooLarge);
+          any = true;
+        }
+        if (c.discards !== null && c.discards.size === 0) c.discards = null;
       }
       if (c.replies !== null) {
         for (const [sid, r] of c.replies) {

@@ -57,6 +57,20 @@ export interface ServerCoreOptions {
   readonly maxConnectionSlots: number;
   /** Stateless retry (address validation); null = none. */
   readonly retry: RetryTokens | null;
+  /**
+   * With `retry`: an Initial without a token gets a Retry only while this many connections are in handshake (0 =
+   * always). Below it a client connects in one round trip; above it (a flood of Initials, each of which would hold a
+   * quiche connection until the handshake timeout) no state is kept until the client proves its address.
+   */
+  readonly retryAboveHalfOpen?: number;
+  /**
+   * With `retry` and retryAboveHalfOpen: Initials accepted without a token at most this many per second (a bucket of
+   * as many, refilled continuously); beyond, Retry. Junk Initials die in quiche within a turn (undecryptable), so the
+   * half-open count alone does not see a flood, but each one still built and freed a TLS connection. Default: no bound.
+   */
+  readonly unvalidatedPerSecond?: number;
+  /** Connections in handshake at most: beyond, Initials are dropped (onAcceptEvent 'over_limit'). Default: no bound. */
+  readonly maxHalfOpen?: number;
 }
 
 const TYPE_INITIAL = quiche.Type.Initial;
@@ -84,6 +98,14 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
   private readonly handshakeTimeoutMs: number;
   private readonly maxConnectionSlots: number;
   private readonly retry: RetryTokens | null;
+  private readonly retryAboveHalfOpen: number;
+  private readonly maxHalfOpen: number;
+  /** Connections accepted and not yet established nor finalized (each holds quiche state until its handshake timer). */
+  private halfOpen = 0;
+  private readonly unvalidatedPerSecond: number;
+  /** Tokenless accepts left (bucket of unvalidatedPerSecond, refilled continuously) and when it was last refilled. */
+  private unvalidatedLeft: number;
+  private unvalidatedAt = performance.now();
 
   protected constructor(o: ServerCoreOptions) {
     this.host = o.host;
@@ -91,6 +113,10 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     this.handshakeTimeoutMs = o.handshakeTimeoutMs;
     this.maxConnectionSlots = o.maxConnectionSlots;
     this.retry = o.retry;
+    this.retryAboveHalfOpen = o.retryAboveHalfOpen ?? 0;
+    this.maxHalfOpen = o.maxHalfOpen ?? Infinity;
+    this.unvalidatedPerSecond = o.unvalidatedPerSecond ?? Infinity;
+    this.unvalidatedLeft = this.unvalidatedPerSecond;
     this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
   }
 
@@ -141,6 +167,11 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
 
   get connectionCount(): number {
     return this.bySlot.size;
+  }
+
+  /** Connections in handshake now (tests, metrics). */
+  get halfOpenCount(): number {
+    return this.halfOpen;
   }
 
   /**
@@ -324,14 +355,15 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
       this.onAcceptEvent('version_negotiation');
       return;
     }
-    if (this.bySlot.size >= this.maxConnectionSlots) {
+    if (this.bySlot.size >= this.maxConnectionSlots || this.halfOpen >= this.maxHalfOpen) {
       this.onAcceptEvent('over_limit');
       return;
     }
     let scid: Buffer;
     let odcid: Uint8Array | null = null;
-    if (this.retry !== null) {
-      const token = hdr.token;
+    const token = hdr.token;
+    // Tokens are checked whenever one comes (a client retried while the flood lasted); a Retry is sent per policy.
+    if (this.retry !== null && ((token !== undefined && token.length > 0) || this.mustValidate())) {
       if (token === undefined || token.length === 0) {
         const newCid = this.newCid();
         const t = this.retry.mint(hdr.dcid, rinfo.address, rinfo.port);
@@ -368,7 +400,20 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
       this.byOdcid.set(c.odcidKey, c);
     }
     c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.handshakeTimeoutMs);
+    this.halfOpen++;
     this.recv(c, msg, rinfo);
+  }
+
+  /** Whether a tokenless Initial gets a Retry now (handshakes piling up, or tokenless accepts over their rate). */
+  private mustValidate(): boolean {
+    if (this.halfOpen >= this.retryAboveHalfOpen) return true;
+    if (this.unvalidatedPerSecond === Infinity) return false;
+    const t = performance.now();
+    this.unvalidatedLeft = Math.min(this.unvalidatedPerSecond, this.unvalidatedLeft + ((t - this.unvalidatedAt) * this.unvalidatedPerSecond) / 1000);
+    this.unvalidatedAt = t;
+    if (this.unvalidatedLeft < 1) return true;
+    this.unvalidatedLeft--;
+    return false;
   }
 
   /** LOCAL_CID_LEN bytes: a slot number no live connection uses (4 bytes), then random bytes. */
@@ -384,6 +429,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
 
   private establish(c: C): void {
     c.established = true;
+    this.halfOpen--;
     if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
     c.handshakeTimer = null;
     if (c.odcidKey !== null) this.byOdcid.delete(c.odcidKey);
@@ -414,6 +460,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
   protected finalize(c: C): void {
     if (c.closed) return;
     c.closed = true;
+    if (!c.established) this.halfOpen--;
     c.timer.cancel();
     if (c.handshakeTimer !== null) clearTimeout(c.handshakeTimer);
     c.handshakeTimer = null;
