@@ -98,7 +98,8 @@ describe('landing receipts', () => {
     expect(failed.json.landed.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     // Executed and failed (the fee was charged), not "included without execution" (issue #24 item 6).
     expect(failed.json.landed).toMatchObject({ execution: 'failed', executionSource: 'status' });
-    const tx = await localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    // The receipt may see the status before the cluster confirms it: ask until getTransaction has it.
+    const tx = await waitFor('getTransaction', () => localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }), (t) => t !== null, 10_000);
     expect(tx?.meta?.fee).toBeGreaterThan(0);
   });
 
@@ -116,7 +117,7 @@ describe('landing receipts', () => {
     const accepted = await submit(relay, tx.serialize().toString('base64'), ['rpc']);
     expect(accepted.status).toBe(200);
     const settled = await waitFor('settled by getTransaction', () => receipt(relay, accepted.json.signature), (r) => r.json.landed?.executionSource === 'transaction', 20_000);
-    const chain = await localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    const chain = await waitFor('getTransaction', () => localnet.getTransaction(accepted.json.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }), (t) => t !== null, 10_000);
     expect(settled.json.status).toBe('landed_failed');
     expect(settled.json.landed.err).toEqual(chain?.meta?.err);
     // What the cluster reports decides: a charged fee means it was processed (failed), not a no-op.
