@@ -113,9 +113,11 @@ describe('v1 transactions on the localnet', () => {
     // floor(7,000 lamports × 1e6 / 1,000 units) for the slot, as seen by an account it wrote.
     const landing = ln.landings.page(0, 1_000_000).records.find((r) => r.signature === tx.signature);
     expect(landing?.slot).toBe(got.slot);
-    // The cache takes a slot's fees when the slot is frozen, which may follow the confirmation seen above.
+    // The cache reports a slot once it is complete, which may follow the confirmation seen above.
     const slotFee = await until(async () => {
-      const fees = (await rpc('getRecentPrioritizationFees', [[payer.address]])).result as { slot: number; prioritizationFee: number }[];
+      // Asked for the recipient, which only this transaction writes: the payer's airdrop (price 0) may share its slot,
+      // and a slot's fee for an account is the lowest price among the transactions that wrote it.
+      const fees = (await rpc('getRecentPrioritizationFees', [[to]])).result as { slot: number; prioritizationFee: number }[];
       const f = fees.find((x) => x.slot === got.slot);
       return f !== undefined && f.prioritizationFee > 0 ? f.prioritizationFee : undefined;
     });
