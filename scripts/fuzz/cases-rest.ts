@@ -40,6 +40,20 @@ function tightened(key: KeyProfile, e: Expectation): Expectation {
   return key.tight ? anyOf(e, restRateLimited()) : e;
 }
 
+/**
+ * No route to send by (the fuzz relay runs only rpc): the key's policy decides first (none of the routes asked is
+ * allowed: 403 route_not_allowed), then the relay (some are allowed, none runs: 400 route_not_configured, naming
+ * what it runs). The noroute key allows direct and jito; the others every route. "default" asks for the key's
+ * defaults, none of which the noroute key is allowed.
+ */
+function noRouteExpectation(requested: unknown, key: RestEnv['key']): Expectation {
+  const asked = Array.isArray(requested) ? (requested as unknown[]) : [];
+  const allowed = key.rpcRoute ? asked : asked.filter((r) => r === 'direct' || r === 'jito');
+  return allowed.length === 0
+    ? restError('route_not_allowed', { includes: 'routes' })
+    : restError('route_not_configured', { includes: 'routes', data: { exact: { reason: 'route_not_configured', configured: ['rpc'] } } });
+}
+
 const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'];
 
 /** POST /v1/submit. */
@@ -93,10 +107,10 @@ export function submitCase(rng: Rng, env: RestEnv): RestCase {
     label = 'routes of a bad shape';
   } else if (fault === 'routes unavailable') {
     body.routes = rng.pick(UNAVAILABLE_ROUTES);
-    expectation = restError('route_not_allowed', { includes: 'routes' });
+    expectation = noRouteExpectation(body.routes, env.key);
     label = `routes ${JSON.stringify(body.routes)}`;
   } else if (!env.key.rpcRoute) {
-    expectation = restError('route_not_allowed', { includes: 'routes' });
+    expectation = noRouteExpectation(routes === ABSENT || routes === null ? 'default' : routes, env.key);
     label += '; key without the rpc route';
   } else if (fault === 'maxRetries') {
     body.maxRetries = rng.chance(0.5) ? wrongTyped(rng, 'number') : rng.pick<unknown>([-1, 1.5, 2 ** 53, raw('1e400'), raw('-1e400')]);

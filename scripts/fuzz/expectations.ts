@@ -33,6 +33,7 @@ export const ERRORS = {
   unauthorized: e(-32600, 401, 401, 'Unauthorized: a valid API key is required (x-token, x-api-key, Authorization: Bearer, or ?key=)'),
   rate_limited: e(-32005, 429, 429, 'Rate limit exceeded: retry after the Retry-After delay'),
   route_not_allowed: e(-32602, 200, 403, 'Invalid params: none of the requested routes is allowed for this API key'),
+  route_not_configured: e(-32602, 200, 400, 'Invalid params: none of the requested routes is configured on this relay'),
   unknown_route: e(-32602, 200, 400, 'Invalid params: unknown route'),
   leader_range_not_covered: e(-32016, 200, 400, 'Requested slot range is not covered by the leader-slot snapshot: refresh the current slot and request a near-future range'),
   leader_slots_in_batch: e(-32600, 200, 400, 'Invalid request: getLeaderSlots must be sent as its own request, never inside a batch'),
