@@ -41,8 +41,8 @@ function buildContent(model: RouteModel, now: number): SnapshotContent {
     model.tail({
       ...l,
       location: { dataCenterKey: `dc-${i}`, region: 'fra', latitude: 50 + i / 100, longitude: 8 },
-      direct: i % 2 === 0 ? { handshakeRttMs: 3 + i / 10, sendLatencyMs: 0.02 } : undefined,
-      hop: () => (i % 3 === 0 ? { handshakeRttMs: 8, sendLatencyMs: 0.03 } : undefined),
+      direct: i % 2 === 0 ? { handshakeRttMs: 3 + i / 10, measuredAt: Date.now(), sendLatencyMs: 0.02 } : undefined,
+      hop: () => (i % 3 === 0 ? { handshakeRttMs: 8, measuredAt: Date.now(), sendLatencyMs: 0.03 } : undefined),
     }),
   );
   const rows: string[] = [];

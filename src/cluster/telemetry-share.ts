@@ -13,13 +13,16 @@ import { telemetryKey } from './engine-keys.js';
 import { EngineLink } from './engine-link.js';
 
 
-/** What one relay writes (JSON). `leaders`: identity -> [pingH, txH]; `paths`: provider -> measured one-way hop (h). */
+/**
+ * What one relay writes (JSON). `leaders`: identity -> [pingH, txH, atMs] (atMs: Unix ms of the ping's newest sample;
+ * entries of relays before it have two elements, read with the entry's `at`); `paths`: provider -> one-way hop (h).
+ */
 export interface RegionEntry {
   readonly v: 1;
   readonly region: string;
   readonly at: number;
   readonly slot: number;
-  readonly leaders: Record<string, [number, number]>;
+  readonly leaders: Record<string, [number, number] | [number, number, number]>;
   readonly paths: Record<string, number>;
 }
 
@@ -87,7 +90,7 @@ export class TelemetryShare {
   }
 
   /** The snapshot builder's latest own figures (replaced at every publish; written at the next round). */
-  setOwn(slot: number, leaders: Record<string, [number, number]>, paths: Record<string, number>): void {
+  setOwn(slot: number, leaders: Record<string, [number, number, number]>, paths: Record<string, number>): void {
     this.own = { v: 1, region: this.region, at: Date.now(), slot, leaders, paths };
   }
 
@@ -141,7 +144,9 @@ export class TelemetryShare {
       }
       const leaders = new Map<string, RegionFigures>();
       for (const [id, f] of Object.entries(e.leaders)) {
-        if (Array.isArray(f) && isHundredths(f[0]) && isHundredths(f[1])) leaders.set(id, { pingH: f[0], txH: f[1] });
+        if (!Array.isArray(f) || !isHundredths(f[0]) || !isHundredths(f[1])) continue;
+        const at = f.length > 2 && typeof f[2] === 'number' && Number.isFinite(f[2]) ? f[2] : e.at;
+        leaders.set(id, { pingH: f[0], txH: f[1], atMs: Math.round(at) });
       }
       this.remotes.set(region, { leaders, at: e.at, fetchedAt: now });
     });

@@ -88,6 +88,8 @@ export interface ConnectionReport {
   readonly state: ConnectionState;
   /** Handshake time of the current/last connection (ms, NaN before the first). */
   readonly handshakeMs: number;
+  /** The open connection's current smoothed path RTT (ms, NaN while none is open): telemetry's live ping. */
+  readonly pathRttMs: number;
   readonly connects: number;
   readonly connectFailures: number;
   readonly sent: number;
@@ -242,6 +244,7 @@ export class ConnectionWorker {
       label: this.o.label ?? null,
       state: this.st,
       handshakeMs: this.handshakeMs,
+      pathRttMs: this.st === 'active' && this.conn !== null ? this.conn.stats().rttMs : NaN,
       connects: this.connects,
       connectFailures: this.connectFailures,
       sent: this.sent,

@@ -20,7 +20,8 @@ import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
 import { makeValidators } from './validators.js';
 import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
-import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
+import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRegionOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
+import { RegionLinks, type LocalnetRegion } from './region-links.js';
 
 export interface LocalnetOptions {
   /** Interface for the facade and every TPU listener; default 127.0.0.1. */
@@ -43,6 +44,8 @@ export interface LocalnetOptions {
   readonly links?: readonly LocalnetLinkOptions[];
   /** The RPC facade's distance from its clients and its send-transaction service (leaders, resends). */
   readonly rpc?: LocalnetRpcOptions;
+  /** Regions on this host, each with its own delays to the validators (facade /regions/{name}; region-links.ts). */
+  readonly regions?: readonly LocalnetRegionOptions[];
   /** Agave's QoS on every TPU listener (per-peer connections, connection rate, unstaked stream throttle). */
   readonly qos?: LocalnetQosOptions;
   /** Peers counted as staked by the QoS besides the validators (not in the leader schedule). */
@@ -103,6 +106,10 @@ export interface Localnet {
   readonly rpcSend: RpcSendCounters;
   readonly bundles: BundleEngine;
   readonly blockEngine: BlockEngineServer;
+  /** options.regions, with each region's URL and addresses. */
+  readonly regions: readonly LocalnetRegion[];
+  /** Change a region's one-way delays while it runs (one for all validators, or one per validator). */
+  setRegionDelay(name: string, oneWayDelayMs: number | readonly number[]): void;
   stop(): Promise<void>;
 }
 
@@ -194,18 +201,37 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     pubsubAddress: '',
     sendToTpu: (tx, signature, maxRetries) => sender.send(tx, signature, maxRetries),
   };
+  const links: RegionLinks[] = [];
+  const regionCtx = new Map<string, FacadeContext>();
   const server = new FacadeServer(ctx, {
     host,
     port: options.rpcPort ?? 0,
     oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0,
     onInternalError: options.onInternalError,
+    regions: regionCtx,
   });
   try {
+    for (const o of options.regions ?? []) {
+      if (regionCtx.has(o.name)) throw new Error(`localnet region "${o.name}" is listed twice`);
+      const r = await RegionLinks.start(o, host, validators);
+      links.push(r);
+      // The node's context with this region's TPU addresses; everything else (rpcAddress, set at listen) inherited.
+      const view: FacadeContext = Object.create(ctx, {
+        validators: { value: ctx.validators.map((v) => ({ ...v, tpuQuic: r.tpuQuicOf.get(v.tpuQuic) ?? v.tpuQuic })) },
+      });
+      regionCtx.set(o.name, view);
+    }
     await server.start();
   } catch (err) {
+    for (const r of links) r.stop();
     for (const l of listeners) await l.stop();
     throw err;
   }
+  const regionInfo = (r: RegionLinks): LocalnetRegion => ({
+    name: r.name,
+    rpcUrl: `${server.rpcUrl}/regions/${r.name}`,
+    validators: validators.map((v, i) => ({ identity: v.identity, tpuQuic: r.tpuQuicOf.get(v.tpuQuic) ?? v.tpuQuic, oneWayDelayMs: r.delaysMs[i] })),
+  });
 
   const bundles = new BundleEngine(producer, localnetTipAccounts(seed));
   const blockEngine = new BlockEngineServer(
@@ -216,6 +242,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     await blockEngine.start();
   } catch (err) {
     server.stop();
+    for (const r of links) r.stop();
     for (const l of listeners) await l.stop();
     throw err;
   }
@@ -247,6 +274,14 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     rpcSend: sender.counters,
     bundles,
     blockEngine,
+    get regions(): LocalnetRegion[] {
+      return links.map(regionInfo);
+    },
+    setRegionDelay(name: string, oneWayDelayMs: number | readonly number[]): void {
+      const r = links.find((x) => x.name === name);
+      if (r === undefined) throw new Error(`no localnet region "${name}"`);
+      r.setOneWayDelayMs(oneWayDelayMs);
+    },
     async stop(): Promise<void> {
       if (stopped) return;
       stopped = true;
@@ -254,6 +289,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       server.stop();
       await blockEngine.stop();
       await sender.stop();
+      for (const r of links) r.stop();
       for (const l of listeners) await l.stop();
     },
   };

@@ -79,3 +79,14 @@ export const AGAVE_STS_LEADER_FORWARD_COUNT = 2;
 export const AGAVE_STS_RETRY_RATE_MS = 2_000;
 /** Agave's send-transaction-service retry pool size (MAX_TRANSACTION_RETRY_POOL_SIZE). */
 export const AGAVE_STS_RETRY_POOL_SIZE = 10_000;
+
+/**
+ * A region on the same host (docs/localnet.md "Regions on one host"): relays pointed at the facade's
+ * /regions/{name} reach every validator through a path this far away (added to the validator's own link).
+ */
+export interface LocalnetRegionOptions {
+  /** Lower-case letters, digits, - and _; the URL path segment. */
+  readonly name: string;
+  /** One-way delay (ms) to every validator, or one per validator (index = validator; missing: 0). Default 0. */
+  readonly oneWayDelayMs?: number | readonly number[];
+}

@@ -1,11 +1,12 @@
 // `slotrelay localnet` (and the relay's localnet child): parse flags, start the local cluster, print one JSON line
-// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}]}
+// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
+//  "regions":[{name,rpcUrl,validators:[{identity,tpuQuic,oneWayDelayMs}]}]}
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { localnetOptionsFromConfig, parseBenchJson } from './localnet-args.js';
 import { startLocalnet, type LocalnetOptions } from './localnet.js';
-import type { LocalnetLinkOptions } from './network-options.js';
+import type { LocalnetLinkOptions, LocalnetRegionOptions } from './network-options.js';
 
 function int(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -28,6 +29,18 @@ function pctList(name: string, v: string | undefined): number[] | undefined {
     const n = Number(x.trim());
     if (x.trim() === '' || !(n >= 0 && n <= 100)) throw new ConfigError(`--${name} must be a comma-separated list of percentages (0..100)`);
     return n;
+  });
+}
+
+/** `--region fra=5` (5 ms to every validator) or `--region nyc=40,45,80` (per validator), repeatable. */
+function regions(v: readonly string[] | undefined): LocalnetRegionOptions[] | undefined {
+  if (v === undefined || v.length === 0) return undefined;
+  return v.map((text) => {
+    const eq = text.indexOf('=');
+    const name = eq < 0 ? text : text.slice(0, eq);
+    const delays = eq < 0 ? [0] : list('region', text.slice(eq + 1));
+    if (delays === undefined || name === '') throw new ConfigError('--region must be NAME=MS or NAME=MS,MS,... (one-way ms per validator)');
+    return { name, oneWayDelayMs: delays.length === 1 ? delays[0] : delays };
   });
 }
 
@@ -75,6 +88,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       down: { type: 'string' },
       'rpc-one-way-delay-ms': { type: 'string' },
       qos: { type: 'boolean' },
+      // Regions on this host (docs/localnet.md "Regions on one host"): NAME=MS[,MS...], repeatable.
+      region: { type: 'string', multiple: true },
       // Run by the relay: stdin is a pipe from it, and its end (the relay exited, even by SIGKILL) stops the localnet.
       supervised: { type: 'boolean' },
     },
@@ -109,6 +124,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     }),
     rpc: rpcDelay !== undefined ? { ...bench.rpc, oneWayDelayMs: rpcDelay } : bench.rpc,
     qos: values.qos === true ? { ...bench.qos, enabled: true } : bench.qos,
+    regions: regions(values.region),
   };
 }
 
@@ -120,7 +136,7 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
   });
   process.stdout.write(
-    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, validators: localnet.validators }) + '\n',
+    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, validators: localnet.validators, regions: localnet.regions }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -78,6 +78,11 @@ export interface QuicClientStats {
   readonly packetsRetransmitted: number;
   /** quiche's congestion window now, bytes (starts at 10 packets: 13,500 with our 1,350-byte datagrams). */
   readonly congestionWindowBytes: number;
+  /**
+   * quiche's smoothed RTT of the path now, whole ms (NaN before any sample): kept current by every ACK (of
+   * transactions and keep-alive PINGs), unlike handshakeMs, which is fixed for the connection's life.
+   */
+  readonly rttMs: number;
   /** streamSend / recv / socket errors. */
   readonly errors: number;
   readonly closeInfo: QuicCloseInfo | null;
@@ -288,12 +293,16 @@ export class QuicClientConnection {
     let retrans = 0;
     let finished = 0;
     let cwnd = 0;
+    let rtt = NaN;
     if (this.conn !== undefined) {
       const s = this.conn.stats();
       lost = s.lost;
       retrans = s.retrans;
       const path = this.conn.pathStats()[0];
-      if (path !== undefined) cwnd = path.cwnd;
+      if (path !== undefined) {
+        cwnd = path.cwnd;
+        if (this.state !== 'connecting') rtt = path.rtt;
+      }
       if (this.state !== 'connecting') {
         // The peer's current stream limit = streams we opened + streams left; it grew by one per stream it finished.
         const opened = (this.nextStreamId - 2) / 4;
@@ -314,6 +323,7 @@ export class QuicClientConnection {
       packetsLost: lost,
       packetsRetransmitted: retrans,
       congestionWindowBytes: cwnd,
+      rttMs: rtt,
       errors: this.errors,
       closeInfo: this.closeInfo,
     };

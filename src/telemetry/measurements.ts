@@ -14,11 +14,15 @@
 //       (routes.static.peers). The connection's label (identity, "static:...") is not needed for this.
 //   { identity | target, provider, handshakeRttMs?, sendLatencyUs? }   an explicit measurement: provider "direct"
 //       (the leader by identity, or by its TPU address) or a txPath provider name (that path's hop; identity ignored).
-// `handshakeRttMs` is the QUIC handshake (~1 RTT); `sendLatencyUs` is streamSend -> datagram handed to the kernel
-// (the connection's p50). The telemetry thread's own QUIC handshake probe feeds the same store.
+// `handshakeRttMs` is the QUIC handshake (~1 RTT); `pathRttMs` the live connection's current smoothed RTT (quiche's,
+// refreshed by every ACK; preferred when present: a handshake is taken once and kept for the connection's life, so a
+// handshake slowed by a busy host would stay the ping for hours); `sendLatencyUs` is streamSend -> datagram handed to
+// the kernel (the connection's p50). The telemetry thread's own QUIC handshake probe feeds the same store. Each path
+// keeps its recent round trips (rtt-window.ts): the ping is their windowed minimum, with the newest sample's time.
 
 import type { MessagePort } from 'node:worker_threads';
 import type { PathMeasurement } from './route-model.js';
+import { RttWindow } from './rtt-window.js';
 
 export const ROUTE_MEASUREMENTS = 'route-measurements';
 
@@ -28,6 +32,8 @@ export interface RouteMeasurement {
   /** Absent: a live connection to `target`, classified by the telemetry thread. */
   readonly provider?: string;
   readonly handshakeRttMs?: number;
+  /** The live connection's current path RTT (ms); wins over handshakeRttMs. */
+  readonly pathRttMs?: number;
   readonly sendLatencyUs?: number;
 }
 
@@ -50,19 +56,25 @@ export function postRouteMeasurements(port: MessagePort, items: readonly RouteMe
  * retrying or closing connection's last handshake says nothing about the path today).
  */
 export function fromConnectionReports(
-  reports: readonly { target: string; state: string; handshakeMs: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
+  reports: readonly { target: string; state: string; handshakeMs: number; pathRttMs?: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
 ): RouteMeasurement[] {
   const out: RouteMeasurement[] = [];
   for (const r of reports) {
     if (r.state !== 'active' || !Number.isFinite(r.handshakeMs)) continue;
-    out.push({ target: r.target, handshakeRttMs: r.handshakeMs, sendLatencyUs: r.sendLatencyCount > 0 ? r.sendLatencyP50Us : undefined });
+    // quiche gives whole ms, truncated: + 0.5 is the unbiased value (a 9.x ms path reads 9.5, not 9).
+    const path = r.pathRttMs !== undefined && Number.isFinite(r.pathRttMs) && r.pathRttMs >= 0 ? r.pathRttMs + 0.5 : undefined;
+    out.push({
+      target: r.target,
+      handshakeRttMs: r.handshakeMs,
+      ...(path !== undefined ? { pathRttMs: path } : {}),
+      sendLatencyUs: r.sendLatencyCount > 0 ? r.sendLatencyP50Us : undefined,
+    });
   }
   return out;
 }
 
 interface Entry {
-  rttMs: number;
-  rttAt: number;
+  readonly rtt: RttWindow;
   sendMs: number;
   sendAt: number;
 }
@@ -71,22 +83,20 @@ interface Entry {
 export const directKey = (identity: string): string => 'direct\u0000' + identity;
 export const pathKey = (provider: string): string => 'path\u0000' + provider;
 
-/** Latest value per key, each kept for ttlMs. */
+/** Per key: the windowed round trip (kept for ttlMs after its newest sample) and the latest send latency. */
 export class MeasurementStore {
   private readonly map = new Map<string, Entry>();
 
   constructor(private readonly ttlMs: number) {}
 
-  add(key: string, m: { handshakeRttMs?: number; sendLatencyUs?: number }, now: number): void {
+  add(key: string, m: { handshakeRttMs?: number; pathRttMs?: number; sendLatencyUs?: number }, now: number): void {
     let e = this.map.get(key);
     if (e === undefined) {
-      e = { rttMs: NaN, rttAt: -Infinity, sendMs: NaN, sendAt: -Infinity };
+      e = { rtt: new RttWindow(), sendMs: NaN, sendAt: -Infinity };
       this.map.set(key, e);
     }
-    if (typeof m.handshakeRttMs === 'number' && Number.isFinite(m.handshakeRttMs) && m.handshakeRttMs >= 0) {
-      e.rttMs = m.handshakeRttMs;
-      e.rttAt = now;
-    }
+    const rtt = valid(m.pathRttMs) ? m.pathRttMs : valid(m.handshakeRttMs) ? m.handshakeRttMs : undefined;
+    if (rtt !== undefined) e.rtt.add(rtt, now);
     if (typeof m.sendLatencyUs === 'number' && Number.isFinite(m.sendLatencyUs) && m.sendLatencyUs >= 0) {
       e.sendMs = m.sendLatencyUs / 1000;
       e.sendAt = now;
@@ -96,14 +106,16 @@ export class MeasurementStore {
   /** A fresh handshake RTT is required; the send latency is NaN when none is fresh. */
   get(key: string, now: number): PathMeasurement | undefined {
     const e = this.map.get(key);
-    if (e === undefined || now - e.rttAt > this.ttlMs) return undefined;
-    return { handshakeRttMs: e.rttMs, sendLatencyMs: now - e.sendAt > this.ttlMs ? NaN : e.sendMs };
+    if (e === undefined || now - e.rtt.newestAt > this.ttlMs) return undefined;
+    return { handshakeRttMs: e.rtt.minRttMs, measuredAt: e.rtt.newestAt, sendLatencyMs: now - e.sendAt > this.ttlMs ? NaN : e.sendMs };
   }
 
   prune(now: number): void {
-    for (const [k, e] of this.map) if (now - Math.max(e.rttAt, e.sendAt) > this.ttlMs) this.map.delete(k);
+    for (const [k, e] of this.map) if (now - Math.max(e.rtt.newestAt, e.sendAt) > this.ttlMs) this.map.delete(k);
   }
 }
+
+const valid = (x: number | undefined): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
 
 /** Where one batch item lands in the store: [key, ...] (empty: nothing this thread knows about). */
 export function classify(

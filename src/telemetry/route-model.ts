@@ -32,7 +32,10 @@ export interface LeaderLocation {
 
 /** A fresh measurement of one path to one leader. */
 export interface PathMeasurement {
+  /** Round trip, ms: the windowed minimum of the path's recent samples (rtt-window.ts). */
   readonly handshakeRttMs: number;
+  /** Unix ms of the newest sample: the row's measuredAtUnixMs. */
+  readonly measuredAt: number;
   /** NaN when no send has been measured. */
   readonly sendLatencyMs: number;
 }
@@ -54,6 +57,8 @@ export interface LeaderInputs {
 export interface RegionFigures {
   readonly pingH: number;
   readonly txH: number;
+  /** Unix ms of the newest round-trip sample behind pingH (that region's relay's clock). */
+  readonly atMs: number;
 }
 const EARTH_RADIUS_KM = 6371;
 
@@ -127,7 +132,9 @@ export class RouteModel {
       if (remote !== undefined) remoteTx.set(r.name, remote.txH);
       const rtt = remote !== undefined ? remote.pingH : hundredths(measured ? direct.handshakeRttMs : this.estimateRttMs(r.name, l.location));
       pingByRegion.set(r.name, rtt);
-      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + rtt / 100 + ',"estimated":' + !(measured || remote !== undefined) + '}');
+      // How fresh a measured ping is: its newest sample (an estimate has none).
+      const at = remote !== undefined ? remote.atMs : measured ? Math.round(direct.measuredAt) : null;
+      pings.push('{"region":' + str(r.name) + ',"latencyMs":' + rtt / 100 + ',"estimated":' + !(measured || remote !== undefined) + ',"measuredAtUnixMs":' + at + '}');
     }
     out += ',"pingToLeaders":[' + pings.join(',') + ']';
 
@@ -159,7 +166,7 @@ export class RouteModel {
     out += ',"txPaths":[' + texts.map((x, i) => x + (i === best) + '}').join(',') + ']';
     if (ownFigures !== undefined && direct !== undefined) {
       const pingH = pingByRegion.get(t.region) ?? hundredths(direct.handshakeRttMs);
-      ownFigures({ pingH, txH: best >= 0 ? latencies[best] : Math.round(pingH / 2) });
+      ownFigures({ pingH, txH: best >= 0 ? latencies[best] : Math.round(pingH / 2), atMs: Math.round(direct.measuredAt) });
     }
 
     // routeScores: active regions; integer hundredths so score = market + tx exactly as printed.

@@ -336,7 +336,7 @@ export class TelemetryFollower {
     const leaderIndex: number[] = [];
     const share = this.share;
     // This region's measured figures per leader, for the other regions' relays (cluster only).
-    const ownFigures: Record<string, [number, number]> = {};
+    const ownFigures: Record<string, [number, number, number]> = {};
     for (let s = first; s < this.slot + t.horizonSlots; s++) {
       const id = this.leaderAt(s);
       if (id === undefined) break;
@@ -356,7 +356,7 @@ export class TelemetryFollower {
             direct: this.store.get(directKey(id), now),
             hop: (provider) => this.store.get(pathKey(provider), now),
             remote: share === null ? undefined : (region) => share.figures(region, id, now),
-          }, share === null ? undefined : (f) => (ownFigures[id] = [f.pingH, f.txH])),
+          }, share === null ? undefined : (f) => (ownFigures[id] = [f.pingH, f.txH, f.atMs])),
         );
       }
       leaderIndex.push(li);

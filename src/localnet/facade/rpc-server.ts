@@ -4,7 +4,7 @@
 // app also serves WebSocket upgrades, and listens on TWO ports, P (HTTP, also accepts WebSocket) and P+1 (the
 // WebSocket port, as Agave serves PubSub on rpc port + 1: web3.js's Connection derives its ws URL that way).
 // wsUrl is ws://host:P+1. With port 0 an ephemeral P is chosen such that P+1 is free too.
-import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../../errors/registry.js';
 import { readBody } from '../../front/body-reader.js';
 import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse, type ResponseOptions } from '../../front/http.js';
@@ -35,6 +35,8 @@ export interface FacadeServerOptions {
   /** The node's one-way distance from its clients: requests are handled, and answers sent, this much later. */
   readonly oneWayDelayMs?: number;
   readonly onInternalError?: (err: unknown, method: string) => void;
+  /** Region name -> that region's view (POST /regions/{name}); src/localnet/region-links.ts. */
+  readonly regions?: ReadonlyMap<string, FacadeContext>;
 }
 
 export function buildMethodTable(): MethodTable<FacadeContext> {
@@ -89,32 +91,42 @@ export class FacadeServer {
     writeResponse(st, this.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(null, spec.rpcCode, spec.message), 0, spec === Errors.BODY_TOO_LARGE);
   }
 
+  /** One JSON-RPC POST, answered with `ctx` (the node's, or a region's view of it). */
+  private serve(res: HttpResponse, req: HttpRequest, ctx: FacadeContext): void {
+    const st = new RequestState(res, '', 0);
+    res.onAborted(() => {
+      st.aborted = true;
+    });
+    const cl = req.getHeader('content-length');
+    if (mediaType(req.getHeader('content-type')) !== 'application/json') return this.reject(st, Errors.UNSUPPORTED_MEDIA_TYPE);
+    readBody(res, st, cl === '' ? -1 : Number(cl), MAX_BODY_BYTES, (body) => {
+      const text = body.toString('utf8'); // now: the body may be a view into uWS's chunk, valid only in this call
+      const handle = (): void => {
+        if (st.aborted) return;
+        const parsed = parseJsonRpcBody(text, MAX_BATCH);
+        const out = dispatchJsonRpc(parsed, this.table, ctx, {
+          onInternalError: (err, call) => this.opts.onInternalError?.(err, call.method),
+        });
+        const write = (text: string | null): void => writeResponse(st, this.responseOptions, 200, JSON_TYPE, text ?? '');
+        const finish = this.delayMs > 0 ? (text: string | null): void => void setTimeout(() => write(text), this.delayMs) : write;
+        if (out === null || typeof out === 'string') finish(out);
+        else out.then(finish, () => finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message)));
+      };
+      // The request reaches the node oneWayDelayMs after the client sent it.
+      if (this.delayMs > 0) setTimeout(handle, this.delayMs);
+      else handle();
+    }, () => this.reject(st, Errors.BODY_TOO_LARGE));
+  }
+
   private build(): TemplatedApp {
     const app = this.uws.App();
-    app.post('/', (res, req) => {
-      const st = new RequestState(res, '', 0);
-      res.onAborted(() => {
-        st.aborted = true;
-      });
-      const cl = req.getHeader('content-length');
-      if (mediaType(req.getHeader('content-type')) !== 'application/json') return this.reject(st, Errors.UNSUPPORTED_MEDIA_TYPE);
-      readBody(res, st, cl === '' ? -1 : Number(cl), MAX_BODY_BYTES, (body) => {
-        const text = body.toString('utf8'); // now: the body may be a view into uWS's chunk, valid only in this call
-        const handle = (): void => {
-          if (st.aborted) return;
-          const parsed = parseJsonRpcBody(text, MAX_BATCH);
-          const out = dispatchJsonRpc(parsed, this.table, this.ctx, {
-            onInternalError: (err, call) => this.opts.onInternalError?.(err, call.method),
-          });
-          const write = (text: string | null): void => writeResponse(st, this.responseOptions, 200, JSON_TYPE, text ?? '');
-          const finish = this.delayMs > 0 ? (text: string | null): void => void setTimeout(() => write(text), this.delayMs) : write;
-          if (out === null || typeof out === 'string') finish(out);
-          else out.then(finish, () => finish(errorJson(null, Errors.INTERNAL_ERROR.rpcCode, Errors.INTERNAL_ERROR.message)));
-        };
-        // The request reaches the node oneWayDelayMs after the client sent it.
-        if (this.delayMs > 0) setTimeout(handle, this.delayMs);
-        else handle();
-      }, () => this.reject(st, Errors.BODY_TOO_LARGE));
+    app.post('/', (res, req) => this.serve(res, req, this.ctx));
+    // A region's view of the node (src/localnet/region-links.ts): the same methods on a context whose validators
+    // have that region's TPU addresses.
+    app.post('/regions/:name', (res, req) => {
+      const ctx = this.opts.regions?.get(req.getParameter(0) ?? '');
+      if (ctx === undefined) return writeResponse(new RequestState(res, '', 0), this.responseOptions, 404, TEXT_TYPE, 'no such localnet region');
+      this.serve(res, req, ctx);
     });
     app.get('/health', (res) => writeResponse(new RequestState(res, '', 0), this.responseOptions, 200, TEXT_TYPE, 'ok'));
     app.options('/*', (res) => answerCorsPreflight(res, this.responseOptions));

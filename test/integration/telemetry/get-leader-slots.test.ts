@@ -62,7 +62,7 @@ describe('getLeaderSlots on the JSON-RPC host', () => {
       expect(row.location).toBeUndefined(); // no location dataset configured
       // Default routes: no direct, no static peers, no jito -> no txPath (the probe is off: the ping is an estimate).
       expect(row.txPaths).toEqual([]);
-      expect(row.pingToLeaders).toEqual([{ region: 'local', latencyMs: 200, estimated: true }]);
+      expect(row.pingToLeaders).toEqual([{ region: 'local', latencyMs: 200, estimated: true, measuredAtUnixMs: null }]);
       expect(row.routeScores).toEqual([{ active_region: 'local', market_latency_ms: 0, tx_latency_ms: 100, score_ms: 100, selected: true }]);
     });
   });

@@ -123,7 +123,7 @@ describe('measurements land where the snapshot reads them', () => {
 });
 
 describe('route model', () => {
-  const m = (rtt: number, sendMs = NaN): PathMeasurement => ({ handshakeRttMs: rtt, sendLatencyMs: sendMs });
+  const m = (rtt: number, sendMs = NaN): PathMeasurement => ({ handshakeRttMs: rtt, measuredAt: 1_764_000_000_000, sendLatencyMs: sendMs });
 
   it('`selected` is the fastest offered path (ties: the earlier); the own region scores with it', () => {
     const t = telemetry({ paths: [{ provider: 'static:ams', kind: 'static', peer: PEER_A, region: 'fra', hopLatencyMs: 50 }] });
