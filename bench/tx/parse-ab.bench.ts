@@ -8,40 +8,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ComputeBudgetProgram, Keypair, SystemProgram, Transaction, TransactionMessage, VersionedTransaction, AddressLookupTableAccount } from '@solana/web3.js';
 import { generateKeyPairSigner } from '@solana/kit';
-import bs58 from 'bs58';
 import { Bench } from 'tinybench';
+import { legacyTx, v0Tx } from './sample-transactions.js';
 import * as ours from '../../src/tx/parse-transaction.js';
 import { signedV1 } from '../../test/fixtures/tx/v1-transactions.js';
 
 type ParserModule = Pick<typeof ours, 'createParsedTransaction' | 'tryParseTransaction'>;
-const blockhash = bs58.encode(Buffer.alloc(32, 9));
 
-function legacyTx(): Buffer {
-  const payer = Keypair.generate();
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1 }).add(
-    ComputeBudgetProgram.setComputeUnitLimit({ units: 1_000 }),
-    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1000 }),
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
-  );
-  tx.sign(payer);
-  return Buffer.from(tx.serialize());
-}
-
-function v0Tx(): Buffer {
-  const payer = Keypair.generate();
-  const addresses = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
-  const table = new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses },
-  });
-  const instructions = addresses.map((to) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1 }));
-  const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message([table]);
-  const tx = new VersionedTransaction(msg);
-  tx.sign([payer]);
-  return Buffer.from(tx.serialize());
-}
 
 async function main(): Promise<void> {
   const otherDist = process.argv[2];
@@ -51,7 +25,7 @@ async function main(): Promise<void> {
   const other = (await import(pathToFileURL(path.resolve(otherDist, 'src/tx/parse-transaction.js')).href)) as ParserModule;
   const extra = await Promise.all([1, 2, 3].map(() => generateKeyPairSigner()));
   const txs: [string, Buffer][] = [
-    ['legacy transfer + CU limit/price', legacyTx()],
+    ['legacy transfer + CU limit/price', legacyTx(true)],
     ['v0 8 transfers + lookup table', v0Tx()],
     ['v1 transfer + fee config', (await signedV1({ lamports: 1n, priorityFeeLamports: 5_000n, computeUnitLimit: 1_000 })).bytes],
     ['v1 memo 3,500 B, 4 signers', (await signedV1({ memoBytes: 3_500, extraSigners: extra })).bytes],

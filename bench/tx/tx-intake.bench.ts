@@ -2,17 +2,9 @@
 // first-signature base58 (ours vs the bs58 package, ratio printed from the same run), Ed25519 verify; legacy, v0 and v1.
 //   npx tsc -p tsconfig.json && node dist/bench/tx/tx-intake.bench.js [timeMs per task, default 300]
 import { randomBytes } from 'node:crypto';
-import {
-  AddressLookupTableAccount,
-  ComputeBudgetProgram,
-  Keypair,
-  SystemProgram,
-  Transaction,
-  TransactionMessage,
-  VersionedTransaction,
-} from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Bench } from 'tinybench';
+import { legacyTx, v0Tx } from './sample-transactions.js';
 import { signedV1 } from '../../test/fixtures/tx/v1-transactions.js';
 import {
   clearKeyCache,
@@ -24,31 +16,7 @@ import {
 } from '../../src/tx/index.js';
 
 const MAX = 1232;
-const blockhash = bs58.encode(Buffer.alloc(32, 9));
 
-function legacyTx(): Buffer {
-  const payer = Keypair.generate();
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1 }).add(
-    ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1000 }),
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1 }),
-  );
-  tx.sign(payer);
-  return Buffer.from(tx.serialize());
-}
-
-function v0Tx(): Buffer {
-  const payer = Keypair.generate();
-  const addresses = Array.from({ length: 8 }, () => Keypair.generate().publicKey);
-  const table = new AddressLookupTableAccount({
-    key: Keypair.generate().publicKey,
-    state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses },
-  });
-  const instructions = addresses.map((to) => SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 1 }));
-  const msg = new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: blockhash, instructions }).compileToV0Message([table]);
-  const tx = new VersionedTransaction(msg);
-  tx.sign([payer]);
-  return Buffer.from(tx.serialize());
-}
 
 async function main(): Promise<void> {
   const time = Number(process.argv[2] ?? 300);
