@@ -12,8 +12,7 @@
 /**
  * Slot duration used before anything is measured, ms. Mainnet-beta's documented figure as of late 2026: slot times
  * were cut at epoch boundaries (350 and 300 ms by 2026-09-15, 250 ms from epoch 1037, which began around 2026-09-18),
- * 200 ms is planned but not active (shared/notes/network-2026.md, "Slots and blocks"; solana.com "reduced slot
- * times"). Not 400 ms: that has not been mainnet's slot time since the cuts began.
+ * 200 ms is planned but not active (docs/slot-time.md, "The fallback: 250 ms", and the sources it names). Not 400 ms: that has not been mainnet's slot time since the cuts began.
  */
 export const FALLBACK_SLOT_MS = 250;
 
