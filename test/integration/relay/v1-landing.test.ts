@@ -165,7 +165,6 @@ describe('v1 transactions by every route', () => {
     const memo = 'slotrelay v1 '.repeat(400).slice(0, 4_096 - probe.bytes.length + 1);
     const big = await buildV1(payer, hash, [memoIx(memo, signers)], CONFIG);
     expect(big.bytes.length).toBe(4_096);
-    const before = await conn.getBalance(payerKeypair.publicKey, 'confirmed');
     expect(await submit({ transaction: big.base64, routes: ['direct'], maxRetries: 0 })).toMatchObject({ status: 200, json: { signature: big.signature } });
     const status = await landed(big.signature);
     expect(status.err).toBeNull();
@@ -177,7 +176,6 @@ describe('v1 transactions by every route', () => {
     // The payer paid the fee and nothing else (a memo moves no lamports); other transfers of this file may land meanwhile,
     // so the balance is checked from the transaction's own meta.
     expect(got!.meta!.preBalances[0] - got!.meta!.postBalances[0]).toBe(4 * 5_000 + 3_000);
-    expect(before).toBeGreaterThan(0);
   });
 
   it('a v1 bundle lands through the relay\'s bundle service (Jito-Solana takes v1: docs/transactions.md)', async () => {
