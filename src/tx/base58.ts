@@ -2,7 +2,8 @@
 //
 // Encoder: specialised for 64-byte signatures and 32-byte keys, read in place from (bytes, offset). Instead of the
 // generic quadratic long division (the `bs58` package, ~7 us per signature), the input is split into 16-bit words and
-// multiplied by each word's weight written in base 58^5 (straight-line code generated once at module load, cold):
+// multiplied by each word's weight written in base 58^5 (straight-line code generated ahead of time:
+// base58-limbs.generated.ts):
 // word * entry < 2^16 * 58^5 < 2^45.3 and at most 32 of them are summed per limb, so every intermediate stays below
 // 2^53 and plain doubles are exact (the Firedancer fd_base58 method, with 16-bit instead of 32-bit words). One carry
 // pass and 5 digits per limb finish it. All scratch space is module-level and reused: no per-call arrays.
@@ -10,6 +11,8 @@
 // Decoder: string -> bytes written into a caller's buffer (the ring slot), with bs58-crate-compatible reporting of the
 // first invalid character (Agave answers `invalid base58 encoding: InvalidCharacter { character: '0', index: 3 }`).
 // Decoding is quadratic (24-bit limbs, 4 characters per step); base58 transactions are the slow, rare path.
+
+import { toLimbs32, toLimbs32_LIMBS, toLimbs64, toLimbs64_LIMBS } from './base58-limbs.generated.js';
 
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -22,10 +25,9 @@ for (let i = 0; i < 58; i++) {
   DIGIT_OF[c] = i;
 }
 
-const LIMB = 656_356_768; // 58^5: one intermediate limb holds 5 base58 digits
 const CHAR_ONE = 0x31; // '1', the digit zero
 
-// ---- encoder tables (cold: built once) ----
+// ---- encoder ----
 
 /** Fills limbs[0..limbs) (big-endian, base 58^5, fully carried) from byteLength bytes at bytes[offset..). */
 type LimbsFn = (bytes: Uint8Array, offset: number, limbs: Float64Array) => void;
@@ -36,39 +38,13 @@ interface EncodePlan {
   readonly toLimbs: LimbsFn;
 }
 
-/**
- * The multiply-and-carry step for one input size as straight-line code, generated at module load from the table of
- * each 16-bit word's weight in base 58^5 (`l_j = w_0 * t_j0 + w_1 * t_j1 + ...`, zero entries left out, then one
- * carry pass). HOT-PATH TRICK: with the table as literals and the words in locals, V8 compiles ~290 multiply-adds
- * with no loads or bounds checks; the same arithmetic as a loop over a Float64Array table took 576 ns per signature
- * against 306 ns (scratch bench, same run), and base58 was the front thread's largest JS cost under load (6% of its
- * samples). The source is built only from integers computed here, never from input.
- */
-function buildPlan(byteLength: number): EncodePlan {
-  const words = byteLength / 2;
-  let limbs = 0;
-  const max = 1n << BigInt(8 * byteLength);
-  for (let cap = 1n; cap < max; cap *= BigInt(LIMB)) limbs++;
-  const table: bigint[][] = Array.from({ length: limbs }, () => new Array<bigint>(words).fill(0n));
-  for (let w = 0; w < words; w++) {
-    let v = 1n << BigInt(16 * (words - 1 - w));
-    for (let j = limbs - 1; j >= 0; j--) {
-      table[j][w] = v % BigInt(LIMB);
-      v /= BigInt(LIMB);
-    }
-  }
-  const lines: string[] = [];
-  for (let w = 0; w < words; w++) lines.push(`const w${w} = (b[o + ${2 * w}] << 8) | b[o + ${2 * w + 1}];`);
-  for (let j = 0; j < limbs; j++) {
-    const terms = table[j].flatMap((t, w) => (t === 0n ? [] : [`w${w} * ${t}`]));
-    lines.push(`let l${j} = ${terms.length > 0 ? terms.join(' + ') : '0'};`);
-  }
-  // Carry from the least significant limb up. Every value is < 2^51, so the float quotient floors exactly.
-  for (let j = limbs - 1; j > 0; j--) lines.push(`{ const q = Math.floor(l${j} / ${LIMB}); l${j} -= q * ${LIMB}; l${j - 1} += q; }`);
-  for (let j = 0; j < limbs; j++) lines.push(`r[${j}] = l${j};`);
-  const toLimbs = new Function('b', 'o', 'r', lines.join('\n')) as LimbsFn;
-  return { byteLength, limbs, toLimbs };
-}
+// HOT-PATH TRICK: the multiply-and-carry step is straight-line code with each 16-bit word's weight in base 58^5 as a
+// literal (src/tx/base58-limbs.generated.ts, written by scripts/codegen/base58-limbs.ts ahead of time, so nothing is
+// compiled at run time): V8 compiles ~290 multiply-adds with no loads or bounds checks; the same arithmetic as a loop
+// over a Float64Array table took 576 ns per signature against 306 ns (scratch bench, same run), and base58 was the
+// front thread's largest JS cost under load (6% of its samples).
+const PLAN_32: EncodePlan = { byteLength: 32, limbs: toLimbs32_LIMBS, toLimbs: toLimbs32 };
+const PLAN_64: EncodePlan = { byteLength: 64, limbs: toLimbs64_LIMBS, toLimbs: toLimbs64 };
 
 /** DIGIT_PAIRS[2i], DIGIT_PAIRS[2i+1] = the alphabet codes of the two base58 digits of i, for i < 58^2. */
 const DIGIT_PAIRS = new Uint8Array(3364 * 2);
@@ -76,9 +52,6 @@ for (let i = 0; i < 3364; i++) {
   DIGIT_PAIRS[2 * i] = ALPHABET_CODES[(i / 58) | 0];
   DIGIT_PAIRS[2 * i + 1] = ALPHABET_CODES[i % 58];
 }
-
-const PLAN_32 = buildPlan(32);
-const PLAN_64 = buildPlan(64);
 
 // Reused scratch (module-level: one per thread, and the encoder is synchronous).
 const intermediate = new Float64Array(PLAN_64.limbs);
