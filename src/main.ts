@@ -26,6 +26,7 @@ import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { renderSlotTime } from './metrics/slot-time-metrics.js';
+import { ThreadMemory } from './metrics/thread-memory.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
 import { describeBuild, loadUws } from './native/uws.js';
@@ -201,6 +202,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const lateRings = await egressReady;
   if (lateRings.length > 0)
     log.warn({ event: 'egress_late', rings: lateRings, waitedMs: EGRESS_READY_WAIT_MS }, 'egress consumers not warm yet: starting anyway (early transactions wait in their ring)');
+  // Every thread's heap, for /metrics (src/metrics/thread-memory.ts).
+  const threadMemory = new ThreadMemory();
   const deps: FrontDeps = {
     config,
     keys,
@@ -214,6 +217,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     responseOptions: responseOptions(config.http.corsAllowOrigin, uwsRuntime.idleTimeoutSeconds),
     renderMetrics: () => {
       const tb = new TextBuilder();
+      threadMemory.render(tb);
       deps.metrics.render(tb);
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
@@ -270,6 +274,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       );
     }
     healthMonitor.stop();
+    threadMemory.close();
     receipts?.stop();
     bundles?.close();
     await telemetry?.stop();

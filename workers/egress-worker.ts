@@ -4,8 +4,14 @@
 // lives in src/egress/consumer-loop.ts.
 import { deepFreeze } from '../src/config/freeze.js';
 import { runEgressConsumer, type EgressTask } from '../src/egress/consumer-loop.js';
+import { publishThreadMemory } from '../src/metrics/thread-memory.js';
 
-export default function egressWorker(task: EgressTask): Promise<void> {
+export default async function egressWorker(task: EgressTask): Promise<void> {
   deepFreeze(task.config);
-  return runEgressConsumer(task);
+  const stop = publishThreadMemory('egress');
+  try {
+    await runEgressConsumer(task);
+  } finally {
+    stop();
+  }
 }

@@ -6,9 +6,16 @@ import { deepFreeze } from '../src/config/freeze.js';
 import type { EgressTask } from '../src/egress/consumer-loop.js';
 import { runQuicThread } from '../src/egress/quic-thread.js';
 import { isQuicLinkOwnerTask, runQuicLinkOwner, type QuicLinkOwnerTask } from '../src/egress/quic-link-owner.js';
+import { publishThreadMemory } from '../src/metrics/thread-memory.js';
 
-export default function quicThread(task: EgressTask | QuicLinkOwnerTask): Promise<void> {
+export default async function quicThread(task: EgressTask | QuicLinkOwnerTask): Promise<void> {
   deepFreeze(task.config);
   deepFreeze(task.plan);
-  return isQuicLinkOwnerTask(task) ? runQuicLinkOwner(task) : runQuicThread(task);
+  const owner = isQuicLinkOwnerTask(task);
+  const stop = publishThreadMemory(owner ? 'quic-link' : 'quic-egress');
+  try {
+    await (owner ? runQuicLinkOwner(task) : runQuicThread(task));
+  } finally {
+    stop();
+  }
 }

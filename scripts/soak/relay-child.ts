@@ -42,6 +42,19 @@ const SUMMARY_SUFFIX = / \(\d+ in the last \d+ s; one example\)$/;
 
 const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 
+/**
+ * The relay's environment: PATH, and the allocator and Node settings an experiment may set on the driver
+ * (MALLOC_ARENA_MAX, NODE_OPTIONS), passed through so that a soak can compare them; nothing else of the caller's.
+ */
+function relayEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+  for (const k of ['MALLOC_ARENA_MAX', 'NODE_OPTIONS']) if (process.env[k] !== undefined) env[k] = process.env[k];
+  // The relay's per-thread heap figures are then taken after a full collection (src/metrics/thread-memory.ts): live
+  // sizes, which is what the soak's heap verdict (thread-heaps.ts) judges.
+  env.NODE_OPTIONS = [env.NODE_OPTIONS, '--expose-gc'].filter((x) => x !== undefined && x !== '').join(' ');
+  return env;
+}
+
 export class RelayChild {
   readonly child: ChildProcess;
   readonly startedAtMs = Date.now();
@@ -69,7 +82,7 @@ export class RelayChild {
     this.child = spawn(process.execPath, [cliPath, 'start', '--config', configFile], {
       cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH },
+      env: relayEnv(),
     });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {

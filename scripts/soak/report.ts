@@ -4,6 +4,7 @@ import { formatTable, type RouteRow } from './accounting.js';
 import type { FaultRecord } from './faults.js';
 import type { HealthTransition, OutcomeWindow } from './observers.js';
 import type { RssSample, RssVerdict } from './rss.js';
+import type { HeapGrowth, HeapSample, HeapVerdict } from './thread-heaps.js';
 import type { SetStats, TimelineBucket } from './load.js';
 import { LATENCY_BUCKET_LABELS } from './load.js';
 
@@ -14,7 +15,10 @@ export interface SoakVerdict {
   readonly ok: boolean;
   readonly unaccountedZero: boolean;
   readonly totalsAgree: boolean;
-  readonly rssFlat: boolean;
+  /** null: the run was too short to judge the RSS (rss.ts MIN_JUDGED_S). */
+  readonly rssFlat: boolean | null;
+  /** No thread role's live heap kept growing (thread-heaps.ts). */
+  readonly heapFlat: boolean;
   readonly relayCrashed: boolean;
   readonly unexpectedAnswers: number;
   readonly failures: readonly string[];
@@ -61,7 +65,14 @@ export interface SoakResult {
     /** slotrelay_requests_total{outcome="ok"} over the submission methods, from the last /metrics. */
     readonly requestsOkBeforeStop: number | null;
   };
-  readonly rss: { readonly verdict: RssVerdict | null; readonly samples: readonly RssSample[] };
+  readonly rss: {
+    readonly verdict: RssVerdict | null;
+    readonly samples: readonly RssSample[];
+    /** Per thread role, V8 heap used after warm-up: start, end, max, slope (largest slope first). */
+    readonly heapGrowth: readonly HeapGrowth[];
+    readonly heapVerdict: HeapVerdict;
+    readonly heapSamples: readonly HeapSample[];
+  };
   readonly logs: { readonly bytes: number; readonly lines: number; readonly minutes: number; readonly bytesPerMinute: number };
   readonly standIns: Readonly<Record<string, { readonly starts: number; readonly received: number; readonly unexpectedExits: number }>>;
   readonly health: { readonly pollsByStatus: Readonly<Record<string, number>>; readonly transitions: readonly HealthTransition[] };
@@ -113,8 +124,12 @@ export function printReport(r: SoakResult): string {
   lines.push(
     v === null
       ? 'rss: too few samples'
-      : `rss (relay): start ${v.startMb} MB (after warm-up), end ${v.endMb} MB, max ${v.maxMb} MB, slope ${v.slopeMbPerMin} MB/min; ${v.flat ? 'flat' : 'NOT flat'} (${v.rule} = ${v.limitMb} MB)`,
+      : `rss (relay): start ${v.startMb} MB (after warm-up), end ${v.endMb} MB, max ${v.maxMb} MB, slope ${v.slopeMbPerMin} MB/min; peaks: middle third ${v.middlePeakMb} MB, last third ${v.lastPeakMb} MB; ${v.flat === null ? 'not judged (short run)' : v.flat ? 'flat' : 'NOT flat'} (${v.rule}: limit ${v.limitMb} MB)`,
   );
+  if (r.rss.heapGrowth.length > 0) {
+    lines.push(`heap: ${r.rss.heapVerdict.ok ? 'flat' : 'GROWING'} (${r.rss.heapVerdict.rule}); judged ${r.rss.heapVerdict.judged.join(', ')}`);
+    lines.push('live heap per thread role (MB, after warm-up): ' + r.rss.heapGrowth.map((g) => `${g.role} ${g.startMb} -> ${g.endMb} (max ${g.maxMb}, ${g.slopeMbPerMin} MB/min)`).join('; '));
+  }
   lines.push(`logs: ${r.logs.bytes} bytes in ${r.logs.minutes} min = ${r.logs.bytesPerMinute} bytes/min (${r.logs.lines} lines)`);
   lines.push(`relay exit: ${JSON.stringify(r.relay.exit)}, stop took ${String(r.relay.stopDurationS)} s, egress worker restarts ${r.relay.egressWorkerRestarts}`);
   lines.push(`health: ${JSON.stringify(r.health.pollsByStatus)} (polls per status), ${r.health.transitions.length} transitions`);

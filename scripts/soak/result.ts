@@ -8,13 +8,14 @@ import type { BlockhashFollower, HealthWatch, OutcomeTimeline } from './observer
 import type { RelayChild, RelayExit } from './relay-child.js';
 import { EXPECTED_REFUSALS, latencyTable, type SoakResult, type SoakVerdict } from './report.js';
 import type { RssSampler } from './rss.js';
+import type { ThreadHeapWatch } from './thread-heaps.js';
 import type { StandIn } from './stand-ins.js';
 
 /** Method labels of slotrelay_requests_total that submit a transaction (JSON-RPC method, or the relay path). */
 const SUBMISSION_METHODS: readonly string[] = ['sendTransaction', '/v1/submit', '/v1/transactions'];
 
 export interface BookInputs {
-  readonly args: { readonly seconds: number; readonly rate: number; readonly workers: number; readonly maxInFlight: number };
+  readonly args: { readonly seconds: number; readonly rate: number; readonly workers: number; readonly maxInFlight: number; readonly receiptsCapacity: number | null };
   readonly startedAt: string;
   readonly plan: FaultPlan;
   readonly faults: FaultRunner;
@@ -29,6 +30,8 @@ export interface BookInputs {
   readonly loadStartMs: number;
   readonly rss: RssSampler;
   readonly rssEndS: number;
+  /** Each thread's V8 heap over the run (which one grew). */
+  readonly heaps: ThreadHeapWatch;
   /** The relay's exit after SIGTERM (null: it did not exit in time and was killed). */
   readonly exit: RelayExit | null;
   readonly stopDurationS: number | null;
@@ -94,8 +97,12 @@ export function closeBooks(x: BookInputs): SoakResult {
     finalMetrics === null ? null : SUBMISSION_METHODS.reduce((a, method) => a + sumMetric(finalMetrics, 'slotrelay_requests_total', { method, outcome: 'ok' }), 0);
   if (requestsOk !== null && requestsOk !== relayAccepted) failures.push(`slotrelay_requests_total ok ${requestsOk} vs relay accepted ${String(relayAccepted)}`);
   if (stopped === null) failures.push('no relay_stopped line');
-  const rssFlat = rssVerdict?.flat ?? false;
-  if (!rssFlat) failures.push(rssVerdict === null ? 'too few RSS samples' : `RSS not flat: ${rssVerdict.endMb} MB > ${rssVerdict.limitMb} MB`);
+  // null = too short a run to judge the RSS (reported, not failed); the per-thread heap verdict still applies.
+  const rssFlat = rssVerdict === null ? false : rssVerdict.flat;
+  if (rssVerdict === null) failures.push('too few RSS samples');
+  else if (rssVerdict.flat === false) failures.push(`RSS not flat: last third's peak ${rssVerdict.lastPeakMb} MB > ${rssVerdict.limitMb} MB`);
+  const heapVerdict = x.heaps.verdict(plan.warmupS, rssEndS);
+  for (const g of heapVerdict.growing) failures.push(`heap growing: ${g.role} ${g.slopeMbPerMin} MB/min, +${g.quarterGrowthMb} MB last quarter vs first`);
   if (crashed) {
     failures.push(
       `relay crashed (${crashedAtS !== null ? `exited at t=${crashedAtS} s` : exit === null ? 'did not exit after SIGTERM' : `exit ${JSON.stringify(exit)}`}, egress restarts ${restarts}, telemetry exits ${telemetryExits})`,
@@ -103,7 +110,7 @@ export function closeBooks(x: BookInputs): SoakResult {
   }
   if (unexpectedAnswers > 0) failures.push(`unexpected answers ${unexpectedAnswers}: ${JSON.stringify(Object.fromEntries(unexpectedRefusals))} ${JSON.stringify(unexpected)}`);
   if (!answersSettled) failures.push(`${load.inFlight} requests still unanswered ${x.settleAnswersMs / 1000} s after the load`);
-  const verdict: SoakVerdict = { ok: failures.length === 0, unaccountedZero, totalsAgree, rssFlat, relayCrashed: crashed, unexpectedAnswers, failures };
+  const verdict: SoakVerdict = { ok: failures.length === 0, unaccountedZero, totalsAgree, rssFlat, heapFlat: heapVerdict.ok, relayCrashed: crashed, unexpectedAnswers, failures };
 
   return {
     kind: 'soak',
@@ -114,6 +121,7 @@ export function closeBooks(x: BookInputs): SoakResult {
       ratePerSecond: args.rate,
       workers: args.workers,
       maxInFlight: args.maxInFlight,
+      receiptsCapacity: args.receiptsCapacity ?? 'relay default',
       keyDefaultRoutes: x.keyDefaultRoutes,
       staticEveryTransaction: true,
       warmupS: plan.warmupS,
@@ -163,7 +171,7 @@ export function closeBooks(x: BookInputs): SoakResult {
       warnMessages: Object.fromEntries(relay.warnMessages),
     },
     accounting: { rows, rowsFromMetricsBeforeStop: rowsMetrics, unaccounted, unaccountedAbs, requestsOkBeforeStop: requestsOk },
-    rss: { verdict: rssVerdict, samples: rss.samples },
+    rss: { verdict: rssVerdict, samples: rss.samples, heapGrowth: x.heaps.growth(plan.warmupS, rssEndS), heapVerdict, heapSamples: x.heaps.samples },
     logs: { bytes: relay.bytes, lines: relay.lines, minutes, bytesPerMinute: minutes > 0 ? Math.round(relay.bytes / minutes) : 0 },
     standIns: Object.fromEntries(x.standIns.map((p) => [p.kind, { starts: p.starts, received: p.received, unexpectedExits: p.unexpectedExits }])),
     health: { pollsByStatus: health.polls, transitions: health.transitions },

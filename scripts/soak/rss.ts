@@ -1,11 +1,17 @@
 // Resident memory of the relay (and its localnet child) over the soak, from /proc/<pid>/status VmRSS (driver
-// process, cold: one small file read every few seconds). The verdict compares the end of the run with the first
-// sample after warm-up: flat when end <= start x FLAT_RATIO + FLAT_SLACK_MB.
+// process, cold: one small file read every few seconds). The verdict: THIRDS_SLACK_MB below.
 import { readFileSync } from 'node:fs';
 
-/** Growth allowed between the first sample after warm-up and the last one (JIT, heap sizing, histograms, buffers). */
-export const FLAT_RATIO = 1.25;
-export const FLAT_SLACK_MB = 32;
+/**
+ * What the memory verdict calls growth. A relay's RSS climbs for minutes to a high-water mark (each thread's V8 heap
+ * sizing itself, glibc's per-thread arenas, bounded tables filling) and then holds or falls back; a leak keeps
+ * climbing. So the window after warm-up is cut in thirds and the last third's peak must not exceed the middle
+ * third's by more than THIRDS_SLACK_MB: a plateau passes wherever it sits, growth that is still going in the last
+ * third fails (a leak of 12 MB/min over a 10-minute run adds ~38 MB between the two).
+ */
+export const THIRDS_SLACK_MB = 24;
+/** Runs shorter than this after warm-up are still on their way to the high-water mark: RSS is reported, not judged. */
+export const MIN_JUDGED_S = 240;
 /** Samples kept (one every few seconds; 10 minutes at 5 s is 120). */
 const MAX_SAMPLES = 5_000;
 
@@ -23,8 +29,12 @@ export interface RssVerdict {
   readonly minMb: number;
   /** Least-squares slope of the relay's RSS after warm-up, MB per minute. */
   readonly slopeMbPerMin: number;
+  /** Peaks of the middle and last thirds of the window after warm-up. */
+  readonly middlePeakMb: number;
+  readonly lastPeakMb: number;
   readonly limitMb: number;
-  readonly flat: boolean;
+  /** null: the run was too short to judge (MIN_JUDGED_S). */
+  readonly flat: boolean | null;
   readonly rule: string;
 }
 
@@ -74,7 +84,11 @@ export class RssSampler {
     const startMb = s[0].relayMb;
     const endMb = s[s.length - 1].relayMb;
     const values = s.map((x) => x.relayMb);
-    const limitMb = Math.round((startMb * FLAT_RATIO + FLAT_SLACK_MB) * 10) / 10;
+    const span = s[s.length - 1].t - s[0].t;
+    const third = (k: number): number[] => s.filter((x) => x.t >= s[0].t + (k * span) / 3 && x.t <= s[0].t + ((k + 1) * span) / 3).map((x) => x.relayMb);
+    const middlePeakMb = Math.max(...third(1));
+    const lastPeakMb = Math.max(...third(2));
+    const limitMb = Math.round((middlePeakMb + THIRDS_SLACK_MB) * 10) / 10;
     const n = s.length;
     const mt = s.reduce((a, x) => a + x.t, 0) / n;
     const mv = values.reduce((a, v) => a + v, 0) / n;
@@ -90,9 +104,11 @@ export class RssSampler {
       maxMb: Math.max(...values),
       minMb: Math.min(...values),
       slopeMbPerMin: den === 0 ? 0 : Math.round((num / den) * 60 * 100) / 100,
+      middlePeakMb,
+      lastPeakMb,
       limitMb,
-      flat: endMb <= limitMb,
-      rule: `end <= start x ${FLAT_RATIO} + ${FLAT_SLACK_MB} MB`,
+      flat: span < MIN_JUDGED_S ? null : lastPeakMb <= limitMb,
+      rule: `peak of the last third <= peak of the middle third + ${THIRDS_SLACK_MB} MB (judged when >= ${MIN_JUDGED_S} s after warm-up)`,
     };
   }
 }

@@ -5,7 +5,6 @@
 // the relay sends while handshakes pile up) and submits. The heavy measurement (5,000/s for 20 s) is
 // bench/ingress/initial-flood.bench.ts.
 import dgram from 'node:dgram';
-import { randomFillSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { IngressClient } from '../../../src/ingress/ingress-client.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { junkInitial } from '../../../bench/ingress/junk-initial.js';
 
 let relay: RelayHandle;
 let cert: IdentityCertificate;
@@ -35,20 +35,6 @@ afterAll(async () => {
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m === null ? NaN : Number(m[1]) / 1024;
-}
-
-/** One junk QUIC v1 Initial: a parseable long header (random 8-byte ids, no token), then random bytes, 1,200 in all. */
-export function junkInitial(): Buffer {
-  const b = Buffer.allocUnsafe(1200);
-  randomFillSync(b);
-  b[0] = 0xc0 | (b[0] & 0x03); // long header, fixed bit, type Initial, packet-number length bits random
-  b.writeUInt32BE(1, 1); // QUIC v1
-  b[5] = 8; // DCID length; DCID bytes 6..13 random
-  b[14] = 8; // SCID length; SCID bytes 15..22 random
-  b[23] = 0; // token length 0
-  const rest = 1200 - 26;
-  b.writeUInt16BE(0x4000 | rest, 24); // Length (2-byte varint): packet number + payload
-  return b;
 }
 
 async function connectMs(): Promise<number> {
