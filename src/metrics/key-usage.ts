@@ -15,7 +15,7 @@ export class KeyUsage {
 
   constructor(private readonly keys: KeyTable) {}
 
-  /** One transaction of key `id` published into the rings (a bundle counts each of its transactions). */
+  /** One transaction of key `id` published into the rings (Intake.publish; bundles go to the bundle service instead). */
   accepted(id: number): void {
     if (id >= this.acceptedById.length) this.grow(id);
     this.acceptedById[id]++;
@@ -47,7 +47,7 @@ export class KeyUsage {
       accepted.set(e.name, (accepted.get(e.name) ?? 0) + a);
       limited.set(e.name, (limited.get(e.name) ?? 0) + l);
     }
-    tb.declare('slotrelay_key_transactions_accepted_total', 'counter', 'Transactions accepted into the rings, by API key name (HTTP, JSON-RPC and QUIC ingress).');
+    tb.declare('slotrelay_key_transactions_accepted_total', 'counter', 'Transactions accepted into the rings, by API key name (HTTP, JSON-RPC and QUIC ingress; not bundles).');
     for (const [name, v] of accepted) tb.sample('slotrelay_key_transactions_accepted_total', { key_name: name }, v);
     tb.declare('slotrelay_key_rate_limited_total', 'counter', 'Requests refused by the key\'s rate limit (429 rate_limited), by API key name.');
     for (const [name, v] of limited) tb.sample('slotrelay_key_rate_limited_total', { key_name: name }, v);
