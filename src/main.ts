@@ -252,7 +252,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
-    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, host });
+    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
   } catch (err) {
     front.stopListening();

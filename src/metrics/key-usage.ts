@@ -21,7 +21,7 @@ export class KeyUsage {
     this.acceptedById[id]++;
   }
 
-  /** One request (a whole body, batch or not) of key `id` refused with 429 rate_limited. */
+  /** One request (an HTTP body, batch or not, or a QUIC ingress stream) of key `id` refused as rate_limited. */
   rateLimited(id: number): void {
     if (id >= this.limitedById.length) this.grow(id);
     this.limitedById[id]++;
@@ -49,7 +49,7 @@ export class KeyUsage {
     }
     tb.declare('slotrelay_key_transactions_accepted_total', 'counter', 'Transactions accepted into the rings, by API key name (HTTP, JSON-RPC and QUIC ingress; not bundles).');
     for (const [name, v] of accepted) tb.sample('slotrelay_key_transactions_accepted_total', { key_name: name }, v);
-    tb.declare('slotrelay_key_rate_limited_total', 'counter', 'Requests refused by the key\'s rate limit (429 rate_limited), by API key name.');
+    tb.declare('slotrelay_key_rate_limited_total', 'counter', 'Requests refused by the key\'s rate limit (rate_limited: HTTP, JSON-RPC, QUIC ingress), by API key name.');
     for (const [name, v] of limited) tb.sample('slotrelay_key_rate_limited_total', { key_name: name }, v);
   }
 }
