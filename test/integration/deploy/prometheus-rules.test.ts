@@ -207,7 +207,8 @@ describe.skipIf(missing !== null)('deploy/ against a real Prometheus scraping a 
     expect(evaluated.length).toBe(rules.length);
     expect(evaluated.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)).toEqual([]);
     // The localnet relay's generated identity is unstaked: its alert is pending (for: 15m), no other alert is active.
-    const active = await prom!.query('ALERTS');
+    // (The rule runs every second: its first evaluation after the stake's first scrape may still be to come.)
+    const active = await waitFor('the identity alert pending', () => prom!.query('ALERTS'), (a) => a.some((x) => x.metric.alertname === 'SlotrelayIdentityUnstaked'), 5_000, 250).catch(() => prom!.query('ALERTS'));
     expect(active.map((a) => `${a.metric.alertname} ${a.metric.alertstate}`)).toEqual(['SlotrelayIdentityUnstaked pending']);
   }, 60_000);
 });
