@@ -7,7 +7,7 @@
 // dashboard (deploy/grafana/slotrelay.json, template variables replaced) must return at least one series through
 // Prometheus' HTTP API: a panel on a metric the relay does not export fails here.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,9 +105,10 @@ describe.skipIf(missing !== null)('deploy/prometheus rules (promtool)', () => {
     writeFileSync(join(dir, 'slotrelay.rules.yml'), broken);
     // The test files name ../slotrelay.rules.yml: copies one level below the broken rules.
     const tdir = join(dir, 'tests');
-    spawnSync('mkdir', [tdir]);
+    mkdirSync(tdir);
     for (const f of testFiles) writeFileSync(join(tdir, f.split('/').pop()!), readFileSync(f));
     const r = promtool(b, ['test', 'rules', ...readdirSync(tdir).map((f) => join(tdir, f))]);
+    rmSync(dir, { recursive: true, force: true });
     expect(r.status).not.toBe(0);
     expect(r.out).toContain('alertname: SlotrelayDown');
     expect(r.out).toContain('alertname: SlotrelayOverloaded');
