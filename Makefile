@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -30,6 +30,14 @@ start: build
 
 typecheck: install
 	npx tsc -p tsconfig.test.json
+
+# The Prometheus rules of deploy/ (docs/monitoring.md): syntax and their promtool unit tests, after editing them.
+# Installs Debian's prometheus package when missing (scripts/ci/ensure-prometheus.sh). The dashboard against a real
+# Prometheus and relay: npx vitest run test/integration/deploy/.
+check-deploy:
+	@promtool="$$(bash scripts/ci/ensure-prometheus.sh | tail -n 1)" && \
+	  "$$promtool" check rules deploy/prometheus/slotrelay.rules.yml && \
+	  "$$promtool" test rules deploy/prometheus/tests/*.yml
 
 # The Rust QUIC peers of the interop tests (quinn from Debian's crates: ../shared/peers/quinn-tpu-sink and
 # test/peers/quinn-ingress-client, one cargo target directory), built before the suite so that a fresh clone's ~100 s

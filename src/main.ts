@@ -20,13 +20,16 @@ import { createBundles } from './bundles/bundles.js';
 import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
 import { EgressPool } from './egress/pool.js';
-import { resolveIdentity } from './egress/identity.js';
+import { resolveIdentity, type RelayIdentity } from './egress/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { renderSlotTime } from './metrics/slot-time-metrics.js';
 import { ThreadMemory } from './metrics/thread-memory.js';
+import { renderHealth } from './metrics/health-metrics.js';
+import { KeyUsage } from './metrics/key-usage.js';
+import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { offeredRoutes } from './telemetry/paths.js';
 import { describeBuild, loadUws } from './native/uws.js';
@@ -57,11 +60,11 @@ export interface RunOptions {
  * Resolve the relay identity once (generating an unstaked one when none is configured) so every worker shares it.
  * A generated identity stays in memory: its secret reaches the workers in their task, never a file (egress/identity.ts).
  */
-function relayIdentitySecret(config: Readonly<Config>, plan: RoutePlan, log: Logger): Uint8Array | undefined {
+function relayIdentity(config: Readonly<Config>, plan: RoutePlan, log: Logger): RelayIdentity | undefined {
   if (!plan.direct && plan.staticPeers.length === 0) return undefined;
-  const { identity, secret } = resolveIdentity(config.identity.keypairPath, log);
-  log.info({ event: 'relay_identity', identity }, 'relay QUIC identity');
-  return secret;
+  const resolved = resolveIdentity(config.identity.keypairPath, log);
+  log.info({ event: 'relay_identity', identity: resolved.identity }, 'relay QUIC identity');
+  return resolved;
 }
 
 function withLocalnet(config: Readonly<Config>, rpcUrl: string, blockEngineUrl: string): Readonly<Config> {
@@ -110,7 +113,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
 
   // Which routes exist and which thread owns each: decided once, here, and handed to every thread.
   const plan = buildRoutePlan(config);
-  const identitySecret = relayIdentitySecret(config, plan, log);
+  const identity = relayIdentity(config, plan, log);
+  const identitySecret = identity?.secret;
 
   // Telemetry thread: follows the cluster and publishes the leader-slot snapshot (getLeaderSlots; egress leaders).
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
@@ -130,6 +134,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         })
       : null;
   telemetry?.start();
+  // Whether that identity is staked (/metrics; the identity-unstaked alert): cold, one getVoteAccounts per 5 min.
+  const identityStake =
+    identity !== undefined && telemetryRpcUrl !== undefined
+      ? new IdentityStake({ identity: identity.identity, keypairPath: identity.keypairPath, rpcUrl: telemetryRpcUrl, timeoutMs: config.telemetry.requestTimeoutMs, log })
+      : null;
+  identityStake?.start();
 
   const rings = Array.from({ length: config.rings.workers }, () =>
     createRing(config.rings.slotsPerRing, config.transactions.maxTransactionBytes),
@@ -166,7 +176,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     pool.quicRing !== null && pool.join !== null
       ? { producer: new RingProducer(pool.quicRing, { coalesceWakeups: true }), mask: plan.quicRing, join: new JoinAllocator(pool.join) }
       : null;
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing);
+  const keyUsage = new KeyUsage(keys);
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage);
   receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
@@ -211,6 +222,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     upstream,
     // Every method either table serves gets its own label; anything else a client sends is "unknown".
     metrics: new FrontMetrics([...rpcTable.keys(), ...relayTable.keys()]),
+    keyUsage,
     log,
     availableRouteMask,
     addedRouteMasks: addedRoutes,
@@ -222,6 +234,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
       renderSlotTime(tb, leaderSnapshot);
+      renderHealth(tb, deps.health());
+      identityStake?.render(tb);
+      keyUsage.render(tb);
       pubsub?.render(tb);
       cluster?.render(tb);
       receipts?.render(tb);
@@ -241,7 +256,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
-    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, host });
+    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
   } catch (err) {
     front.stopListening();
@@ -275,6 +290,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     }
     healthMonitor.stop();
     threadMemory.close();
+    identityStake?.stop();
     receipts?.stop();
     bundles?.close();
     await telemetry?.stop();

@@ -4,6 +4,7 @@ import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { Receipts } from '../receipts/receipts.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
+import type { KeyUsage } from '../metrics/key-usage.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import type { KeyTable } from './auth.js';
 import type { HttpRuntimeInfo } from './http-runtime-info.js';
@@ -16,6 +17,8 @@ export interface FrontDeps {
   readonly intake: Intake;
   readonly upstream: UpstreamRpcClient | null;
   readonly metrics: FrontMetrics;
+  /** Per-key counts on /metrics by key name (src/metrics/key-usage.ts); absent = not counted (tests' own deps). */
+  readonly keyUsage?: KeyUsage;
   readonly log: Logger;
   /** Routes this relay can deliver by right now (ROUTE_IDS bits). */
   readonly availableRouteMask: number;

@@ -12,6 +12,7 @@
 import type { JoinAllocator } from '../shm/join.js';
 import { Errors, Failure, failureOf } from '../errors/registry.js';
 import type { Receipts } from '../receipts/receipts.js';
+import type { KeyUsage } from '../metrics/key-usage.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
   createParsedTransaction,
@@ -72,6 +73,8 @@ export class Intake {
     private readonly receipts: Receipts | null = null,
     /** The QUIC thread's ring; null = every record goes into the worker rings. */
     private readonly quic: QuicRingTarget | null = null,
+    /** Per-key counts on /metrics (src/metrics/key-usage.ts); null = not counted. */
+    private readonly usage: KeyUsage | null = null,
   ) {}
 
   /** Records published into two rings (each is one accepted transaction: EgressPool.deliverySummary). */
@@ -181,6 +184,7 @@ export class Intake {
       this.quic!.producer.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
       this.joinedRecords++;
     }
+    this.usage?.accepted(meta.keyId);
     return signature;
   }
 

@@ -234,6 +234,7 @@ export function jsonRpcEndpoint(
       const parsed = isUtf8(body) ? parseJsonRpcBody(body.toString('utf8'), deps.config.http.maxBatchSize) : NOT_UTF8;
       const waitMs = takeRateTokens(key, parsed, st.receivedAtMs);
       if (waitMs > 0) {
+        deps.keyUsage?.rateLimited(key.id);
         if (notificationsOnly(parsed)) return refuseSilently(deps, st, Errors.RATE_LIMITED);
         const id = parsed.kind === 'single' ? parsed.element.id : null;
         return rejectRpc(deps, st, Errors.RATE_LIMITED, retryAfterSeconds(waitMs), { reason: 'rate_limited', retryAfterMs: waitMs }, id);

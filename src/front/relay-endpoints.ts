@@ -156,6 +156,7 @@ function admit(deps: FrontDeps, head: ReturnType<typeof beginRequest>): KeyEntry
 function takeToken(deps: FrontDeps, st: RequestState, key: KeyEntry): boolean {
   const waitMs = key.submitBucket.take(1, st.receivedAtMs);
   if (waitMs === 0) return true;
+  deps.keyUsage?.rateLimited(key.id);
   // Same data as the JSON-RPC paths (docs/errors.md): {reason, retryAfterMs}.
   rejectRest(deps, st, Errors.RATE_LIMITED, undefined, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs }, retryAfterSeconds(waitMs));
   return false;

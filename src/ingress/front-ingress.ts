@@ -17,6 +17,7 @@ import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
 import { MSG_KINDS } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
+import type { KeyUsage } from '../metrics/key-usage.js';
 import { STREAM_CODE } from './codes.js';
 import { parseAuthRequest } from './start-quic-ingress.js';
 
@@ -26,6 +27,8 @@ export interface FrontIngressDeps {
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
   readonly log: Logger;
+  /** Per-key counts on /metrics (src/metrics/key-usage.ts); absent = not counted. */
+  readonly keyUsage?: KeyUsage;
 }
 
 /** Messages handled per turn before yielding to uWS (HTTP keeps being served under a QUIC burst). */
@@ -137,7 +140,10 @@ export class FrontIngress {
     const key = this.keyFor(keyId);
     let out: string | Failure;
     if (key === undefined) out = UNAUTHORIZED;
-    else if (key.submitBucket.take(1, nowMs()) !== 0) out = failureOf(Errors.RATE_LIMITED);
+    else if (key.submitBucket.take(1, nowMs()) !== 0) {
+      out = failureOf(Errors.RATE_LIMITED);
+      this.deps.keyUsage?.rateLimited(key.id);
+    }
     else {
       const mask = resolveRoutes(undefined, key, this.deps.availableRouteMask);
       out = typeof mask !== 'number' ? mask : this.deps.intake.submitBytes(this.requests.payload(), this.meta(key, mask, -1, finAtMs, connId, streamId));
@@ -161,8 +167,10 @@ export class FrontIngress {
     if (key === undefined) out = UNAUTHORIZED;
     else {
       const waitMs = key.submitBucket.take(1, nowMs());
-      if (waitMs !== 0) out = new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs });
-      else {
+      if (waitMs !== 0) {
+        out = new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs });
+        this.deps.keyUsage?.rateLimited(key.id);
+      } else {
         const m = this.parse(key);
         if (m instanceof Failure) out = m;
         else {

@@ -14,6 +14,7 @@ import { messageRingDepth } from '../shm/message-ring.js';
 import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
 import { QuicThreadPool, type QuicTaskHost } from './quic-thread-pool.js';
+import type { KeyUsage } from '../metrics/key-usage.js';
 
 export interface QuicIngressServiceDeps {
   readonly config: Readonly<Config>;
@@ -24,6 +25,8 @@ export interface QuicIngressServiceDeps {
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
   readonly log: Logger;
+  /** Per-key counts on /metrics (src/metrics/key-usage.ts); absent = not counted. */
+  readonly keyUsage?: KeyUsage;
   /** Runs the listener in the relay's QUIC thread (EgressPool.hostInQuicThread); absent = a thread of its own. */
   readonly host?: QuicTaskHost;
 }

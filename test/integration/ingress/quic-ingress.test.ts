@@ -131,6 +131,9 @@ describe('QUIC ingress', () => {
     expect(((limited as unknown as { answer: { error: { data: { retryAfterMs: number } } } }).answer.error.data.retryAfterMs)).toBeGreaterThan(0);
     expect((await http()).status).toBe(429);
     c.close();
+    // Per key, by name (docs/monitoring.md): both transports' acceptances and rate-limit refusals in one series each.
+    expect(await metric('slotrelay_key_transactions_accepted_total', '{key_name="tight-bot"}')).toBe(4);
+    expect(await metric('slotrelay_key_rate_limited_total', '{key_name="tight-bot"}')).toBe(2);
   });
 
   it('counts connections, streams and bytes in /metrics', async () => {
