@@ -14,8 +14,11 @@ export function checkUpstreamWs(url: string, usedFor: string, timeoutMs: number)
   const wait = Math.min(WS_WAIT_MS, timeoutMs);
   return new Promise((resolve) => {
     let subscribed = false;
+    let settled = false;
     const t0 = performance.now();
     const done = (f: Finding): void => {
+      if (settled) return; // a second notification may arrive before the socket is closed
+      settled = true;
       clearTimeout(timer);
       sub.close();
       resolve(f);
