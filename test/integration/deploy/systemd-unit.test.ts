@@ -89,6 +89,27 @@ describe.skipIf(why !== '')('deploy/systemd/slotrelay.service', () => {
     expect(stopSec * 1000).toBeGreaterThan(drainMs + 2 * teardownMs + 5_000);
   }, 60_000);
 
+  it('leaves MemoryDenyWriteExecute off because node dies under it (prctl PR_SET_MDWE: the kernel W^X switch behind that setting)', () => {
+    // PR_SET_MDWE = 65, PR_MDWE_REFUSE_EXEC_GAIN = 1: no mapping may become writable+executable, as with the unit
+    // setting; inherited across execve. python3's ctypes makes the call (no compiler needed).
+    const script = [
+      'import ctypes, os, sys',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      'if sys.argv[2] == "mdwe" and libc.prctl(65, 1, 0, 0, 0) != 0: print("no PR_SET_MDWE: " + os.strerror(ctypes.get_errno())); sys.exit(77)',
+      'os.execv(sys.argv[1], [sys.argv[1], "-e", "let s = 0; for (let i = 0; i < 1e6; i++) s += i; console.log(\'node ran\', s)"])',
+    ].join('\n');
+    const run = (mode: string) => spawnSync('python3', ['-c', script, process.execPath, mode], { encoding: 'utf8', timeout: 20_000 });
+    const control = run('none');
+    if (control.error !== undefined) return void console.warn(`skipping the W^X check: python3 not runnable: ${control.error.message}`);
+    expect(control.stdout).toContain('node ran');
+    const mdwe = run('mdwe');
+    if (mdwe.status === 77) return void console.warn(`skipping the W^X check: this kernel has ${mdwe.stdout.trim()} (Linux < 6.3)`);
+    expect(mdwe.stdout).not.toContain('node ran');
+    expect(mdwe.stderr).toContain('v8::base::OS::SetPermissions');
+    console.log(`node under PR_SET_MDWE: ${mdwe.signal ?? mdwe.status} (${mdwe.stderr.split('\n').find((l) => l.includes('Check failed')) ?? ''})`);
+    expect(readFileSync(UNIT, 'utf8')).toMatch(/^MemoryDenyWriteExecute=no$/m);
+  });
+
   it('scores as docs/deployment.md says in systemd-analyze security', () => {
     const r = spawnSync(analyze, ['security', '--offline=true', '--no-pager', UNIT], { encoding: 'utf8' });
     if (/unrecognized option|unknown option/i.test(r.stderr)) {
