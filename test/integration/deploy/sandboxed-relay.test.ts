@@ -1,14 +1,15 @@
-// The relay under the unit's system-call filter (deploy/systemd/slotrelay.service: SystemCallFilter=@system-service
-// ~@privileged, SystemCallErrorNumber=EPERM, NoNewPrivileges), applied without systemd by
-// scripts/ci/syscall-filter-exec.py (libseccomp, the sets expanded by systemd-analyze): it starts, writes its
-// identity keypair, loads uWS and the quiche copy, sends a transaction to the localnet's leaders over QUIC (direct
-// route) that lands, and drains and exits 0 on SIGTERM. The filter itself is shown to bite (setuid refused with EPERM).
-// The other sandbox settings (namespaces, read-only filesystem, PrivateUsers) need systemd as PID 1 and are not
-// exercised here (docs/deployment.md says so). Needs the build (dist/) and python3-seccomp
-// (scripts/ci/ensure-syscall-filter.sh). ~20 s.
+// The relay in a stand-in for the unit's sandbox (deploy/systemd/slotrelay.service), without systemd:
+// scripts/ci/sandbox-exec.sh (a private mount namespace with every mount read-only but the state directory and /tmp,
+// an unprivileged user, no new privileges: ProtectSystem=strict, StateDirectory=, PrivateTmp=, User=) around
+// scripts/ci/syscall-filter-exec.py (SystemCallFilter=@system-service ~@privileged, SystemCallErrorNumber=EPERM, via
+// libseccomp with the sets systemd-analyze expands). In it the relay starts, writes its identity keypair into the
+// state directory (and nowhere else: it could not), loads uWS and the quiche copy, sends a transaction to the
+// localnet's leaders over QUIC (direct route) that lands, and drains and exits 0 on SIGTERM. The filter is shown to
+// bite (setuid refused with EPERM) and the read-only tree too. Not covered: PrivateUsers, ProtectProc, the kernel and
+// namespace restrictions (systemd as PID 1 only; docs/deployment.md says so). Needs the build (dist/), root for
+// unshare, and python3-seccomp (scripts/ci/ensure-syscall-filter.sh). ~20 s.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Connection } from '@solana/web3.js';
@@ -21,12 +22,18 @@ import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 const FILTER = 'scripts/ci/syscall-filter-exec.py';
+const SANDBOX = 'scripts/ci/sandbox-exec.sh';
+/** The service's user stand-in: nobody. */
+const UID = 65534;
 const ensure = spawnSync('bash', ['scripts/ci/ensure-syscall-filter.sh'], { encoding: 'utf8' });
 const python = ensure.status === 0 ? ensure.stdout.trim().split('\n').pop()! : '';
-const why = ensure.status === 0 ? '' : `no seccomp filter tool: ${ensure.stderr.trim()}`;
+const probe = spawnSync('bash', [SANDBOX, '--probe'], { encoding: 'utf8' });
+const why = ensure.status !== 0 ? `no seccomp filter tool: ${ensure.stderr.trim()}` : probe.status !== 0 ? `no mount namespace here (unshare needs root): ${probe.stdout.trim()}` : '';
 if (why !== '') console.warn(`skipping the sandboxed relay test: ${why}`);
 
-const dir = mkdtempSync(join(tmpdir(), 'slotrelay-sandboxed-'));
+// Not under /tmp, which stays writable in the sandbox: here only the state directory may be written.
+const dir = mkdtempSync(join('/var/tmp', 'slotrelay-sandboxed-'));
+const state = join(dir, 'state');
 let localnet: Localnet;
 let relay: ChildProcess;
 const logs: string[] = [];
@@ -35,6 +42,9 @@ let rpcUrl = '';
 beforeAll(async () => {
   if (why !== '') return;
   localnet = await startLocalnet({ validators: 2, slotMs: 200 });
+  chmodSync(dir, 0o755);
+  mkdirSync(state, { mode: 0o700 });
+  chownSync(state, UID, UID);
   const file = join(dir, 'config.yaml');
   writeFileSync(
     file,
@@ -43,12 +53,16 @@ beforeAll(async () => {
       relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 },
       upstream: { rpcUrl: localnet.rpcUrl },
       routes: { defaultRoutes: ['direct'], direct: { enabled: true }, rpc: { endpoints: [localnet.rpcUrl] } },
-      identity: { keypairPath: join(dir, 'state', 'identity.json') },
+      identity: { keypairPath: join(state, 'identity.json') },
       rings: { workers: 1, slotsPerRing: 1024 },
       keys: [{ key: TEST_KEY, name: 'sandboxed', defaultRoutes: ['direct'], preflight: 'skip' }],
     }),
   );
-  relay = spawn(python, [FILTER, process.execPath, 'dist/src/cli.js', 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });
+  chmodSync(file, 0o644);
+  relay = spawn('bash', [SANDBOX, String(UID), String(UID), state, python, FILTER, process.execPath, 'dist/src/cli.js', 'start', '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH },
+  });
   createInterface({ input: relay.stderr! }).on('line', (l) => logs.push(l));
   rpcUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`relay did not start under the filter:\n${logs.join('\n')}`)), 45_000);
@@ -73,16 +87,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(why !== '')('the relay under the unit\'s system-call filter', () => {
-  it('the filter refuses what it should: setuid fails with EPERM', () => {
+describe.skipIf(why !== '')('the relay in the unit\'s sandbox (stand-in without systemd)', () => {
+  it('the sandbox refuses what it should: setuid fails with EPERM, writes outside the state directory with EROFS', () => {
     const r = spawnSync(python, [FILTER, process.execPath, '-e', 'try { process.setuid(0); console.log("allowed") } catch (e) { console.log(e.code) }'], { encoding: 'utf8' });
     expect(r.stderr).toMatch(/syscall-filter: \d+ calls allowed/);
     expect(r.stdout.trim()).toBe('EPERM');
+    const script = `const fs = require('fs'); for (const p of [${JSON.stringify(join(dir, 'x'))}, ${JSON.stringify(join(state, 'x'))}]) { try { fs.writeFileSync(p, ''); console.log('written'); } catch (e) { console.log(e.code); } }`;
+    const w = spawnSync('bash', [SANDBOX, String(UID), String(UID), state, process.execPath, '-e', script], { encoding: 'utf8' });
+    expect(w.stdout.trim().split('\n')).toEqual(['EROFS', 'written']);
   });
 
   it('serves: writes its identity, sends a transaction direct over QUIC that lands, drains and exits 0', async () => {
     expect(logs.join('\n')).toMatch(/syscall-filter: \d+ calls allowed/);
-    expect(existsSync(join(dir, 'state', 'identity.json'))).toBe(true);
+    expect(existsSync(join(state, 'identity.json'))).toBe(true);
     const conn = new Connection(localnet.rpcUrl, 'confirmed');
     const payer = await fundedPayer(conn);
     // 2,000,000 lamports: above the rent-exempt minimum of the new recipient account.
@@ -106,7 +123,7 @@ describe.skipIf(why !== '')('the relay under the unit\'s system-call filter', ()
     const code = await exited;
     const stopped = logs.find((l) => l.includes('"relay_stopped"'));
     expect(code, logs.slice(-20).join('\n')).toBe(0);
-    console.log(`relay_stopped under the filter: ${stopped ?? "(none)"}`);
+    console.log(`relay_stopped in the sandbox: ${stopped ?? "(none)"}`);
     expect(stopped).toMatch(/"direct":\{[^}]*"sent":[1-9]/);
   }, 60_000);
 });
