@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # Runs a command under the system-call filter deploy/systemd/slotrelay.service sets, without systemd:
 #   SystemCallFilter=@system-service, SystemCallFilter=~@privileged, SystemCallErrorNumber=EPERM, NoNewPrivileges=yes,
-#   SystemCallArchitectures=native.
+#   SystemCallArchitectures=native, RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX (socket() of any other family
+#   fails with EAFNOSUPPORT, as systemd does it).
 # The sets are expanded by `systemd-analyze syscall-filter` (the same tables systemd applies), the filter is loaded
 # with libseccomp (Debian's python3-seccomp: scripts/ci/ensure-syscall-filter.sh) and the command is exec'd under it,
 # children inherited. Used by test/integration/deploy/sandboxed-relay.test.ts.
@@ -10,6 +11,7 @@
 # Prints the number of allowed calls on stderr first ("syscall-filter: N calls allowed, M denied").
 import errno
 import os
+import socket
 import subprocess
 import sys
 
@@ -39,6 +41,13 @@ def main():
     allowed = expand('@system-service') - expand('@privileged')
     f = seccomp.SyscallFilter(defaction=seccomp.ERRNO(errno.EPERM))  # SystemCallErrorNumber=EPERM
     n = 0
+    # RestrictAddressFamilies: socket() only for these families; the others EAFNOSUPPORT (socketpair: AF_UNIX only).
+    allowed.discard('socket')
+    for family in (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6):
+        f.add_rule(seccomp.ALLOW, 'socket', seccomp.Arg(0, seccomp.EQ, family))
+    for family in range(46):  # AF_MAX on Linux 6.x is 46
+        if family not in (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6):
+            f.add_rule(seccomp.ERRNO(errno.EAFNOSUPPORT), 'socket', seccomp.Arg(0, seccomp.EQ, family))
     for name in sorted(allowed):
         try:
             f.add_rule(seccomp.ALLOW, name)

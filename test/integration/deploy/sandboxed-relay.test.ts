@@ -1,13 +1,14 @@
 // The relay in a stand-in for the unit's sandbox (deploy/systemd/slotrelay.service), without systemd:
 // scripts/ci/sandbox-exec.sh (a private mount namespace with every mount read-only but the state directory and /tmp,
 // an unprivileged user, no new privileges: ProtectSystem=strict, StateDirectory=, PrivateTmp=, User=) around
-// scripts/ci/syscall-filter-exec.py (SystemCallFilter=@system-service ~@privileged, SystemCallErrorNumber=EPERM, via
-// libseccomp with the sets systemd-analyze expands). In it the relay starts, writes its identity keypair into the
-// state directory (and nowhere else: it could not), loads uWS and the quiche copy, sends a transaction to the
-// localnet's leaders over QUIC (direct route) that lands, and drains and exits 0 on SIGTERM. The filter is shown to
-// bite (setuid refused with EPERM) and the read-only tree too. Not covered: PrivateUsers, ProtectProc, the kernel and
+// scripts/ci/syscall-filter-exec.py (SystemCallFilter=@system-service ~@privileged, SystemCallErrorNumber=EPERM,
+// RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX, via libseccomp with the sets systemd-analyze expands). In it the
+// relay starts, writes its identity keypair into the state directory (and nowhere else: it could not), loads uWS and
+// the quiche copy, sends a transaction to the localnet's leaders over QUIC (direct route) that lands, and drains and
+// exits 0 on SIGTERM. The sandbox is shown to bite: setuid refused with EPERM, a netlink socket with EAFNOSUPPORT, a
+// write outside the state directory with EROFS. Not covered: PrivateUsers, ProtectProc, ProtectHome, the kernel and
 // namespace restrictions (systemd as PID 1 only; docs/deployment.md says so). Needs the build (dist/), root for
-// unshare, and python3-seccomp (scripts/ci/ensure-syscall-filter.sh). ~20 s.
+// unshare, and python3-seccomp (scripts/ci/ensure-syscall-filter.sh). ~20-35 s.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,10 +89,13 @@ afterAll(async () => {
 });
 
 describe.skipIf(why !== '')('the relay in the unit\'s sandbox (stand-in without systemd)', () => {
-  it('the sandbox refuses what it should: setuid fails with EPERM, writes outside the state directory with EROFS', () => {
+  it('the sandbox refuses what it should: setuid (EPERM), a netlink socket (EAFNOSUPPORT), writes outside the state directory (EROFS)', () => {
     const r = spawnSync(python, [FILTER, process.execPath, '-e', 'try { process.setuid(0); console.log("allowed") } catch (e) { console.log(e.code) }'], { encoding: 'utf8' });
     expect(r.stderr).toMatch(/syscall-filter: \d+ calls allowed/);
     expect(r.stdout.trim()).toBe('EPERM');
+    // RestrictAddressFamilies: a netlink socket is refused (97 = EAFNOSUPPORT), an inet one is not.
+    const af = spawnSync(python, [FILTER, python, '-c', 'import socket\nfor f in (socket.AF_INET, socket.AF_NETLINK):\n  try: socket.socket(f, socket.SOCK_DGRAM).close(); print("ok")\n  except OSError as e: print(e.errno)'], { encoding: 'utf8' });
+    expect(af.stdout.trim().split('\n')).toEqual(['ok', '97']);
     const script = `const fs = require('fs'); for (const p of [${JSON.stringify(join(dir, 'x'))}, ${JSON.stringify(join(state, 'x'))}]) { try { fs.writeFileSync(p, ''); console.log('written'); } catch (e) { console.log(e.code); } }`;
     const w = spawnSync('bash', [SANDBOX, String(UID), String(UID), state, process.execPath, '-e', script], { encoding: 'utf8' });
     expect(w.stdout.trim().split('\n')).toEqual(['EROFS', 'written']);
