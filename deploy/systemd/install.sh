@@ -4,7 +4,7 @@
 # unit's StateDirectory=), the sysctl drop-in (applied), and the unit (daemon-reload). It neither enables nor starts
 # the service: run `slotrelay doctor` first. Idempotent: an existing config or keys file is never overwritten.
 #
-#   sudo deploy/systemd/install.sh            # from the checkout to install (default /opt/slotrelay, built: make build)
+#   deploy/systemd/install.sh                 # as root, from the checkout to install (default /opt/slotrelay, built: make build)
 #
 # DESTDIR=/some/dir writes every file under that directory instead and prints the commands it would run as root
 # (useradd, sysctl, systemctl) without running them: what test/integration/deploy/systemd-unit.test.ts checks.
@@ -19,7 +19,7 @@ run() {   # a command that changes the host: printed under DESTDIR, run otherwis
   if [ -n "$dest" ]; then echo "would run: $*"; else "$@"; fi
 }
 
-[ -n "$dest" ] || [ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root (sudo), or with DESTDIR=... to stage the files" >&2; exit 1; }
+[ -n "$dest" ] || [ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root, or with DESTDIR=... to stage the files" >&2; exit 1; }
 [ -f "$app/dist/src/cli.js" ] || { echo "install.sh: $app/dist/src/cli.js is missing: build the checkout first (make build)" >&2; exit 1; }
 [ -n "$node_bin" ] || { echo "install.sh: node is not on PATH (Node 20.10+, 22 or 24: docs/deployment.md)" >&2; exit 1; }
 major="$("$node_bin" -p 'process.versions.node.split(".")[0]')"
@@ -57,5 +57,5 @@ chmod 0644 "$dest/etc/systemd/system/slotrelay.service"
 run systemctl daemon-reload
 
 echo "installed. Next: edit /etc/slotrelay/slotrelay.yaml, then"
-echo "  sudo -u slotrelay $node_bin $app/dist/src/cli.js doctor --config /etc/slotrelay/slotrelay.yaml"
-echo "  sudo systemctl enable --now slotrelay && journalctl -u slotrelay -f -o cat"
+echo "  runuser -u slotrelay -- $node_bin $app/dist/src/cli.js doctor --config /etc/slotrelay/slotrelay.yaml"
+echo "  systemctl enable --now slotrelay && journalctl -u slotrelay -f -o cat"
