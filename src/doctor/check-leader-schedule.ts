@@ -21,6 +21,7 @@ const LEADERS_CHECKED = 16;
 export async function checkLeaderSchedule(config: Readonly<Config>, clusterUrl: string | undefined, timeoutMs: number): Promise<Finding> {
   const id = 'leader-schedule';
   if (clusterUrl === undefined) return skip(id, 'no upstream.rpcUrl: `start` runs the embedded localnet, which makes its own schedule');
+  if (!config.telemetry.enabled && !config.routes.direct.enabled) return skip(id, 'telemetry off and routes.direct off: nothing in this config reads the leader schedule');
   const shown = urlForLog(clusterUrl);
   const call = <T>(method: string, params: unknown[]): Promise<T> => rpcCall<T>(clusterUrl, method, params, timeoutMs).then((a) => a.result);
   try {

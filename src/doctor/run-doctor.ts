@@ -18,7 +18,7 @@ import { checkUdpBuffers } from './check-udp-buffers.js';
 import { checkUpstreamRpc, type DateSample } from './check-upstream-rpc.js';
 import { checkUpstreamWs } from './check-upstream-ws.js';
 import { checkUws } from './check-uws.js';
-import type { Finding } from './finding.js';
+import { skip, type Finding } from './finding.js';
 import { HostFiles } from './host-files.js';
 import { makeReport, renderText, type DoctorReport } from './report.js';
 import { upstreamUrls } from './upstream-urls.js';
@@ -77,15 +77,17 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
   const rpc = await Promise.all(rpcRuns);
   const dateSample: DateSample | undefined = rpc.find((r) => r.dateSample !== undefined)?.dateSample;
   const clock = await checkClock(env, dateSample);
-  const noUpstream: Finding[] = urls.rpc.length === 0 ? [{ check: 'upstream-rpc', status: 'skip', detail: 'no upstream.rpcUrl: `start` runs the embedded localnet (a test bench: docs/localnet.md)' }] : [];
+  const noRpc: Finding[] = urls.rpc.length === 0 ? [skip('upstream-rpc', 'no upstream.rpcUrl: `start` runs the embedded localnet (a test bench: docs/localnet.md)')] : [];
+  const noWs: Finding[] =
+    urls.ws.length === 0 ? [skip('upstream-ws', urls.rpc.length === 0 ? 'no upstream: nothing to subscribe to' : 'no upstream WebSocket in use (telemetry off and the PubSub relay off)')] : [];
   const findings: Finding[] = [
     udp,
     files,
     clock,
     governor,
-    ...noUpstream,
+    ...noRpc,
     ...rpc.map((r) => r.finding),
-    ...(urls.ws.length === 0 && noUpstream.length > 0 ? [{ check: 'upstream-ws', status: 'skip', detail: 'no upstream: nothing to subscribe to' } as Finding] : []),
+    ...noWs,
     ...(await Promise.all(wsRuns)),
     await schedule,
     await identity,
