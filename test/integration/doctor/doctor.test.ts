@@ -2,12 +2,13 @@
 // check seen passing (a good fake host tree, a staked identity, free ports) and failing (a bad fake host tree, a dead
 // upstream, ports held by the test, no uWS build allowed), plus its skips and warnings, and one run on the real host.
 // Host facts come from SLOTRELAY_DOCTOR_ROOT (a temp tree standing for /proc and /sys) and fake chronyc / timedatectl
-// first on PATH. Needs the build (dist/). ~20 s.
+// first on PATH; a stub upstream that answers but is stuck. Needs the build (dist/). ~15-30 s.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -204,6 +205,45 @@ describe('slotrelay doctor', () => {
     } finally {
       tcp.close();
       udp.close();
+    }
+  });
+
+  it('fails an upstream that answers but is stuck: a slot that does not move, no leader schedule, no PubSub', async () => {
+    // getHealth says ok, the slot stays at 100, getLeaderSchedule knows nothing, nobody is staked; no WebSocket.
+    const answers: Record<string, unknown> = {
+      getHealth: 'ok',
+      getSlot: 100,
+      getEpochInfo: { absoluteSlot: 100, epoch: 0, slotIndex: 100, slotsInEpoch: 432_000 },
+      getLeaderSchedule: null,
+      getVoteAccounts: { current: [], delinquent: [] },
+    };
+    const stuck = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(method in answers ? { jsonrpc: '2.0', id, result: answers[method] } : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } }));
+      });
+    });
+    await new Promise<void>((r) => stuck.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(stuck.address() as { port: number }).port}`;
+      const { code, report } = await doctor(
+        'stuck',
+        { rpcHost: { port: 0 }, relayHost: { port: 0, quicPort: 0 }, upstream: { rpcUrl: url }, routes: { direct: { enabled: true } }, identity: { keypairPath: stakedIdentity } },
+        { PATH: fakeBin('bin-stuck', { chronyc: chronyTracking('Normal', '0.000001') }), SLOTRELAY_DOCTOR_ROOT: fakeRoot('root-stuck', { udp: AGAVE, nofile: 65536 }) },
+      );
+      const ids = byCheck(report);
+      expect(ids.get('upstream-rpc')![0]).toMatchObject({ status: 'fail' });
+      expect(ids.get('upstream-rpc')![0]!.detail).toContain('the processed slot stayed at 100');
+      expect(statusOf(report, 'upstream-ws')).toEqual(['fail']);
+      expect(ids.get('leader-schedule')![0]).toMatchObject({ status: 'fail' });
+      expect(ids.get('leader-schedule')![0]!.detail).toContain('names no leader for the current slot 100');
+      expect(ids.get('identity-stake')![0]).toMatchObject({ status: 'warn' });
+      expect(code).toBe(1);
+    } finally {
+      stuck.close();
     }
   });
 
