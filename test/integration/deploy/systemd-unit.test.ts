@@ -3,7 +3,7 @@
 // docs/deployment.md quotes, and the stop budget: TimeoutStopSec covers the drain timeout plus the relay's measured
 // teardown. systemd-analyze reads unit files only: it works in a container without systemd as PID 1. It comes from
 // Debian's `systemd` package (scripts/ci/ensure-systemd.sh installs it); without apt and root the file is skipped,
-// saying why. Needs the build (dist/). ~10 s.
+// saying why. Needs the build (dist/). 10-30 s with the box's load.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
