@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay keys ...` (new here; revoke, restore, revoked
+// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay doctor` (src/doctor/), `slotrelay keys ...` (new here; revoke, restore, revoked
 // in src/cluster/keys-cli.ts; add, set, remove, list in src/cluster/keys-plan-cli.ts), and the client library's
 // operator commands `send`, `leaders`, `fees` (src/client/cli/, docs/client.md). Flags override the config
 // file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
@@ -25,6 +25,9 @@ const USAGE = `usage:
                 [--simulate-limit R[/B]] [--read-limit R[/B]] [--bundles true|false] [--preflight simulate|skip|reject]
                 [--verify-signatures true|false] [--subscription-limit N]
                 (a limit without /BURST gets burst R; the command prints the plan it wrote)
+  slotrelay doctor [--config FILE] [--json] [--clients N] [--timeout MS]
+                                                                      (check the host and the relay's reach, each finding with
+                                                                       its fix; exit 0 ok / 1 a check failed: doctor --help)
   slotrelay example-tx --rpc URL                                      (print a signed base64 transfer for a first request)
   slotrelay example --cluster URL [--relay URL] [--key KEY]           (send one transfer, print where and how it landed)
   slotrelay send [BASE64 | -] [--file PATH] [--routes default|rpc,...] [--max-retries N] [--transport http|quic]
@@ -78,6 +81,11 @@ async function main(): Promise<void> {
       case 'localnet': {
         const { runLocalnetMain } = await import('./localnet/run-localnet.js');
         await runLocalnetMain(rest);
+        return;
+      }
+      case 'doctor': {
+        const { runDoctor } = await import('./doctor/run-doctor.js');
+        process.exitCode = await runDoctor(rest, process.env);
         return;
       }
       case 'example-tx': {
