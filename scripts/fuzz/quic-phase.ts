@@ -257,7 +257,7 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
   }
 
   /**
-   * A flood of tokenless full-size v1 Initials (the issue's junk) for 300-700 ms: once the relay has read more than
+   * A flood of tokenless full-size v1 Initials (the issue's junk) for 0.8-1.5 s: once the relay has read more than
    * the bucket allows (its datagram counter tells how many it read; the kernel drops what it cannot take), Retries
    * must come back, each well-formed; then a good client connects and submits.
    */
@@ -273,8 +273,9 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
       if (v.problem !== null) problems.push(['unexpectedReply', `flood ${b}: ${v.problem}`]);
       else if (v.kind === 'retry') retry++;
     });
-    const ms = rng.range(300, 700);
-    const perTick = rng.range(10, 20);
+    // ~3,000-5,000 offered a second (the issue's rate) for 0.8-1.5 s: the relay reads well past its bucket.
+    const ms = rng.range(800, 1_500);
+    const perTick = rng.range(20, 30);
     const before = await datagramsReceived(o.metricsUrl);
     const t0 = performance.now();
     let n = 0;
@@ -294,7 +295,10 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
     replies.retryEligible += n;
     replies.retry += retry;
     const allowed = TOKENLESS_BUCKET + (TOKENLESS_BUCKET * (sendMs + 300)) / 1000;
-    if (read > allowed + 50 && retry === 0) problems.push(['missingAnswer', `flood ${b}: the relay read ${read} of ${n} tokenless Initials in ${sendMs.toFixed(0)} ms (more than ${allowed.toFixed(0)}) and sent no Retry`]);
+    // Every Initial read past the bucket gets a Retry; half of them reaching us allows for datagrams lost on the way.
+    if (read > allowed + 50 && retry < (read - allowed) / 2) {
+      problems.push(['missingAnswer', `flood ${b}: the relay read ${read} of ${n} tokenless Initials in ${sendMs.toFixed(0)} ms (the bucket allows ${allowed.toFixed(0)}) and sent ${retry} Retries`]);
+    }
     if (retry > read) problems.push(['unexpectedReply', `flood ${b}: ${retry} Retries for ${read} Initials read`]);
     const g = await goodClient();
     if (g !== null) problems.push(['stalled', `after flood ${b} (${n} Initials): ${g}`]);
