@@ -115,7 +115,7 @@ export function streamCase(rng: Rng, name: string, pool: readonly PoolTx[]): Str
     case 'uni empty':
       return { ...base, open: (c) => c.sendUni(new Uint8Array(0)), expect: { kind: 'written' }, outcome: 'empty' };
     case 'uni too_large': {
-      const b = rng.bytes(rng.range(L.maxTransactionBytes + 1, 4 * L.maxTransactionBytes));
+      const b = rng.bytes(rng.range(L.maxTransactionBytes + 1, 3 * L.maxTransactionBytes));
       return { ...base, open: (c) => c.sendUni(b), expect: { kind: 'written' }, outcome: 'too_large' };
     }
     case 'uni too_large, late FIN': {
