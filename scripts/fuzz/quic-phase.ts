@@ -5,11 +5,11 @@
 //   (stream-credit exhaustion), or uni streams left without FIN (the documented close with code 5); each stream's
 //   result and the session's per-outcome counts are checked, then a valid submit on the same connection must be
 //   answered within FAST_MS (credit returned), or, after code 5, on a new connection;
-// - junk bursts (quic-wire.ts): raw UDP datagrams from four sockets; every answer is checked (Version Negotiation
-//   and Retry only where RFC 9000 allows them, Retries when more than 200 tokenless Initials a second arrive, as the
-//   doc says), and right after each burst a well-behaved client must connect and submit within CONNECT_BOUND_MS.
+// - junk bursts and Initial floods (quic-junk.ts, quic-wire.ts): raw UDP datagrams; every answer is checked (Version
+//   Negotiation and Retry only where RFC 9000 allows them, Retries when more than 200 tokenless Initials a second
+//   arrive, as the doc says), and right after each a well-behaved client must connect and submit within
+//   CONNECT_BOUND_MS.
 // Every session and burst draws from caseRng(seed, base + index): a run is reproducible from its seed.
-import dgram from 'node:dgram';
 import { Keypair } from '@solana/web3.js';
 import { IngressClient, type StreamResult } from '../../src/ingress/ingress-client.js';
 import { ALPN_TPU, CONNECTION_CODE } from '../../src/ingress/codes.js';
@@ -18,14 +18,13 @@ import type { QuicCloseInfo } from '../../src/quic/close-info.js';
 import { KEYS } from './keys.js';
 import { newPhase, notePhase, type PhaseSummary } from './phase-summary.js';
 import { judgeStream, pickStreamName, QUIC_LIMITS, streamCase, CREDIT_RETURNING, type StreamCase, type StreamOutcome } from './quic-streams.js';
-import { junkDatagram, judgeReply, MIN_INITIAL_DATAGRAM, v1Initial, type Junk } from './quic-wire.js';
+import { BURST_BASE, initialFlood, junkBurst, type JunkContext, type JunkStats } from './quic-junk.js';
 import { caseRng } from './rng.js';
 import type { PoolTx } from './tx-pool.js';
 
 export const QUIC_CLASSES = ['expected', 'unexpectedStream', 'unexpectedClose', 'stalled', 'counterMismatch', 'unexpectedReply', 'missingAnswer'] as const;
 /** caseRng index bases of the phase (HTTP cases use 0..1e8). */
 const SESSION_BASE = 1 << 30;
-const BURST_BASE = (1 << 30) + (1 << 28);
 /** A valid submit after a session's refusals: answered within this (the idle timeout a stall waits for is 30 s). */
 const FAST_MS = 2_000;
 /** Connect + submit right after a junk burst (one lost datagram costs a 1 s PTO). */
@@ -71,15 +70,7 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-/** Junk is sent 10 datagrams per PACE_MS (measured: the relay reads ~2,000 junk Initials/s; faster, the kernel drops). */
-const PACE_MS = 5;
-/** docs/quic-ingress.md: a bucket of 200 tokenless Initials, refilled at 200/s; beyond, a Retry. */
-const TOKENLESS_BUCKET = 200;
 
-async function datagramsReceived(metricsUrl: string): Promise<number> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  return Number(/^slotrelay_quic_ingress_datagrams_total\{direction="received"\} (\d+)/m.exec(text)?.[1] ?? NaN);
-}
 
 type SessionType = 'mixed' | 'exhaustion' | 'abandoned' | 'tpu mixed' | 'tpu exhaustion';
 
@@ -124,7 +115,7 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
   let accepted = 0;
   const connectMs: number[] = [];
   const submitMs: number[] = [];
-  const replies = { version_negotiation: 0, retry: 0, vnEligible: 0, retryEligible: 0, datagrams: 0 };
+  const replies: JunkStats = { version_negotiation: 0, retry: 0, vnEligible: 0, retryEligible: 0, datagrams: 0, floodsPastBucket: 0, floods: 0 };
   const connect = (alpn?: string): Promise<IngressClient | QuicCloseInfo> =>
     IngressClient.tryConnect({ host: '127.0.0.1', port: o.port, certificate: cert, alpn, connectTimeoutMs: CONNECT_BOUND_MS });
 
@@ -164,7 +155,8 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
     }
     p.run++;
     const flood = b % 3 === 2; // every third burst floods tokenless Initials, the others mix every kind of junk
-    noteItem(flood ? 'Initial flood' : 'junk burst', b, '', flood ? await initialFlood(b) : await junkBurst(b));
+    const ctx: JunkContext = { seed: o.seed, port: o.port, metricsUrl: o.metricsUrl, stats: replies, goodClient, log: o.log };
+    noteItem(flood ? 'Initial flood' : 'junk burst', b, '', flood ? await initialFlood(ctx, b) : await junkBurst(ctx, b));
   }
 
   /** One item, one class: its first problem's (the rest are listed in the example's detail). */
@@ -181,6 +173,7 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
     'junk datagrams': replies.datagrams,
     'version negotiations (of eligible)': `${replies.version_negotiation}/${replies.vnEligible}`,
     'retries (of tokenless full-size v1 Initials sent)': `${replies.retry}/${replies.retryEligible}`,
+    'floods the relay read past its bucket': `${replies.floodsPastBucket}/${replies.floods}`,
     'connect+submit after a burst, ms p50/max': c.length === 0 ? '-' : `${c[c.length >> 1].toFixed(0)}/${c[c.length - 1].toFixed(0)}`,
     'submit after a session, ms p50/max': s.length === 0 ? '-' : `${s[s.length >> 1].toFixed(1)}/${s[s.length - 1].toFixed(1)}`,
   });
@@ -256,101 +249,4 @@ export async function runQuicPhase(o: QuicPhaseOptions): Promise<QuicPhaseResult
     return d;
   }
 
-  /**
-   * A flood of tokenless full-size v1 Initials (the issue's junk) for 0.8-1.5 s: once the relay has read more than
-   * the bucket allows (its datagram counter tells how many it read; the kernel drops what it cannot take), Retries
-   * must come back, each well-formed; then a good client connects and submits.
-   */
-  async function initialFlood(b: number): Promise<[string, string][]> {
-    const rng = caseRng(o.seed, BURST_BASE + b);
-    const sock = dgram.createSocket('udp4');
-    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-    const sent = new Map<string, Junk>();
-    const problems: [string, string][] = [];
-    let retry = 0;
-    sock.on('message', (msg: Buffer) => {
-      const v = judgeReply(msg, sent);
-      if (v.problem !== null) problems.push(['unexpectedReply', `flood ${b}: ${v.problem}`]);
-      else if (v.kind === 'retry') retry++;
-    });
-    // ~3,000-5,000 offered a second (the issue's rate) for 0.8-1.5 s: the relay reads well past its bucket.
-    const ms = rng.range(800, 1_500);
-    const perTick = rng.range(20, 30);
-    const before = await datagramsReceived(o.metricsUrl);
-    const t0 = performance.now();
-    let n = 0;
-    while (performance.now() - t0 < ms) {
-      for (let i = 0; i < perTick; i++) {
-        const j = v1Initial(rng, (b << 16) | n++);
-        sent.set(j.scid, j);
-        sock.send(j.bytes, o.port, '127.0.0.1');
-      }
-      await sleep(PACE_MS);
-    }
-    const sendMs = performance.now() - t0;
-    await sleep(300);
-    const read = (await datagramsReceived(o.metricsUrl)) - before;
-    sock.close();
-    replies.datagrams += n;
-    replies.retryEligible += n;
-    replies.retry += retry;
-    const allowed = TOKENLESS_BUCKET + (TOKENLESS_BUCKET * (sendMs + 300)) / 1000;
-    // Every Initial read past the bucket gets a Retry; half of them reaching us allows for datagrams lost on the way.
-    if (read > allowed + 50 && retry < (read - allowed) / 2) {
-      problems.push(['missingAnswer', `flood ${b}: the relay read ${read} of ${n} tokenless Initials in ${sendMs.toFixed(0)} ms (the bucket allows ${allowed.toFixed(0)}) and sent ${retry} Retries`]);
-    }
-    if (retry > read) problems.push(['unexpectedReply', `flood ${b}: ${retry} Retries for ${read} Initials read`]);
-    const g = await goodClient();
-    if (g !== null) problems.push(['stalled', `after flood ${b} (${n} Initials): ${g}`]);
-    o.log(`quic flood ${b}: ${n} tokenless Initials in ${sendMs.toFixed(0)} ms, ${read} read by the relay, ${retry} Retry; good client ${g ?? 'ok'}`);
-    return problems;
-  }
-
-  async function junkBurst(b: number): Promise<[string, string][]> {
-    const rng = caseRng(o.seed, BURST_BASE + b);
-    const size = rng.range(20, 400);
-    const socks = await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        const sock = dgram.createSocket('udp4');
-        await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-        return sock;
-      }),
-    );
-    const sent = new Map<string, Junk>();
-    const problems: [string, string][] = [];
-    let vn = 0;
-    let retry = 0;
-    for (const sock of socks) {
-      sock.on('message', (msg: Buffer) => {
-        const v = judgeReply(msg, sent);
-        if (v.problem !== null) problems.push(['unexpectedReply', `burst ${b}: ${v.problem}`]);
-        else if (v.kind === 'retry') retry++;
-        else if (v.kind === 'version_negotiation') vn++;
-      });
-    }
-    let vnEligible = 0;
-    let retryEligible = 0;
-    const t0 = performance.now();
-    for (let i = 0; i < size; i++) {
-      const j = junkDatagram(rng, (b << 16) | i);
-      if (j.scid !== '') sent.set(j.scid, j);
-      if (j.allowed.includes('version_negotiation') && j.bytes.length >= MIN_INITIAL_DATAGRAM) vnEligible++;
-      if (j.allowed.includes('retry') && j.bytes.length >= MIN_INITIAL_DATAGRAM) retryEligible++;
-      socks[i & 3].send(j.bytes, o.port, '127.0.0.1');
-      if (i % 10 === 9) await sleep(PACE_MS); // ~2,000/s: the relay's socket keeps up (a burst, not a loss test)
-    }
-    const sendMs = performance.now() - t0;
-    await sleep(300);
-    for (const sock of socks) sock.close();
-    replies.datagrams += size;
-    replies.vnEligible += vnEligible;
-    replies.retryEligible += retryEligible;
-    replies.version_negotiation += vn;
-    replies.retry += retry;
-    if (vnEligible >= 10 && vn === 0) problems.push(['missingAnswer', `burst ${b}: ${vnEligible} Initials of other versions and no Version Negotiation`]);
-    const g = await goodClient();
-    if (g !== null) problems.push(['stalled', `after burst ${b} (${size} datagrams): ${g}`]);
-    o.log(`quic burst ${b}: ${size} junk datagrams in ${sendMs.toFixed(0)} ms, ${vn} VN, ${retry} Retry; good client ${g ?? 'ok'}`);
-    return problems;
-  }
 }
