@@ -13,12 +13,12 @@
 import { Keypair } from '@solana/web3.js';
 import { IngressClient, type StreamResult } from '../../src/ingress/ingress-client.js';
 import { ALPN_TPU, CONNECTION_CODE } from '../../src/ingress/codes.js';
-import { createIdentityCertificate, type IdentityCertificate } from '../../src/quic/identity-certificate.js';
+import { createIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import type { QuicCloseInfo } from '../../src/quic/close-info.js';
 import { KEYS } from './keys.js';
 import { newPhase, notePhase, type PhaseSummary } from './phase-summary.js';
 import { judgeStream, pickStreamName, QUIC_LIMITS, streamCase, CREDIT_RETURNING, type StreamCase, type StreamOutcome } from './quic-streams.js';
-import { BURST_BASE, initialFlood, junkBurst, type JunkContext, type JunkStats } from './quic-junk.js';
+import { initialFlood, junkBurst, type JunkContext, type JunkStats } from './quic-junk.js';
 import { caseRng } from './rng.js';
 import type { PoolTx } from './tx-pool.js';
 
