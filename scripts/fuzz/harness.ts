@@ -2,15 +2,20 @@
 // loopback, sends `cases` generated cases through keep-alive HTTP with bounded concurrency and a total time bound,
 // judges each answer (oracle.ts), and reports classes: expected, unexpectedStatus, unexpectedAnswer, invalidBody,
 // hang (no complete answer within timeoutMs, or the connection dropped without one), crash (the relay exited),
-// serverLogErrors (relay output lines at pino level >= 50 or with a stack trace). The relay and the upstream are
-// always stopped at the end, also on error.
+// serverLogErrors (relay output lines at pino level >= 50 or with a stack trace). Then, on the same relay, the extra
+// phases with classes of their own (phase-summary.ts): the QUIC ingress (quic-phase.ts) and keep-alive slow clients
+// (slow-clients.ts), run side by side. The relay and the upstream are always stopped at the end, also on error.
 import { generateCase, type CaseEnv, type FuzzCase, type FuzzRequest, type Part } from './cases.js';
 import { BASE_SLOT, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import { keepAliveAgent, send } from './http-client.js';
 import { KEYS, keysConfig } from './keys.js';
 import { judge, type Answer, type JudgeContext, type Verdict } from './oracle.js';
 import { sendPipelined } from './pipeline-client.js';
+import { phaseNotExpected, type PhaseSummary } from './phase-summary.js';
+import { runQuicPhase } from './quic-phase.js';
+import { QUIC_LIMITS } from './quic-streams.js';
 import { startRelayChild, type RelayChild } from './relay-child.js';
+import { runSlowPhase } from './slow-clients.js';
 import { Rng } from './rng.js';
 import { buildPool } from './tx-pool.js';
 
@@ -27,6 +32,13 @@ export interface FuzzOptions {
   readonly cwd: string;
   /** Only these case indexes (reproduction). */
   readonly only?: readonly number[];
+  /** QUIC ingress phase: sessions (connections with refused streams) and junk-Initial bursts; 0 = none. */
+  readonly quicSessions?: number;
+  readonly junkBursts?: number;
+  /** Keep-alive slow-client phase: raw sockets dribbling at once (at most 64); 0 = none. */
+  readonly slowClients?: number;
+  /** Time bound of the QUIC phase (default 300 s); the slow-client phase is bounded by its own 14.5 s per socket. */
+  readonly phaseMaxSeconds?: number;
   readonly log?: (line: string) => void;
 }
 
@@ -99,6 +111,8 @@ export interface FuzzSummary {
   readonly relayExit: string | null;
   /** Transactions answered accepted, at most this many more published unreported, and what the egress counted. */
   readonly accounting: { readonly accepted: number; readonly unreported: number; readonly consumed: number; readonly released: number };
+  /** The QUIC ingress and slow-client phases (absent when not run). */
+  readonly phases: PhaseSummary[];
 }
 
 const MAX_BODY_BYTES = 51_200;
@@ -106,8 +120,12 @@ const MAX_BATCH = 100;
 const HORIZON = 512;
 const LOOKBACK = 8;
 
-function relayConfig(upstreamUrl: string): Record<string, unknown> {
+function relayConfig(upstreamUrl: string, quic: boolean): Record<string, unknown> {
+  const L = QUIC_LIMITS;
   return {
+    ...(quic
+      ? { relayHost: { quicPort: -1, quic: { maxConcurrentStreams: L.maxConcurrentStreams, streamTimeoutMs: L.streamTimeoutMs, maxConnectionsPerKey: 8 } } }
+      : {}),
     http: { maxBodyBytes: MAX_BODY_BYTES, maxBatchSize: MAX_BATCH },
     upstream: { rpcUrl: upstreamUrl, preflightTimeoutMs: 5_000 },
     rings: { workers: 1, slotsPerRing: 4096 },
@@ -236,7 +254,8 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
   for (const t of pool) upstream.registerSigned(t.bytes.toString('base64'), t.simulation);
   let relay: RelayChild | null = null;
   try {
-    relay = await startRelayChild(relayConfig(upstream.url), o.cwd);
+    const quic = (o.quicSessions ?? 0) + (o.junkBursts ?? 0) > 0;
+    relay = await startRelayChild(relayConfig(upstream.url, quic), o.cwd);
     log(`relay pid ${relay.pid}: JSON-RPC ${relay.rpcUrl}, relay ${relay.relayUrl}; upstream ${upstream.url} (slot ${upstream.currentSlot()}, base ${BASE_SLOT})`);
     await waitForSnapshot(relay, upstream, 20_000);
     return await fuzzLoop(o, relay, upstream, pool, log);
@@ -348,6 +367,34 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
   await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, () => worker()));
   const elapsedMs = performance.now() - started;
   agent.destroy();
+  // The extra phases, side by side (the slow clients mostly wait on the relay's timers).
+  const phases: PhaseSummary[] = [];
+  const relayAlive = (): boolean => relay.exited() === null;
+  const [quic, slow] = await Promise.all([
+    (o.quicSessions ?? 0) + (o.junkBursts ?? 0) > 0 && relay.quicPort !== null && relayAlive()
+      ? runQuicPhase({
+          seed: o.seed,
+          sessions: o.quicSessions ?? 0,
+          bursts: o.junkBursts ?? 0,
+          maxSeconds: o.phaseMaxSeconds ?? 300,
+          examples: o.examples,
+          port: relay.quicPort,
+          metricsUrl: relay.rpcUrl,
+          pool,
+          relayAlive,
+          log,
+        })
+      : null,
+    (o.slowClients ?? 0) > 0 && relayAlive()
+      ? runSlowPhase({ seed: o.seed, clients: Math.min(64, o.slowClients ?? 0), examples: o.examples, relayUrl: relay.relayUrl, rpcUrl: relay.rpcUrl })
+      : null,
+  ]);
+  if (quic !== null) {
+    phases.push(quic.summary);
+    accepted += quic.accepted;
+  }
+  if (slow !== null) phases.push(slow);
+  for (const p of phases) if (phaseNotExpected(p) > 0) log(`${p.name}: ${phaseNotExpected(p)} not expected`);
   const egress = relay.exited() === null ? await settledEgress(relay.rpcUrl) : { consumed: NaN, released: NaN, restarts: NaN };
   await new Promise((r) => setTimeout(r, 300)); // late log lines
   const exit = relay.exited();
@@ -376,5 +423,6 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
     upstreamCalls: Object.fromEntries(upstream.calls),
     relayExit: exit,
     accounting: { accepted, unreported, consumed: egress.consumed, released: egress.released },
+    phases,
   };
 }

@@ -20,6 +20,8 @@ export interface LogError {
 export interface RelayChild {
   readonly rpcUrl: string;
   readonly relayUrl: string;
+  /** The QUIC ingress's UDP port (relayHost.quicPort -1 in the config), null when it is off. */
+  readonly quicPort: number | null;
   readonly pid: number;
   readonly logErrors: readonly LogError[];
   /** The last lines of output (for a crash report). */
@@ -52,7 +54,9 @@ function classify(line: string): { error: boolean; requestId: string | null } {
 export async function startRelayChild(config: Record<string, unknown>, cwd: string, timeoutMs = 30_000): Promise<RelayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-fuzz-'));
   const file = join(dir, 'config.yaml');
-  writeFileSync(file, stringify({ rpcHost: { host: '127.0.0.1', port: 0 }, relayHost: { host: '127.0.0.1', port: 0 }, ...config }));
+  // relayHost is merged (the caller may add quicPort / quic); the QUIC ingress is off unless asked (port 4433 is not ours).
+  const relayHost = { host: '127.0.0.1', port: 0, quicPort: 0, ...((config.relayHost as Record<string, unknown> | undefined) ?? {}) };
+  writeFileSync(file, stringify({ rpcHost: { host: '127.0.0.1', port: 0 }, ...config, relayHost }));
   const child: ChildProcess = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', file], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -135,6 +139,7 @@ export async function startRelayChild(config: Record<string, unknown>, cwd: stri
   return {
     rpcUrl: url('rpc'),
     relayUrl: url('relay'),
+    quicPort: listeners.find((x) => x.name === 'quic')?.port ?? null,
     pid: child.pid ?? -1,
     logErrors,
     tail: () => tail.slice(),

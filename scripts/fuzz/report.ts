@@ -2,9 +2,11 @@
 // examples of every class that is not `expected` (request and answer, truncated) with the command that replays
 // exactly those cases.
 import { CLASSES, NON_FAILING, type FuzzSummary } from './harness.js';
+import { formatPhase, phaseNotExpected } from './phase-summary.js';
 
+/** Items not answered as specified, over the HTTP cases and every extra phase. */
 export function notExpected(s: FuzzSummary): number {
-  return CLASSES.filter((c) => !NON_FAILING.includes(c)).reduce((n, c) => n + s.counts[c], 0);
+  return CLASSES.filter((c) => !NON_FAILING.includes(c)).reduce((n, c) => n + s.counts[c], 0) + s.phases.reduce((n, p) => n + phaseNotExpected(p), 0);
 }
 
 function indent(text: string, by = '      '): string {
@@ -32,5 +34,6 @@ export function formatSummary(s: FuzzSummary): string {
     const idx = [...new Set(list.map((e) => e.index).filter((i) => i >= 0))];
     if (idx.length > 0) out.push(`  replay: node dist/scripts/fuzz/main.js --seed ${s.seed} --only ${idx.join(',')}`);
   }
+  for (const p of s.phases) out.push('', formatPhase(p, s.seed));
   return out.join('\n');
 }

@@ -6,7 +6,7 @@
 // codes of /v1/submit), a verdict code for a uni stream, a key id for an authentication question. The stream bytes are
 // copied once more than over HTTP: QUIC thread -> ingress ring, then ingress ring -> egress ring (docs/quic-ingress.md).
 // A request is taken only while the reply ring has room for its answer, so no answer is ever dropped.
-import { Packr, Unpackr } from 'msgpackr';
+import { C1, Packr, Unpackr } from 'msgpackr';
 import { Errors, Failure, failureOf, type ErrorSpec } from '../errors/registry.js';
 import type { KeyEntry, KeyTable } from '../front/auth.js';
 import type { Intake, SubmissionMeta } from '../front/intake.js';
@@ -46,6 +46,21 @@ const EMPTY_TRANSACTION = Object.freeze(
   new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty transaction'),
 );
 const UNAUTHORIZED = failureOf(Errors.UNAUTHORIZED);
+
+/** Nesting walked for 0xC1 (the request's own members are at depth 1-2; a request is at most ~4.6 KB). */
+const C1_WALK_DEPTH = 64;
+
+/**
+ * msgpackr decodes the byte 0xC1, which MessagePack never uses, to a marker object instead of failing (found by the
+ * live fuzzer: a lone 0xC1 was answered invalid_params). A request holding one is not MessagePack: parse_error.
+ */
+function holdsNeverUsed(v: unknown, depth: number): boolean {
+  if (v === C1) return true;
+  if (v === null || typeof v !== 'object' || v instanceof Uint8Array || depth === C1_WALK_DEPTH) return false;
+  if (Array.isArray(v)) return v.some((x) => holdsNeverUsed(x, depth + 1));
+  for (const k in v) if (holdsNeverUsed((v as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
+}
 
 /** A uni stream's refusal code for a registry error (docs/quic-ingress.md). */
 function uniCode(spec: ErrorSpec): number {
@@ -207,7 +222,7 @@ export class FrontIngress {
     } catch {
       return NOT_MSGPACK;
     }
-    if (doc === undefined) return NOT_MSGPACK;
+    if (doc === undefined || holdsNeverUsed(doc, 0)) return NOT_MSGPACK;
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc) || doc instanceof Map || doc instanceof Uint8Array) return NOT_A_MAP;
     const o = doc as Record<string, unknown>;
     const tx = o.transaction;

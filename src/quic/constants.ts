@@ -33,6 +33,11 @@ export const UNSTAKED_MAX_CONCURRENT_UNI_STREAMS = 128;
 
 /** Our source connection ids: 16 bytes (<= quiche MAX_CONN_ID_LEN 20); the first 4 carry the server's slot index. */
 export const LOCAL_CID_LEN = 16;
+/**
+ * RFC 9000 §14.1 / §5.2.2: an Initial (of any version) in a datagram smaller than this is dropped unanswered: no
+ * Version Negotiation, no Retry (either would answer an unvalidated address with more bytes than it sent).
+ */
+export const MIN_INITIAL_DATAGRAM = 1200;
 /** Largest UDP payload we send (bytes): quiche's MAX_DATAGRAM_SIZE, below common path MTUs (1500 - IP/UDP). */
 export const MAX_SEND_UDP_PAYLOAD = 1350;
 /** Largest UDP payload we accept (bytes): quinn may probe up to ~1452 on loopback/ethernet. */

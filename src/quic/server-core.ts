@@ -14,7 +14,7 @@ import { quiche, type QuicheConfig, type QuicheConnection } from './quiche.js';
 import { DatagramSlab } from './datagram-slab.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { RetryTokens } from './retry-token.js';
-import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD } from './constants.js';
+import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD, MIN_INITIAL_DATAGRAM } from './constants.js';
 
 /** One quiche connection as the core sees it; each endpoint extends it with its own per-connection state. */
 export class ServerCoreConn {
@@ -345,7 +345,9 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
       this.recv(early, msg, rinfo);
       return;
     }
-    if (hdr.ty !== TYPE_INITIAL) {
+    // RFC 9000 §14.1, §5.2.2: a short datagram cannot open a connection, and is not answered (quiche would drop the
+    // Initial itself; Version Negotiation and Retry are ours to withhold).
+    if (hdr.ty !== TYPE_INITIAL || msg.length < MIN_INITIAL_DATAGRAM) {
       this.onAcceptEvent('ignored');
       return;
     }

@@ -119,6 +119,10 @@ describe('QUIC ingress bad input', () => {
   it('garbage MessagePack: parse_error; a map without a bin transaction: invalid_params', async () => {
     const c = (await connect(cert)) as IngressClient;
     expect(answerOf(await c.requestRaw(Buffer.from([0xc1, 0xff, 0x00, 0x13])))).toMatchObject({ accepted: false, error: { code: -32700, reason: 'parse_error' } });
+    // 0xC1 (never used by MessagePack) alone or as a member: msgpackr decodes it to a marker; still not MessagePack.
+    expect(answerOf(await c.requestRaw(Buffer.from([0xc1])))).toMatchObject({ accepted: false, error: { code: -32700, reason: 'parse_error' } });
+    const c1Member = Buffer.concat([Buffer.from([0x81, 0xab]), Buffer.from('transaction'), Buffer.from([0xc1])]);
+    expect(answerOf(await c.requestRaw(c1Member))).toMatchObject({ accepted: false, error: { code: -32700, reason: 'parse_error' } });
     const packr = new Packr({ useRecords: false });
     expect(answerOf(await c.requestRaw(packr.pack({ transaction: legacyTransfer().base64 })))).toMatchObject({ accepted: false, error: { code: -32602, reason: 'invalid_params' } });
     expect(answerOf(await c.requestRaw(packr.pack([1, 2, 3])))).toMatchObject({ accepted: false, error: { reason: 'invalid_params' } });

@@ -47,6 +47,37 @@ async function connectMs(): Promise<number> {
   return ms;
 }
 
+/** An Initial of `version` in a datagram of `size` bytes (random ids and payload), as junkInitial() builds one. */
+function initialOf(version: number, size: number): Buffer {
+  const b = junkInitial().subarray(0, size);
+  b.writeUInt32BE(version, 1);
+  b.writeUInt16BE(0x4000 | (size - 26), 24);
+  return b;
+}
+
+/** The datagrams the relay sends back to one socket within `ms` after `datagrams` were sent from it. */
+async function answersTo(datagrams: readonly Buffer[], ms = 400): Promise<Buffer[]> {
+  const s = dgram.createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const got: Buffer[] = [];
+  s.on('message', (m) => got.push(m));
+  for (const d of datagrams) s.send(d, port, '127.0.0.1');
+  await new Promise((r) => setTimeout(r, ms));
+  s.close();
+  return got;
+}
+
+describe('QUIC ingress: Initials in short datagrams (RFC 9000 §14.1, §5.2.2; found by the live fuzzer)', () => {
+  it('an Initial of another version gets Version Negotiation at 1,200 bytes, nothing below; a short v1 Initial nothing', async () => {
+    const vn = await answersTo([initialOf(0x1a2a3a4a, 1200)]);
+    expect(vn.length).toBe(1);
+    expect(vn[0].readUInt32BE(1)).toBe(0); // version 0: Version Negotiation
+    // Before the fix each of these drew a Version Negotiation packet: an answer to an unvalidated, too-short datagram.
+    expect(await answersTo([initialOf(0x1a2a3a4a, 1199), initialOf(0xff00001d, 300), initialOf(0x6b3343cf, 60)])).toEqual([]);
+    expect(await answersTo(Array.from({ length: 20 }, (_, i) => initialOf(1, 100 + 50 * i)))).toEqual([]);
+  });
+});
+
 describe('QUIC ingress under a flood of junk Initials (issue #30 item 8)', () => {
   it('6,000 junk Initials in ~1.5 s: relay RSS stays bounded, a good client connects fast throughout', async () => {
     const pid = relay.child.pid!;
