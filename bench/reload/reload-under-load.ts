@@ -44,6 +44,8 @@ const PROBE_INTERVAL_MS = 20;
 const QUIC_INTERVAL_MS = 50;
 const SETTLE_MS = 2_000;
 
+const round0 = (x: number | null): number | null => (x === null ? null : Math.round(x));
+
 const { values } = parseArgs({
   options: { rate: { type: 'string' }, seconds: { type: 'string' }, reloads: { type: 'string' }, out: { type: 'string' } },
   strict: true,
@@ -67,6 +69,11 @@ interface ReloadRound {
   readonly addedAcceptedMs: number | null;
   /** ms from SIGHUP until the removed key was refused 401. */
   readonly removedRefusedMs: number | null;
+  /** Round trip of the probe that first saw each change (the driver and relay share a loaded box: most of the above). */
+  readonly addedProbeRttMs: number | null;
+  readonly removedProbeRttMs: number | null;
+  /** ms from SIGHUP until the relay logged the reload applied (its `config_reload` line's time; same host clock). */
+  readonly relayAppliedMs: number | null;
   /** The invalid file's reload: refused, with the running keys still accepted. */
   readonly invalidRefused?: boolean;
 }
@@ -195,15 +202,21 @@ async function main(): Promise<number> {
 
     // The reloads, spread over the run; the probes' accepted submissions count like the load's.
     const rounds: ReloadRound[] = [];
-    const probe = async (since: number, key: string, want: number): Promise<number | null> => {
+    const probe = async (since: number, key: string, want: number): Promise<{ ms: number; rttMs: number } | null> => {
       while (performance.now() - since < PROBE_LIMIT_MS) {
+        const sent = performance.now();
         const a = await submit(key, probeAgent);
         count(a);
-        if (a === want) return performance.now() - since;
+        const now = performance.now();
+        if (a === want) return { ms: now - since, rttMs: now - sent };
         await sleep(PROBE_INTERVAL_MS);
       }
       return null;
     };
+    const reloadLines: { readonly atMs: number; readonly outcome: unknown }[] = [];
+    relay.onEvent((event, line) => {
+      if (event === 'config_reload') reloadLines.push({ atMs: typeof line.time === 'string' ? Date.parse(line.time) : Date.now(), outcome: line.outcome });
+    });
     const gap = (seconds * 1000) / (reloads + 1);
     const invalidRound = Math.floor(reloads / 2);
     for (let round = 1; round <= reloads; round++) {
@@ -224,10 +237,24 @@ async function main(): Promise<number> {
       }
       const next = { key: randomUUID(), name: `rotating-${round}` };
       writeKeys([keyEntry(next.key, next.name)]);
+      const linesBefore = reloadLines.length;
+      const hupWall = Date.now();
       const hup = performance.now();
       relay.signal('SIGHUP');
-      const [addedAcceptedMs, removedRefusedMs] = await Promise.all([probe(hup, next.key, 200), probe(hup, rotating.key, 401)]);
-      rounds.push({ round, invalidFirst: round === invalidRound, addedAcceptedMs, removedRefusedMs, ...(invalidRefused === undefined ? {} : { invalidRefused }) });
+      const [added, removed] = await Promise.all([probe(hup, next.key, 200), probe(hup, rotating.key, 401)]);
+      const t = performance.now();
+      while (reloadLines.length === linesBefore && performance.now() - t < PROBE_LIMIT_MS) await sleep(PROBE_INTERVAL_MS);
+      const line = reloadLines[linesBefore];
+      rounds.push({
+        round,
+        invalidFirst: round === invalidRound,
+        addedAcceptedMs: added?.ms ?? null,
+        removedRefusedMs: removed?.ms ?? null,
+        addedProbeRttMs: added?.rttMs ?? null,
+        removedProbeRttMs: removed?.rttMs ?? null,
+        relayAppliedMs: line === undefined || line.outcome !== 'applied' ? null : line.atMs - hupWall,
+        ...(invalidRefused === undefined ? {} : { invalidRefused }),
+      });
       rotating = next;
     }
     await load;
@@ -273,7 +300,16 @@ async function main(): Promise<number> {
       host: { node: process.versions.node, cpus: (await import('node:os')).cpus().length },
       load: { rateTxPerS: rate, seconds, elapsedS: Number(elapsedS.toFixed(1)), httpAccepted: accepted, quicAccepted, notSentClientBehind: notSent, otherAnswers: Object.fromEntries(answers), quicFailures: Object.fromEntries(quicFailures), achievedTxPerS: Number((accepted / elapsedS).toFixed(0)) },
       books: { clientAccepted, relayAccepted: stopped.accepted, staticOutcomes, undelivered: stopped.undelivered, exitCode: exit.code, staticPeerReceived: peer.received, outcomes: stopped.outcomes },
-      reloads: { sent: reloads + 1, applied: reloadsApplied, refused: reloadsRefused, worstAddedAcceptedMs: worst(added), worstRemovedRefusedMs: worst(removed), rounds: rounds.map((r) => ({ ...r, addedAcceptedMs: r.addedAcceptedMs === null ? null : Math.round(r.addedAcceptedMs), removedRefusedMs: r.removedRefusedMs === null ? null : Math.round(r.removedRefusedMs) })) },
+      reloads: {
+        sent: reloads + 1,
+        applied: reloadsApplied,
+        refused: reloadsRefused,
+        worstAddedAcceptedMs: round0(worst(added)),
+        worstRemovedRefusedMs: round0(worst(removed)),
+        worstRelayAppliedMs: round0(worst(rounds.map((r) => r.relayAppliedMs))),
+        worstProbeRttMs: round0(worst(rounds.flatMap((r) => [r.addedProbeRttMs, r.removedProbeRttMs]))),
+        rounds: rounds.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v) : v]))),
+      },
       connections: { quicIngressAcceptedBefore: ingressBefore, quicIngressAcceptedAfter: ingressAfter, clientDials, egressCreatedBefore: createdBefore, egressCreatedAfter: createdAfter, egressEventsAtEnd: connectionEvents, egressStatesAtEnd: connectionStates },
       checks,
       pass: Object.values(checks).every(Boolean),
