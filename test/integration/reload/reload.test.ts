@@ -2,7 +2,8 @@
 // (leader connections pre-warmed by the QUIC thread) and the QUIC ingress on, its config file rewritten and SIGHUP
 // sent. A key added is accepted and a key removed refused within 1 s of the signal; a changed rate limit applies; a
 // QUIC ingress connection whose key's plan changed stays open and keeps submitting (the client counts no reconnect,
-// the relay no new ingress connection); no leader connection is re-established (slotrelay_quic_connection_events_total
+// the relay no new ingress connection), and one authenticated with the removed key stays open with its submits refused
+// `unauthorized`; no leader connection is re-established (slotrelay_quic_connection_events_total
 // created); an invalid file and a port change are refused by `slotrelay reload` with the running config still
 // serving, the error on /health?detail, in the log and in the metrics.
 import { execFile } from 'node:child_process';
@@ -102,14 +103,18 @@ describe('reload without restart', () => {
   it('SIGHUP: keys added, removed and changed apply within 1 s; connections stay; bad files are refused whole', async () => {
     const quic = relay.quic!;
     let t!: QuicTransport;
+    let gt!: QuicTransport;
     const client = new RelayClient({ url: relay.relayUrl, apiKey: QUIC_KEY, timeoutMs: 5_000, transport: (ctx) => (t = new QuicTransport(ctx, { address: `${quic.host}:${quic.port}` })) });
+    // A QUIC connection authenticated with the key the reload removes: it stays open, its submits are refused.
+    const goneClient = new RelayClient({ url: relay.relayUrl, apiKey: GONE_KEY, timeoutMs: 5_000, transport: (ctx) => (gt = new QuicTransport(ctx, { address: `${quic.host}:${quic.port}` })) });
     try {
       expect((await client.submit(await transfer())).signature).toBeTypeOf('string');
-      expect(t.connections).toBe(1);
+      expect((await goneClient.submit(await transfer())).signature).toBeTypeOf('string');
+      expect([t.connections, gt.connections]).toEqual([1, 1]);
       // Leader connections pre-warmed: one to each validator of the localnet.
       const created = await waitFor('a connection to every leader', () => metric('slotrelay_quic_connection_events_total', 'event="created"'), (n) => n >= VALIDATORS, 30_000, 200);
       const ingressAccepted = await metric('slotrelay_quic_ingress_connections_total', 'outcome="accepted"');
-      expect(ingressAccepted).toBe(1);
+      expect(ingressAccepted).toBe(2);
 
       expect(await submit(NEW_KEY)).toBe(401);
       expect(await submit(GONE_KEY)).toBe(200);
@@ -132,6 +137,8 @@ describe('reload without restart', () => {
       expect(addedMs).toBeLessThan(1_000);
       expect(removedMs).toBeLessThan(1_000);
       for (let i = 0; i < 10; i++) expect(await submit(LIMITED_KEY)).toBe(200);
+      await expect(goneClient.submit(await transfer())).rejects.toMatchObject({ reason: 'unauthorized' });
+      expect(gt.connections).toBe(1);
       const detail = (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { config: { reloads: number; lastReload: Record<string, unknown> } };
       expect(detail.config.lastReload).toMatchObject({ outcome: 'applied', trigger: 'SIGHUP', changed: ['keys'], keys: { added: ['new-bot'], changed: ['limited-bot', 'quic-bot'], removed: ['gone-bot'] }, error: null });
       expect(relay.logs.some((l) => l.includes('"event":"config_reload"') && l.includes('"outcome":"applied"'))).toBe(true);
@@ -166,15 +173,16 @@ describe('reload without restart', () => {
 
       // The QUIC connection authenticated before the reloads still carries submits; nothing reconnected.
       for (let i = 0; i < 3; i++) expect((await client.submit(await transfer())).signature).toBeTypeOf('string');
-      expect(t.connections).toBe(1);
+      expect([t.connections, gt.connections]).toEqual([1, 1]);
       expect(await metric('slotrelay_quic_ingress_connections_total', 'outcome="accepted"')).toBe(ingressAccepted);
       expect(await metric('slotrelay_quic_connection_events_total', 'event="created"')).toBe(created);
       expect(await metric('slotrelay_config_reloads_total', 'outcome="applied"')).toBe(2);
       expect(await metric('slotrelay_config_reloads_total', 'outcome="refused"')).toBe(2);
       expect(await metric('slotrelay_config_last_reload_successful', '')).toBe(1);
-      console.log(`reload: added key accepted after ${addedMs.toFixed(0)} ms, removed key refused after ${removedMs.toFixed(0)} ms; ${created} leader connections created, none after; 1 QUIC ingress connection throughout`);
+      console.log(`reload: added key accepted after ${addedMs.toFixed(0)} ms, removed key refused after ${removedMs.toFixed(0)} ms; ${created} leader connections created, none after; 2 QUIC ingress connections throughout (the removed key's refused, not closed)`);
     } finally {
       await client.close();
+      await goneClient.close();
     }
   }, 60_000);
 });
