@@ -31,7 +31,6 @@ export interface ReloadDeps {
 }
 
 export interface ConfigHealth {
-  readonly file: string;
   readonly reloads: number;
   readonly lastReload: ReloadOutcome | null;
 }
@@ -112,7 +111,7 @@ export class ReloadService {
   }
 
   health(): ConfigHealth {
-    return { file: this.d.configFile, reloads: this.counts.applied + this.counts.unchanged + this.counts.refused, lastReload: this.last };
+    return { reloads: this.counts.applied + this.counts.unchanged + this.counts.refused, lastReload: this.last };
   }
 
   render(tb: TextBuilder): void {
