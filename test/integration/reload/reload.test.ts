@@ -3,7 +3,7 @@
 // sent. A key added is accepted and a key removed refused within 1 s of the signal; a changed rate limit applies; a
 // QUIC ingress connection whose key's plan changed stays open and keeps submitting (the client counts no reconnect,
 // the relay no new ingress connection), and one authenticated with the removed key stays open with its submits refused
-// `unauthorized`; no leader connection is re-established (slotrelay_quic_connection_events_total
+// `unauthorized`; log.level reaches the egress threads; no leader connection is re-established (slotrelay_quic_connection_events_total
 // created); an invalid file and a port change are refused by `slotrelay reload` with the running config still
 // serving, the error on /health?detail, in the log and in the metrics.
 import { execFile } from 'node:child_process';
@@ -144,6 +144,13 @@ describe('reload without restart', () => {
       expect(relay.logs.some((l) => l.includes('"event":"config_reload"') && l.includes('"outcome":"applied"'))).toBe(true);
       expect(relay.logs.join('\n')).not.toContain(NEW_KEY); // names only, never a key
 
+      // log.level reaches the egress threads: at debug, a rebroadcast transaction that lands is logged by its worker.
+      writeConfig({ keys: [startKeys[0], { ...startKeys[2], rateLimit: { perSecond: 1_000, burst: 50 } }, { ...startKeys[3], preflight: 'reject' }, { key: NEW_KEY, name: 'new-bot' }], log: { level: 'debug' } });
+      relay.child.kill('SIGHUP');
+      await waitFor('log.level debug applied', async () => ((await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { config: { reloads: number } }).config.reloads, (n) => n === 2, 5_000, 20);
+      expect(await submit(TEST_KEY)).toBe(200);
+      await waitFor('an egress thread\'s debug line', () => relay.logs.some((l) => l.includes('"thread":"egress"') && l.includes('retry: landed')), Boolean, 20_000, 100);
+
       // An invalid file: refused as a whole, the running config serves on.
       writeConfig({ keys: [{ key: 'not-a-uuid', name: 'broken' }] });
       const bad = await cliReload();
@@ -176,7 +183,7 @@ describe('reload without restart', () => {
       expect([t.connections, gt.connections]).toEqual([1, 1]);
       expect(await metric('slotrelay_quic_ingress_connections_total', 'outcome="accepted"')).toBe(ingressAccepted);
       expect(await metric('slotrelay_quic_connection_events_total', 'event="created"')).toBe(created);
-      expect(await metric('slotrelay_config_reloads_total', 'outcome="applied"')).toBe(2);
+      expect(await metric('slotrelay_config_reloads_total', 'outcome="applied"')).toBe(3);
       expect(await metric('slotrelay_config_reloads_total', 'outcome="refused"')).toBe(2);
       expect(await metric('slotrelay_config_last_reload_successful', '')).toBe(1);
       console.log(`reload: added key accepted after ${addedMs.toFixed(0)} ms, removed key refused after ${removedMs.toFixed(0)} ms; ${created} leader connections created, none after; 2 QUIC ingress connections throughout (the removed key's refused, not closed)`);
