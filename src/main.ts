@@ -1,4 +1,5 @@
-// Wiring (cold): config -> shared memory rings -> egress pool -> front, and the one shutdown path.
+// Wiring (cold): config -> shared memory rings -> egress pool -> front, the one shutdown path, and SIGHUP's reload
+// (src/reload/: keys, route policy and log level in place; anything else refused until a restart).
 // With no upstream configured the embedded localnet is started as a child process and becomes the upstream and
 // the rpc route's endpoint, so `make start` works on a machine with no network.
 import { fileURLToPath } from 'node:url';
@@ -95,7 +96,14 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   let shuttingDown = false;
   const onSighup = (): void => {
     if (reloader === null) log.warn({ event: 'config_reload_early' }, 'SIGHUP before the relay is ready: ignored (send it again once relay_ready is printed)');
-    else if (!shuttingDown) reloader.reload('SIGHUP');
+    else if (!shuttingDown) {
+      try {
+        reloader.reload('SIGHUP');
+      } catch (err) {
+        // A fault in applying (not a bad file: that is a refusal) must not take the relay down with it.
+        log.error({ event: 'config_reload_failed', err }, 'configuration reload failed while applying: the relay keeps running; restart it to be sure of its state');
+      }
+    }
   };
   process.on('SIGHUP', onSighup);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
