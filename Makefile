@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -125,6 +125,16 @@ fuzz: build
 SOAK_SECONDS ?= 600
 soak: build
 	$(NODE) dist/scripts/soak/main.js --seconds $(SOAK_SECONDS) --out bench/results/soak.json
+
+# Reload under load (issue #27 item 4, docs/configuration.md "Reload"): the real relay on its embedded localnet at
+# RELOAD_RATE tx/s over HTTP for RELOAD_SECONDS while its keys file is rewritten and SIGHUP sent RELOAD_COUNT times;
+# checks 0 accepted transactions lost (relay_stopped), key changes within 1 s, no QUIC ingress or leader connection
+# re-established. ~RELOAD_SECONDS + 40 s; writes bench/results/reload.json (summary: bench/results/reload.md).
+RELOAD_RATE ?= 2000
+RELOAD_SECONDS ?= 60
+RELOAD_COUNT ?= 20
+bench-reload: build
+	$(NODE) dist/bench/reload/reload-under-load.js --rate $(RELOAD_RATE) --seconds $(RELOAD_SECONDS) --reloads $(RELOAD_COUNT) --out bench/results/reload.json
 
 clean:
 	rm -rf dist

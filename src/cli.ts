@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Command line (cold): `slotrelay start`, `slotrelay localnet`, `slotrelay doctor` (src/doctor/), `slotrelay keys ...` (new here; revoke, restore, revoked
+// Command line (cold): `slotrelay start`, `slotrelay reload` (src/reload/reload-cli.ts), `slotrelay localnet`, `slotrelay doctor` (src/doctor/),
+// `slotrelay keys ...` (new here; revoke, restore, revoked
 // in src/cluster/keys-cli.ts; add, set, remove, list in src/cluster/keys-plan-cli.ts), and the client library's
 // operator commands `send`, `leaders`, `fees` (src/client/cli/, docs/client.md). Flags override the config
 // file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
@@ -13,6 +14,7 @@ import { NoUwsBuildError } from './native/uws.js';
 const USAGE = `usage:
   slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
                   [--upstream URL] [--workers N] [--log-level LEVEL]
+  slotrelay reload --config FILE | --pid PID                         (re-read config and keys, no restart: docs/configuration.md "Reload")
   slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
   slotrelay bench landing [--sets ...] [--rate 100] [--duration 60]  (landing benchmark: docs/landing.md; --help for flags)
   slotrelay keys new                                                  (print a fresh API key)
@@ -124,6 +126,11 @@ async function main(): Promise<void> {
           return;
         }
         process.exitCode = await runLandingBench(rest.slice(1), process.env);
+        return;
+      }
+      case 'reload': {
+        const { runReload } = await import('./reload/reload-cli.js');
+        process.exitCode = await runReload(rest);
         return;
       }
       case 'keys':

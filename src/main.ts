@@ -1,4 +1,5 @@
-// Wiring (cold): config -> shared memory rings -> egress pool -> front, and the one shutdown path.
+// Wiring (cold): config -> shared memory rings -> egress pool -> front, the one shutdown path, and SIGHUP's reload
+// (src/reload/: keys, route policy and log level in place; anything else refused until a restart).
 // With no upstream configured the embedded localnet is started as a child process and becomes the upstream and
 // the rpc route's endpoint, so `make start` works on a machine with no network.
 import { fileURLToPath } from 'node:url';
@@ -49,6 +50,7 @@ import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-servi
 import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
 import { QuicIngressService } from './ingress/quic-ingress-service.js';
+import { ReloadService } from './reload/reload-service.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -87,10 +89,27 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     newKey = boot.newKey;
   }
   let config = loadConfig({ file: configFile, env: opts.env, flags: opts.flags });
+  // What a reload compares the file with (src/reload/): the config as loaded, before the localnet's URLs go in.
+  const loaded = config;
   // rings.quicThreads > 1: the build's per-thread copies of the quiche binding must exist (nothing is written at run time).
   const missingCopies = config.rings.quicThreads > 1 ? missingQuicheThreadCopies(config.rings.quicThreads) : null;
   if (missingCopies !== null) throw new ConfigError(missingCopies);
   const log = createLogger(config.log.level, 'front');
+  // SIGHUP reloads (src/reload/); until the relay is ready it is logged and ignored rather than killing the process.
+  let reloader: ReloadService | null = null;
+  let shuttingDown = false;
+  const onSighup = (): void => {
+    if (reloader === null) log.warn({ event: 'config_reload_early' }, 'SIGHUP before the relay is ready: ignored (send it again once relay_ready is printed)');
+    else if (!shuttingDown) {
+      try {
+        reloader.reload('SIGHUP');
+      } catch (err) {
+        // A fault in applying (not a bad file: that is a refusal) must not take the relay down with it.
+        log.error({ event: 'config_reload_failed', err }, 'configuration reload failed while applying: the relay keeps running; restart it to be sure of its state');
+      }
+    }
+  };
+  process.on('SIGHUP', onSighup);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
   const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
   const httpRuntime = httpRuntimeInfo(uwsRuntime);
@@ -186,7 +205,6 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const bundles = createBundles(config, intake, receipts);
   const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
-  let shuttingDown = false;
   // The QUIC ingress (docs/quic-ingress.md): in the QUIC thread; null when relayHost.quicPort is 0. Set once listening.
   let quicIngress: QuicIngressService | null = null;
   const availableRouteMask = plan.available;
@@ -242,9 +260,13 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       receipts?.render(tb);
       bundles?.render(tb);
       quicIngress?.render(tb);
+      reloader?.render(tb);
       return tb.text();
     },
-    health: () => (cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current())),
+    health: () => {
+      const r = cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current());
+      return reloader === null ? r : { ...r, config: reloader.health() };
+    },
     receipts,
     httpRuntime,
   };
@@ -271,12 +293,28 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers, http: httpRuntime }) + '\n',
   );
   printStartBanner({ listeners, config, configFile, newKey, localnet, httpRuntime: describeBuild(uwsRuntime.build) });
+  reloader = new ReloadService({
+    configFile,
+    flags: opts.flags,
+    env: opts.env,
+    running: loaded,
+    keys,
+    addedRouteMasks: addedRoutes,
+    log,
+    onKeysChanged: (changes) => cluster?.onConfigKeysChanged(changes),
+    onLogLevel: (level) => {
+      pool.setLogLevel(level);
+      telemetry?.setLogLevel(level);
+    },
+  });
+  reloader.writePidFile();
 
   const shutdown = async (signal: string): Promise<void> => {
     if (shuttingDown) return;
     shuttingDown = true;
     log.info({ signal }, 'shutting down: no new requests; draining rings into the routes');
     healthMonitor.markShuttingDown();
+    reloader?.removeFiles(); // a SIGHUP from now on is ignored (onSighup), never fatal
     intake.close();
     front.stopListening();
     pubsub?.close();

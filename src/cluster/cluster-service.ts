@@ -4,7 +4,7 @@
 // exactly the single process it always was. The telemetry thread shares route measurements over its own connection
 // (telemetry-share.ts) and posts its status here.
 import type { Config } from '../config/schema.js';
-import type { KeyTable } from '../front/auth.js';
+import type { ConfigKeyChanges, KeyTable } from '../front/auth.js';
 import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
@@ -66,6 +66,15 @@ export class ClusterService {
     return config.cluster.url === undefined ? null : new ClusterService(config, config.cluster.url, keys, log);
   }
 
+
+  /**
+   * A reload changed the config's keys (src/reload/): the entries in force move their shared budgets like an engine
+   * change does, and the engine's revocations are marked on the new entries. The engine's own keys are untouched.
+   */
+  onConfigKeysChanged(changes: ConfigKeyChanges): void {
+    for (const c of changes.inForce) this.agent?.replace(c.previous, c.next);
+    this.revocations.reapply();
+  }
 
   /** A message from the telemetry thread (TelemetryThread onClusterStatus). */
   onTelemetryStatus(m: unknown): void {

@@ -15,14 +15,14 @@
 // then a count per 10 s with one example); at log level debug every such record also gets its own line. It writes
 // through an asynchronous, bounded destination (accounting-log.ts) so it can never block this thread.
 // (Longer than most files: the hot loop and its stop path share the per-slot arrays below.)
-// Static peers (routes.static.everyTransaction): the static route is added here to every record whose key allows it,
-// one precomputed mask per key id (src/config/route-policy.ts), so every intake path (JSON-RPC, /v1/submit,
-// /v1/transactions) is covered.
+// Static peers (routes.static.everyTransaction): the front adds the static route to the record's mask when it
+// publishes it (src/config/route-policy.ts, src/front/intake.ts: every intake path), so a reload's change of a key's
+// route policy needs nothing here.
 import type { MessagePort } from 'node:worker_threads';
-import { addedRouteMasks } from '../config/route-policy.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
+import { followLogLevel } from '../log/log-level-message.js';
 import { LatencyRecorder } from '../metrics/histogram-merge.js';
 import { workerCounterRegion } from '../shm/counters.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
@@ -162,12 +162,13 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const accLog = accountingLog?.log ?? log;
   /** Accounting lines, bounded per combination of route outcomes. */
   const accSummary = new SummarizedLog(accLog);
-  const accDebug = accLog.isLevelEnabled('debug');
+  let accDebug = accLog.isLevelEnabled('debug');
+  // A reload's log.level (src/log/log-level-message.ts), on the port this task reports latency on.
+  if (task.latencyPort !== undefined) followLogLevel(task.latencyPort, accLog === log ? [log] : [log, accLog], () => (accDebug = accLog.isLevelEnabled('debug')));
   /** Per-transaction failure lines of this loop (a route that threw, an unknown outcome). */
   const failures = new SummarizedLog(log);
   /** Set when a stop was asked for: records not taken by every route from then on are reported by it. */
   let shutdown: ShutdownReport | null = null;
-  const extraMasks = addedRouteMasks(task.config);
   /** The route bits this consumer handles (its family's; the other family's consumer has the rest). */
   const ownMask = task.plan !== undefined && task.family !== undefined ? ringMaskOf(task.plan, task.family) : -1;
   const consumer = new RingConsumer(task.ring);
@@ -321,7 +322,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
 
   const dispatch = (slot: number): void => {
     const keyId = consumer.keyId(slot);
-    const mask = (consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0)) & ownMask;
+    const mask = consumer.routeMask(slot) & ownMask;
     masks[slot] = mask;
     seqs[slot] = consumer.receiptSeq(slot);
     routeTargets.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
@@ -446,8 +447,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       let slot: number;
       while ((slot = consumer.take()) >= 0) {
         took(slot);
-        const keyId = consumer.keyId(slot);
-        masks[slot] = (consumer.routeMask(slot) | (keyId < extraMasks.length ? extraMasks[keyId] : 0)) & ownMask;
+        masks[slot] = consumer.routeMask(slot) & ownMask;
         delivered[slot] = 0;
         outcomes.fill(0, slot * ROUTE_COUNT, slot * ROUTE_COUNT + ROUTE_COUNT);
         endAtStop(slot);

@@ -42,6 +42,7 @@ import { createMessageRing, messageRingDepth, requestMessageRingStop } from '../
 import { quicLinkPayloadBytes, type QuicLink } from '../shm/quic-link-layout.js';
 import type { QuicLinkOwnerTask } from './quic-link-owner.js';
 import { isThreadIdMessage, threadCpuSeconds } from './thread-cpu.js';
+import { logLevelMessage, type LogLevel } from '../log/log-level-message.js';
 
 /** A job hosted by the QUIC thread (hostInQuicThread), until it ends. */
 interface HostedRun {
@@ -135,6 +136,8 @@ interface RingState {
   timer: NodeJS.Timeout | null;
   /** A consumer task of this ring reported its routes warm (consumer-ready.ts); stays true across restarts. */
   ready: boolean;
+  /** Main's end of the current task's port (latency / ready): a reload's log.level goes down it. */
+  control: MessagePort | null;
 }
 
 export class EgressPool {
@@ -166,7 +169,7 @@ export class EgressPool {
   private stopping = false;
   /** Waiters of whenReady(), told when the last ring turns ready. */
   private readyWaiters: (() => void)[] = [];
-  private readonly config: Config;
+  private config: Config;
 
   constructor(private readonly options: EgressPoolOptions) {
     const config = options.config;
@@ -187,7 +190,7 @@ export class EgressPool {
       answers: createMessageRing(linkSlots, 0),
     }));
     this.counters = createWorkerCounters(this.allRings.length + this.quicLinks.length);
-    const fresh = { attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null, ready: false };
+    const fresh = { attempt: 0, consecutiveFailures: 0, task: null, final: null, timer: null, ready: false, control: null };
     this.state = [
       ...this.allRings.map((r) => ({ ...fresh, quic: r === this.quicRing, link: -1 })),
       ...this.quicLinks.map((_, k) => ({ ...fresh, quic: false, link: k })),
@@ -304,6 +307,7 @@ export class EgressPool {
       return;
     }
     const { port1, port2 } = new MessageChannel();
+    st.control = port1;
     st.final = new Promise<void>((resolve) => {
       port1.on('message', (m: unknown) => {
         if (isLatencyFinal(m)) resolve();
@@ -378,6 +382,7 @@ export class EgressPool {
   private runLinkOwner(index: number): void {
     const st = this.state[index];
     const { port1, port2 } = new MessageChannel();
+    st.control = port1;
     port1.on('message', (m: unknown) => {
       if (isConsumerReady(m)) this.markReady(index);
       else if (isThreadIdMessage(m)) this.quicTids[st.link + 1] = m.tid;
@@ -555,6 +560,15 @@ export class EgressPool {
   }
 
   /** Append the egress metrics (outcomes, ring depths, restarts, ring->route latency) to the /metrics text. */
+  /**
+   * A reload's log.level (cold): every running task's loggers now (src/log/log-level-message.ts), and tasks restarted
+   * later start with it. Nothing else of a task's config changes at run time.
+   */
+  setLogLevel(level: LogLevel): void {
+    this.config = { ...this.config, log: { ...this.config.log, level } };
+    for (const st of this.state) st.control?.postMessage(logLevelMessage(level));
+  }
+
   renderMetrics(tb: TextBuilder): void {
     renderEgressMetrics(tb, this);
   }

@@ -11,6 +11,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema.js';
 import type { RoutePlan } from '../config/route-plan.js';
 import { createLogger } from '../log/logger.js';
+import { followLogLevel } from '../log/log-level-message.js';
 import { workerCounterRegion } from '../shm/counters.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
 import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, type QuicLink } from '../shm/quic-link-layout.js';
@@ -58,6 +59,7 @@ const ANSWER_CODE: Readonly<Record<TargetOutcome, number>> = Object.freeze(
 export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   const { config, plan, thread } = task;
   const log = createLogger(config.log.level, 'quic', { thread });
+  followLogLevel(task.readyPort, [log]); // a reload's log.level (src/log/log-level-message.ts)
   const tid = currentThreadId();
   if (tid !== null) task.readyPort.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   // Before anything loads the binding: this thread's own copy (statics of its own; written by the build).

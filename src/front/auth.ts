@@ -12,7 +12,10 @@ import { TokenBucket } from './rate-limit.js';
 export type KeyPlan = Omit<KeyConfig, 'key'>;
 
 export interface KeyEntry {
-  /** Index in entries; what ring records carry. Config keys are 0..n-1; engine keys get ids after them, never reused. */
+  /**
+   * Index in entries; what ring records carry. Config keys are 0..n-1 at start; engine keys, and config keys a reload
+   * adds (src/reload/), get ids after them. An id never serves two keys: a key removed and added again gets its old id.
+   */
   readonly id: number;
   readonly name: string;
   readonly config: Readonly<KeyPlan>;
@@ -32,6 +35,22 @@ export interface KeyEntry {
   revoked: boolean;
 }
 
+/** What a reload did to the config's keys (names only, never keys). */
+export interface ConfigKeyChanges {
+  readonly added: string[];
+  readonly changed: string[];
+  readonly removed: string[];
+  unchanged: number;
+  /** The entry in force for a key before and after (the engine's overrides excluded: they did not change). */
+  readonly inForce: { readonly previous: KeyEntry | undefined; readonly next: KeyEntry | undefined }[];
+}
+
+/** Two plans as parsed from a config (plain data, field order the schema's), the key itself left out. */
+function samePlan(a: Readonly<KeyPlan>, b: Readonly<KeyPlan>): boolean {
+  const noKey = (k: string, v: unknown): unknown => (k === 'key' ? undefined : v);
+  return JSON.stringify(a, noKey) === JSON.stringify(b, noKey);
+}
+
 export function routeMask(routes: readonly RouteName[]): number {
   let m = 0;
   for (const r of routes) m |= 1 << ROUTE_IDS[r];
@@ -48,22 +67,87 @@ export class KeyTable {
   private readonly clearOf = new Map<string, string>();
   /** Hash -> id of engine keys ever seen: a key removed and added again keeps its id; no id serves two keys. */
   private readonly engineIds = new Map<string, number>();
+  /** Hash -> id of config keys ever seen (the same rule across reloads). */
+  private readonly configIds = new Map<string, number>();
   private readonly all: KeyEntry[] = [];
 
   constructor(
     keys: readonly Readonly<KeyConfig>[],
-    private readonly defaultRoutes: readonly RouteName[],
+    private defaultRoutes: readonly RouteName[],
     nowMs: number,
   ) {
     for (const k of keys) {
       const hash = keyHash(k.key);
       const e = this.makeEntry(this.all.length, k, hash, 'config', nowMs);
+      this.configIds.set(hash, e.id);
       this.all.push(e);
       const lower = k.key.toLowerCase();
       this.byKey.set(lower, e);
       this.configByHash.set(hash, e);
       this.clearOf.set(hash, lower);
     }
+  }
+
+  /** The config's keys in force now (current or overridden by the engine), by id order of first appearance. */
+  configEntries(): IterableIterator<KeyEntry> {
+    return this.configByHash.values();
+  }
+
+  /**
+   * A reload (cold, src/reload/): the config's keys become `keys`. A key whose plan (and default routes) did not change
+   * keeps its entry, buckets and all; a changed one gets a new entry under the same id, its buckets carrying the
+   * tokens left (capped at the new burst); a removed one is unknown (401) at once unless the engine supplies it; an
+   * added one gets an id (its old one when it was here before). The engine's layer is untouched: its plan still
+   * overrides the config's for the same key. Returns what changed, and every change of the entry in force per key
+   * (previous -> next; next undefined when gone) for the cluster's budgets.
+   */
+  replaceConfigKeys(keys: readonly Readonly<KeyConfig>[], defaultRoutes: readonly RouteName[], nowMs: number): ConfigKeyChanges {
+    this.defaultRoutes = defaultRoutes;
+    const out: ConfigKeyChanges = { added: [], changed: [], removed: [], unchanged: 0, inForce: [] };
+    const seen = new Set<string>();
+    for (const k of keys) {
+      const hash = keyHash(k.key);
+      seen.add(hash);
+      const old = this.configByHash.get(hash);
+      if (old !== undefined && samePlan(old.config, k) && old.defaultMask === this.defaultMaskOf(k)) {
+        out.unchanged++;
+        continue;
+      }
+      const before = this.current(hash);
+      let id = this.configIds.get(hash);
+      if (id === undefined) {
+        id = this.all.length;
+        this.configIds.set(hash, id);
+        this.all.push(undefined as unknown as KeyEntry); // set just below
+      }
+      const e = this.makeEntry(id, k, hash, 'config', nowMs);
+      if (old !== undefined) {
+        e.submitBucket.carryFrom(old.submitBucket, nowMs);
+        e.simulateBucket.carryFrom(old.simulateBucket, nowMs);
+        e.readBucket.carryFrom(old.readBucket, nowMs);
+      }
+      e.revoked = before?.revoked ?? false; // a cluster revocation follows the key (KeyRevocations.reapply re-marks)
+      this.all[id] = e;
+      this.configByHash.set(hash, e);
+      if (!this.engineByHash.has(hash)) {
+        const lower = k.key.toLowerCase();
+        this.byKey.set(lower, e);
+        this.clearOf.set(hash, lower);
+        out.inForce.push({ previous: before, next: e });
+      }
+      (old === undefined ? out.added : out.changed).push(e.name);
+    }
+    for (const [hash, old] of [...this.configByHash]) {
+      if (seen.has(hash)) continue;
+      this.configByHash.delete(hash);
+      out.removed.push(old.name);
+      if (this.engineByHash.has(hash)) continue; // the engine's plan stays in force
+      const lower = this.clearOf.get(hash);
+      if (lower !== undefined) this.byKey.delete(lower);
+      this.clearOf.delete(hash);
+      out.inForce.push({ previous: old, next: undefined });
+    }
+    return out;
   }
 
   /** Every entry by id, current or superseded (a changed plan leaves its old entry here until replaced). Grows. */
@@ -144,6 +228,10 @@ export class KeyTable {
     return { removed, fallback };
   }
 
+  private defaultMaskOf(k: Readonly<KeyPlan>): number {
+    return routeMask(k.defaultRoutes ?? this.defaultRoutes.filter((r) => k.allowedRoutes.includes(r)));
+  }
+
   private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number): KeyEntry {
     return {
       id,
@@ -152,7 +240,7 @@ export class KeyTable {
       hash,
       source,
       allowedMask: routeMask(k.allowedRoutes),
-      defaultMask: routeMask(k.defaultRoutes ?? this.defaultRoutes.filter((r) => k.allowedRoutes.includes(r))),
+      defaultMask: this.defaultMaskOf(k),
       submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
       simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
       readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),

@@ -179,9 +179,11 @@ export class Intake {
     }
     if (this.trickling !== 0) this.trickleMask &= ~this.trickling; // spent only by a transaction actually sent
     const seq = this.receiptFor(signature, meta);
-    ring.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
+    // The record carries the routes the relay adds (the egress consumers add none: a reload changes them here only).
+    const mask = meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0);
+    ring.publish(length, meta.keyId, mask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
     if (join !== 0) {
-      this.quic!.producer.publish(length, meta.keyId, meta.routeMask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
+      this.quic!.producer.publish(length, meta.keyId, mask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
       this.joinedRecords++;
     }
     this.usage?.accepted(meta.keyId);

@@ -48,6 +48,13 @@ export class TokenBucket {
     return Math.max(1, Math.ceil((missing * 1000) / this.perSecond));
   }
 
+  /** A reload changed the plan (cold): start from the tokens `prev` has left now, at most this bucket's burst. */
+  carryFrom(prev: TokenBucket, nowMs: number): void {
+    const elapsed = Math.max(0, nowMs - prev.updatedMs);
+    this.tokens = Math.min(this.burst, prev.burst, prev.tokens + (elapsed * prev.perSecond) / 1000);
+    this.updatedMs = nowMs;
+  }
+
   /** Give back tokens taken by take() for a request that was refused by another bucket. */
   refund(n: number): void {
     const shared = this.shared;

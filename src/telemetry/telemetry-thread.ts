@@ -12,6 +12,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
+import { isLogLevelMessage, logLevelMessage, type LogLevel } from '../log/log-level-message.js';
 import { isRouteMeasurementBatch } from './measurements.js';
 import type { OfferedRoutes } from './paths.js';
 import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
@@ -64,7 +65,7 @@ export class TelemetryThread {
   /** Measurement ports (main-thread ends) -> when their last batch arrived. */
   private readonly ports = new Map<MessagePort, number>();
   private sweepTimer: NodeJS.Timeout | null = null;
-  private readonly data: TelemetryWorkerData;
+  private data: TelemetryWorkerData;
   restarts = 0;
 
   constructor(private readonly o: TelemetryThreadOptions) {
@@ -154,6 +155,12 @@ export class TelemetryThread {
     }
   }
 
+  /** A reload's log.level: the running thread's loggers now, a restarted thread's from its start. */
+  setLogLevel(level: LogLevel): void {
+    this.data = { ...this.data, logLevel: level };
+    this.worker?.postMessage(logLevelMessage(level));
+  }
+
   /** Tests only: make the thread throw (requires allowTestCrash). */
   crashForTest(): void {
     this.worker?.postMessage({ type: 'crash' });
@@ -182,6 +189,10 @@ export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort)
   const probes = data.probeVia === 'parent' ? new ProbeClient((m) => port.postMessage(m)) : null;
   const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s), probes?.probe);
   port.on('message', (m: unknown) => {
+    if (isLogLevelMessage(m)) {
+      log.level = m.level;
+      return;
+    }
     if (probes !== null && isProbeAnswer(m)) {
       probes.accept(m);
       return;

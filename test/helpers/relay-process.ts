@@ -19,6 +19,10 @@ export interface RelayHandle {
   readonly quic: { readonly host: string; readonly port: number } | null;
   readonly logs: string[];
   readonly child: ChildProcess;
+  /** The config file the relay was started with (a reload test rewrites it). */
+  readonly configFile: string;
+  /** The config as written (the test's fields over the helper's defaults). */
+  readonly config: Record<string, unknown>;
   /** Send a signal and resolve with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -90,6 +94,8 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     quic: ready.listeners.find((x) => x.name === 'quic') ?? null,
     logs,
     child,
+    configFile: file,
+    config: full,
     stop: (signal: NodeJS.Signals = 'SIGTERM') => {
       stopping = true;
       if (child.exitCode === null) child.kill(signal);

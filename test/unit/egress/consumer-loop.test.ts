@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { buildRoutes, runEgressConsumer, type EgressTask } from '../../../src/egress/consumer-loop.js';
-import { addedRouteMasks } from '../../../src/config/route-policy.js';
 import { DirectRoute } from '../../../src/egress/direct-route.js';
 import { createSnapshotBuffer } from '../../../src/telemetry/snapshot-layout.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
@@ -144,37 +143,6 @@ describe('egress consumer loop', () => {
     requestStop(ring);
     await again;
     expect([...rpc.seen].sort()).toEqual([100, 101, 102, 103, 104, 105]);
-  });
-
-  it('routes.static.everyTransaction adds the static route to the records of keys that allow it, and only those', async () => {
-    const keys = [
-      { key: '11111111-1111-4111-8111-111111111111', name: 'all' },
-      { key: '22222222-2222-4222-8222-222222222222', name: 'rpc-only', allowedRoutes: ['rpc'] },
-    ];
-    const cfg = configSchema.parse({ keys, rings: { workers: 1, slotsPerRing: 16 }, log: { level: 'silent' }, routes: { static: { peers: ['127.0.0.1:9'] } } });
-    expect([...addedRouteMasks(cfg)]).toEqual([1 << ROUTE_IDS.static, 0]);
-    const off = configSchema.parse({ keys, routes: { static: { peers: ['127.0.0.1:9'], everyTransaction: false } } });
-    expect([...addedRouteMasks(off)]).toEqual([0, 0]);
-    expect([...addedRouteMasks(configSchema.parse({ keys }))]).toEqual([0, 0]); // no peers
-
-    const ring = createRing(16, 1232);
-    const counters = createWorkerCounters(1);
-    const p = new RingProducer(ring);
-    const rpc = new SyncRoute(ROUTE_IDS.rpc, 'direct');
-    const stat = new SyncRoute(ROUTE_IDS.static, 'direct');
-    const loop = runEgressConsumer({ ringIndex: 0, ring, counters, config: cfg, attempt: 0 }, { routes: [rpc, null, null, stat], log, retry: null });
-    for (const [n, keyId] of [[1, 0], [2, 1], [3, 0]]) {
-      const o = p.reserve();
-      p.bytes.writeUInt32LE(n, o);
-      p.publish(4, keyId, RPC, -1, performance.timeOrigin + performance.now(), `t${n}`);
-    }
-    await until(() => ringDepth(ring) === 0);
-    requestStop(ring);
-    await loop;
-    expect(rpc.seen).toEqual([1, 2, 3]);
-    expect(stat.seen).toEqual([1, 3]);
-    const c = workerCounterRegion(counters, 0);
-    expect(c[egressCounterIndex(ROUTE_IDS.static, EGRESS_OUTCOMES.indexOf('sent'))]).toBe(2);
   });
 
   it('buildRoutes offers direct with the telemetry snapshot alone (no upstream.rpcUrl), and not without either', async () => {
