@@ -120,8 +120,9 @@ fuzz: build
 
 # Fault script (issue #18): the real relay with its embedded localnet and every route (rpc, direct, a static QUIC
 # stand-in, a jito stand-in) under steady submissions while the localnet child is SIGKILLed and the stand-ins are
-# killed and restarted on the same ports; checks accepted = sent + failed + dropped:* per route (0 unaccounted), a
-# flat RSS and no crash. ~SOAK_SECONDS + 1 min; not part of `make test`. Writes bench/results/soak.json.
+# killed and restarted on the same ports; checks accepted = sent + failed + dropped:* per route (0 unaccounted),
+# no crash, every thread's live heap flat and RSS at a plateau (scripts/soak/thread-heaps.ts, rss.ts). ~SOAK_SECONDS +
+# 1 min; `make test` runs it for 60 s (test/integration/soak/soak-smoke.test.ts). Writes bench/results/soak.json.
 SOAK_SECONDS ?= 600
 soak: build
 	$(NODE) dist/scripts/soak/main.js --seconds $(SOAK_SECONDS) --out bench/results/soak.json

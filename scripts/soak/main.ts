@@ -89,8 +89,8 @@ function parse(): Args {
 class UsageError extends Error {}
 
 /**
- * The receipt table is a bounded ring (receipts.capacity entries, ~0.7 KB of front-thread heap each: docs/receipts.md)
- * that fills at the submission rate: at the default 131,072 and 300 tx/s it is still filling 7 minutes in, which a
+ * The receipt table is a bounded ring (receipts.capacity entries: tens of MB of front-thread heap when full at the
+ * default, docs/receipts.md) that fills at the submission rate: at the default 131,072 and 300 tx/s it is still filling 7 minutes in, which a
  * memory verdict cannot tell from a leak. By default the soak sizes it to fill during the warm-up (the largest power
  * of two <= rate x warm-up, at least 1,024), so what the verdict sees after warm-up is growth no bound stops.
  * `--receipts-capacity relay` keeps the relay's default; a number sets it.

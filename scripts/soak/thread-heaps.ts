@@ -36,7 +36,7 @@ const round1 = (x: number): number => Math.round(x * 10) / 10;
  * only.
  */
 export const HEAP_SLOPE_LIMIT_MB_PER_MIN = 2;
-export const HEAP_GROWTH_SLACK_MB = 8;
+export const HEAP_GROWTH_SLACK_MB = 4;
 
 export interface HeapVerdict {
   /** Roles judged (live sizes: relay-child.ts starts the relay with --expose-gc); empty when there were too few samples. */
