@@ -45,6 +45,8 @@ import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-servi
 import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
 import { QuicIngressService } from './ingress/quic-ingress-service.js';
+import { AdminServer } from './status/admin-server.js';
+import { StatusCollector } from './status/status-collector.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -233,14 +235,32 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const pubsub = createPubsub(config, keys, log, deps);
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
+  let admin: AdminServer | null = null;
   try {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
     quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, host });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
+    // The status page (docs/status-page.md): its own uWS App in this thread; a failed listen is logged, not fatal.
+    if (config.admin.enabled) {
+      const collector = new StatusCollector({
+        health: deps.health,
+        counters: () => pool.summedCounters(),
+        ringDepths: () => ({ labels: pool.ringLabels(), depths: pool.depths() }),
+        quicThreadConnections: () => pool.quicThreadConnections(),
+        snapshot: leaderSnapshot,
+        keys,
+        receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (scan, limit) => receipts.table.recentFailures(scan, limit) },
+        routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
+      });
+      admin = new AdminServer(uwsRuntime.uws, config, collector, log);
+      const at = await admin.start();
+      if (at !== null) listeners.push({ name: 'admin', host: at.host, port: at.port });
+    }
   } catch (err) {
     front.stopListening();
+    admin?.stop();
     await pool.drain(1000);
     await telemetry?.stop();
     await cluster?.stop();
@@ -260,6 +280,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     healthMonitor.markShuttingDown();
     intake.close();
     front.stopListening();
+    admin?.stop();
     pubsub?.close();
     await quicIngress?.stop();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);

@@ -19,7 +19,7 @@ import { listenRpcAndPubsub } from '../rpc/pubsub/listen-pubsub.js';
 import type { PubsubServer } from '../rpc/pubsub/pubsub-server.js';
 
 export interface ListenInfo {
-  readonly name: 'rpc' | 'relay' | 'pubsub' | 'quic';
+  readonly name: 'rpc' | 'relay' | 'pubsub' | 'quic' | 'admin';
   readonly host: string;
   readonly port: number;
 }

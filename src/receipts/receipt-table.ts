@@ -69,6 +69,23 @@ export interface RouteReceiptJson {
   readonly leaderSlot: number | null;
 }
 
+/** A receipt some route did not deliver, or that did not land (the status page's last failures). */
+export interface ReceiptFailure {
+  readonly seq: number;
+  readonly signature: string;
+  /** The request id of the submission (x-request-id): what the relay's logs carry as traceId. */
+  readonly traceId: string;
+  readonly keyId: number;
+  readonly acceptedAtMs: number;
+  /** The routes that did not deliver and how each ended. */
+  readonly outcomes: Readonly<Record<string, string>>;
+  readonly notLanded: boolean;
+}
+
+/** Outcome bytes are 1 + the index in EGRESS_OUTCOMES (0: pending). */
+const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
+const OUTCOME_DISCARDED = EGRESS_OUTCOMES.indexOf('dropped:discarded') + 1;
+
 export class ReceiptTable {
   readonly sab: SharedArrayBuffer;
   private readonly v: ReceiptViews;
@@ -212,6 +229,33 @@ export class ReceiptTable {
   slotsToLand(seq: number, landedSlot: number): number | null {
     const accepted = this.acceptedSlot[seq & this.v.mask];
     return accepted < 0 ? null : Math.max(0, landedSlot - accepted);
+  }
+
+  /**
+   * Cold (the status page, once per tick while it is open): the receipts among the newest `scan` that a route failed
+   * or dropped (dropped:discarded, a bench's, excepted) or that did not land, newest first, at most `limit`. Reads
+   * the workers' outcome bytes as they stand (a route still pending is not a failure yet).
+   */
+  recentFailures(scan: number, limit: number): ReceiptFailure[] {
+    const v = this.v;
+    const out: ReceiptFailure[] = [];
+    const newest = this.nextSeq - 1;
+    const n = Math.min(scan, this.signatures.length, newest);
+    for (let k = 0; k < n && out.length < limit; k++) {
+      const seq = newest - k;
+      const e = seq & v.mask;
+      if (v.seq[e] !== seq) continue;
+      let outcomes: Record<string, string> | null = null;
+      for (let id = 0; id < ROUTE_COUNT; id++) {
+        const o = v.outcome[e * ROUTE_COUNT + id];
+        if (o === 0 || o === OUTCOME_SENT || o === OUTCOME_DISCARDED) continue;
+        (outcomes ??= {})[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      }
+      const notLanded = this.landing[e] === LANDING.notLanded;
+      if (outcomes === null && !notLanded) continue;
+      out.push({ seq, signature: this.signatures[e] ?? '', traceId: this.requestIds[e] ?? '', keyId: this.keyIds[e], acceptedAtMs: Math.round(this.acceptedAtMs[e]), outcomes: outcomes ?? {}, notLanded });
+    }
+    return out;
   }
 
   /** The receipt as answered (cold: allocates the answer). */
