@@ -108,8 +108,8 @@ const SCRIPT = `
       cell(tr, w.txPaths.map(function (t) { return (t.selected ? '* ' : '') + t.provider + ' ' + t.latencyMs + ' ms' + (t.measured ? '' : ' (est.)'); }).join(', ') || 'no path', 'leader.' + i + '.paths', 'l');
       cell(tr, w.routeScores.map(function (s) { return (s.selected ? '* ' : '') + s.region + ' ' + s.scoreMs + ' ms'; }).join(', ') || '-', 'leader.' + i + '.scores', 'l');
     });
-    fill($('rings'), f.rings, function (tr, r) { cell(tr, 'ring ' + r.ring); cell(tr, fmt(r.depth), 'ring.' + r.ring + '.depth'); });
-    fill($('quic'), f.quic.perThread, function (tr, n, t) { cell(tr, 'QUIC thread ' + t); cell(tr, fmt(n) + ' open', 'quic.thread.' + t); });
+    fill($('rings'), f.rings, function (tr, r) { cell(tr, 'ring ' + r.ring + ': records waiting'); cell(tr, fmt(r.depth), 'ring.' + r.ring + '.depth'); });
+    fill($('quic'), f.quic.perThread, function (tr, n, t) { cell(tr, 'QUIC thread ' + t + ': open connections'); cell(tr, fmt(n), 'quic.thread.' + t); });
     $('quicstates').textContent = Object.keys(f.quic.byState).filter(function (k) { return k !== 'closed'; }).map(function (k) { return k + ' ' + f.quic.byState[k]; }).join(', ') + '; queued ' + fmt(f.quic.queued);
     fill($('keys'), f.keys, function (tr, k) {
       var p = 'key.' + k.name + '.';
