@@ -69,4 +69,6 @@ export interface StatusFrame {
   };
   readonly keys: readonly KeyRow[];
   readonly failures: readonly FailureRow[];
+  /** Set by the event stream (admin-server.ts): what the previous frame cost the front thread, microseconds. */
+  readonly lastTickUs?: number | null;
 }

@@ -14,7 +14,8 @@ header{display:flex;align-items:center;gap:14px;padding:12px 20px;background:#17
 header h1{font-size:17px;margin:0;font-weight:600;letter-spacing:.02em}
 .badge{padding:2px 10px;border-radius:10px;font-weight:700;text-transform:uppercase;font-size:12px;background:#555}
 .badge.ok{background:var(--ok)}.badge.degraded{background:var(--warn)}.badge.unhealthy,.badge.shutting_down{background:var(--bad)}
-#conn,#updated{color:#b8c4cf;font-size:12px}
+#conn,#updated,#cost{color:#b8c4cf;font-size:12px}
+#cost{margin-left:auto}
 #conn.live{color:#7fe0a4}#conn.down{color:#ff9a9a}
 main{display:grid;grid-template-columns:repeat(auto-fit,minmax(560px,1fr));gap:14px;padding:14px 20px}
 section{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:10px 14px}
@@ -61,6 +62,7 @@ const SCRIPT = `
     badge.className = 'badge ' + h.status;
     $('updated').textContent = 'updated ' + new Date(f.atMs).toISOString().slice(11, 19) + ' UTC';
     $('updated').setAttribute('data-at', String(f.atMs));
+    $('cost').textContent = f.lastTickUs === null || f.lastTickUs === undefined ? '' : 'this page costs the relay ' + Math.round(f.lastTickUs) + ' us per frame';
     var ul = $('reasons');
     while (ul.firstChild) ul.removeChild(ul.firstChild);
     if (h.reasons.length === 0) { var li0 = document.createElement('li'); li0.className = 'none'; li0.textContent = 'no problem found'; ul.appendChild(li0); }
@@ -140,7 +142,7 @@ const SCRIPT = `
 `;
 
 const BODY = `
-<header><h1>slotrelay</h1><span id="status" class="badge" data-f="health.status">-</span><span id="conn">connecting</span><span id="updated"></span></header>
+<header><h1>slotrelay</h1><span id="status" class="badge" data-f="health.status">-</span><span id="conn">connecting</span><span id="updated"></span><span id="cost"></span></header>
 <main>
 <section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="leaderdata"></p>
 <table><thead><tr><th>route</th><th class="l">now</th><th class="l">why not</th><th class="l">failing window</th></tr></thead><tbody id="health-routes"></tbody></table></section>
