@@ -251,7 +251,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         quicThreadConnections: () => pool.quicThreadConnections(),
         snapshot: leaderSnapshot,
         keys,
-        receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (scan, limit) => receipts.table.recentFailures(scan, limit) },
+        receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },
         routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
       });
       admin = new AdminServer(uwsRuntime.uws, config, collector, log);

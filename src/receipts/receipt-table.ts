@@ -85,6 +85,8 @@ export interface ReceiptFailure {
 /** Outcome bytes are 1 + the index in EGRESS_OUTCOMES (0: pending). */
 const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
 const OUTCOME_DISCARDED = EGRESS_OUTCOMES.indexOf('dropped:discarded') + 1;
+/** Not-landed receipts remembered for the status page. */
+const NOT_LANDED_KEPT = 32;
 
 export class ReceiptTable {
   readonly sab: SharedArrayBuffer;
@@ -102,6 +104,9 @@ export class ReceiptTable {
   /** Bundle id of a transaction accepted in a bundle (null otherwise), and its index in the bundle. */
   private readonly bundleIds: (string | null)[];
   private readonly bundleIndexes: Uint8Array;
+  /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
+  private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
+  private notLandedCount = 0;
 
   constructor(private readonly o: ReceiptTableOptions) {
     this.sab = createReceiptsBuffer(o.capacity);
@@ -207,6 +212,8 @@ export class ReceiptTable {
 
   setLandingState(seq: number, state: number): void {
     if (this.current(seq)) this.landing[seq & this.v.mask] = state;
+    // The status page lists the last ones (recentFailures): cold, once per transaction that did not land.
+    if (state === LANDING.notLanded) this.notLandedSeqs[this.notLandedCount++ % NOT_LANDED_KEPT] = seq;
   }
 
   /** The route that sent first (earliest first-send time), or null when none has sent. */
@@ -232,30 +239,58 @@ export class ReceiptTable {
   }
 
   /**
-   * Cold (the status page, once per tick while it is open): the receipts among the newest `scan` that a route failed
-   * or dropped (dropped:discarded, a bench's, excepted) or that did not land, newest first, at most `limit`. Reads
-   * the workers' outcome bytes as they stand (a route still pending is not a failure yet).
+   * Cold (the status page, once per tick while it is open): receipts a route failed or dropped (dropped:discarded, a
+   * bench's, excepted), newest first, at most `limit`, looking at the receipts from the newest down to `floor` (at most
+   * `scanMax` of them), then the last receipts found not landed. Returns the floor for the next call: the oldest receipt
+   * that still had a route pending, so that each call reads only what may have changed since the last one.
    */
-  recentFailures(scan: number, limit: number): ReceiptFailure[] {
+  recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number } {
     const v = this.v;
     const out: ReceiptFailure[] = [];
     const newest = this.nextSeq - 1;
-    const n = Math.min(scan, this.signatures.length, newest);
-    for (let k = 0; k < n && out.length < limit; k++) {
-      const seq = newest - k;
+    const lowest = Math.max(1, floor, newest - Math.min(scanMax, this.signatures.length) + 1);
+    let nextFloor = newest + 1;
+    for (let seq = newest; seq >= lowest; seq--) {
       const e = seq & v.mask;
       if (v.seq[e] !== seq) continue;
+      const mask = this.routeMasks[e];
       let outcomes: Record<string, string> | null = null;
       for (let id = 0; id < ROUTE_COUNT; id++) {
         const o = v.outcome[e * ROUTE_COUNT + id];
-        if (o === 0 || o === OUTCOME_SENT || o === OUTCOME_DISCARDED) continue;
+        if (o === 0) {
+          if ((mask & (1 << id)) !== 0) nextFloor = seq;
+          continue;
+        }
+        if (o === OUTCOME_SENT || o === OUTCOME_DISCARDED) continue;
         (outcomes ??= {})[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
       }
-      const notLanded = this.landing[e] === LANDING.notLanded;
-      if (outcomes === null && !notLanded) continue;
-      out.push({ seq, signature: this.signatures[e] ?? '', traceId: this.requestIds[e] ?? '', keyId: this.keyIds[e], acceptedAtMs: Math.round(this.acceptedAtMs[e]), outcomes: outcomes ?? {}, notLanded });
+      if (outcomes !== null && out.length < limit) out.push(this.failureRow(seq, outcomes));
     }
-    return out;
+    for (let k = 0; k < NOT_LANDED_KEPT && k < this.notLandedCount; k++) {
+      const seq = this.notLandedSeqs[(this.notLandedCount - 1 - k) % NOT_LANDED_KEPT];
+      if (this.current(seq) && this.landing[seq & v.mask] === LANDING.notLanded && !out.some((f) => f.seq === seq)) out.push(this.failureRow(seq, null));
+    }
+    return { failures: out, floor: nextFloor };
+  }
+
+  private failureRow(seq: number, outcomes: Record<string, string> | null): ReceiptFailure {
+    const e = seq & this.v.mask;
+    const routes: Record<string, string> = outcomes ?? {};
+    if (outcomes === null) {
+      for (let id = 0; id < ROUTE_COUNT; id++) {
+        const o = this.v.outcome[e * ROUTE_COUNT + id];
+        if (o !== 0) routes[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      }
+    }
+    return {
+      seq,
+      signature: this.signatures[e] ?? '',
+      traceId: this.requestIds[e] ?? '',
+      keyId: this.keyIds[e],
+      acceptedAtMs: Math.round(this.acceptedAtMs[e]),
+      outcomes: routes,
+      notLanded: this.landing[e] === LANDING.notLanded,
+    };
   }
 
   /** The receipt as answered (cold: allocates the answer). */

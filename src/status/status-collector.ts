@@ -16,7 +16,10 @@ import type { FailureRow, KeyRow, RouteFigures, RouteRow, StatusFrame } from './
 export const WINDOW_MS = 60_000;
 /** Failures kept and shown. */
 const FAILURES_SHOWN = 20;
-/** Receipts looked at per tick for new failures: the newest ones (~3 s at 10k tx/s; older failures stay in the list). */
+/**
+ * Receipts looked at per tick at most: those accepted since the last tick and those whose routes were still pending
+ * then (~3 s at 10k tx/s; failures already listed stay in the list).
+ */
 const FAILURE_SCAN = 32_768;
 
 /** Where each figure comes from: main.ts wires these to the relay's parts. */
@@ -32,7 +35,7 @@ export interface StatusSources {
   /** Null when receipts are off. */
   readonly receipts: {
     landingCounts(): LandingCounts;
-    recentFailures(scan: number, limit: number): ReceiptFailure[];
+    recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number };
   } | null;
   /** Routes this relay offers (ROUTE_IDS bits). */
   readonly routeMask: number;
@@ -84,6 +87,8 @@ export class StatusCollector {
   private failures: FailureRow[] = [];
   /** The receipt sequence number of each kept failure row. */
   private seqOf = new Map<FailureRow, number>();
+  /** The oldest receipt the next failure scan must look at (receipts.recentFailures). */
+  private scanFloor = 0;
   private readonly now: () => number;
 
   constructor(private readonly s: StatusSources) {
@@ -95,6 +100,7 @@ export class StatusCollector {
     this.samples.length = 0;
     this.failures = [];
     this.seqOf = new Map();
+    this.scanFloor = 0;
   }
 
   private usageObjects(): Map<KeyUsage, string> {
@@ -184,7 +190,9 @@ export class StatusCollector {
   private updateFailures(): FailureRow[] {
     const r = this.s.receipts;
     if (r === null) return this.failures;
-    const found = r.recentFailures(FAILURE_SCAN, FAILURES_SHOWN);
+    const scan = r.recentFailures(this.scanFloor, FAILURE_SCAN, FAILURES_SHOWN);
+    this.scanFloor = scan.floor;
+    const found = scan.failures;
     if (found.length === 0) return this.failures;
     const bySeq = new Map<number, FailureRow>();
     const seqs = new Map<FailureRow, number>();

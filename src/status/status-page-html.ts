@@ -62,7 +62,7 @@ const SCRIPT = `
     badge.className = 'badge ' + h.status;
     $('updated').textContent = 'updated ' + new Date(f.atMs).toISOString().slice(11, 19) + ' UTC';
     $('updated').setAttribute('data-at', String(f.atMs));
-    $('cost').textContent = f.lastTickUs === null || f.lastTickUs === undefined ? '' : 'this page costs the relay ' + Math.round(f.lastTickUs) + ' us per frame';
+    $('cost').textContent = f.lastTickUs === null || f.lastTickUs === undefined ? '' : 'last frame took ' + (f.lastTickUs / 1000).toFixed(1) + ' ms (wall clock, front thread)';
     var ul = $('reasons');
     while (ul.firstChild) ul.removeChild(ul.firstChild);
     if (h.reasons.length === 0) { var li0 = document.createElement('li'); li0.className = 'none'; li0.textContent = 'no problem found'; ul.appendChild(li0); }
@@ -153,7 +153,7 @@ const BODY = `
 <table><thead><tr><th>slots</th><th class="l">leader</th><th>stake</th><th class="l">paths (one-way, * first to arrive)</th><th class="l">route scores by region (* best)</th></tr></thead><tbody id="leaders"></tbody></table></section>
 <section><h2>Keys, last minute (then since start)</h2>
 <table><thead><tr><th>name</th><th>requests</th><th>refused</th><th>rate limited</th><th>requests</th><th>refused</th><th>rate limited</th></tr></thead><tbody id="keys"></tbody></table></section>
-<section><h2>Last failures (<span id="failcount">0</span>)</h2>
+<section class="wide"><h2>Last failures (<span id="failcount">0</span>)</h2>
 <table><thead><tr><th>accepted (UTC)</th><th class="l">trace id</th><th class="l">key</th><th class="l">what happened</th><th class="l">signature</th></tr></thead><tbody id="failures"></tbody></table></section>
 </main>
 `;
