@@ -249,6 +249,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         counters: () => pool.summedCounters(),
         ringDepths: () => ({ labels: pool.ringLabels(), depths: pool.depths() }),
         quicThreadConnections: () => pool.quicThreadConnections(),
+        quicIngress: () => quicIngress?.live() ?? null,
         snapshot: leaderSnapshot,
         keys,
         receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },

@@ -37,6 +37,8 @@ export interface StatusSources {
     landingCounts(): LandingCounts;
     recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number };
   } | null;
+  /** The QUIC ingress's open connections and queue (null when it is off or not started yet). */
+  readonly quicIngress: () => { readonly connections: number; readonly queueDepth: number } | null;
   /** Routes this relay offers (ROUTE_IDS bits). */
   readonly routeMask: number;
   readonly now?: () => number;
@@ -180,7 +182,7 @@ export class StatusCollector {
       routes,
       leaders: nextLeaders(this.s.snapshot, nowMs),
       rings: rings.labels.map((ring, i) => ({ ring, depth: rings.depths[i] ?? 0 })),
-      quic: { perThread: this.s.quicThreadConnections(), byState, queued: counters[QUIC_COUNTER.queued] },
+      quic: { perThread: this.s.quicThreadConnections(), byState, queued: counters[QUIC_COUNTER.queued], ingress: this.s.quicIngress() },
       keys,
       failures: this.updateFailures(),
     };

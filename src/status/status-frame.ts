@@ -66,6 +66,8 @@ export interface StatusFrame {
     readonly perThread: readonly number[];
     readonly byState: Readonly<Record<string, number>>;
     readonly queued: number;
+    /** The QUIC ingress (clients' connections to relayHost.quicPort, in QUIC thread 0); null when off. */
+    readonly ingress: { readonly connections: number; readonly queueDepth: number } | null;
   };
   readonly keys: readonly KeyRow[];
   readonly failures: readonly FailureRow[];

@@ -112,7 +112,10 @@ const SCRIPT = `
     });
     fill($('rings'), f.rings, function (tr, r) { cell(tr, 'ring ' + r.ring + ': records waiting'); cell(tr, fmt(r.depth), 'ring.' + r.ring + '.depth'); });
     fill($('quic'), f.quic.perThread, function (tr, n, t) { cell(tr, 'QUIC thread ' + t + ': open connections'); cell(tr, fmt(n), 'quic.thread.' + t); });
-    $('quicstates').textContent = Object.keys(f.quic.byState).filter(function (k) { return k !== 'closed'; }).map(function (k) { return k + ' ' + f.quic.byState[k]; }).join(', ') + '; queued ' + fmt(f.quic.queued);
+    var ing = f.quic.ingress;
+    $('ingress').textContent = ing === null ? 'QUIC ingress: off' : 'QUIC ingress: ' + fmt(ing.connections) + ' client connections, ' + fmt(ing.queueDepth) + ' streams queued for the front';
+    $('ingress').setAttribute('data-f', 'quic.ingress');
+    $('quicstates').textContent = 'egress connections by state: ' + Object.keys(f.quic.byState).filter(function (k) { return k !== 'closed'; }).map(function (k) { return k + ' ' + f.quic.byState[k]; }).join(', ') + '; queued ' + fmt(f.quic.queued);
     fill($('keys'), f.keys, function (tr, k) {
       var p = 'key.' + k.name + '.';
       cell(tr, k.name);
@@ -146,7 +149,7 @@ const BODY = `
 <main>
 <section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="leaderdata"></p>
 <table><thead><tr><th>route</th><th class="l">now</th><th class="l">why not</th><th class="l">failing window</th></tr></thead><tbody id="health-routes"></tbody></table></section>
-<section><h2>Rings and QUIC connections</h2><table><tbody id="rings"></tbody></table><table><tbody id="quic"></tbody></table><p class="mute" id="quicstates"></p></section>
+<section><h2>Rings and QUIC connections</h2><table><tbody id="rings"></tbody></table><table><tbody id="quic"></tbody></table><p class="mute" id="quicstates"></p><p id="ingress"></p></section>
 <section class="wide"><h2>Routes, last <span id="window">-</span> (then since start)</h2>
 <table><thead><tr><th>route</th><th>sent</th><th>failed</th><th>dropped</th><th>landed</th><th>landed share</th><th>slots to land p50 / p90</th><th>sent</th><th>failed</th><th>dropped</th></tr></thead><tbody id="routes"></tbody></table></section>
 <section class="wide"><h2>Next leaders (slot <span id="slot">-</span>)</h2>

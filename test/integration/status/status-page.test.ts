@@ -111,6 +111,7 @@ describe('the status page, live in Chromium, against a relay on the localnet', (
       },
       health: { probeTimeoutMs: 1_000 },
       admin: { port: 0 },
+      relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 }, // the QUIC ingress on, on an ephemeral port
       keys: [
         { key: TEST_KEY, name: 'market-maker', rateLimit: { perSecond: 10_000, burst: 10_000 } },
         { key: OTHER_KEY, name: 'tight-bot', rateLimit: { perSecond: 1, burst: 3 } },
@@ -257,6 +258,7 @@ describe('the status page, live in Chromium, against a relay on the localnet', (
     expect(f['leader.0.scores']).toMatch(/ms/);
     expect(f['ring.0.depth']).toBe('0');
     expect(num(f['quic.thread.0'])).toBeGreaterThan(0);
+    expect(f['quic.ingress']).toBe('QUIC ingress: 0 client connections, 0 streams queued for the front');
     expect(num(f['route.jito.window.failed'])).toBe(jitoIds.length);
     expect(num(f['route.jito.total.failed'])).toBe(jitoIds.length);
     // The page's script and style ran under the CSP with nothing refused.
