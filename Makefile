@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -101,6 +101,12 @@ LANDING_ARGS ?= --rate 100 --duration 60 --scenario slot-ms=400 --scenario slot-
 # directly, same run (3-transaction bundles, 16 in flight, rounds alternating); ~1 min; writes bench/results/bundles.json.
 bench-bundles: build
 	$(NODE) dist/bench/bundles/bundle-relay.bench.js --json bench/results/bundles.json
+
+# Status page (issue #27 item 1, docs/status-page.md): sendTransaction load (wrk) against one relay with the page closed
+# and open (an event-stream viewer), rounds alternating, same run; the page's figures checked against /metrics after
+# each open run; ~2 min; writes bench/results/status-page.json. Needs wrk (Debian package).
+bench-status: build
+	$(NODE) dist/bench/status/page-cost.js --rounds 5 --json bench/results/status-page.json
 
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing

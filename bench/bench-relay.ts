@@ -35,6 +35,7 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
+      admin: { port: 0 }, // the status page's default 8890 is one per host
       relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 would collide between relays
       rings: { workers: 1, slotsPerRing: 256 },
       log: { level: 'warn' },

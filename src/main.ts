@@ -51,6 +51,8 @@ import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
 import { QuicIngressService } from './ingress/quic-ingress-service.js';
 import { ReloadService } from './reload/reload-service.js';
+import { AdminServer } from './status/admin-server.js';
+import { StatusCollector } from './status/status-collector.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -274,14 +276,33 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const pubsub = createPubsub(config, keys, log, deps);
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
+  let admin: AdminServer | null = null;
   try {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
     quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
+    // The status page (docs/status-page.md): its own uWS App in this thread; a failed listen is logged, not fatal.
+    if (config.admin.enabled) {
+      const collector = new StatusCollector({
+        health: deps.health,
+        counters: () => pool.summedCounters(),
+        ringDepths: () => ({ labels: pool.ringLabels(), depths: pool.depths() }),
+        quicThreadConnections: () => pool.quicThreadConnections(),
+        quicIngress: () => quicIngress?.live() ?? null,
+        snapshot: leaderSnapshot,
+        keys,
+        receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },
+        routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
+      });
+      admin = new AdminServer(uwsRuntime.uws, config, collector, log);
+      const at = await admin.start();
+      if (at !== null) listeners.push({ name: 'admin', host: at.host, port: at.port });
+    }
   } catch (err) {
     front.stopListening();
+    admin?.stop();
     await pool.drain(1000);
     await telemetry?.stop();
     await cluster?.stop();
@@ -317,6 +338,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     reloader?.removeFiles(); // a SIGHUP from now on is ignored (onSighup), never fatal
     intake.close();
     front.stopListening();
+    admin?.stop();
     pubsub?.close();
     await quicIngress?.stop();
     const drained = await pool.drain(config.shutdown.drainTimeoutMs);

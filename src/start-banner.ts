@@ -25,6 +25,10 @@ export function printStartBanner(b: BannerInput): void {
       out.push(`  QUIC ingress      (ALPN slotrelay/1 and solana-tpu; client certificate CN = key, docs/quic-ingress.md)  udp ${l.host}:${l.port}`);
       continue;
     }
+    if (l.name === 'admin') {
+      out.push(`  status page       (admin listener: live health, routes, leaders, keys; docs/status-page.md)  http://${l.host}:${l.port}/`);
+      continue;
+    }
     const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles)';
     out.push(`  ${what}  http://${l.host}:${l.port}`);
   }

@@ -67,6 +67,7 @@ async function startRelay(): Promise<{ child: ChildProcess; relayUrl: string; qu
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
+      admin: { port: 0 }, // the status page's default 8890 is one per host
       // QUIC ingress on an ephemeral port (4433 would collide between relays); room for the in-flight rows.
       relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 1_024 } },
       upstream: { rpcUrl: 'http://127.0.0.1:9' }, // never called: discard, no preflight on /v1/submit

@@ -200,6 +200,7 @@ async function main(): Promise<void> {
     config,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
+      admin: { port: 0 }, // the status page's default 8890 is one per host
       relayHost: { enabled: false },
       upstream: { rpcUrl: 'http://127.0.0.1:9' },
       rings: { workers: 1, slotsPerRing: 65536 },

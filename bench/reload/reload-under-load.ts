@@ -96,6 +96,7 @@ async function main(): Promise<number> {
     tmp,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
+      admin: { port: 0 }, // the status page's default 8890 is one per host
       relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 },
       rings: { workers: 1, slotsPerRing: 16_384 },
       log: { level: 'info' },

@@ -110,6 +110,7 @@ async function startRelayProcess(rpcUrl: string): Promise<{ url: string; stop: (
     file,
     stringify({
       rpcHost: { host: '127.0.0.1', port: 0 },
+      admin: { port: 0 }, // the status page's default 8890 is one per host
       relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 would collide between relays
       upstream: { rpcUrl },
       rings: { workers: 1, slotsPerRing: 256 },

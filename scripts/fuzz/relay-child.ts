@@ -56,7 +56,7 @@ export async function startRelayChild(config: Record<string, unknown>, cwd: stri
   const file = join(dir, 'config.yaml');
   // relayHost is merged (the caller may add quicPort / quic); the QUIC ingress is off unless asked (port 4433 is not ours).
   const relayHost = { host: '127.0.0.1', port: 0, quicPort: 0, ...((config.relayHost as Record<string, unknown> | undefined) ?? {}) };
-  writeFileSync(file, stringify({ rpcHost: { host: '127.0.0.1', port: 0 }, ...config, relayHost }));
+  writeFileSync(file, stringify({ rpcHost: { host: '127.0.0.1', port: 0 }, admin: { port: 0 }, ...config, relayHost }));
   const child: ChildProcess = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', file], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -110,6 +110,7 @@ function receiptsCapacity(v: string | undefined, rate: number, warmupS: number):
 function relayConfig(args: Args, apiKey: string, jitoPort: number, staticPort: number): Record<string, unknown> {
   return {
     rpcHost: { host: '127.0.0.1', port: 0 },
+    admin: { port: 0 }, // the status page's default 8890 is one per host
     relayHost: { host: '127.0.0.1', port: 0 },
     rings: { workers: args.workers },
     log: { level: 'info' },

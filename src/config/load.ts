@@ -66,6 +66,8 @@ export function loadConfig(opts: LoadOptions): Readonly<Config> {
   // telemetry.locations.file (relative to the config file, like keysFile) and telemetry.paths vs the offered routes.
   const telemetryIssues = finishTelemetryConfig(config, opts.file ? dirname(opts.file) : process.cwd());
   if (telemetryIssues.length > 0) throw new ConfigError(`invalid configuration in ${source}:\n  ${telemetryIssues.join('\n  ')}`);
+  const adminIssue = adminKeyIssue(config);
+  if (adminIssue !== null) throw new ConfigError(`invalid configuration in ${source}: ${adminIssue}`);
   const portClash = listenerPortClash(config);
   if (portClash !== null) throw new ConfigError(`invalid configuration in ${source}: ${portClash}`);
   const seen = new Set<string>();
@@ -101,6 +103,7 @@ export function listenerPortClash(c: Readonly<Config>): string | null {
     }
   }
   if (c.relayHost.enabled) used.push({ name: 'relayHost.port', port: c.relayHost.port });
+  if (c.admin.enabled) used.push({ name: 'admin.port', port: c.admin.port });
   for (let i = 0; i < used.length; i++) {
     for (let j = i + 1; j < used.length; j++) {
       if (used[i].port !== 0 && used[i].port === used[j].port) {
@@ -109,4 +112,16 @@ export function listenerPortClash(c: Readonly<Config>): string | null {
     }
   }
   return null;
+}
+
+/** Whether `host` names a loopback interface only (what the admin listener may bind without a key). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** The status page shows per-key usage and failures: off loopback it needs its own key (docs/status-page.md). */
+export function adminKeyIssue(c: Readonly<Config>): string | null {
+  if (!c.admin.enabled || isLoopbackHost(c.admin.host) || c.admin.key !== undefined) return null;
+  return `admin.host is ${c.admin.host}, not a loopback address: set admin.key (sent as Authorization: Bearer) or bind admin.host to 127.0.0.1`;
 }

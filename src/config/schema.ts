@@ -330,6 +330,29 @@ export const configSchema = z
     rpcHost: listener(8899),
     /** The relay host ({relay_url}): /v1/submit, /v1/transactions, /v1/sendTransaction; QUIC ingress on quicPort. */
     relayHost: listener(8080).removeDefault().extend(relayHostQuicFields).default({}),
+    /**
+     * The admin listener: the live status page (GET /, GET /events, GET /status.json; docs/status-page.md). Its own port,
+     * served by the front thread's uWS. Loopback by default; bound to any other interface it requires `key`
+     * (Authorization: Bearer), refused at load otherwise.
+     */
+    admin: z
+      .object({
+        enabled: z.boolean().default(true),
+        host: z.string().min(1).default('127.0.0.1'),
+        /** TCP port; 0 picks a free one (printed at start, `relay_ready` lists it as `admin`). */
+        port: port.default(8890),
+        /** The admin key (any 32..128 visible ASCII characters): required when host is not a loopback address. */
+        key: z
+          .string()
+          .regex(/^[\x21-\x7e]{32,128}$/, 'must be 32 to 128 visible ASCII characters (no spaces)')
+          .optional(),
+        /** How often the page's figures are gathered while at least one viewer is connected (never otherwise). */
+        intervalMs: z.number().int().min(250).max(10_000).default(1_000),
+        /** Viewers at once (SSE streams); one more is answered 503. */
+        maxViewers: z.number().int().min(1).max(64).default(8),
+      })
+      .strict()
+      .default({}),
     http: z
       .object({
         /** Largest request body accepted; larger gets HTTP 413 (Agave: 50 KiB). */

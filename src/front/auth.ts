@@ -33,6 +33,24 @@ export interface KeyEntry {
   readonly readBucket: TokenBucket;
   /** Revoked through the cluster engine (src/cluster/key-revocations.ts): lookup() no longer finds it. */
   revoked: boolean;
+  /** What the key did (the status page's per-key table; src/status/): kept across plan changes of the same key. */
+  readonly usage: KeyUsage;
+}
+
+/**
+ * Per-key counts for the status page (front thread, HOT: one increment on an object already in hand). Read by name
+ * only: the key value never reaches the page. `requests`: HTTP requests (and QUIC ingress streams) carrying the key;
+ * `refused`: refusals answered to them, batch elements counted one each (as slotrelay_rejections_total);
+ * `rateLimited`: of those, the 429s.
+ */
+export interface KeyUsage {
+  requests: number;
+  refused: number;
+  rateLimited: number;
+}
+
+export function newKeyUsage(): KeyUsage {
+  return { requests: 0, refused: 0, rateLimited: 0 };
 }
 
 /** What a reload did to the config's keys (names only, never keys). */
@@ -120,7 +138,8 @@ export class KeyTable {
         this.configIds.set(hash, id);
         this.all.push(undefined as unknown as KeyEntry); // set just below
       }
-      const e = this.makeEntry(id, k, hash, 'config', nowMs);
+      // A changed key keeps its status-page counts, as its buckets keep their tokens.
+      const e = this.makeEntry(id, k, hash, 'config', nowMs, old?.usage);
       if (old !== undefined) {
         e.submitBucket.carryFrom(old.submitBucket, nowMs);
         e.simulateBucket.carryFrom(old.simulateBucket, nowMs);
@@ -202,7 +221,7 @@ export class KeyTable {
       id = this.all.length;
       this.engineIds.set(hash, id);
     }
-    const e = this.makeEntry(id, plan, hash, 'engine', nowMs);
+    const e = this.makeEntry(id, plan, hash, 'engine', nowMs, previous?.usage);
     e.revoked = previous?.revoked ?? false;
     this.all[id] = e;
     this.engineByHash.set(hash, e);
@@ -232,7 +251,7 @@ export class KeyTable {
     return routeMask(k.defaultRoutes ?? this.defaultRoutes.filter((r) => k.allowedRoutes.includes(r)));
   }
 
-  private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number): KeyEntry {
+  private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number, usage: KeyUsage = newKeyUsage()): KeyEntry {
     return {
       id,
       name: k.name,
@@ -245,6 +264,7 @@ export class KeyTable {
       simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
       readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
       revoked: false,
+      usage,
     };
   }
 }

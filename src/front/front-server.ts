@@ -3,6 +3,7 @@
 // port: src/rpc/pubsub/). Relay host: POST /v1/submit, /v1/transactions,
 // /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { listenExclusive } from '../native/listen-exclusive.js';
 import { Errors } from '../errors/registry.js';
 import type { MethodTable } from '../jsonrpc/dispatch.js';
 import type { CallContext } from './call-context.js';
@@ -19,7 +20,7 @@ import { listenRpcAndPubsub } from '../rpc/pubsub/listen-pubsub.js';
 import type { PubsubServer } from '../rpc/pubsub/pubsub-server.js';
 
 export interface ListenInfo {
-  readonly name: 'rpc' | 'relay' | 'pubsub' | 'quic';
+  readonly name: 'rpc' | 'relay' | 'pubsub' | 'quic' | 'admin';
   readonly host: string;
   readonly port: number;
 }
@@ -94,7 +95,7 @@ export class FrontServer {
 
   private listen(app: TemplatedApp, name: 'rpc' | 'relay', host: string, port: number): Promise<ListenInfo> {
     return new Promise((resolve, reject) => {
-      app.listen(host, port, (sock) => {
+      listenExclusive(app, host, port, (sock) => {
         if (!sock) return reject(new Error(`cannot listen on ${host}:${port} for the ${name} host`));
         this.listenSockets.push(sock);
         resolve({ name, host, port: this.uws.getSocketPort(sock) });

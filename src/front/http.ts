@@ -2,9 +2,10 @@
 // start (pino's "work at setup" rule); every answer leaves in one send: uWS corks the socket during its own callbacks,
 // and an answer written after them (a promise) is wrapped in res.cork.
 import type { HttpResponse } from 'uWebSockets.js';
-import type { ErrorSpec } from '../errors/registry.js';
+import { Errors, type ErrorSpec } from '../errors/registry.js';
 import type { EncodedAnswer } from '../jsonrpc/encoded-result.js';
 import { offHeapBytes } from './off-heap-bytes.js';
+import type { KeyUsage } from './auth.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -58,6 +59,8 @@ export class RequestState {
    * slow-client one, so a body dribbled behind an early answer would hold the socket http.idleTimeoutSeconds.
    */
   bodyPending = false;
+  /** The key's usage counters once the key is known (src/front/auth.ts KeyUsage): refusals are counted into them. */
+  usage: KeyUsage | null = null;
   constructor(
     readonly res: HttpResponse,
     readonly requestId: string,
@@ -145,6 +148,14 @@ export function writeJson(st: RequestState, opts: ResponseOptions, status: numbe
 }
 
 /** Retry-After in whole seconds (at least 1) from a millisecond delay. */
+/** A refusal of a request whose key is known counts in that key's usage (the status page); a 429 also as rate-limited. */
+export function countKeyRefusal(st: RequestState, spec: ErrorSpec): void {
+  const u = st.usage;
+  if (u === null) return;
+  u.refused++;
+  if (spec === Errors.RATE_LIMITED) u.rateLimited++;
+}
+
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }

@@ -18,11 +18,12 @@ import { readBody } from './body-reader.js';
 import type { KeyEntry } from './auth.js';
 import type { CallContext } from './call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import { countKeyRefusal, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 import { bundleCost } from '../bundles/bundle-methods.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
+const RATE_LIMITED_REASON = Errors.RATE_LIMITED.reason;
 
 /** Reason -> registry entry, for mapping a single call's error to its HTTP status. */
 const SPEC_BY_REASON = new Map<string, ErrorSpec>(Object.values(Errors).map((e) => [e.reason, e]));
@@ -36,6 +37,7 @@ export function rejectRpc(
   id: JsonRpcId = null,
 ): void {
   deps.metrics.countRejection(spec.reason);
+  countKeyRefusal(st, spec);
   const close = spec === Errors.BODY_TOO_LARGE; // the rest of the body is never read: drop the connection
   writeResponse(st, deps.responseOptions, spec.rpcHttpStatus, JSON_TYPE, errorJson(id, spec.rpcCode, spec.message, data), retryAfterS, close);
 }
@@ -43,6 +45,7 @@ export function rejectRpc(
 /** A body of notifications only, refused after parsing: counted like any refusal, answered like any notification. */
 function refuseSilently(deps: FrontDeps, st: RequestState, spec: ErrorSpec): void {
   deps.metrics.countRejection(spec.reason);
+  countKeyRefusal(st, spec);
   answerNotification(deps, st);
 }
 
@@ -134,7 +137,12 @@ class RpcCall implements CallContext, DispatchHooks {
     const metrics = this.deps.metrics;
     metrics.countRequest(this.host, metrics.methodLabel(method), reason ?? 'ok');
     // Every refused element counts, as on the REST paths (slotrelay_rejections_total: requests or elements refused).
-    if (reason !== null) metrics.countRejection(reason);
+    if (reason !== null) {
+      metrics.countRejection(reason);
+      const usage = this.key.usage;
+      usage.refused++;
+      if (reason === RATE_LIMITED_REASON) usage.rateLimited++;
+    }
     if (reason !== null && this.single) this.singleError = SPEC_BY_REASON.get(reason);
   }
 
@@ -225,6 +233,8 @@ export function jsonRpcEndpoint(
     }
     const key = deps.keys.lookup(head.keyCandidate !== '' || !jitoAuth ? head.keyCandidate : jitoKeyCandidate(req, head.query));
     if (key === undefined) return rejectRpc(deps, st, Errors.UNAUTHORIZED);
+    key.usage.requests++;
+    st.usage = key.usage;
     const mt = mediaType(head.contentType);
     if (mt !== 'application/json') return rejectRpc(deps, st, Errors.UNSUPPORTED_MEDIA_TYPE);
 

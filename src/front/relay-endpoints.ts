@@ -14,7 +14,7 @@ import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';
 import type { FrontDeps } from './front-deps.js';
 import { summarizedLog } from '../log/summarized-log.js';
-import { restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
+import { countKeyRefusal, restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
 import type { SubmissionMeta } from './intake.js';
 import { beginRequest, mediaType, nowMs } from './request.js';
 
@@ -29,6 +29,7 @@ for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) {
 
 function rejectRest(deps: FrontDeps, st: RequestState, spec: ErrorSpec, message?: string, data?: unknown, retryAfterS = 0): void {
   deps.metrics.countRejection(spec.reason);
+  countKeyRefusal(st, spec);
   const close = spec === Errors.BODY_TOO_LARGE;
   const retry = retryAfterS > 0 ? retryAfterS : spec.retryable ? RETRY_AFTER_OVERLOAD_S : 0;
   writeResponse(st, deps.responseOptions, spec.restHttpStatus, JSON_TYPE, restErrorBody(spec, message, data), retry, close);
@@ -150,6 +151,8 @@ function admit(deps: FrontDeps, head: ReturnType<typeof beginRequest>): KeyEntry
     rejectRest(deps, st, Errors.UNAUTHORIZED);
     return undefined;
   }
+  key.usage.requests++;
+  st.usage = key.usage;
   return key;
 }
 

@@ -146,14 +146,18 @@ export class FrontIngress {
     return { keyId: key.id, routeMask: mask, maxRetries, receivedAtMs: finAtMs, traceId: `quic-${connId}-${streamId}`, verifySignatures: key.config.verifySignatures };
   }
 
-  private refused(f: Failure): void {
+  private refused(f: Failure, key: KeyEntry | undefined): void {
     this.refusals.set(f.spec.reason, (this.refusals.get(f.spec.reason) ?? 0) + 1);
+    if (key === undefined) return;
+    key.usage.refused++;
+    if (f.spec === Errors.RATE_LIMITED) key.usage.rateLimited++;
   }
 
   /** One wire transaction, fire-and-forget, on the key's default routes. */
   private uni(keyId: number, connId: number, streamId: number, finAtMs: number): void {
     const key = this.keyFor(keyId);
     let out: string | Failure;
+    if (key !== undefined) key.usage.requests++;
     if (key === undefined) out = UNAUTHORIZED;
     else if (key.submitBucket.take(1, nowMs()) !== 0) {
       out = failureOf(Errors.RATE_LIMITED);
@@ -166,7 +170,7 @@ export class FrontIngress {
     let code = 0;
     if (typeof out === 'string') this.finToRing.recordValue(Math.max(1, Math.round((nowMs() - finAtMs) * 1000)));
     else {
-      this.refused(out);
+      this.refused(out, key);
       code = uniCode(out.spec);
     }
     const r = this.replies;
@@ -179,6 +183,7 @@ export class FrontIngress {
     const key = this.keyFor(keyId);
     let out: string | Failure;
     let mask = 0;
+    if (key !== undefined) key.usage.requests++;
     if (key === undefined) out = UNAUTHORIZED;
     else {
       const waitMs = key.submitBucket.take(1, nowMs());
@@ -201,7 +206,7 @@ export class FrontIngress {
       const routes = mask | (this.deps.addedRouteMasks[keyId] ?? 0);
       answer = this.packr.pack({ accepted: true, signature: out, routes: ROUTE_NAMES_BY_MASK[routes] });
     } else {
-      this.refused(out);
+      this.refused(out, key);
       code = out.spec.id;
       const error: Record<string, unknown> = { code: out.spec.rpcCode, reason: out.spec.reason, message: out.message };
       if (out.data !== undefined && out.data !== null) error.data = out.data;

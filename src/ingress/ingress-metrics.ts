@@ -28,6 +28,11 @@ export class IngressMetrics {
     return this.k[streamCounterIndex(outcome)];
   }
 
+  /** The status page's figures (cold): authenticated connections open now, and the QUIC thread -> front queue. */
+  live(): { readonly connections: number; readonly queueDepth: number } {
+    return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth() };
+  }
+
   render(tb: TextBuilder): void {
     const k = this.k;
     tb.declare('slotrelay_quic_ingress_connections_total', 'counter', 'QUIC ingress connections by outcome (accepted, or why refused)');

@@ -94,6 +94,11 @@ export class QuicIngressService {
     this.metrics.render(tb);
   }
 
+  /** Open authenticated connections and the QUIC thread -> front queue depth (the status page). */
+  live(): { readonly connections: number; readonly queueDepth: number } {
+    return this.metrics.live();
+  }
+
   /** Closes every QUIC connection (code 4), then stops taking streams. */
   async stop(): Promise<void> {
     await this.thread.stop();

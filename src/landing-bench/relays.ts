@@ -71,6 +71,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
   const budget = { perSecond: 1_000_000, burst: 1_000_000 };
   const config: Record<string, unknown> = {
     rpcHost: { host: '127.0.0.1', port: 0 },
+    admin: { port: 0 }, // the status page's default 8890 is one per host
     relayHost: { host: '127.0.0.1', port: 0, ...(hasQuicIngressPort() ? { quicPort: 0 } : {}) },
     rings: { workers: 1, slotsPerRing: 8192 },
     log: { level: 'info' },

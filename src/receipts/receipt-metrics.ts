@@ -13,6 +13,16 @@ import type { Execution } from './execution-outcome.js';
 /** Upper bounds of the slots-to-land buckets (a leader window is 4 slots; 150 slots is a blockhash's lifetime). */
 const SLOT_BUCKETS = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 150] as const;
 
+/** Landing counts since start, for the status page (src/status/). */
+export interface LandingCounts {
+  readonly landedByRoute: Readonly<Record<string, number>>;
+  /** Per first route: counts per SLOT_BUCKETS bucket, the last one beyond the largest bound. */
+  readonly slotBucketsByRoute: Readonly<Record<string, readonly number[]>>;
+  readonly notLanded: number;
+}
+
+export { SLOT_BUCKETS };
+
 export class ReceiptMetrics {
   private readonly landedByRoute = new Map<string, number>([...ROUTE_BY_ID, 'none'].map((r) => [r, 0]));
   private landedFailed = 0;
@@ -20,6 +30,8 @@ export class ReceiptMetrics {
   notLanded = 0;
   untracked = 0;
   private readonly buckets = new Float64Array(SLOT_BUCKETS.length + 1);
+  /** The same buckets per first route (the status page's slots-to-land per route; not rendered in /metrics). */
+  private readonly bucketsByRoute = new Map<string, Float64Array>([...ROUTE_BY_ID, 'none'].map((r) => [r, new Float64Array(SLOT_BUCKETS.length + 1)]));
   private slotsSum = 0;
   private slotsCount = 0;
 
@@ -31,8 +43,19 @@ export class ReceiptMetrics {
     let b = SLOT_BUCKETS.findIndex((ub) => slotsToLand <= ub);
     if (b < 0) b = SLOT_BUCKETS.length;
     this.buckets[b]++;
+    const byRoute = this.bucketsByRoute.get(r);
+    if (byRoute !== undefined) byRoute[b]++;
     this.slotsSum += slotsToLand;
     this.slotsCount++;
+  }
+
+  /** Cold (the status page, once per tick while it is open): copies of the landing counts. */
+  landingCounts(): LandingCounts {
+    return {
+      landedByRoute: Object.fromEntries(this.landedByRoute),
+      slotBucketsByRoute: Object.fromEntries([...this.bucketsByRoute].map(([r, b]) => [r, Array.from(b)])),
+      notLanded: this.notLanded,
+    };
   }
 
   /** getTransaction settled a landing the status had judged otherwise: move it between the counters. */

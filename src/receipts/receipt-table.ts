@@ -69,6 +69,25 @@ export interface RouteReceiptJson {
   readonly leaderSlot: number | null;
 }
 
+/** A receipt some route did not deliver, or that did not land (the status page's last failures). */
+export interface ReceiptFailure {
+  readonly seq: number;
+  readonly signature: string;
+  /** The request id of the submission (x-request-id): what the relay's logs carry as traceId. */
+  readonly traceId: string;
+  readonly keyId: number;
+  readonly acceptedAtMs: number;
+  /** The routes that did not deliver and how each ended. */
+  readonly outcomes: Readonly<Record<string, string>>;
+  readonly notLanded: boolean;
+}
+
+/** Outcome bytes are 1 + the index in EGRESS_OUTCOMES (0: pending). */
+const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
+const OUTCOME_DISCARDED = EGRESS_OUTCOMES.indexOf('dropped:discarded') + 1;
+/** Not-landed receipts remembered for the status page. */
+const NOT_LANDED_KEPT = 32;
+
 export class ReceiptTable {
   readonly sab: SharedArrayBuffer;
   private readonly v: ReceiptViews;
@@ -85,6 +104,9 @@ export class ReceiptTable {
   /** Bundle id of a transaction accepted in a bundle (null otherwise), and its index in the bundle. */
   private readonly bundleIds: (string | null)[];
   private readonly bundleIndexes: Uint8Array;
+  /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
+  private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
+  private notLandedCount = 0;
 
   constructor(private readonly o: ReceiptTableOptions) {
     this.sab = createReceiptsBuffer(o.capacity);
@@ -190,6 +212,8 @@ export class ReceiptTable {
 
   setLandingState(seq: number, state: number): void {
     if (this.current(seq)) this.landing[seq & this.v.mask] = state;
+    // The status page lists the last ones (recentFailures): cold, once per transaction that did not land.
+    if (state === LANDING.notLanded) this.notLandedSeqs[this.notLandedCount++ % NOT_LANDED_KEPT] = seq;
   }
 
   /** The route that sent first (earliest first-send time), or null when none has sent. */
@@ -212,6 +236,61 @@ export class ReceiptTable {
   slotsToLand(seq: number, landedSlot: number): number | null {
     const accepted = this.acceptedSlot[seq & this.v.mask];
     return accepted < 0 ? null : Math.max(0, landedSlot - accepted);
+  }
+
+  /**
+   * Cold (the status page, once per tick while it is open): receipts a route failed or dropped (dropped:discarded, a
+   * bench's, excepted), newest first, at most `limit`, looking at the receipts from the newest down to `floor` (at most
+   * `scanMax` of them), then the last receipts found not landed. Returns the floor for the next call: the oldest receipt
+   * that still had a route pending, so that each call reads only what may have changed since the last one.
+   */
+  recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number } {
+    const v = this.v;
+    const out: ReceiptFailure[] = [];
+    const newest = this.nextSeq - 1;
+    const lowest = Math.max(1, floor, newest - Math.min(scanMax, this.signatures.length) + 1);
+    let nextFloor = newest + 1;
+    for (let seq = newest; seq >= lowest; seq--) {
+      const e = seq & v.mask;
+      if (v.seq[e] !== seq) continue;
+      const mask = this.routeMasks[e];
+      let outcomes: Record<string, string> | null = null;
+      for (let id = 0; id < ROUTE_COUNT; id++) {
+        const o = v.outcome[e * ROUTE_COUNT + id];
+        if (o === 0) {
+          if ((mask & (1 << id)) !== 0) nextFloor = seq;
+          continue;
+        }
+        if (o === OUTCOME_SENT || o === OUTCOME_DISCARDED) continue;
+        (outcomes ??= {})[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      }
+      if (outcomes !== null && out.length < limit) out.push(this.failureRow(seq, outcomes));
+    }
+    for (let k = 0; k < NOT_LANDED_KEPT && k < this.notLandedCount; k++) {
+      const seq = this.notLandedSeqs[(this.notLandedCount - 1 - k) % NOT_LANDED_KEPT];
+      if (this.current(seq) && this.landing[seq & v.mask] === LANDING.notLanded && !out.some((f) => f.seq === seq)) out.push(this.failureRow(seq, null));
+    }
+    return { failures: out, floor: nextFloor };
+  }
+
+  private failureRow(seq: number, outcomes: Record<string, string> | null): ReceiptFailure {
+    const e = seq & this.v.mask;
+    const routes: Record<string, string> = outcomes ?? {};
+    if (outcomes === null) {
+      for (let id = 0; id < ROUTE_COUNT; id++) {
+        const o = this.v.outcome[e * ROUTE_COUNT + id];
+        if (o !== 0) routes[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[o - 1];
+      }
+    }
+    return {
+      seq,
+      signature: this.signatures[e] ?? '',
+      traceId: this.requestIds[e] ?? '',
+      keyId: this.keyIds[e],
+      acceptedAtMs: Math.round(this.acceptedAtMs[e]),
+      outcomes: routes,
+      notLanded: this.landing[e] === LANDING.notLanded,
+    };
   }
 
   /** The receipt as answered (cold: allocates the answer). */

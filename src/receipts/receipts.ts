@@ -8,7 +8,7 @@ import type { TextBuilder } from '../metrics/prometheus.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
 import { LandingTracker } from './landing-tracker.js';
-import { ReceiptMetrics } from './receipt-metrics.js';
+import { ReceiptMetrics, type LandingCounts } from './receipt-metrics.js';
 import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
 
 /** What intake knows about an accepted transaction. */
@@ -72,6 +72,11 @@ export class Receipts {
 
   stop(): void {
     this.tracker?.stop();
+  }
+
+  /** Cold (status page): landing counts since start. */
+  landingCounts(): LandingCounts {
+    return this.metrics.landingCounts();
   }
 
   render(tb: TextBuilder): void {

@@ -39,6 +39,7 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
   const file = join(dir, 'config.yaml');
   const full = {
     rpcHost: { host: '127.0.0.1', port: 0 },
+    admin: { port: 0 }, // the status page's default 8890 is one per host
     // QUIC ingress off unless a test asks (relayHost.quicPort: -1 = ephemeral): the default 4433 would collide
     // between relays started at once.
     relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 },

@@ -9,6 +9,7 @@ import { Errors, type ErrorSpec } from '../../errors/registry.js';
 import { readBody } from '../../front/body-reader.js';
 import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse, type ResponseOptions } from '../../front/http.js';
 import { loadUws, type Uws } from '../../native/uws.js';
+import { listenExclusive } from '../../native/listen-exclusive.js';
 import { mediaType } from '../../front/request.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
@@ -151,7 +152,7 @@ export class FacadeServer {
   }
 
   private listenOn(app: TemplatedApp, port: number): Promise<us_listen_socket | null> {
-    return new Promise((resolve) => app.listen(this.opts.host, port, (s) => resolve(s || null)));
+    return new Promise((resolve) => listenExclusive(app, this.opts.host, port, (s) => resolve(s || null)));
   }
 
   async start(): Promise<void> {

@@ -2,6 +2,7 @@
 // web3.js's Connection looks for it, rpc port + 1, unless jsonRpc.pubsub.port says otherwise. With rpcHost.port 0
 // (tests, ephemeral set-ups) an ephemeral rpc port P is taken such that P + 1 is free too, trying a few pairs.
 import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { listenExclusive } from '../../native/listen-exclusive.js';
 import type { Uws } from '../../native/uws.js';
 
 /** Pairs (P, P + 1) tried when the rpc port is ephemeral and P + 1 turns out to be taken. */
@@ -15,7 +16,7 @@ export interface ListeningPair {
 }
 
 function listenOn(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket | null> {
-  return new Promise((resolve) => app.listen(host, port, (s) => resolve(s || null)));
+  return new Promise((resolve) => listenExclusive(app, host, port, (s) => resolve(s || null)));
 }
 
 export async function listenRpcAndPubsub(

@@ -42,7 +42,7 @@ describe('live heap verdict (per thread role)', () => {
   const flat = (t: number): Record<string, number> => ({ front: 25 + (t % 2) * 0.2, egress: 30, heapTotal: 100 + t });
   it('flat live heaps pass (heapTotal, a reservation, is not judged)', () => {
     const v = heapsWith(every5s(0, 60).map((t) => ({ t, mb: flat(t) }))).verdict(7, 60);
-    expect(v.judged.sort()).toEqual(['egress', 'front']);
+    expect([...v.judged].sort()).toEqual(['egress', 'front']);
     expect(v.ok).toBe(true);
   });
 
