@@ -27,9 +27,9 @@ describe('listenExclusive', () => {
     // The default listen (SO_REUSEPORT) would have succeeded: what this module exists to prevent.
     const shared = await new Promise<unknown>((resolve) => uws.App().listen('127.0.0.1', port, (s) => resolve(s)));
     expect(shared).toBe(false); // the exclusive first listener keeps even a reuseport one out
-    uws.us_listen_socket_close(first as us_listen_socket);
+    uws.closeSocket(first as us_listen_socket);
     const again = await listen(uws.App(), port);
     expect(again).not.toBe(false);
-    uws.us_listen_socket_close(again as us_listen_socket);
+    uws.closeSocket(again as us_listen_socket);
   });
 });
