@@ -28,7 +28,13 @@ export interface BenchRelay {
  * `keyPlan` is merged into the bench key's plan (e.g. bundles: true and a rate limit the bench cannot exhaust), `config`
  * into the relay's config (e.g. its localnet: section).
  */
-export async function startBenchRelay(readPerSecond: number, keyPlan: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<BenchRelay> {
+export async function startBenchRelay(
+  readPerSecond: number,
+  keyPlan: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+  /** Added to the relay's environment (e.g. MALLOC_ARENA_MAX for an allocator comparison). */
+  env: Readonly<Record<string, string>> = {},
+): Promise<BenchRelay> {
   const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
   const file = join(dir, 'config.yaml');
   writeFileSync(
@@ -44,7 +50,7 @@ export async function startBenchRelay(readPerSecond: number, keyPlan: Record<str
     }),
   );
   // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info' } });
+  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info', ...env } });
   let rpcUrl = '';
   let relayUrl = '';
   let localnetUrl = '';

@@ -2,8 +2,9 @@
 // process; the relay is a child process with routes.discard). Samples the relay's RSS every 250 ms (idle before, peak
 // during, 10 s after), and meanwhile a well-behaved client (the project's IngressClient with a key-bound certificate)
 // connects and submits once a second: its connect times and failures. The bound the issue sets: peak RSS within 50 MB
-// of idle, and good clients keep connecting. Writes bench/results/initial-flood.json.
-// Run: node dist/bench/ingress/initial-flood.bench.js [--rate 5000] [--seconds 20] [--json FILE]
+// of idle, and good clients keep connecting (exit 0 only when the default variant meets both). Writes
+// bench/results/initial-flood.json.
+// Run: node dist/bench/ingress/initial-flood.bench.js [--rate 5000] [--seconds 20] [--rounds 2] [--json FILE]
 import dgram from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -58,19 +59,33 @@ async function goodClient(host: string, port: number, cert: IdentityCertificate,
   }
 }
 
+/** Per thread role: V8 heap used and reserved (MB), from the relay's own /metrics (src/metrics/thread-memory.ts). */
+async function threadHeaps(rpcUrl: string): Promise<Record<string, { usedMb: number; totalMb: number }>> {
+  const text = await (await fetch(`${rpcUrl}/metrics`)).text();
+  const out: Record<string, { usedMb: number; totalMb: number }> = {};
+  for (const line of text.split('\n')) {
+    const m = /^slotrelay_thread_heap_(used|total)_bytes\{thread="([^"]+)",id="(\d+)"\} (\S+)/.exec(line);
+    if (m === null) continue;
+    const e = (out[`${m[2]}-${m[3]}`] ??= { usedMb: 0, totalMb: 0 });
+    if (m[1] === 'used') e.usedMb = Math.round(Number(m[4]) / 104857.6) / 10;
+    else e.totalMb = Math.round(Number(m[4]) / 104857.6) / 10;
+  }
+  return out;
+}
+
 function metricValue(text: string, name: string): number {
   const line = text.split('\n').find((l) => l.startsWith(name + ' '));
   return line === undefined ? NaN : Number(line.split(' ').at(-1));
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '20' }, json: { type: 'string' } } });
-  const rate = Number(values.rate);
-  const seconds = Number(values.seconds);
-  const relay = await startBenchRelay(1_000, { rateLimit: { perSecond: 100_000, burst: 100_000 } }, {
-    relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 },
-    routes: { discard: true },
-  });
+/** One flood against a fresh relay started with `env` added to its environment. */
+async function floodOnce(rate: number, seconds: number, env: Readonly<Record<string, string>>): Promise<Record<string, unknown> & { verdict: { rssWithinBound: boolean; everyGoodClientConnected: boolean } }> {
+  const relay = await startBenchRelay(
+    1_000,
+    { rateLimit: { perSecond: 100_000, burst: 100_000 } },
+    { relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 }, routes: { discard: true } },
+    env,
+  );
   const pid = relay.child.pid!;
   const quic = relay.quic!;
   const cert = await createIdentityCertificate(Keypair.generate().secretKey, BENCH_KEY);
@@ -85,6 +100,7 @@ async function main(): Promise<void> {
       await sleep(RSS_SAMPLE_MS);
     }
     const idle = Math.max(...idleSamples);
+    const heapsIdle = await threadHeaps(relay.rpcUrl);
     const socks = await Promise.all(
       Array.from({ length: SOCKETS }, async () => {
         const s = dgram.createSocket('udp4');
@@ -107,6 +123,7 @@ async function main(): Promise<void> {
       await sleep(TICK_MS);
     }
     const floodS = (performance.now() - t0) / 1000;
+    const heapsEndOfFlood = await threadHeaps(relay.rpcUrl);
     clearInterval(goodTimer);
     const duringPeak = Math.max(...rss.map((s) => s.mb));
     await sleep(AFTER_S * 1000);
@@ -114,15 +131,14 @@ async function main(): Promise<void> {
     for (const s of socks) s.close();
     const goods = await Promise.all(good);
     const after = rssMb(pid);
+    const heapsAfter = await threadHeaps(relay.rpcUrl);
     const peak = Math.max(duringPeak, ...rss.map((s) => s.mb));
     const connects = goods.filter((g) => g.connectMs !== null).map((g) => g.connectMs!).sort((a, b) => a - b);
     const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
     const datagramsIn = metricValue(metrics, 'slotrelay_quic_ingress_datagrams_total{direction="received"}');
     const datagramsOut = metricValue(metrics, 'slotrelay_quic_ingress_datagrams_total{direction="sent"}');
     const result = {
-      kind: 'quic-ingress-initial-flood',
-      at: new Date().toISOString(),
-      host: { cpus: 2, node: process.version, note: 'shared box: other jobs may run on the same cores' },
+      env,
       params: { ratePerSecond: rate, seconds, junkSent: sent, floodSeconds: Math.round(floodS * 10) / 10, goodClientEveryMs: GOOD_CLIENT_EVERY_MS },
       rssMb: { idle: Math.round(idle * 10) / 10, peak: Math.round(peak * 10) / 10, peakOverIdle: Math.round((peak - idle) * 10) / 10, afterS: AFTER_S, after: Math.round(after * 10) / 10, bound: RSS_BOUND_MB },
       goodClients: {
@@ -132,17 +148,45 @@ async function main(): Promise<void> {
         connectMs: { p50: connects[Math.floor(connects.length / 2)] ?? null, max: connects.at(-1) ?? null, all: goods.map((g) => g.connectMs) },
       },
       relayDatagrams: { received: datagramsIn, sent: datagramsOut },
+      threadHeapsMb: { idle: heapsIdle, endOfFlood: heapsEndOfFlood, after: heapsAfter },
       rssSamples: rss,
       verdict: { rssWithinBound: peak - idle <= RSS_BOUND_MB, everyGoodClientConnected: goods.every((g) => g.accepted) },
     };
     console.log(
-      `junk Initials ${sent} in ${result.params.floodSeconds} s (${rate}/s): RSS idle ${result.rssMb.idle} MB, peak ${result.rssMb.peak} MB (+${result.rssMb.peakOverIdle}, bound ${RSS_BOUND_MB}), ${AFTER_S} s after ${result.rssMb.after} MB; good clients ${result.goodClients.connectedAndAccepted}/${goods.length} connected and accepted, connect p50 ${String(result.goodClients.connectMs.p50)} ms max ${String(result.goodClients.connectMs.max)} ms; relay datagrams in ${datagramsIn} out ${datagramsOut}`,
+      `${JSON.stringify(env)}: junk Initials ${sent} in ${result.params.floodSeconds} s (${rate}/s): RSS idle ${result.rssMb.idle} MB, peak ${result.rssMb.peak} MB (+${result.rssMb.peakOverIdle}, bound ${RSS_BOUND_MB}), ${AFTER_S} s after ${result.rssMb.after} MB; good clients ${result.goodClients.connectedAndAccepted}/${goods.length} connected and accepted, connect p50 ${String(result.goodClients.connectMs.p50)} ms max ${String(result.goodClients.connectMs.max)} ms; relay datagrams in ${datagramsIn} out ${datagramsOut}`,
     );
-    if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
-    process.exitCode = result.verdict.rssWithinBound && result.verdict.everyGoodClientConnected ? 0 : 1;
+    return result;
   } finally {
     relay.child.kill('SIGTERM');
+    await new Promise((r) => relay.child.once('exit', r));
   }
+}
+
+/**
+ * Variants, alternated for ROUNDS rounds in one run: the relay as started by default, and with glibc's malloc held to
+ * one arena (MALLOC_ARENA_MAX=1). The V8 heaps stay small under the flood (threadHeapsMb) and a bare node:dgram socket
+ * receiving the same flood grows ~10 MB: the relay's growth is the QUIC thread's native allocations (quiche, TLS,
+ * UDP sends) kept as per-thread arena high-water marks, which the single-arena variant shows.
+ */
+const VARIANTS: readonly Readonly<Record<string, string>>[] = [{}, { MALLOC_ARENA_MAX: '1' }];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '20' }, rounds: { type: 'string', default: '2' }, json: { type: 'string' } } });
+  const rate = Number(values.rate);
+  const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
+  const runs: Awaited<ReturnType<typeof floodOnce>>[] = [];
+  for (let r = 0; r < rounds; r++) for (const env of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) runs.push(await floodOnce(rate, seconds, env));
+  const out = {
+    kind: 'quic-ingress-initial-flood',
+    at: new Date().toISOString(),
+    host: { cpus: 2, node: process.version, note: 'shared box: other jobs may run on the same cores' },
+    runs,
+  };
+  if (values.json !== undefined) writeFileSync(values.json, JSON.stringify(out, null, 2) + '\n');
+  // The bound is judged on the relay as it is started by default; the other variant is reported beside it.
+  const asDeployed = runs.filter((x) => Object.keys(x.env as Record<string, string>).length === 0);
+  process.exitCode = asDeployed.every((x) => x.verdict.rssWithinBound && x.verdict.everyGoodClientConnected) ? 0 : 1;
 }
 
 await main();

@@ -14,6 +14,7 @@ import { quiche, type QuicheConfig, type QuicheConnection } from './quiche.js';
 import { DatagramSlab } from './datagram-slab.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { RetryTokens } from './retry-token.js';
+import { LONG_TYPE_INITIAL, newLongHeader, readLongHeader } from './long-header.js';
 import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD, MIN_INITIAL_DATAGRAM } from './constants.js';
 
 /** One quiche connection as the core sees it; each endpoint extends it with its own per-connection state. */
@@ -73,7 +74,6 @@ export interface ServerCoreOptions {
   readonly maxHalfOpen?: number;
 }
 
-const TYPE_INITIAL = quiche.Type.Initial;
 /** close(): longest wait for the CONNECTION_CLOSE datagrams to leave before the socket closes. */
 const CLOSE_FLUSH_MS = 500;
 
@@ -102,6 +102,8 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
   private readonly maxHalfOpen: number;
   /** Connections accepted and not yet established nor finalized (each holds quiche state until its handshake timer). */
   private halfOpen = 0;
+  /** accept()'s header, reused (accept is synchronous). */
+  private readonly header = newLongHeader();
   private readonly unvalidatedPerSecond: number;
   /** Tokenless accepts left (bucket of unvalidatedPerSecond, refilled continuously) and when it was last refilled. */
   private unvalidatedLeft: number;
@@ -333,21 +335,20 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
 
   private accept(msg: Buffer, rinfo: dgram.RemoteInfo): void {
     if (this.stopped) return;
-    let hdr;
-    try {
-      hdr = quiche.Header.fromSlice(msg, LOCAL_CID_LEN);
-    } catch {
+    // Read in place (long-header.ts says why not quiche's Header.fromSlice); a short header here has an unknown id.
+    const hdr = this.header;
+    if (!readLongHeader(msg, hdr) || hdr.version === 0) {
       this.onAcceptEvent('ignored');
       return;
     }
-    const early = this.byOdcid.get(Buffer.from(hdr.dcid).toString('hex'));
+    const early = this.byOdcid.get(hdr.dcid.toString('hex'));
     if (early !== undefined) {
       this.recv(early, msg, rinfo);
       return;
     }
     // RFC 9000 §14.1, §5.2.2: a short datagram cannot open a connection, and is not answered (quiche would drop the
     // Initial itself; Version Negotiation and Retry are ours to withhold).
-    if (hdr.ty !== TYPE_INITIAL || msg.length < MIN_INITIAL_DATAGRAM) {
+    if (hdr.type !== LONG_TYPE_INITIAL || msg.length < MIN_INITIAL_DATAGRAM) {
       this.onAcceptEvent('ignored');
       return;
     }
@@ -398,7 +399,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     c.timer = new DeadlineTimer(() => this.onTimer(c));
     this.bySlot.set(scid.readUInt32BE(0), c);
     if (odcid === null) {
-      c.odcidKey = Buffer.from(hdr.dcid).toString('hex');
+      c.odcidKey = hdr.dcid.toString('hex');
       this.byOdcid.set(c.odcidKey, c);
     }
     c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.handshakeTimeoutMs);
