@@ -309,11 +309,6 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     localnet?.stop();
     throw err;
   }
-  // The ready line is a contract with supervisors and tests (one JSON line on stdout), printed whatever the log level.
-  process.stdout.write(
-    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers, http: httpRuntime }) + '\n',
-  );
-  printStartBanner({ listeners, config, configFile, newKey, localnet, httpRuntime: describeBuild(uwsRuntime.build) });
   reloader = new ReloadService({
     configFile,
     flags: opts.flags,
@@ -373,6 +368,13 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // The ready line is a contract with supervisors and tests (one JSON line on stdout), printed whatever the log level,
+  // and only now: a SIGTERM that follows it at once must find the drain's handler installed (before it, Node's default
+  // action kills the process with no drain).
+  process.stdout.write(
+    JSON.stringify({ event: 'relay_ready', listeners, upstream: config.upstream.rpcUrl === undefined ? null : urlForLog(config.upstream.rpcUrl), workers: config.rings.workers, http: httpRuntime }) + '\n',
+  );
+  printStartBanner({ listeners, config, configFile, newKey, localnet, httpRuntime: describeBuild(uwsRuntime.build) });
 }
 
 export type { Logger };
