@@ -111,7 +111,7 @@ function relayConfig(args: Args, apiKey: string, jitoPort: number, staticPort: n
   return {
     rpcHost: { host: '127.0.0.1', port: 0 },
     admin: { port: 0 }, // the status page's default 8890 is one per host
-    relayHost: { host: '127.0.0.1', port: 0 },
+    relayHost: { host: '127.0.0.1', port: 0, quicPort: 0 }, // no QUIC ingress: 4433 may be taken on the host
     rings: { workers: args.workers },
     log: { level: 'info' },
     ...(args.receiptsCapacity === null ? {} : { receipts: { capacity: args.receiptsCapacity } }),
