@@ -34,22 +34,24 @@ export interface KeyEntry {
   /** Revoked through the cluster engine (src/cluster/key-revocations.ts): lookup() no longer finds it. */
   revoked: boolean;
   /** What the key did (the status page's per-key table; src/status/): kept across plan changes of the same key. */
-  readonly usage: KeyUsage;
+  readonly usage: KeyRequestCounts;
 }
 
 /**
  * Per-key counts for the status page (front thread, HOT: one increment on an object already in hand). Read by name
  * only: the key value never reaches the page. `requests`: HTTP requests (and QUIC ingress streams) carrying the key;
  * `refused`: refusals answered to them, batch elements counted one each (as slotrelay_rejections_total);
- * `rateLimited`: of those, the 429s.
+ * `rateLimited`: of those, the 429s. Not the same figures as /metrics' per-key counters (src/metrics/key-usage.ts:
+ * transactions into the rings, and 429s summed by key name): two counts of one key's traffic, one place each; folding
+ * them into one is left to the structure work (issue #25).
  */
-export interface KeyUsage {
+export interface KeyRequestCounts {
   requests: number;
   refused: number;
   rateLimited: number;
 }
 
-export function newKeyUsage(): KeyUsage {
+export function newKeyRequestCounts(): KeyRequestCounts {
   return { requests: 0, refused: 0, rateLimited: 0 };
 }
 
@@ -251,7 +253,7 @@ export class KeyTable {
     return routeMask(k.defaultRoutes ?? this.defaultRoutes.filter((r) => k.allowedRoutes.includes(r)));
   }
 
-  private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number, usage: KeyUsage = newKeyUsage()): KeyEntry {
+  private makeEntry(id: number, k: Readonly<KeyPlan>, hash: string, source: KeyEntry['source'], nowMs: number, usage: KeyRequestCounts = newKeyRequestCounts()): KeyEntry {
     return {
       id,
       name: k.name,

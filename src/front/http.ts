@@ -5,7 +5,7 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 import type { EncodedAnswer } from '../jsonrpc/encoded-result.js';
 import { offHeapBytes } from './off-heap-bytes.js';
-import type { KeyUsage } from './auth.js';
+import type { KeyRequestCounts } from './auth.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -59,8 +59,8 @@ export class RequestState {
    * slow-client one, so a body dribbled behind an early answer would hold the socket http.idleTimeoutSeconds.
    */
   bodyPending = false;
-  /** The key's usage counters once the key is known (src/front/auth.ts KeyUsage): refusals are counted into them. */
-  usage: KeyUsage | null = null;
+  /** The key's usage counters once the key is known (src/front/auth.ts KeyRequestCounts): refusals are counted into them. */
+  usage: KeyRequestCounts | null = null;
   constructor(
     readonly res: HttpResponse,
     readonly requestId: string,

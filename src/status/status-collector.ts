@@ -3,7 +3,7 @@
 // shared counters (what /metrics renders), the health monitor's report, the telemetry snapshot, the rings, the keys'
 // usage counters, the receipts' landing counts and outcome bytes. Nothing here runs on a request's path.
 import type { HealthReport } from '../health/health-monitor.js';
-import type { KeyTable, KeyUsage } from '../front/auth.js';
+import type { KeyTable, KeyRequestCounts } from '../front/auth.js';
 import type { LandingCounts } from '../receipts/receipt-metrics.js';
 import { SLOT_BUCKETS } from '../receipts/receipt-metrics.js';
 import type { ReceiptFailure } from '../receipts/receipt-table.js';
@@ -49,7 +49,7 @@ interface Sample {
   /** Per route x outcome, as egressCounterIndex lays them out (copied). */
   readonly outcomes: Float64Array;
   readonly landing: LandingCounts | null;
-  readonly usage: Map<KeyUsage, readonly [number, number, number]>;
+  readonly usage: Map<KeyRequestCounts, readonly [number, number, number]>;
 }
 
 const SENT = EGRESS_OUTCOMES.indexOf('sent');
@@ -105,18 +105,18 @@ export class StatusCollector {
     this.scanFloor = 0;
   }
 
-  private usageObjects(): Map<KeyUsage, string> {
+  private usageObjects(): Map<KeyRequestCounts, string> {
     // A key whose plan changed has a new entry sharing the old one's usage: count each usage object once.
-    const out = new Map<KeyUsage, string>();
+    const out = new Map<KeyRequestCounts, string>();
     for (const e of this.s.keys.entries) if (e !== undefined && !out.has(e.usage)) out.set(e.usage, e.name);
     return out;
   }
 
-  private sample(nowMs: number, usage: Map<KeyUsage, string>): Sample {
+  private sample(nowMs: number, usage: Map<KeyRequestCounts, string>): Sample {
     const c = this.s.counters();
     const outcomes = new Float64Array(ROUTE_COUNT * EGRESS_OUTCOMES.length);
     for (let r = 0; r < ROUTE_COUNT; r++) for (let o = 0; o < EGRESS_OUTCOMES.length; o++) outcomes[r * EGRESS_OUTCOMES.length + o] = c[egressCounterIndex(r, o)];
-    const u = new Map<KeyUsage, readonly [number, number, number]>();
+    const u = new Map<KeyRequestCounts, readonly [number, number, number]>();
     for (const k of usage.keys()) u.set(k, [k.requests, k.refused, k.rateLimited]);
     const s: Sample = { atMs: nowMs, outcomes, landing: this.s.receipts?.landingCounts() ?? null, usage: u };
     this.samples.push(s);
