@@ -10,8 +10,8 @@
 // namespace restrictions (systemd as PID 1 only; docs/deployment.md says so). Needs the build (dist/), root for
 // unshare, and python3-seccomp (scripts/ci/ensure-syscall-filter.sh). ~20-35 s.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Connection } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,25 @@ const UID = 65534;
 const ensure = spawnSync('bash', ['scripts/ci/ensure-syscall-filter.sh'], { encoding: 'utf8' });
 const python = ensure.status === 0 ? ensure.stdout.trim().split('\n').pop()! : '';
 const probe = spawnSync('bash', [SANDBOX, '--probe'], { encoding: 'utf8' });
-const why = ensure.status !== 0 ? `no seccomp filter tool: ${ensure.stderr.trim()}` : probe.status !== 0 ? `no mount namespace here (unshare needs root): ${probe.stdout.trim()}` : '';
+/**
+ * The sandbox runs node as nobody: every directory up to the node binary must let others through, and the binary run.
+ * The Node 24 run of CI (scripts/ci/install-node.sh) has node under root's home, which nobody cannot enter: the test
+ * runs on the machine's own Node then, and says why it is skipped on the other.
+ */
+function nodeUnreachableByOthers(path: string): string {
+  for (let p = path; p !== dirname(p); p = dirname(p)) {
+    // x for others: to run the file, and to pass through each directory above it.
+    if ((statSync(p).mode & 0o001) === 0) return `${p} is not reachable by user nobody (node at ${path})`;
+  }
+  return '';
+}
+const unreachable = nodeUnreachableByOthers(realpathSync(process.execPath));
+const why =
+  ensure.status !== 0
+    ? `no seccomp filter tool: ${ensure.stderr.trim()}`
+    : probe.status !== 0
+      ? `no mount namespace here (unshare needs root): ${probe.stdout.trim()}`
+      : unreachable;
 if (why !== '') console.warn(`skipping the sandboxed relay test: ${why}`);
 
 // Not under /tmp, which stays writable in the sandbox: here only the state directory may be written.
