@@ -3,6 +3,8 @@
 // the relay's own outcome counters: accepted-with-route = sent + failed + dropped:* (each by reason). unaccounted =
 // client accepted - outcomes: positive means transactions the relay promised and never accounted for; negative means
 // outcomes the client cannot explain (possible only when answers were lost, i.e. transport failures).
+import type http from 'node:http';
+import { isTransportFailure, request } from './http.js';
 import { ROUTES, type RouteName } from './load.js';
 
 export interface Sample {
@@ -28,6 +30,12 @@ export function parseMetrics(text: string): Sample[] {
     out.push({ name: m[1], labels, value: Number(m[4]) });
   }
   return out;
+}
+
+/** GET /metrics parsed, or null when it could not be read (transport failure or a status other than 200). */
+export async function scrapeMetrics(agent: http.Agent, baseUrl: string, timeoutMs: number): Promise<Sample[] | null> {
+  const a = await request(agent, baseUrl, 'GET', '/metrics', {}, null, timeoutMs);
+  return isTransportFailure(a) || a.status !== 200 ? null : parseMetrics(a.body);
 }
 
 export type OutcomeTable = Record<string, Record<string, number>>;

@@ -14,9 +14,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { outcomesFromMetrics, parseMetrics, sumMetric, type Sample } from './accounting.js';
+import { outcomesFromMetrics, scrapeMetrics, sumMetric, type Sample } from './accounting.js';
 import { FaultRunner, planFaults } from './faults.js';
-import { isTransportFailure, keepAliveAgent, request } from './http.js';
+import { keepAliveAgent } from './http.js';
 import { Load, ROUTES, type RouteName } from './load.js';
 import { BlockhashFollower, HealthWatch, OutcomeTimeline } from './observers.js';
 import { RelayChild, sleep } from './relay-child.js';
@@ -153,8 +153,7 @@ function cleanup(s: Started): void {
 async function scrape(base: string): Promise<Sample[] | null> {
   const agent = keepAliveAgent(1);
   try {
-    const a = await request(agent, base, 'GET', '/metrics', {}, null, 5_000);
-    return isTransportFailure(a) || a.status !== 200 ? null : parseMetrics(a.body);
+    return await scrapeMetrics(agent, base, 5_000);
   } finally {
     agent.destroy();
   }

@@ -3,7 +3,7 @@
 // blockhash for the signer (getLatestBlockhash every few seconds; the last one is kept while the localnet is down),
 // and the relay's outcome counters per window of a few seconds (GET /metrics).
 import type http from 'node:http';
-import { outcomesFromMetrics, parseMetrics, sumMetric, type OutcomeTable } from './accounting.js';
+import { outcomesFromMetrics, scrapeMetrics, sumMetric, type OutcomeTable } from './accounting.js';
 import { isTransportFailure, request } from './http.js';
 import type { TransferSigner } from './transactions.js';
 import { NonOverlappingInterval } from './non-overlapping-interval.js';
@@ -134,12 +134,11 @@ export class OutcomeTimeline {
   ) {}
 
   async poll(): Promise<void> {
-    const a = await request(this.agent, this.rpcUrl, 'GET', '/metrics', {}, null, HEALTH_TIMEOUT_MS);
-    if (isTransportFailure(a) || a.status !== 200) {
+    const samples = await scrapeMetrics(this.agent, this.rpcUrl, HEALTH_TIMEOUT_MS);
+    if (samples === null) {
       this.scrapeFailures++;
       return;
     }
-    const samples = parseMetrics(a.body);
     const cur = outcomesFromMetrics(samples);
     const delta: OutcomeTable = {};
     for (const [route, byOutcome] of Object.entries(cur)) {

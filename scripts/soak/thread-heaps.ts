@@ -3,8 +3,7 @@
 // V8 heap. Samples are summed per role (every egress worker together, ...), and each role gets the same start/end/
 // slope treatment as the RSS (rss.ts), so a failed RSS verdict comes with the role to look at.
 import type http from 'node:http';
-import { parseMetrics } from './accounting.js';
-import { isTransportFailure, request } from './http.js';
+import { scrapeMetrics } from './accounting.js';
 import { NonOverlappingInterval } from './non-overlapping-interval.js';
 
 const TIMEOUT_MS = 2_000;
@@ -58,13 +57,13 @@ export class ThreadHeapWatch {
   ) {}
 
   async poll(): Promise<void> {
-    const a = await request(this.agent, this.rpcUrl, 'GET', '/metrics', {}, null, TIMEOUT_MS);
-    if (isTransportFailure(a) || a.status !== 200) {
+    const parsed = await scrapeMetrics(this.agent, this.rpcUrl, TIMEOUT_MS);
+    if (parsed === null) {
       this.scrapeFailures++;
       return;
     }
     const mb: Record<string, number> = {};
-    for (const s of parseMetrics(a.body)) {
+    for (const s of parsed) {
       if (s.name === 'slotrelay_thread_heap_used_bytes') mb[s.labels.thread ?? '?'] = round1((mb[s.labels.thread ?? '?'] ?? 0) + s.value / MB);
       else if (s.name === 'slotrelay_thread_heap_total_bytes') mb['heapTotal'] = round1((mb['heapTotal'] ?? 0) + s.value / MB);
       else if (s.name === 'slotrelay_process_array_buffers_bytes') mb.arrayBuffers = round1(s.value / MB);
