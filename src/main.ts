@@ -32,7 +32,6 @@ import { renderHealth } from './metrics/health-metrics.js';
 import { KeyUsage } from './metrics/key-usage.js';
 import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
-import { offeredRoutes } from './telemetry/paths.js';
 import { describeBuild, loadUws } from './native/uws.js';
 import { httpRuntimeInfo, renderHttpRuntime } from './front/http-runtime-info.js';
 import { responseOptions } from './front/http.js';
@@ -146,7 +145,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       ? new TelemetryThread({
           telemetry: config.telemetry,
           rpcUrl: telemetryRpcUrl,
-          routes: offeredRoutes(config),
+          routes: { direct: plan.direct, staticPeers: plan.staticPeers, jito: plan.jito },
           logLevel: config.log.level,
           log,
           cluster: clusterTelemetryOptions(config),

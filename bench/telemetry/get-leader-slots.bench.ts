@@ -19,7 +19,7 @@ import { stringify } from 'yaml';
 import { configSchema } from '../../src/config/schema.js';
 import { getLeaderSlotsMethod } from '../../src/front/methods/get-leader-slots.js';
 import { startLocalnet } from '../../src/localnet/localnet.js';
-import { txPathSpecs } from '../../src/telemetry/paths.js';
+import { txPathSpecs } from '../../src/config/tx-paths.js';
 import { RouteModel, rowText } from '../../src/telemetry/route-model.js';
 import { createSnapshotBuffer } from '../../src/telemetry/snapshot-layout.js';
 import { SnapshotReader, SnapshotWriter, type SnapshotContent } from '../../src/telemetry/snapshot.js';

@@ -11,7 +11,8 @@ import { Errors, Failure, RelayError, UpstreamRpcError } from '../errors/registr
 import type { CallContext } from '../front/call-context.js';
 import type { Intake } from '../front/intake.js';
 import type { MethodHandler, MethodTable } from '../jsonrpc/dispatch.js';
-import { serdeType, tryConfigObject, tryParamsArray } from '../jsonrpc/params.js';
+import { tryConfigObject, tryParamsArray } from '../jsonrpc/params.js';
+import { serdeType } from '../errors/serde-type.js';
 import { createParsedTransaction, tryParseTransaction } from '../tx/parse-transaction.js';
 import { tryParseEncodingParam } from '../tx/index.js';
 import type { Receipts } from '../receipts/receipts.js';

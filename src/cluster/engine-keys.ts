@@ -9,13 +9,10 @@
 //   {ns}:keys:rev                                  integer                           bumped by every change of {ns}:keys
 //   {ns}:keys:log                                  sorted set keyHash by revision    each key's last change (incremental reads)
 //   channel {ns}:keys:changed                      PUBLISH rev / 'revoked'           wakes every relay's key sync at once
-import { createHash } from 'node:crypto';
 
 export type BudgetClass = 'submit' | 'simulate' | 'read';
 
-export function keyHash(apiKey: string): string {
-  return createHash('sha256').update(apiKey.toLowerCase()).digest('hex').slice(0, 32);
-}
+export { keyHash } from '../front/key-hash.js';
 
 export const budgetKey = (ns: string, hash: string, cls: BudgetClass): string => `${ns}:budget:${hash}:${cls}`;
 export const telemetryKey = (ns: string, region: string): string => `${ns}:telemetry:${region}`;

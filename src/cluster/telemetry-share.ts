@@ -9,6 +9,7 @@
 import type { ClusterConfig } from '../config/schema.js';
 import type { Logger } from '../log/logger.js';
 import type { RegionFigures } from '../telemetry/route-model.js';
+import type { RegionShare, TelemetryShareStatus } from '../telemetry/region-share.js';
 import { telemetryKey } from './engine-keys.js';
 import { EngineLink } from './engine-link.js';
 
@@ -32,16 +33,6 @@ interface Remote {
   readonly fetchedAt: number;
 }
 
-/** The status the telemetry thread posts to the main thread (/health detail, metrics). */
-export interface TelemetryShareStatus {
-  readonly type: 'cluster-telemetry';
-  readonly engine: 'connecting' | 'up' | 'down';
-  readonly error: string | null;
-  /** Other regions: age of their figures (ms since their relay wrote them) and leaders covered; null = none fresh. */
-  readonly regions: Record<string, { readonly ageMs: number; readonly leaders: number } | null>;
-  readonly publishes: number;
-}
-
 const isHundredths = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < 1e9;
 
 /** Parse one region's entry; undefined when it is not a valid entry for that region. */
@@ -56,7 +47,9 @@ export function parseRegionEntry(text: string, region: string): RegionEntry | un
   return e as RegionEntry;
 }
 
-export class TelemetryShare {
+export type { TelemetryShareStatus };
+
+export class TelemetryShare implements RegionShare {
   private readonly link: EngineLink;
   private readonly others: readonly string[];
   private readonly remotes = new Map<string, Remote>();

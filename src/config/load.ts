@@ -8,7 +8,7 @@ import { configSchema, keySchema, type Config } from './schema.js';
 import { applyEnvOverrides, setPath } from './env-overrides.js';
 import { unavailableDefaultRoutes } from './default-routes.js';
 import { deepFreeze } from './freeze.js';
-import { finishTelemetryConfig } from '../telemetry/telemetry-config.js';
+import { finishTelemetryConfig } from './telemetry-checks.js';
 
 export class ConfigError extends Error {}
 

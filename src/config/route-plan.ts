@@ -53,6 +53,9 @@ export interface RoutePlan {
   readonly quicThreads: number;
 }
 
+/** The routes that can reach a leader, as the telemetry thread's txPaths rows list them (./tx-paths.ts). */
+export type OfferedRoutes = Pick<RoutePlan, 'direct' | 'staticPeers' | 'jito'>;
+
 function maskOf(names: readonly RouteName[]): number {
   let m = 0;
   for (const n of names) m |= 1 << ROUTE_IDS[n];

@@ -10,7 +10,7 @@ import { HEADER_VALUE_RE } from '../front/http.js';
 import { localnetSchema } from './localnet-schema.js';
 import { quicIdentitiesSchema, relayHostQuicFields } from './quic-ingress-schema.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
-import { FANOUT_POLICIES } from '../egress/scheduler.js';
+import { FANOUT_POLICIES } from './fanout-policy.js';
 import { CONGESTION_CONTROLS } from '../quic/constants.js';
 
 /** The route names, from the one list that also numbers them (the ring's route-mask bits, src/shm/layout.ts). */

@@ -10,8 +10,9 @@
 // (the route answers dropped:no_leader: fail closed rather than guess).
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderInfo, type LeaderSource } from '../telemetry/leader-source.js';
 
-export const FANOUT_POLICIES = Object.freeze(['next-leaders', 'window-aware'] as const);
-export type FanoutPolicy = (typeof FANOUT_POLICIES)[number];
+import type { FanoutPolicy } from '../config/fanout-policy.js';
+
+export type { FanoutPolicy };
 
 export interface SchedulerOptions {
   readonly fanout: FanoutPolicy;

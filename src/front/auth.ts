@@ -1,10 +1,10 @@
-// API keys: the key table and the four carriers of the spec (front thread, hot: one lookup per request).
+// API keys: the key table (front thread, hot: one lookup per request).
 // Lookup is one Map.get on the lower-cased UUID. The key value itself never leaves this module: everything
 // downstream (ring records, logs, metrics) sees the key's numeric id and its name. With a cluster, keys and plans
 // also come from the engine (src/cluster/engine-key-sync.ts), which knows a key only by its hash: such a key is found
 // by hashing the candidate once, then (once it is known to be valid) by its value like any other.
 import type { KeyConfig, RouteName } from '../config/schema.js';
-import { keyHash } from '../cluster/engine-keys.js';
+import { keyHash } from './key-hash.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import { TokenBucket } from './rate-limit.js';
 
@@ -269,20 +269,4 @@ export class KeyTable {
       usage,
     };
   }
-}
-
-/**
- * The key a request carries, from the first carrier present in the spec's order: x-token, x-api-key,
- * Authorization: Bearer, ?key=. An Authorization header with another scheme (Basic, a proxy's own token...) is not a
- * key carrier, so it does not hide a `?key=`. Must be called synchronously inside the uWS handler (headers die after
- * it returns).
- */
-export function extractKey(xToken: string, xApiKey: string, authorization: string, queryKey: string): string {
-  if (xToken !== '') return xToken.trim();
-  if (xApiKey !== '') return xApiKey.trim();
-  if (authorization !== '') {
-    const a = authorization.trim();
-    if (a.length > 7 && a.slice(0, 7).toLowerCase() === 'bearer ') return a.slice(7).trim();
-  }
-  return queryKey;
 }

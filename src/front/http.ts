@@ -5,7 +5,6 @@ import type { HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
 import type { EncodedAnswer } from '../jsonrpc/encoded-result.js';
 import { offHeapBytes } from './off-heap-bytes.js';
-import type { KeyRequestCounts } from './auth.js';
 
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
@@ -39,6 +38,12 @@ const H_RETRY_AFTER = offHeapBytes('retry-after');
 export const HEADER_VALUE_RE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 
 /** Per-request state that must outlive the synchronous uWS handler (abort flag, trace id, timing). */
+/** What a refusal counts into: the part of a key's request counts the response writer touches. */
+export interface RefusalCounts {
+  refused: number;
+  rateLimited: number;
+}
+
 export class RequestState {
   /** The client went away (uWS onAborted): the response must not be touched, no further work done. */
   aborted = false;
@@ -59,8 +64,8 @@ export class RequestState {
    * slow-client one, so a body dribbled behind an early answer would hold the socket http.idleTimeoutSeconds.
    */
   bodyPending = false;
-  /** The key's usage counters once the key is known (src/front/auth.ts KeyRequestCounts): refusals are counted into them. */
-  usage: KeyRequestCounts | null = null;
+  /** The key's usage counters once the key is known (the key table's KeyRequestCounts): refusals are counted into them. */
+  usage: RefusalCounts | null = null;
   constructor(
     readonly res: HttpResponse,
     readonly requestId: string,

@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
 import { Errors, Failure, RelayError, failureOf, type ErrorSpec } from '../errors/registry.js';
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
-import { serdeType } from '../jsonrpc/params.js';
+import { serdeType } from '../errors/serde-type.js';
 import { tryParseEncodingParam, type TransactionEncoding } from '../tx/index.js';
 import type { KeyEntry } from './auth.js';
 import { readBody } from './body-reader.js';

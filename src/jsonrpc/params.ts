@@ -3,6 +3,7 @@
 // cost no more than an acceptance, issue #18 defect 9), and the plain name throws it as a RelayError (the localnet
 // facade and other non-hot handlers, which the dispatcher answers the same way).
 import { Errors, Failure, orThrow } from '../errors/registry.js';
+import { serdeType } from '../errors/serde-type.js';
 
 const NOT_AN_ARRAY = Object.freeze(new Failure(Errors.INVALID_PARAMS, '`params` should be an array'));
 
@@ -33,28 +34,6 @@ export function tryConfigObject(value: unknown): Record<string, unknown> | undef
 
 export function configObject(value: unknown): Record<string, unknown> | undefined {
   return orThrow(tryConfigObject(value));
-}
-
-/**
- * serde's name for a JSON value's type, used in "invalid type: X, expected Y" messages. It never walks into the
- * value (no String(), no JSON.stringify of objects): client input may be nested thousands deep or carry a
- * `toString` member, and describing it must not throw.
- */
-export function serdeType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'sequence';
-  switch (typeof v) {
-    case 'string':
-      return `string ${JSON.stringify(v)}`;
-    case 'number':
-      return Number.isInteger(v) ? `integer \`${v}\`` : `floating point \`${v}\``;
-    case 'boolean':
-      return `boolean \`${v}\``;
-    case 'object':
-      return 'map';
-    default:
-      return typeof v;
-  }
 }
 
 export function tryExpectString(v: unknown, what: string): string | Failure {

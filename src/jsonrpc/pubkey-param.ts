@@ -4,7 +4,7 @@
 // serde type error. Used by simulateTransaction's accounts.addresses and getRecentPrioritizationFees' addresses.
 import { Errors, Failure } from '../errors/registry.js';
 import { decodeBase58Into, Base58DecodeError } from '../tx/base58.js';
-import { serdeType } from './params.js';
+import { serdeType } from '../errors/serde-type.js';
 
 /** Pubkey::from_str's MAX_BASE58_LEN. */
 const MAX_BASE58_PUBKEY_LEN = 44;

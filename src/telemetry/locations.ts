@@ -1,10 +1,8 @@
 // The validator-location dataset (telemetry thread; built once at start, cold; lookup per leader per publish).
 // Entries come from telemetry.locations.entries; telemetry.locations.file (a YAML/JSON list of the same entries,
-// relative to the config file) is read and checked by loadConfig (readLocationsFile) and merged into entries, so a
+// relative to the config file) is read and checked by loadConfig (src/config/locations-file.ts) and merged into entries, so a
 // bad file stops the relay at start instead of failing inside the telemetry thread. Matched by validator identity
 // first, then by the IP of its tpuQuic address.
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { locationEntrySchema, type TelemetryConfig } from '../config/schema.js';
 import type { LeaderLocation } from './route-model.js';
@@ -37,22 +35,6 @@ export function ipOf(hostPort: string): string {
   if (hostPort.startsWith('[')) return hostPort.slice(1, hostPort.indexOf(']'));
   const i = hostPort.lastIndexOf(':');
   return i < 0 ? hostPort : hostPort.slice(0, i);
-}
-
-export type LocationEntry = z.infer<typeof locationEntrySchema>;
-
-/** Read and check a location file; throws an Error whose message names the file and every bad entry. */
-export function readLocationsFile(file: string): LocationEntry[] {
-  let raw: unknown;
-  try {
-    const text = readFileSync(file, 'utf8');
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    throw new Error(`${file}: cannot read the validator-location file: ${(err as Error).message}`);
-  }
-  const parsed = z.array(locationEntrySchema).safeParse(raw);
-  if (!parsed.success) throw new Error(`${file}: invalid location entries: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`);
-  return parsed.data;
 }
 
 /** The table the telemetry thread uses: telemetry.locations.entries (the file was merged in by loadConfig). */

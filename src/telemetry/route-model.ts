@@ -21,7 +21,7 @@
 //   other regions, in a cluster  while another relay's figures for region r are fresh (src/cluster/telemetry-share.ts),
 //                               r's ping and tx latency are that relay's own measured ones (estimated: false).
 import type { TelemetryConfig } from '../config/schema.js';
-import type { TxPathSpec } from './paths.js';
+import type { TxPathSpec } from '../config/tx-paths.js';
 
 export interface LeaderLocation {
   readonly dataCenterKey: string;

@@ -9,13 +9,13 @@
 // other regions' fresh ones into the rows (src/cluster/telemetry-share.ts).
 import { urlForLog } from '../log/url-for-log.js';
 import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
-import { TelemetryShare, type TelemetryShareStatus } from '../cluster/telemetry-share.js';
+import type { RegionShare, RegionShareFactory, TelemetryShareStatus } from './region-share.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
 import { loadLocations, type LocationTable } from './locations.js';
 import { MeasurementStore, classify, directKey, isRouteMeasurementBatch, pathKey } from './measurements.js';
-import type { OfferedRoutes } from './paths.js';
-import { txPathSpecs } from './paths.js';
+import type { OfferedRoutes } from '../config/route-plan.js';
+import { txPathSpecs } from '../config/tx-paths.js';
 import { ProbePlanner, probeHandshakes, type ProbeTarget } from './probe.js';
 import type { Prober } from './probe-relay.js';
 import { RouteModel, rowText } from './route-model.js';
@@ -30,7 +30,7 @@ export interface TelemetryWorkerData {
   readonly wsUrl: string;
   readonly logLevel: string;
   readonly snapshot: SharedArrayBuffer;
-  /** The routes the relay offers (./paths.ts offeredRoutes): which txPaths rows list. */
+  /** The routes the relay offers (the route plan's, src/config/route-plan.ts): which txPaths rows list. */
   readonly routes: OfferedRoutes;
   /** Tests only: honour {type: 'crash'} messages. */
   readonly allowTestCrash?: boolean;
@@ -78,7 +78,7 @@ export class TelemetryFollower {
   private readonly rpc: ClusterRpc;
   private readonly paths: readonly { readonly provider: string; readonly kind: string }[];
   /** Shared telemetry in a cluster; null for a relay alone. */
-  private readonly share: TelemetryShare | null;
+  private readonly share: RegionShare | null;
   private ws: SlotSubscription | null = null;
   private timers: NodeJS.Timeout[] = [];
   private probing = false;
@@ -97,13 +97,15 @@ export class TelemetryFollower {
     onClusterStatus: (s: TelemetryShareStatus) => void = () => undefined,
     /** Runs one probe round's handshakes (src/telemetry/probe-relay.ts); default: in this thread. */
     private readonly prober: Prober = probeHandshakes,
+    /** Builds the region share when d.cluster is set (the worker entry hands in src/cluster/telemetry-share.ts). */
+    makeShare: RegionShareFactory | null = null,
   ) {
     this.store = new MeasurementStore(d.telemetry.measurementTtlMs);
     this.locations = loadLocations(d.telemetry);
     const t = d.telemetry;
     const paths = txPathSpecs(t, d.routes);
     this.paths = paths;
-    this.share = d.cluster === undefined ? null : new TelemetryShare(d.cluster, t.region, t.regions.map((r) => r.name), log, onClusterStatus);
+    this.share = d.cluster === undefined || makeShare === null ? null : makeShare(d.cluster, t.region, t.regions.map((r) => r.name), log, onClusterStatus);
     this.staticPathByPeer = new Map(paths.filter((p) => p.peer !== null).map((p) => [p.peer as string, p.provider]));
     // An unmeasured, unconfigured hop: half the estimated RTT to the peer's location when the dataset has its IP.
     const hopEstimate = (p: { peer: string | null }): number => {

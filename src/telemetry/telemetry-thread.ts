@@ -14,9 +14,10 @@ import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isLogLevelMessage, logLevelMessage, type LogLevel } from '../log/log-level-message.js';
 import { isRouteMeasurementBatch } from './measurements.js';
-import type { OfferedRoutes } from './paths.js';
+import type { OfferedRoutes } from '../config/route-plan.js';
 import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
+import type { RegionShareFactory } from './region-share.js';
 import { ProbeClient, isProbeAnswer, isProbeRequest, unmeasured, type ProbeAnswer, type Prober } from './probe-relay.js';
 
 const RESTART_BACKOFF_MAX_MS = 5_000;
@@ -39,7 +40,7 @@ export interface TelemetryThreadOptions {
   readonly telemetry: TelemetryConfig;
   /** Cluster JSON-RPC (telemetry.rpcUrl ?? upstream.rpcUrl). */
   readonly rpcUrl: string;
-  /** The routes the relay offers (paths.ts offeredRoutes(config)): the txPaths rows list. */
+  /** The routes the relay offers (the route plan's, src/config/route-plan.ts): the txPaths rows list. */
   readonly routes: OfferedRoutes;
   readonly logLevel: string;
   readonly log: Logger;
@@ -183,11 +184,11 @@ export class TelemetryThread {
 }
 
 /** The worker side (workers/telemetry-worker.ts). */
-export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort): void {
+export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort, makeShare: RegionShareFactory | null): void {
   const log = createLogger(data.logLevel as Parameters<typeof createLogger>[0], 'telemetry');
   // The probe's handshakes go to the QUIC thread through main when the route plan says so (probe-relay.ts).
   const probes = data.probeVia === 'parent' ? new ProbeClient((m) => port.postMessage(m)) : null;
-  const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s), probes?.probe);
+  const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s), probes?.probe, makeShare);
   port.on('message', (m: unknown) => {
     if (isLogLevelMessage(m)) {
       log.level = m.level;

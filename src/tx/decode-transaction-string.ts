@@ -14,7 +14,7 @@
 // less than good input (issue #18 defect 9). decodeTransactionInto and parseEncodingParam are throwing wrappers for
 // cold callers and tools.
 import { Errors, Failure, orThrow } from '../errors/registry.js';
-import { serdeType } from '../jsonrpc/params.js';
+import { serdeType } from '../errors/serde-type.js';
 import { decodeBase58Into, describeInvalidBase58, findInvalidBase58 } from './base58.js';
 
 export type TransactionEncoding = 'base58' | 'base64';

@@ -5,7 +5,8 @@
 // (a valid u64 startSlot beyond 2^53 - 1 is simply not covered).
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { paramsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../shm/snapshot-layout.js';
 import { rowsSlice, type SnapshotReader } from '../../telemetry/snapshot.js';
 import { slotMsMeasured, slotMsOf } from '../../telemetry/slot-ms.js';

@@ -4,7 +4,8 @@
 // Agave's refusals (base58 over 128 bytes, a slice with jsonParsed). rentEpoch u64::MAX is written as Agave writes it.
 import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
-import { configObject, optionalUsize, serdeType } from '../../jsonrpc/params.js';
+import { configObject, optionalUsize } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { invalidParams } from './context.js';
 
 /** Agave MAX_BASE58_BYTES: base58 account data is refused above this (after slicing). */

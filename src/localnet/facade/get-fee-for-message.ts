@@ -8,7 +8,8 @@
 // Known differences: Agave ignores trailing bytes after the message and prices a message that names an account
 // twice; both are refused here as undecodable / invalid.
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { paramsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { parseWireTransaction, transactionFee, WireError, type ParsedTx } from '../wire.js';
 import { commonConfig, invalidParams, withContext, type FacadeContext } from './context.js';
 import { maxEncodedSize } from './tx-param.js';

@@ -8,7 +8,8 @@
 import bs58 from 'bs58';
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { optionalUsize, paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { optionalUsize, paramsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import type { TxRecord } from '../bank.js';
 import { statusJson } from '../tx-error.js';
 import { commonConfig, invalidParams, type FacadeContext } from './context.js';

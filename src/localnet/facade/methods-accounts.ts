@@ -4,7 +4,8 @@
 import { PublicKey } from '@solana/web3.js';
 import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import { optionalUsize, paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { optionalUsize, paramsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { accountRender, accountsJson, uiAccount } from './account-encoding.js';
 import { API_VERSION, commonConfig, invalidParams, pubkeyParam, withContext, type FacadeContext } from './context.js';
 

@@ -7,7 +7,8 @@
 // MAX_TX_ACCOUNT_LOCKS (128) addresses ("Too many inputs provided; max 128"); then each address in order through
 // verify_pubkey ("Invalid param: WrongSize" / "Invalid param: Invalid"). docs/fees.md.
 import { Errors, Failure } from '../../errors/registry.js';
-import { serdeType, tryParamsArray } from '../../jsonrpc/params.js';
+import { tryParamsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { tryPubkeyParam } from '../../jsonrpc/pubkey-param.js';
 
 /** Agave MAX_TX_ACCOUNT_LOCKS: the most addresses one query may name. */

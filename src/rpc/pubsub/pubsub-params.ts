@@ -7,7 +7,8 @@
 // a method without params given some: "Invalid parameters: No parameters were expected"; an unknown subscription id:
 // "Invalid subscription id." (-32602).
 import { Errors, Failure, RelayError } from '../../errors/registry.js';
-import { configObject, optionalBoolean, optionalCommitment, optionalUsize, paramsArray, serdeType } from '../../jsonrpc/params.js';
+import { configObject, optionalBoolean, optionalCommitment, optionalUsize, paramsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { decodeBase58Into, Base58DecodeError } from '../../tx/base58.js';
 import type { SubscribeRequest } from './subscription-hub.js';
 

@@ -9,7 +9,8 @@
 import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
 import { Errors, Failure, type ErrorSpec } from '../../errors/registry.js';
-import { extractKey, type KeyTable } from '../../front/auth.js';
+import type { KeyTable } from '../../front/auth.js';
+import { extractKey } from '../../front/api-key-carrier.js';
 import { JSON_TYPE, RequestState, writeResponse, type ResponseOptions } from '../../front/http.js';
 import { nowMs } from '../../front/request.js';
 import { requestIdFor } from '../../front/request-id.js';

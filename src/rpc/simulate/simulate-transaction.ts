@@ -12,15 +12,8 @@ import { Errors, Failure, RelayError, failureOf } from '../../errors/registry.js
 import type { CallContext } from '../../front/call-context.js';
 import type { Intake } from '../../front/intake.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
-import {
-  serdeType,
-  tryConfigObject,
-  tryExpectString,
-  tryOptionalBoolean,
-  tryOptionalCommitment,
-  tryOptionalUsize,
-  tryParamsArray,
-} from '../../jsonrpc/params.js';
+import { tryConfigObject, tryExpectString, tryOptionalBoolean, tryOptionalCommitment, tryOptionalUsize, tryParamsArray } from '../../jsonrpc/params.js';
+import { serdeType } from '../../errors/serde-type.js';
 import { tryPubkeyParam } from '../../jsonrpc/pubkey-param.js';
 import { tryParseEncodingParam } from '../../tx/index.js';
 import { upstreamFailure, type UpstreamRpcClient } from '../upstream-client.js';

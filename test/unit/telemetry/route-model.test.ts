@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
 import { classify, directKey, fromConnectionReports, pathKey } from '../../../src/telemetry/measurements.js';
-import { offeredRoutes, telemetryPathIssues, txPathSpecs, type OfferedRoutes } from '../../../src/telemetry/paths.js';
+import { buildRoutePlan, type OfferedRoutes } from '../../../src/config/route-plan.js';
+import { telemetryPathIssues, txPathSpecs } from '../../../src/config/tx-paths.js';
 import { EGRESS_WINDOW_MS, ProbePlanner } from '../../../src/telemetry/probe.js';
 import { RouteModel, type LeaderInputs, type PathMeasurement } from '../../../src/telemetry/route-model.js';
 
@@ -58,13 +59,13 @@ describe('txPaths come from the configured routes', () => {
     expect(txPathSpecs(t, routes({ direct: false })).map((s) => s.provider)).toEqual([]);
   });
 
-  it('offeredRoutes mirrors what the relay delivers by', () => {
+  it('the route plan offers what the relay delivers by', () => {
     const c = configSchema.parse({
       upstream: { rpcUrl: 'http://127.0.0.1:8899' },
       routes: { direct: { enabled: true }, static: { peers: [PEER_A] }, jito: { url: 'http://127.0.0.1:1' } },
     });
-    expect(offeredRoutes(c)).toEqual({ direct: true, staticPeers: [PEER_A], jito: true });
-    expect(offeredRoutes(configSchema.parse({ routes: { direct: { enabled: true } } })).direct).toBe(false); // no upstream
+    expect(buildRoutePlan(c)).toMatchObject({ direct: true, staticPeers: [PEER_A], jito: true });
+    expect(buildRoutePlan(configSchema.parse({ routes: { direct: { enabled: true } } })).direct).toBe(false); // no upstream
   });
 
   it('an annotation that matches no configured route is refused (the drift the old separate list allowed)', () => {

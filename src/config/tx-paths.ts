@@ -1,28 +1,12 @@
 // Which txPaths a getLeaderSlots row lists (cold: derived once when the telemetry thread starts; checked once at
-// config load). The list comes from the routes this relay actually offers, so it cannot drift from them:
+// config load). The list comes from the route plan (./route-plan.ts), so it cannot drift from the routes offered:
 //   direct        routes.direct.enabled (and, per leader, only when the cluster advertises its tpuQuic)
 //   static:<peer> one per routes.static.peers entry, in that order
 //   jito          when routes.jito is set (a partner route)
 // telemetry.paths only annotates those entries (display name, entry region, configured hop, DoubleZero flag); an
 // annotation that matches no configured route is a configuration error (telemetryPathIssues, run by loadConfig).
-import type { Config, TelemetryConfig } from '../config/schema.js';
-
-/** The routes this relay offers that can reach a leader (main.ts hands them to the telemetry thread). */
-export interface OfferedRoutes {
-  readonly direct: boolean;
-  /** routes.static.peers ("ip:port"). */
-  readonly staticPeers: readonly string[];
-  readonly jito: boolean;
-}
-
-export function offeredRoutes(config: Readonly<Config>): OfferedRoutes {
-  return Object.freeze({
-    // As main.ts availableRoutes(): direct needs leader data from an upstream.
-    direct: config.routes.direct.enabled && config.upstream.rpcUrl !== undefined && !config.routes.discard,
-    staticPeers: Object.freeze([...config.routes.static.peers]),
-    jito: config.routes.jito !== undefined && !config.routes.discard,
-  });
-}
+import type { OfferedRoutes } from './route-plan.js';
+import type { TelemetryConfig } from './schema.js';
 
 export interface TxPathSpec {
   /** txPaths.provider. */

@@ -4,9 +4,10 @@
 // messages naming the field, so a bad file or annotation stops the relay at load instead of crash-looping the
 // telemetry thread.
 import { isAbsolute, resolve } from 'node:path';
-import type { Config } from '../config/schema.js';
-import { readLocationsFile } from './locations.js';
-import { offeredRoutes, telemetryPathIssues } from './paths.js';
+import type { Config } from './schema.js';
+import { readLocationsFile } from './locations-file.js';
+import { buildRoutePlan } from './route-plan.js';
+import { telemetryPathIssues } from './tx-paths.js';
 
 /** Mutates `config` (before it is frozen): locations.file becomes absolute, its entries are appended. */
 export function finishTelemetryConfig(config: Config, baseDir: string): string[] {
@@ -21,6 +22,6 @@ export function finishTelemetryConfig(config: Config, baseDir: string): string[]
       issues.push(`telemetry.locations.file: ${(err as Error).message}`);
     }
   }
-  issues.push(...telemetryPathIssues(config.telemetry, offeredRoutes(config)));
+  issues.push(...telemetryPathIssues(config.telemetry, buildRoutePlan(config)));
   return issues;
 }
