@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 
 export const BENCH_KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
 const KEY = BENCH_KEY;
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface BenchRelay {
   readonly child: ChildProcess;

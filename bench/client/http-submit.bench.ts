@@ -45,7 +45,7 @@ const CONCURRENCY = Number(values.concurrency);
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
 const WARMUP = 500;
 const TXS = 2_000;
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 function transactions(n: number): string[] {
   const payer = Keypair.generate();

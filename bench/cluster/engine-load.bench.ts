@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { Bench } from 'tinybench';
-import { TokenBucket } from '../../src/front/rate-limit.js';
+import { TokenBucket } from '../../src/admission/rate-limit.js';
 import { budgetKey, keyHash, telemetryKey } from '../../src/cluster/engine-keys.js';
 import { LEASE_COMMAND, LEASE_SCRIPT } from '../../src/cluster/lease-script.js';
 import { LeasedBudget } from '../../src/cluster/leased-budget.js';

@@ -58,7 +58,7 @@ const THROUGHPUT_MS = 3_000;
 const RATE = 5_000;
 const RATE_MS = 3_000;
 const TARGETS = { throughputTxPerS: 10_000, entryToKernelP50Us: 50, entryToKernelP99Us: 250 };
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const wall = () => performance.timeOrigin + performance.now();
 const log = createLogger('silent', 'bench');

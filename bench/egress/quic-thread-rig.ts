@@ -19,7 +19,7 @@ import { QuicThreadPool } from '../../src/ingress/quic-thread-pool.js';
 import { createRandomIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import { IngressFrontStub } from './ingress-front-stub.js';
 
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export const STATIC = 1 << ROUTE_IDS.static;
 /** Connections of the ingress load client. */
 export const INGRESS_CONNECTIONS = 2;

@@ -1,5 +1,5 @@
 // What refusing two different Content-Length headers would cost the front (issue #15): a uWS server answering POST
-// with the same header reads as src/front/request.ts (seven getHeader calls), with and without walking every header
+// with the same header reads as src/http/request.ts (seven getHeader calls), with and without walking every header
 // (req.forEach) to count Content-Length. Run: node dist/bench/front/dup-content-length-cost.js <port> <walk: 0|1>;
 // drive it with wrk (scripts in the bench's run notes). Front thread, HOT path being measured; not part of `make bench`.
 import { loadUws } from '../../src/native/uws.js';

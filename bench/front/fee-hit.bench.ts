@@ -6,7 +6,7 @@
 // (the stand-in's res.end keeps what it is given): bench/e2e/prioritization-fees-load.ts measures them.
 //   npx tsc -p tsconfig.json && node dist/bench/front/fee-hit.bench.js [timeMs per task, default 1000]
 import { Bench } from 'tinybench';
-import type { CallContext } from '../../src/front/call-context.js';
+import type { CallContext } from '../../src/admission/call-context.js';
 import type { MethodHandler } from '../../src/jsonrpc/dispatch.js';
 import { prioritizationFeesMethod } from '../../src/rpc/fees/get-recent-prioritization-fees.js';
 import { body, KEY, standInFront } from './stand-in-front.js';

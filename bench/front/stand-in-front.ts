@@ -4,13 +4,13 @@
 // hand over the body at once and record the answer. Used by handler-js.bench.ts and refusal-cost.bench.ts.
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import type { CallContext } from '../../src/front/call-context.js';
+import type { CallContext } from '../../src/admission/call-context.js';
 import type { MethodHandler } from '../../src/jsonrpc/dispatch.js';
 import { configSchema } from '../../src/config/schema.js';
-import { KeyTable } from '../../src/front/auth.js';
+import { KeyTable } from '../../src/admission/key-table.js';
 import type { FrontDeps } from '../../src/front/front-deps.js';
-import { responseOptions } from '../../src/front/http.js';
-import { Intake } from '../../src/front/intake.js';
+import { responseOptions } from '../../src/http/response.js';
+import { Intake } from '../../src/admission/intake.js';
 import { jsonRpcEndpoint } from '../../src/front/json-rpc-endpoint.js';
 import { rpcHostMethods } from '../../src/front/method-table.js';
 import { createLogger } from '../../src/log/logger.js';
@@ -69,7 +69,7 @@ export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallCont
 
   let current = new ArrayBuffer(0);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': KEY };
-  // The front passes header names as pre-encoded ArrayBuffers (src/front/off-heap-bytes.ts), which uWS accepts; the
+  // The front passes header names as pre-encoded ArrayBuffers (src/http/off-heap-bytes.ts), which uWS accepts; the
   // stand-in maps each one to its name once.
   const names = new WeakMap<ArrayBuffer, string>();
   const nameOf = (h: string | ArrayBuffer): string => {

@@ -33,7 +33,7 @@ const opt = (name: string, def: number): number => {
 const DURATION_S = opt('duration', 5);
 const CONNECTIONS = opt('connections', 32);
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 
 function buildContent(model: RouteModel, now: number): SnapshotContent {
   const leaders = Array.from({ length: 100 }, (_, i) => ({ identity: `Vali${i}dator1111111111111111111111111111111`, tpuQuic: `10.0.${i}.1:8009`, stake: 1_000_000_000_000 + i }));

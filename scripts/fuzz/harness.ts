@@ -59,7 +59,7 @@ function isJsonRpc(req: FuzzCase['request']): boolean {
 }
 
 /**
- * Requests whose handling waits until uWS has parsed the whole read (src/front/after-read.ts): JSON-RPC (a body may
+ * Requests whose handling waits until uWS has parsed the whole read (src/http/after-read.ts): JSON-RPC (a body may
  * hold sendTransaction) and the REST submission paths. Anything pipelined behind one closes the connection unanswered
  * and the submission is not sent (docs/known-issues.md, "HTTP pipelining behind a submission is refused").
  */

@@ -1,7 +1,7 @@
 // API keys of the fuzz relay and the carriers a case puts them on (harness process; generation, hot). Each key has
 // a profile the oracle needs: its rate limits, preflight policy, signature verification and whether it can use
 // the one route this relay offers (rpc, via routes.discard). Which key a request carries follows the front's rule
-// (src/front/auth.ts extractKey): the first non-empty carrier of x-token, x-api-key, Authorization: Bearer, ?key=.
+// (src/admission/key-table.ts extractKey): the first non-empty carrier of x-token, x-api-key, Authorization: Bearer, ?key=.
 import type { Rng } from './rng.js';
 
 export type KeyName = 'fuzz' | 'tight' | 'verify' | 'reject' | 'noroute';

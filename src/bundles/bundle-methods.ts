@@ -8,8 +8,8 @@
 // verified when the key's verifySignatures says so, as for sendTransaction), no signature twice, and a total tip of at least bundles.minTipLamports to the service's tip accounts.
 // The endpoint charges a sendBundle to the key's submission budget per transaction (json-rpc-endpoint.ts).
 import { Errors, Failure, RelayError, UpstreamRpcError } from '../errors/registry.js';
-import type { CallContext } from '../front/call-context.js';
-import type { Intake } from '../front/intake.js';
+import type { CallContext } from '../admission/call-context.js';
+import type { Intake } from '../admission/intake.js';
 import type { MethodHandler, MethodTable } from '../jsonrpc/dispatch.js';
 import { tryConfigObject, tryParamsArray } from '../jsonrpc/params.js';
 import { serdeType } from '../errors/serde-type.js';

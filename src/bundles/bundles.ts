@@ -3,8 +3,8 @@
 // (bundles.url, or the embedded localnet's block engine). The JSON-RPC host serves the table's methods next to its
 // own, and the relay host serves the same table on POST /v1/bundles (docs/bundles.md).
 import type { Config } from '../config/schema.js';
-import type { Intake } from '../front/intake.js';
-import type { CallContext } from '../front/call-context.js';
+import type { Intake } from '../admission/intake.js';
+import type { CallContext } from '../admission/call-context.js';
 import type { MethodTable } from '../jsonrpc/dispatch.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { Receipts } from '../receipts/receipts.js';

@@ -5,8 +5,8 @@
 // (this relay's own plan, as without a cluster) decide until a round trip succeeds again (docs/multi-region.md).
 // Keys from the engine (engine-key-sync.ts) come and go: replace() attaches budgets to a new entry and moves the
 // account (balance, debt, a settle on its way) from the entry it supersedes, so a plan change loses no tokens.
-import type { KeyEntry, KeyTable } from '../front/auth.js';
-import type { TokenBucket } from '../front/rate-limit.js';
+import type { KeyEntry, KeyTable } from '../admission/key-table.js';
+import type { TokenBucket } from '../admission/rate-limit.js';
 import type { ClusterConfig } from '../config/schema.js';
 import { budgetKey, type BudgetClass } from './engine-keys.js';
 import type { EngineLink } from './engine-link.js';

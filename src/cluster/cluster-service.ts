@@ -4,7 +4,7 @@
 // exactly the single process it always was. The telemetry thread shares route measurements over its own connection
 // (telemetry-share.ts) and posts its status here.
 import type { Config } from '../config/schema.js';
-import type { ConfigKeyChanges, KeyTable } from '../front/auth.js';
+import type { ConfigKeyChanges, KeyTable } from '../admission/key-table.js';
 import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';

@@ -8,7 +8,7 @@
 // keys stay in force; a relay that finds the registry gone (the engine restarted without its data) writes back what it
 // knew, unless another relay did first (key-registry-script.ts).
 import { Redis } from 'ioredis';
-import type { KeyEntry, KeyTable } from '../front/auth.js';
+import type { KeyEntry, KeyTable } from '../admission/key-table.js';
 import type { Logger } from '../log/logger.js';
 import { fingerprint, keysChannel, keysKey, keysLogKey, keysRevKey } from './engine-keys.js';
 import { errorLabel, type EngineLink } from './engine-link.js';

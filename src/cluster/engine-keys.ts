@@ -12,7 +12,7 @@
 
 export type BudgetClass = 'submit' | 'simulate' | 'read';
 
-export { keyHash } from '../front/key-hash.js';
+export { keyHash } from '../admission/key-hash.js';
 
 export const budgetKey = (ns: string, hash: string, cls: BudgetClass): string => `${ns}:budget:${hash}:${cls}`;
 export const telemetryKey = (ns: string, region: string): string => `${ns}:telemetry:${region}`;

@@ -4,7 +4,7 @@
 // The plan is stored with every default filled in, so every relay applies the same plan whatever its version's defaults.
 import { z } from 'zod';
 import { keySchema } from '../config/schema.js';
-import type { KeyPlan } from '../front/auth.js';
+import type { KeyPlan } from '../admission/key-table.js';
 
 export const keyPlanSchema = keySchema.omit({ key: true });
 

@@ -7,7 +7,7 @@
 // unreachable the last known set stays in force. An engine that comes back without the revision this relay read (it
 // restarted without persistence, or from an older snapshot) has lost revocations, not lifted them: the relay keeps its
 // set and writes it back (one warning), so only `keys restore` ever lifts a revocation.
-import type { KeyTable } from '../front/auth.js';
+import type { KeyTable } from '../admission/key-table.js';
 import type { Logger } from '../log/logger.js';
 import { keysChannel, revokedKey, revokedRevKey } from './engine-keys.js';
 import type { EngineLink } from './engine-link.js';

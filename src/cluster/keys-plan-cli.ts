@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { burstForRate, ROUTE_NAMES, type Config, type KeyConfig } from '../config/schema.js';
-import type { KeyPlan } from '../front/auth.js';
+import type { KeyPlan } from '../admission/key-table.js';
 import { fingerprint, keyHash, keysChannel, keysKey, keysLogKey, keysRevKey, revokedKey } from './engine-keys.js';
 import { engineUrlForLog, errorLabel } from './engine-link.js';
 import { decodeRecord, encodeRecord, parsePlan, type KeyRecord } from './key-plan.js';

@@ -5,7 +5,7 @@
 // of one lease interval's worth of the plan, so the first request of a key after a quiet period never waits for the
 // engine; the overdraft is charged to the shared bucket at the next settle (debt) and is refused while the engine's
 // last answer said the shared bucket is empty. Refusals answer the time the plan needs to refill what is missing.
-import type { SharedBudget } from '../front/rate-limit.js';
+import type { SharedBudget } from '../admission/rate-limit.js';
 import type { BudgetClass } from './engine-keys.js';
 
 export class LeasedBudget implements SharedBudget {

@@ -6,7 +6,7 @@
 // Two families (ROUTE_FAMILY): the QUIC routes (direct, static) live in the QUIC thread, the only thread of the process
 // that loads the quiche binding and holds QUIC sockets (one connection per leader per process); the HTTP routes (rpc,
 // jito) live in the egress workers. A record asking for routes of both families is published into both rings
-// (src/front/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
+// (src/admission/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
 // discard route in the egress workers (benchmarks of the front). The QUIC thread also runs the telemetry probe's
 // handshakes and the QUIC ingress listener (src/ingress/), so every QUIC socket of the process is in it. With
 // rings.quicThreads > 1 the QUIC connections are spread over that many threads, each leader's in one of them

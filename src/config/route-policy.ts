@@ -1,5 +1,5 @@
 // Routes the relay adds to a transaction on its own, by key id (front thread; built at start, rewritten by a reload).
-// The front adds them to the record it publishes (src/front/intake.ts) and reports them in the relay paths' `routes`
+// The front adds them to the record it publishes (src/admission/intake.ts) and reports them in the relay paths' `routes`
 // answer, so the two always agree; the egress consumers take the record's mask as it is.
 import { ROUTE_IDS } from '../shm/layout.js';
 import type { Config, RouteName } from './schema.js';
@@ -13,7 +13,7 @@ interface ResizableBuffer extends ArrayBuffer {
 }
 const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableBuffer;
 
-/** A config key as the masks need it: its id in the key table (src/front/auth.ts) and its route policy. */
+/** A config key as the masks need it: its id in the key table (src/admission/key-table.ts) and its route policy. */
 export interface KeyRoutes {
   readonly id: number;
   readonly allowedRoutes: readonly RouteName[];

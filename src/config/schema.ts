@@ -6,7 +6,7 @@
 import { MAX_QUIC_THREADS } from '../quic/quiche-binary.js';
 import { z } from 'zod';
 import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
-import { HEADER_VALUE_RE } from '../front/http.js';
+import { HEADER_VALUE_RE } from '../http/response.js';
 import { localnetSchema } from './localnet-schema.js';
 import { quicIdentitiesSchema, relayHostQuicFields } from './quic-ingress-schema.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';

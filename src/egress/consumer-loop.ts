@@ -16,7 +16,7 @@
 // through an asynchronous, bounded destination (accounting-log.ts) so it can never block this thread.
 // (Longer than most files: the hot loop and its stop path share the per-slot arrays below.)
 // Static peers (routes.static.everyTransaction): the front adds the static route to the record's mask when it
-// publishes it (src/config/route-policy.ts, src/front/intake.ts: every intake path), so a reload's change of a key's
+// publishes it (src/config/route-policy.ts, src/admission/intake.ts: every intake path), so a reload's change of a key's
 // route policy needs nothing here.
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../config/schema.js';

@@ -4,12 +4,12 @@ import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { Receipts } from '../receipts/receipts.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
-import type { KeyUsage } from '../metrics/key-usage.js';
+import type { KeyUsage } from '../admission/key-usage.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
-import type { KeyTable } from './auth.js';
-import type { HttpRuntimeInfo } from './http-runtime-info.js';
-import type { ResponseOptions } from './http.js';
-import type { Intake } from './intake.js';
+import type { KeyTable } from '../admission/key-table.js';
+import type { HttpRuntimeInfo } from '../http/runtime-info.js';
+import type { ResponseOptions } from '../http/response.js';
+import type { Intake } from '../admission/intake.js';
 
 export interface FrontDeps {
   readonly config: Readonly<Config>;
@@ -17,7 +17,7 @@ export interface FrontDeps {
   readonly intake: Intake;
   readonly upstream: UpstreamRpcClient | null;
   readonly metrics: FrontMetrics;
-  /** Per-key counts on /metrics by key name (src/metrics/key-usage.ts); absent = not counted (tests' own deps). */
+  /** Per-key counts on /metrics by key name (src/admission/key-usage.ts); absent = not counted (tests' own deps). */
   readonly keyUsage?: KeyUsage;
   readonly log: Logger;
   /** Routes this relay can deliver by right now (ROUTE_IDS bits). */

@@ -13,13 +13,13 @@ import { isInvalid, parseJsonRpcBody, type JsonRpcCall, type JsonRpcElement, typ
 import { errorJson } from '../jsonrpc/response.js';
 import type { HostLabel } from '../metrics/front-metrics.js';
 import { summarizedLog } from '../log/summarized-log.js';
-import { afterRead } from './after-read.js';
-import { readBody } from './body-reader.js';
-import type { KeyEntry } from './auth.js';
-import type { CallContext } from './call-context.js';
+import { afterRead } from '../http/after-read.js';
+import { readBody } from '../http/body-reader.js';
+import type { KeyEntry } from '../admission/key-table.js';
+import type { CallContext } from '../admission/call-context.js';
 import type { FrontDeps } from './front-deps.js';
-import { countKeyRefusal, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
-import { beginRequest, mediaType, nowMs } from './request.js';
+import { countKeyRefusal, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from '../http/response.js';
+import { beginRequest, mediaType, nowMs } from '../http/request.js';
 import { bundleCost } from '../bundles/bundle-methods.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;

@@ -1,7 +1,7 @@
 // The JSON-RPC method tables (cold: built once at start). Later issues add their methods here; a method that is
 // not in the table answers -32601 "Method not found". main.ts labels metrics with every name in these tables.
 import type { MethodTable, MethodHandler } from '../jsonrpc/dispatch.js';
-import type { CallContext } from './call-context.js';
+import type { CallContext } from '../admission/call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { sendTransactionMethod, type SendTransactionDeps } from './methods/send-transaction.js';
 import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';

@@ -4,19 +4,18 @@
 // values by every check and by intake, and answered from them (refuseRest): a flood of bad submissions must cost no
 // more than good ones (issue #18 defect 9). The try/catch around each body only answers what nothing should throw.
 import { isUtf8 } from 'node:buffer';
+import { BAD_MAX_RETRIES, maxRetriesFrom, resolveRoutes } from '../admission/send-options.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
-import { ROUTE_NAMES, type RouteName } from '../config/schema.js';
-import { Errors, Failure, RelayError, failureOf, type ErrorSpec } from '../errors/registry.js';
-import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
-import { serdeType } from '../errors/serde-type.js';
+import { Errors, Failure, RelayError, type ErrorSpec } from '../errors/registry.js';
+import { ROUTE_BY_ID } from '../shm/layout.js';
 import { tryParseEncodingParam, type TransactionEncoding } from '../tx/index.js';
-import type { KeyEntry } from './auth.js';
-import { readBody } from './body-reader.js';
+import type { KeyEntry } from '../admission/key-table.js';
+import { readBody } from '../http/body-reader.js';
 import type { FrontDeps } from './front-deps.js';
 import { summarizedLog } from '../log/summarized-log.js';
-import { countKeyRefusal, restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from './http.js';
-import type { SubmissionMeta } from './intake.js';
-import { beginRequest, mediaType, nowMs } from './request.js';
+import { countKeyRefusal, restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from '../http/response.js';
+import type { SubmissionMeta } from '../admission/intake.js';
+import { beginRequest, mediaType, nowMs } from '../http/request.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
 
@@ -66,56 +65,7 @@ function accepted(deps: FrontDeps, st: RequestState, path: string, signature: st
   deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
 }
 
-const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
-/** route_not_configured by the relay's available mask (one per relay in practice): data names what it runs. */
-const notConfigured = new Map<number, Failure>();
 
-/**
- * Nothing to send by: the key's policy when it allows none of the routes asked for (route_not_allowed, 403), else this
- * relay, which runs none of those it allows (route_not_configured, 400). `permitted`: the routes asked ∩ the key's.
- */
-export function noRouteRefusal(permitted: number, available: number): Failure {
-  if (permitted === 0) return ROUTE_NOT_ALLOWED;
-  let f = notConfigured.get(available);
-  if (f === undefined) {
-    const configured = ROUTE_NAMES.filter((r) => (available & (1 << ROUTE_IDS[r])) !== 0);
-    f = Object.freeze(new Failure(Errors.ROUTE_NOT_CONFIGURED, Errors.ROUTE_NOT_CONFIGURED.message, { reason: Errors.ROUTE_NOT_CONFIGURED.reason, configured }));
-    notConfigured.set(available, f);
-  }
-  return f;
-}
-
-const ROUTES_SHAPE = Object.freeze(
-  new Failure(Errors.UNKNOWN_ROUTE, 'Invalid params: `routes` must be "default" or a non-empty array of route names'),
-);
-
-/** Requested route names -> effective mask (request ∩ key policy ∩ available), or the refusal. */
-export function resolveRoutes(requested: unknown, key: KeyEntry, available: number): number | Failure {
-  if (requested === undefined || requested === null || requested === 'default') {
-    const m = key.defaultMask & available;
-    if (m === 0) return noRouteRefusal(key.defaultMask, available);
-    return m;
-  }
-  if (!Array.isArray(requested) || requested.length === 0) return ROUTES_SHAPE;
-  let mask = 0;
-  for (const r of requested) {
-    if (typeof r !== 'string') {
-      // serdeType describes without walking into the value (it may be nested thousands deep).
-      return new Failure(Errors.UNKNOWN_ROUTE, `Invalid params: \`routes\` must hold route names (strings), got ${serdeType(r)}; known routes: ${KNOWN_ROUTES}`);
-    }
-    if (!(ROUTE_NAMES as readonly string[]).includes(r)) {
-      return new Failure(Errors.UNKNOWN_ROUTE, `Invalid params: unknown route ${JSON.stringify(r)} in \`routes\`; known routes: ${KNOWN_ROUTES}`);
-    }
-    mask |= 1 << ROUTE_IDS[r as RouteName];
-  }
-  const effective = mask & key.allowedMask & available;
-  if (effective === 0) return noRouteRefusal(mask & key.allowedMask, available);
-  return effective;
-}
-
-const KNOWN_ROUTES = ROUTE_NAMES.join(', ');
-
-const BAD_MAX_RETRIES = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: `maxRetries` must be a non-negative integer'));
 const NOT_JSON = Object.freeze(new Failure(Errors.PARSE_ERROR, 'Parse error: the body is not valid JSON'));
 const NOT_AN_OBJECT = Object.freeze(
   new Failure(Errors.INVALID_PARAMS, 'Invalid params: the body must be a JSON object with a `transaction` string'),
@@ -124,13 +74,6 @@ const TRANSACTION_NOT_A_STRING = Object.freeze(new Failure(Errors.INVALID_PARAMS
 const EMPTY_BODY = Object.freeze(
   new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty body'),
 );
-
-/** `maxRetries` of a JSON body (or a QUIC ingress request): absent/null -> -1 (none given). */
-export function maxRetriesFrom(v: unknown): number | Failure {
-  if (v === undefined || v === null) return -1;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) return BAD_MAX_RETRIES;
-  return v;
-}
 
 /**
  * `?maxRetries=` of /v1/transactions: absent -> -1; otherwise decimal digits only. Number() would read "" as 0 and

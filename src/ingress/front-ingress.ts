@@ -8,16 +8,16 @@
 // A request is taken only while the reply ring has room for its answer, so no answer is ever dropped.
 import { C1, Packr, Unpackr } from 'msgpackr';
 import { Errors, Failure, failureOf, type ErrorSpec } from '../errors/registry.js';
-import type { KeyEntry, KeyTable } from '../front/auth.js';
-import type { Intake, SubmissionMeta } from '../front/intake.js';
-import { maxRetriesFrom, resolveRoutes } from '../front/relay-endpoints.js';
+import type { KeyEntry, KeyTable } from '../admission/key-table.js';
+import type { Intake, SubmissionMeta } from '../admission/intake.js';
+import { maxRetriesFrom, resolveRoutes } from '../admission/send-options.js';
 import { newLatencyHistogram } from '../metrics/front-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
 import { MSG_KINDS } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
-import type { KeyUsage } from '../metrics/key-usage.js';
+import type { KeyUsage } from '../admission/key-usage.js';
 import { STREAM_CODE } from './codes.js';
 import { parseAuthRequest } from './start-quic-ingress.js';
 
@@ -27,7 +27,7 @@ export interface FrontIngressDeps {
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
   readonly log: Logger;
-  /** Per-key counts on /metrics (src/metrics/key-usage.ts); absent = not counted. */
+  /** Per-key counts on /metrics (src/admission/key-usage.ts); absent = not counted. */
   readonly keyUsage?: KeyUsage;
 }
 

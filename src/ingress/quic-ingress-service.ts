@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { QUIC_PORT_DISABLED, QUIC_PORT_EPHEMERAL } from '../config/quic-ingress-schema.js';
-import type { KeyTable } from '../front/auth.js';
-import type { Intake } from '../front/intake.js';
+import type { KeyTable } from '../admission/key-table.js';
+import type { Intake } from '../admission/intake.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import { createRandomIdentityCertificate } from '../quic/identity-certificate.js';
@@ -14,7 +14,7 @@ import { messageRingDepth } from '../shm/message-ring.js';
 import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
 import { QuicThreadPool, type QuicTaskHost } from './quic-thread-pool.js';
-import type { KeyUsage } from '../metrics/key-usage.js';
+import type { KeyUsage } from '../admission/key-usage.js';
 
 export interface QuicIngressServiceDeps {
   readonly config: Readonly<Config>;
@@ -25,7 +25,7 @@ export interface QuicIngressServiceDeps {
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
   readonly log: Logger;
-  /** Per-key counts on /metrics (src/metrics/key-usage.ts); absent = not counted. */
+  /** Per-key counts on /metrics (src/admission/key-usage.ts); absent = not counted. */
   readonly keyUsage?: KeyUsage;
   /** Runs the listener in the relay's QUIC thread (EgressPool.hostInQuicThread); absent = a thread of its own. */
   readonly host?: QuicTaskHost;

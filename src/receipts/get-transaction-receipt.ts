@@ -3,10 +3,10 @@
 // receipt (the same JSON as GET {relay_url}/v1/transactions/{signature}), or null when there is none for this key
 // (unknown, another key's, expired) — as getSignatureStatuses answers null for an unknown signature.
 import { Errors, Failure } from '../errors/registry.js';
-import type { CallContext } from '../front/call-context.js';
+import type { CallContext } from '../admission/call-context.js';
 import type { MethodHandler } from '../jsonrpc/dispatch.js';
 import { tryExpectString, tryParamsArray } from '../jsonrpc/params.js';
-import { looksLikeSignature } from './receipt-endpoint.js';
+import { looksLikeSignature } from '../tx/base58.js';
 import type { Receipts } from './receipts.js';
 
 const NOT_A_SIGNATURE = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: not a transaction signature (base58 of 64 bytes)'));

@@ -7,19 +7,14 @@ import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
+import type { AcceptedTransaction, ReceiptSink } from '../admission/receipt-sink.js';
 import { LandingTracker } from './landing-tracker.js';
 import { ReceiptMetrics, type LandingCounts } from './receipt-metrics.js';
 import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
 
-/** What intake knows about an accepted transaction. */
-export interface AcceptedTransaction {
-  readonly keyId: number;
-  readonly routeMask: number;
-  readonly receivedAtMs: number;
-  readonly traceId: string;
-}
+export type { AcceptedTransaction };
 
-export class Receipts {
+export class Receipts implements ReceiptSink {
   readonly table: ReceiptTable;
   private readonly tracker: LandingTracker | null;
   private readonly metrics = new ReceiptMetrics();

@@ -7,7 +7,7 @@
 import { ConfigError, loadConfig, type FlagOverride } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { updateAddedRouteMasks } from '../config/route-policy.js';
-import type { ConfigKeyChanges, KeyTable } from '../front/auth.js';
+import type { ConfigKeyChanges, KeyTable } from '../admission/key-table.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import { diffConfigs } from './config-diff.js';

@@ -3,7 +3,7 @@
 // shared counters (what /metrics renders), the health monitor's report, the telemetry snapshot, the rings, the keys'
 // usage counters, the receipts' landing counts and outcome bytes. Nothing here runs on a request's path.
 import type { HealthReport } from '../health/health-monitor.js';
-import type { KeyTable, KeyRequestCounts } from '../front/auth.js';
+import type { KeyTable, KeyRequestCounts } from '../admission/key-table.js';
 import type { LandingCounts } from '../receipts/receipt-metrics.js';
 import { SLOT_BUCKETS } from '../receipts/receipt-metrics.js';
 import type { ReceiptFailure } from '../receipts/receipt-table.js';

@@ -195,3 +195,8 @@ export function decodeBase58Into(target: Uint8Array, encoded: string, maxBytes: 
   }
   return total;
 }
+
+/** Base58 of a 64-byte signature is 64 to 88 characters (a receipt lookup checks the shape before the table). */
+export function looksLikeSignature(s: string): boolean {
+  return s.length >= 64 && s.length <= 88 && findInvalidBase58(s) < 0;
+}

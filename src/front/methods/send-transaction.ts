@@ -20,8 +20,8 @@ import { runPreflight } from '../../rpc/preflight.js';
 import type { UpstreamRpcClient } from '../../rpc/upstream-client.js';
 import type { SnapshotReader } from '../../telemetry/snapshot.js';
 import { tryParseEncodingParam } from '../../tx/index.js';
-import type { CallContext } from '../call-context.js';
-import type { Intake, SubmissionMeta } from '../intake.js';
+import type { CallContext } from '../../admission/call-context.js';
+import type { Intake, SubmissionMeta } from '../../admission/intake.js';
 
 export interface SendTransactionDeps {
   readonly intake: Intake;

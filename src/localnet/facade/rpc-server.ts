@@ -6,11 +6,11 @@
 // wsUrl is ws://host:P+1. With port 0 an ephemeral P is chosen such that P+1 is free too.
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../../errors/registry.js';
-import { readBody } from '../../front/body-reader.js';
-import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse, type ResponseOptions } from '../../front/http.js';
+import { readBody } from '../../http/body-reader.js';
+import { answerCorsPreflight, JSON_TYPE, RequestState, responseOptions, TEXT_TYPE, writeResponse, type ResponseOptions } from '../../http/response.js';
 import { loadUws, type Uws } from '../../native/uws.js';
 import { listenExclusive } from '../../native/listen-exclusive.js';
-import { mediaType } from '../../front/request.js';
+import { mediaType } from '../../http/request.js';
 import { dispatchJsonRpc, type MethodHandler, type MethodTable } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
 import { errorJson } from '../../jsonrpc/response.js';

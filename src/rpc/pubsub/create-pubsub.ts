@@ -2,8 +2,8 @@
 // (jsonRpc.pubsub.enabled false, or no JSON-RPC host). The upstream PubSub is upstream.wsUrl, else derived from
 // upstream.rpcUrl (the embedded localnet's when none is configured: its facade serves PubSub on rpc port + 1).
 import type { Config } from '../../config/schema.js';
-import type { KeyTable } from '../../front/auth.js';
-import type { ResponseOptions } from '../../front/http.js';
+import type { KeyTable } from '../../admission/key-table.js';
+import type { ResponseOptions } from '../../http/response.js';
 import type { Logger } from '../../log/logger.js';
 import { urlForLog } from '../../log/url-for-log.js';
 import { PubsubServer } from './pubsub-server.js';

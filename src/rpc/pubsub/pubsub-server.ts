@@ -9,11 +9,11 @@
 import { isUtf8 } from 'node:buffer';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_socket_context_t, WebSocketBehavior } from 'uWebSockets.js';
 import { Errors, Failure, type ErrorSpec } from '../../errors/registry.js';
-import type { KeyTable } from '../../front/auth.js';
-import { extractKey } from '../../front/api-key-carrier.js';
-import { JSON_TYPE, RequestState, writeResponse, type ResponseOptions } from '../../front/http.js';
-import { nowMs } from '../../front/request.js';
-import { requestIdFor } from '../../front/request-id.js';
+import type { KeyTable } from '../../admission/key-table.js';
+import { extractKey } from '../../http/api-key-carrier.js';
+import { JSON_TYPE, RequestState, writeResponse, type ResponseOptions } from '../../http/response.js';
+import { nowMs } from '../../http/request.js';
+import { requestIdFor } from '../../http/request-id.js';
 import { dispatchJsonRpc, type DispatchHooks, type MethodHandler, type MethodTable } from '../../jsonrpc/dispatch.js';
 import { parseJsonRpcBody, type JsonRpcCall, type ParsedBody } from '../../jsonrpc/envelope.js';
 import { errorJson } from '../../jsonrpc/response.js';

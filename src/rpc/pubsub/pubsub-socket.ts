@@ -3,7 +3,7 @@
 // more slowly than its notifications arrive is closed with CLOSE_SLOW_CONSUMER once uWS holds more than
 // MAX_BUFFERED_BYTES unsent for it, instead of the relay buffering without bound (docs/pubsub.md).
 import type { WebSocket } from 'uWebSockets.js';
-import type { KeyEntry } from '../../front/auth.js';
+import type { KeyEntry } from '../../admission/key-table.js';
 import type { ClientSub, SubscriberSocket } from './subscription-hub.js';
 import { sendText } from './uws-send.js';
 

@@ -12,7 +12,7 @@
 // every socket holding a subscription is closed with CLOSE_UPSTREAM_LOST (docs/pubsub.md): clients reconnect and
 // resubscribe (web3.js does so by itself), getting a fresh upstream subscription or a clear error.
 import { Errors, RelayError } from '../../errors/registry.js';
-import type { KeyEntry } from '../../front/auth.js';
+import type { KeyEntry } from '../../admission/key-table.js';
 import type { Logger } from '../../log/logger.js';
 import { TextBuilder } from '../../metrics/prometheus.js';
 import type { NotificationParts } from './notification-text.js';

@@ -9,8 +9,8 @@
 // shape (src/rpc/simulate/simulation-result.ts), an on-chain failure inside a normal result (value.err, value.logs).
 // The call is charged to the key's simulateLimit by the endpoint (shared with preflight simulations).
 import { Errors, Failure, RelayError, failureOf } from '../../errors/registry.js';
-import type { CallContext } from '../../front/call-context.js';
-import type { Intake } from '../../front/intake.js';
+import type { CallContext } from '../../admission/call-context.js';
+import type { Intake } from '../../admission/intake.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { tryConfigObject, tryExpectString, tryOptionalBoolean, tryOptionalCommitment, tryOptionalUsize, tryParamsArray } from '../../jsonrpc/params.js';
 import { serdeType } from '../../errors/serde-type.js';

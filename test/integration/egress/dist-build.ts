@@ -6,7 +6,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 const WATCHED = ['src/shm', 'src/egress', 'src/metrics', 'src/log', 'src/config', 'workers', 'bench/shm'];
 

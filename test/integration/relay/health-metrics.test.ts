@@ -1,4 +1,4 @@
-// The gauges /metrics carries for alerting (src/metrics/health-metrics.ts, src/metrics/key-usage.ts; docs/monitoring.md),
+// The gauges /metrics carries for alerting (src/health/health-metrics.ts, src/admission/key-usage.ts; docs/monitoring.md),
 // read from a real relay on a recording upstream: health status, route deliverability and upstream reachability follow
 // the upstream going away; per-key counts follow what each key sends, by key name, never the key.
 import { describe, expect, it } from 'vitest';

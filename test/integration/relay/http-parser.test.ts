@@ -167,7 +167,7 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
     await new Promise((r) => setTimeout(r, 300));
     expect(e.closed).toBe(true);
     if (build === 'maintained') {
-      // The relay walks the headers (src/front/request.ts): RFC 9112 6.3, the framing is invalid.
+      // The relay walks the headers (src/http/request.ts): RFC 9112 6.3, the framing is invalid.
       expect(e.statuses).toEqual([400]);
       expect(e.text).toContain('Content-Length headers with different values');
     } else {

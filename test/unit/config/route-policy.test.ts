@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { addedRouteMasks, updateAddedRouteMasks } from '../../../src/config/route-policy.js';
 import { configSchema } from '../../../src/config/schema.js';
-import { Intake, type SubmissionMeta } from '../../../src/front/intake.js';
+import { Intake, type SubmissionMeta } from '../../../src/admission/intake.js';
 import { ROUTE_IDS } from '../../../src/shm/layout.js';
 import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';
 import { legacyTransfer } from '../../helpers/transactions.js';

@@ -1,11 +1,11 @@
-// A reload of the config's keys (KeyTable.replaceConfigKeys, src/front/auth.ts): an unchanged key keeps its entry
+// A reload of the config's keys (KeyTable.replaceConfigKeys, src/admission/key-table.ts): an unchanged key keeps its entry
 // (buckets and all), a changed one gets a new entry under its id with the tokens it had left, a removed one is
 // unknown at once, an added one is found, a key removed and added again gets its old id, and the engine's plan for a
 // key still overrides the config's across a reload.
 import { describe, expect, it } from 'vitest';
 import { keyHash } from '../../../src/cluster/engine-keys.js';
 import { parsePlan } from '../../../src/cluster/key-plan.js';
-import { KeyTable } from '../../../src/front/auth.js';
+import { KeyTable } from '../../../src/admission/key-table.js';
 import { keySchema } from '../../../src/config/schema.js';
 
 const A = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';

@@ -1,10 +1,10 @@
-// The key table with keys from the cluster engine (src/front/auth.ts): engine keys are known by hash only and found by
+// The key table with keys from the cluster engine (src/admission/key-table.ts): engine keys are known by hash only and found by
 // hashing the candidate; an engine plan overrides a config key's; removing it brings the config plan back; ids are
 // never given to another key; a plan change reaches a key already found by value.
 import { describe, expect, it } from 'vitest';
 import { keyHash } from '../../../src/cluster/engine-keys.js';
 import { parsePlan } from '../../../src/cluster/key-plan.js';
-import { KeyTable, type KeyPlan } from '../../../src/front/auth.js';
+import { KeyTable, type KeyPlan } from '../../../src/admission/key-table.js';
 import { keySchema } from '../../../src/config/schema.js';
 
 const CONFIG_KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';

@@ -5,8 +5,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const WATCHED = ['src/telemetry', 'src/front', 'src/front/methods', 'src/errors', 'src/config', 'src/jsonrpc', 'src/shm', 'workers', 'src', 'bench/telemetry'];
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const WATCHED = ['src/telemetry', 'src/front', 'src/front/methods', 'src/http', 'src/admission', 'src/errors', 'src/config', 'src/jsonrpc', 'src/shm', 'workers', 'src', 'bench/telemetry'];
 
 function stale(): boolean {
   for (const dir of WATCHED) {

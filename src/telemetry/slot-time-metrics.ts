@@ -1,7 +1,7 @@
 // The cluster's slot duration on /metrics (front thread, cold: per scrape). docs/slot-time.md.
-import type { SnapshotReader } from '../telemetry/snapshot.js';
-import { slotMsMeasured, slotMsOf } from '../telemetry/slot-ms.js';
-import type { TextBuilder } from './prometheus.js';
+import type { SnapshotReader } from './snapshot.js';
+import { slotMsMeasured, slotMsOf } from './slot-ms.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
 
 /** Renders the measured slot duration from the leader-slot snapshot (nothing when telemetry is off). */
 export function renderSlotTime(tb: TextBuilder, reader: SnapshotReader | null): void {

@@ -6,7 +6,7 @@
 // `deferred` bodies (submissions) reach the handler after the read has been parsed (after-read.ts), as a copy.
 import type { HttpResponse } from 'uWebSockets.js';
 import { afterRead } from './after-read.js';
-import type { RequestState } from './http.js';
+import type { RequestState } from './response.js';
 
 export type BodyHandler = (body: Buffer) => void;
 

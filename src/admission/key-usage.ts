@@ -3,8 +3,8 @@
 // numeric id, no label built per call); render() is cold (per scrape) and sums ids by name, so an engine key whose plan
 // changed (a new entry, the same name) stays one series. Every key the table knows is rendered, zeros included, so a
 // dashboard lists idle keys too.
-import type { KeyTable } from '../front/auth.js';
-import type { TextBuilder } from './prometheus.js';
+import type { KeyTable } from './key-table.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
 
 /** Initial ids covered; grows by doubling when an engine key gets an id beyond it (cold: once per new key). */
 const INITIAL_IDS = 64;

@@ -11,8 +11,8 @@
 // QUIC ring's, and both records carry one join table entry (src/shm/join.ts) so that it is accounted once.
 import type { JoinAllocator } from '../shm/join.js';
 import { Errors, Failure, failureOf } from '../errors/registry.js';
-import type { Receipts } from '../receipts/receipts.js';
-import type { KeyUsage } from '../metrics/key-usage.js';
+import type { ReceiptSink } from './receipt-sink.js';
+import type { KeyUsage } from './key-usage.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
   createParsedTransaction,
@@ -70,10 +70,10 @@ export class Intake {
      */
     private readonly addedRouteMasks: Uint32Array = new Uint32Array(0),
     /** Landing receipts (src/receipts/); null = off. */
-    private readonly receipts: Receipts | null = null,
+    private readonly receipts: ReceiptSink | null = null,
     /** The QUIC thread's ring; null = every record goes into the worker rings. */
     private readonly quic: QuicRingTarget | null = null,
-    /** Per-key counts on /metrics (src/metrics/key-usage.ts); null = not counted. */
+    /** Per-key counts on /metrics (src/admission/key-usage.ts); null = not counted. */
     private readonly usage: KeyUsage | null = null,
   ) {}
 

@@ -12,7 +12,7 @@
 // answer; the client sees the connection close and can retry safely. Pipelining behind a submission is thereby
 // refused; a client sending one request at a time (every HTTP client library) pays one setImmediate per loop turn
 // and a res.cork per answer.
-import type { RequestState } from './http.js';
+import type { RequestState } from './response.js';
 
 type Work = (st: RequestState) => void;
 

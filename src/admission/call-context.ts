@@ -1,6 +1,6 @@
 // What a method handler knows about the request it serves (front thread, one object per request).
-import type { KeyEntry } from './auth.js';
-import type { RequestState } from './http.js';
+import type { KeyEntry } from './key-table.js';
+import type { RequestState } from '../http/response.js';
 
 export interface CallContext {
   readonly key: KeyEntry;

@@ -4,17 +4,12 @@
 // revealed — or older than receipts.ttlMs, or receipts are off). Charged to the key's read budget.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, type ErrorSpec } from '../errors/registry.js';
-import type { FrontDeps } from '../front/front-deps.js';
-import { retryAfterSeconds, writeJson, type RequestState } from '../front/http.js';
-import { beginRequest } from '../front/request.js';
-import { findInvalidBase58 } from '../tx/base58.js';
+import type { FrontDeps } from './front-deps.js';
+import { retryAfterSeconds, writeJson, type RequestState } from '../http/response.js';
+import { beginRequest } from '../http/request.js';
+import { looksLikeSignature } from '../tx/base58.js';
 
 const PATH = '/v1/transactions/:signature';
-
-/** Base58 of a 64-byte signature is 64 to 88 characters. */
-export function looksLikeSignature(s: string): boolean {
-  return s.length >= 64 && s.length <= 88 && findInvalidBase58(s) < 0;
-}
 
 function errorBody(spec: ErrorSpec, message: string = spec.message, data?: unknown): string {
   return JSON.stringify({ error: { code: spec.rpcCode, reason: spec.reason, message, ...(data === undefined ? {} : { data }) } });

@@ -2,7 +2,7 @@
 // when the handler returns, so every header the request needs is read here, synchronously, once.
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { extractKey } from './api-key-carrier.js';
-import { BAD_TRANSFER_ENCODING_MESSAGE, CONFLICTING_CONTENT_LENGTH_MESSAGE, RequestState } from './http.js';
+import { BAD_TRANSFER_ENCODING_MESSAGE, CONFLICTING_CONTENT_LENGTH_MESSAGE, RequestState } from './response.js';
 import { offHeapBytes } from './off-heap-bytes.js';
 import { requestIdFor } from './request-id.js';
 

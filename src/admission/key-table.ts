@@ -41,7 +41,7 @@ export interface KeyEntry {
  * Per-key counts for the status page (front thread, HOT: one increment on an object already in hand). Read by name
  * only: the key value never reaches the page. `requests`: HTTP requests (and QUIC ingress streams) carrying the key;
  * `refused`: refusals answered to them, batch elements counted one each (as slotrelay_rejections_total);
- * `rateLimited`: of those, the 429s. Not the same figures as /metrics' per-key counters (src/metrics/key-usage.ts:
+ * `rateLimited`: of those, the 429s. Not the same figures as /metrics' per-key counters (src/admission/key-usage.ts:
  * transactions into the rings, and 429s summed by key name): two counts of one key's traffic, one place each; folding
  * them into one is left to the structure work (issue #25).
  */

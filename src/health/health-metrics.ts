@@ -1,8 +1,8 @@
 // What GET /health says, as gauges on /metrics (front thread, cold: per scrape, from the health monitor's last report;
 // docs/health.md, docs/monitoring.md). Alerts need numbers: the relay's status, each route's deliverability, the
 // upstream's reachability and the age of the leader data. Nothing here is computed per request.
-import type { HealthReport, HealthStatus } from '../health/health-monitor.js';
-import type { TextBuilder } from './prometheus.js';
+import type { HealthReport, HealthStatus } from './health-monitor.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
 
 const STATUSES: readonly HealthStatus[] = ['ok', 'degraded', 'unhealthy', 'shutting_down'];
 
