@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -30,6 +30,12 @@ start: build
 
 typecheck: install
 	npx tsc -p tsconfig.test.json
+
+# The layers of src/ (.dependency-cruiser.cjs, docs/architecture.md): any import that breaks them, as the layering test
+# in `make test` checks; `make layers GRAPH=1` also writes the folder graph as Graphviz dot to dist/layers.dot.
+layers: install
+	npx depcruise src workers --config .dependency-cruiser.cjs --output-type err
+	@if [ -n "$(GRAPH)" ]; then mkdir -p dist && npx depcruise src workers --config .dependency-cruiser.cjs --collapse '^(src|workers)/[^/]+' --output-type dot > dist/layers.dot && echo "dist/layers.dot written"; fi
 
 # The Prometheus rules of deploy/ (docs/monitoring.md): syntax and their promtool unit tests, after editing them.
 # Installs Debian's prometheus package when missing (scripts/ci/ensure-prometheus.sh). The dashboard against a real

@@ -9,6 +9,7 @@
 // relay's health reports the upstream unreachable and intake refuses what no route can deliver.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { LocalnetState } from './health/health-monitor.js';
 import type { Logger } from './log/logger.js';
 
 export interface LocalnetValidatorInfo {
@@ -17,7 +18,7 @@ export interface LocalnetValidatorInfo {
   readonly stake: number;
 }
 
-export type LocalnetState = 'running' | 'restarting' | 'failed' | 'stopped';
+export type { LocalnetState };
 
 export interface LocalnetChild {
   readonly rpcUrl: string;

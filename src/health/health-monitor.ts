@@ -8,13 +8,15 @@
 // granted a trickle of one transaction (onTrickle), whose outcome is the probe. Letting it back in wholesale once its
 // failures aged out of the window dropped a whole tick of traffic every few seconds (issue #30 item 10).
 import type { Config } from '../config/schema.js';
-import type { LocalnetState } from '../localnet-child.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { slotMsMeasured, slotMsOf } from '../telemetry/slot-ms.js';
 import { EndpointProbe } from './endpoint-probe.js';
 import { RouteOutcomeWindow } from './route-outcome-window.js';
+
+/** The embedded localnet child's state, as its supervisor (src/localnet-child.ts) reports it. */
+export type LocalnetState = 'running' | 'restarting' | 'failed' | 'stopped';
 
 export type HealthStatus = 'ok' | 'degraded' | 'unhealthy' | 'shutting_down';
 

@@ -1,0 +1,63 @@
+// The layers of src/ and the rules that keep them (issue #25; docs/architecture.md draws them). Read by
+// test/unit/structure/layering.test.ts (in `make test`) and by `make layers` (the report for a reader).
+//
+// LAYERS lists every folder of src/ from the bottom up. A module may import its own folder and any folder listed
+// BEFORE its own, never one listed after: so there is no import cycle between folders and no upward arrow. The
+// groups are for the reader; the order inside a group is the rule too (e.g. rpc before receipts: receipts read
+// the upstream for landings). Files at the top of src/ (main.ts, cli.ts, ...) and workers/ are the entry points:
+// they may import anything, and nothing under src/<folder>/ may import them.
+const LAYERS = [
+  { name: 'foundation', folders: ['errors', 'log', 'native', 'shm'] },
+  { name: 'codecs and transports', folders: ['tx', 'metrics', 'jsonrpc', 'quic', 'http'] },
+  { name: 'configuration', folders: ['config'] },
+  { name: 'the relay', folders: ['telemetry', 'admission', 'rpc', 'ingress', 'receipts', 'egress', 'bundles'] },
+  { name: 'operations', folders: ['health', 'cluster', 'reload', 'status', 'doctor'] },
+  { name: 'hosts and tools', folders: ['localnet', 'landing-bench', 'client', 'front'] },
+];
+
+const ORDER = LAYERS.flatMap((l) => l.folders);
+const alt = (names) => `(${names.join('|')})`;
+
+const upward = ORDER.slice(0, -1).map((folder, i) => ({
+  name: `upward-from-${folder}`,
+  comment: `src/${folder}/ may import only folders listed before it in LAYERS (.dependency-cruiser.cjs)`,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: `^src/${alt(ORDER.slice(i + 1))}/` },
+}));
+
+module.exports = {
+
+  forbidden: [
+    ...upward,
+    {
+      name: 'unlisted-folder',
+      comment: 'every folder of src/ has its place in LAYERS',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' , pathNot: `^src/${alt(ORDER)}/` },
+      to: {},
+    },
+    {
+      name: 'entry-point-imported',
+      comment: 'src/*.ts and workers/ are entry points: nothing inside a layer imports them',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^(src/[^/]+\\.ts$|workers/)' },
+    },
+    {
+      name: 'folder-cycle',
+      comment: 'no module-level import cycle that leaves a folder (a cycle inside one folder is that folder\'s business)',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { circular: true, viaSomeNot: '^src/$1/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    combinedDependencies: false,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+  },
+};
