@@ -15,6 +15,12 @@ const LAYERS = [
   { name: 'hosts and tools', folders: ['localnet', 'landing-bench', 'client', 'front'] },
 ];
 
+// Inside src/egress/, by concern (the same rule one level down): the route contract every route implements; the
+// routes of the egress workers (rpc, jito, discard), rebroadcast and the QUIC routes with their connection layer,
+// which know the contract and not each other; and on top the consumers that run them (the ring consumer loop, the
+// pool that supervises the threads, the QUIC thread's body).
+const EGRESS = [['contract'], ['worker-routes', 'rebroadcast', 'quic'], ['consumer']];
+
 const ORDER = LAYERS.flatMap((l) => l.folders);
 const alt = (names) => `(${names.join('|')})`;
 
@@ -26,10 +32,27 @@ const upward = ORDER.slice(0, -1).map((folder, i) => ({
   to: { path: `^src/${alt(ORDER.slice(i + 1))}/` },
 }));
 
-module.exports = {
+const egress = EGRESS.flatMap((tier, i) =>
+  tier.map((folder) => ({
+    name: `egress-${folder}`,
+    comment: `src/egress/${folder}/ may import only the egress folders of the tiers below it, not its peers (EGRESS)`,
+    severity: 'error',
+    from: { path: `^src/egress/${folder}/` },
+    to: { path: `^src/egress/${alt([...EGRESS.slice(i + 1).flat(), ...tier.filter((f) => f !== folder)])}/` },
+  })),
+).filter((r) => !r.to.path.endsWith('()/'));
 
+module.exports = {
   forbidden: [
     ...upward,
+    ...egress,
+    {
+      name: 'egress-loose-file',
+      comment: 'every file of src/egress/ lives in one of its concern folders (EGRESS)',
+      severity: 'error',
+      from: { path: '^src/egress/[^/]+\\.ts$' },
+      to: {},
+    },
     {
       name: 'unlisted-folder',
       comment: 'every folder of src/ has its place in LAYERS',

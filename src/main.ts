@@ -20,8 +20,8 @@ import { Receipts } from './receipts/receipts.js';
 import { createBundles } from './bundles/bundles.js';
 import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
-import { EgressPool } from './egress/pool.js';
-import { resolveIdentity, type RelayIdentity } from './egress/identity.js';
+import { EgressPool } from './egress/consumer/pool.js';
+import { resolveIdentity, type RelayIdentity } from './egress/quic/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
@@ -41,7 +41,7 @@ import { waitForLeaderData } from './health/leader-data-gate.js';
 
 /** How long the start waits for the telemetry thread's first leader data before it starts degraded. */
 const LEADER_DATA_WAIT_MS = 10_000;
-/** How long the start waits for every ring consumer's routes to be warm (src/egress/consumer-ready.ts). */
+/** How long the start waits for every ring consumer's routes to be warm (src/egress/contract/consumer-ready.ts). */
 const EGRESS_READY_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
 import { createPubsub } from './rpc/pubsub/create-pubsub.js';

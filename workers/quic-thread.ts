@@ -1,11 +1,11 @@
 // QUIC thread entry (Piscina task module of the QUIC pool, rings.quicThreads threads, one long-lived task each): thread
-// 0's task consumes the QUIC ring (src/egress/quic-thread.ts), each other thread's owns its share of the connections
-// (src/egress/quic-link-owner.ts). The config arrives in the task payload (structured-cloned, so it is deep-frozen
+// 0's task consumes the QUIC ring (src/egress/consumer/quic-thread-main.ts), each other thread's owns its share of the connections
+// (src/egress/quic/quic-link-owner.ts). The config arrives in the task payload (structured-cloned, so it is deep-frozen
 // again here, as in workers/egress-worker.ts).
 import { deepFreeze } from '../src/config/freeze.js';
-import type { EgressTask } from '../src/egress/consumer-loop.js';
-import { runQuicThread } from '../src/egress/quic-thread.js';
-import { isQuicLinkOwnerTask, runQuicLinkOwner, type QuicLinkOwnerTask } from '../src/egress/quic-link-owner.js';
+import type { EgressTask } from '../src/egress/consumer/consumer-loop.js';
+import { runQuicThread } from '../src/egress/consumer/quic-thread-main.js';
+import { isQuicLinkOwnerTask, runQuicLinkOwner, type QuicLinkOwnerTask } from '../src/egress/quic/quic-link-owner.js';
 import { publishThreadMemory } from '../src/metrics/thread-memory.js';
 
 export default async function quicThread(task: EgressTask | QuicLinkOwnerTask): Promise<void> {

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { HttpResponse } from 'uWebSockets.js';
 import { loadConfig } from '../../src/config/load.js';
-import { EgressPool } from '../../src/egress/pool.js';
+import { EgressPool } from '../../src/egress/consumer/pool.js';
 import { KeyTable } from '../../src/admission/key-table.js';
 import { extractKey } from '../../src/http/api-key-carrier.js';
 import type { CallContext } from '../../src/admission/call-context.js';

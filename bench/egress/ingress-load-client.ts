@@ -9,7 +9,7 @@ import { randomFillSync } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { IngressClient } from '../../src/ingress/ingress-client.js';
 import { createIdentityCertificate } from '../../src/quic/identity-certificate.js';
-import { generateKeypairSecret } from '../../src/egress/identity.js';
+import { generateKeypairSecret } from '../../src/egress/quic/identity.js';
 
 const host = process.argv[2] ?? '127.0.0.1';
 const port = Number(process.argv[3]);

@@ -42,11 +42,11 @@ import { QUICClient } from '@matrixai/quic';
 import MatrixLogger, { LogLevel } from '@matrixai/logger'; // @matrixai/quic's own logger package: silences its INFO lines
 import hdr from 'hdr-histogram-js';
 import { configSchema, type Config } from '../../src/config/schema.js';
-import { runEgressConsumer } from '../../src/egress/consumer-loop.js';
-import { generateKeypairSecret } from '../../src/egress/identity.js';
-import { QuicEgress } from '../../src/egress/quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../../src/egress/route.js';
-import { StaticRoute } from '../../src/egress/static-route.js';
+import { runEgressConsumer } from '../../src/egress/consumer/consumer-loop.js';
+import { generateKeypairSecret } from '../../src/egress/quic/identity.js';
+import { QuicEgress } from '../../src/egress/quic/quic-egress.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../src/egress/contract/route.js';
+import { StaticRoute } from '../../src/egress/quic/static-route.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createWorkerCounters } from '../../src/metrics/worker-counters.js';
 import { createIdentityCertificate, quicServerName } from '../../src/quic/index.js';

@@ -11,11 +11,11 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { buildRoutePlan } from '../../src/config/route-plan.js';
 import { configSchema } from '../../src/config/schema.js';
-import { generateKeypairSecret } from '../../src/egress/identity.js';
-import { EgressPool } from '../../src/egress/pool.js';
+import { generateKeypairSecret } from '../../src/egress/quic/identity.js';
+import { EgressPool } from '../../src/egress/consumer/pool.js';
 import { createLogger } from '../../src/log/logger.js';
 import { EGRESS_OUTCOMES, ROUTE_IDS, egressCounterIndex } from '../../src/shm/layout.js';
-import { QuicThreadPool } from '../../src/ingress/quic-thread-pool.js';
+import { IngressTaskRunner } from '../../src/ingress/ingress-task-runner.js';
 import { createRandomIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import { IngressFrontStub } from './ingress-front-stub.js';
 
@@ -51,7 +51,7 @@ const log = createLogger('silent', 'bench');
 /** The relay's QUIC thread as the relay wires it: the pool with its route plan, the ingress listener hosted in it. */
 export interface Rig {
   readonly pool: EgressPool;
-  readonly ingress: QuicThreadPool;
+  readonly ingress: IngressTaskRunner;
   readonly front: IngressFrontStub;
   readonly address: { host: string; port: number };
 }
@@ -73,7 +73,7 @@ export async function rigFor(sinkPorts: number | readonly number[], quicThreads 
   if (pool.quicRing === null || !plan.ingress) throw new Error('route plan: no QUIC thread or no ingress');
   pool.start();
   const q = config.relayHost.quic;
-  const ingress = new QuicThreadPool(
+  const ingress = new IngressTaskRunner(
     {
       host: '127.0.0.1',
       port: 0,

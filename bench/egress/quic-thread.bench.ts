@@ -14,7 +14,7 @@
 // the static route on the bench's own thread).
 // Ingress idle and ingress busy (issue #12: "direct fanout tx/s with ingress idle and with ingress busy"): the QUIC
 // ingress listener runs in the same QUIC thread in every phase, hosted as the relay hosts it
-// (EgressPool.hostInQuicThread through QuicThreadPool), its front half a stub on this thread (ingress-front-stub.ts:
+// (EgressPool.hostInQuicThread through IngressTaskRunner), its front half a stub on this thread (ingress-front-stub.ts:
 // every key is key 0, every uni stream accepted and dropped, so the egress records stay the producer's alone).
 //   idle (quicThread.throughput, quicThread.pacedRing)  the listener bound, no client;
 //   busy (quicThread.ingressBusy)                        the same two measurements while a client in its own process

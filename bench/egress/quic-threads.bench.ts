@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { quicThreadOf } from '../../src/egress/shard-owner.js';
+import { quicThreadOf } from '../../src/egress/quic/shard-owner.js';
 import { ask, busy, produce, repoRoot, rigFor, sinkKind, sleep, startSink, stopRig, stopSink, warm } from './quic-thread-rig.js';
 
 const THREADS = Number(process.argv[2] ?? 2);

@@ -3,8 +3,8 @@
 // Sends `count` transactions with at most `window` in flight and reports tx/s and send->answer latency.
 import os from 'node:os';
 import { build } from 'hdr-histogram-js';
-import { RpcRoute } from '../../src/egress/rpc-route.js';
-import type { TxView } from '../../src/egress/route.js';
+import { RpcRoute } from '../../src/egress/worker-routes/rpc-route.js';
+import type { TxView } from '../../src/egress/contract/route.js';
 import { startFakeRpcUpstream } from '../../src/egress/testkit.js';
 import { createLogger } from '../../src/log/logger.js';
 

@@ -6,8 +6,8 @@
 // any other JSON-RPC error -> passed on with its own code and message (upstream_error).
 import type http from 'node:http';
 import type { Config } from '../config/schema.js';
-import { keepAliveTarget, type JsonPostErrors, type JsonPostTarget } from '../egress/json-post.js';
-import { postJson } from '../egress/json-post.js';
+import { keepAliveTarget, type JsonPostErrors, type JsonPostTarget } from '../egress/worker-routes/json-post.js';
+import { postJson } from '../egress/worker-routes/json-post.js';
 import { Errors, RelayError, UpstreamRpcError } from '../errors/registry.js';
 
 /** The block engine's JSON-RPC path for bundles (Jito docs, "Bundles"). */

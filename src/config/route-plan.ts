@@ -48,7 +48,7 @@ export interface RoutePlan {
   readonly ingress: boolean;
   /**
    * QUIC threads (rings.quicThreads; 0 when quicThread is false). Thread 0 consumes the QUIC ring, runs the routes,
-   * the probe and the ingress; each leader or static peer's connection belongs to one thread (src/egress/shard-owner.ts).
+   * the probe and the ingress; each leader or static peer's connection belongs to one thread (src/egress/quic/shard-owner.ts).
    */
   readonly quicThreads: number;
 }

@@ -451,7 +451,7 @@ export const configSchema = z
           })
           .strict()
           .default({}),
-        /** Direct-to-leader QUIC egress (src/egress/direct-route.ts). Leader data from upstream.rpcUrl. */
+        /** Direct-to-leader QUIC egress (src/egress/quic/direct-route.ts). Leader data from upstream.rpcUrl. */
         direct: z
           .object({
             /** Offer the direct route (requests naming it are refused while false). */
@@ -535,7 +535,7 @@ export const configSchema = z
       .strict()
       .default({}),
     /**
-     * Rebroadcast (egress workers, src/egress/retry-scheduler.ts): a transaction with maxRetries != 0 is copied out of
+     * Rebroadcast (egress workers, src/egress/rebroadcast/retry-scheduler.ts): a transaction with maxRetries != 0 is copied out of
      * the ring after its first send and sent again every intervalMs to the routes of its route set (∩ retries.routes)
      * until it lands (confirmed/finalized per getSignatureStatuses on upstream.rpcUrl), its blockhash expires, or its
      * retries run out.

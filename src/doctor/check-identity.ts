@@ -5,7 +5,7 @@
 // direct unstaked works, it just lands less.
 import { existsSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
-import { readKeypairFile } from '../egress/identity.js';
+import { readKeypairFile } from '../egress/quic/identity.js';
 import { base58Encode } from '../quic/base58.js';
 import { fail, pass, skip, warn, type Finding } from './finding.js';
 import { rpcCall, RpcCallError } from './rpc.js';

@@ -1,13 +1,13 @@
 // Whether the relay's QUIC identity is staked (main/front thread, cold: one getVoteAccounts per IDENTITY_STAKE_POLL_MS,
 // never on a request's path). Validators grant QUIC QoS by the stake of the identity a connection presents
-// (src/egress/identity.ts): unstaked, direct sends get the smallest share of a leader's streams. Agave counts the
+// (src/egress/quic/identity.ts): unstaked, direct sends get the smallest share of a leader's streams. Agave counts the
 // activated stake of vote accounts whose node is that identity, so that is what is summed here (getVoteAccounts,
 // current and delinquent, as the telemetry thread does). Rendered on /metrics as slotrelay_identity_staked and
 // slotrelay_identity_stake_lamports once the first answer came (nothing before: an alert must not fire on "unknown").
 // A configured keypair file is re-read at each poll, since the egress workers hot-reload it (a changed identity is seen
 // at the next poll).
 import { base58Encode } from '../quic/base58.js';
-import { readKeypairFile } from '../egress/identity.js';
+import { readKeypairFile } from '../egress/quic/identity.js';
 import { ClusterRpc } from '../telemetry/cluster-rpc.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';

@@ -103,7 +103,7 @@ export class FrontIngress {
     this.loop ??= this.run();
   }
 
-  /** Stop taking streams (the QUIC thread is told separately: src/ingress/quic-thread-pool.ts). */
+  /** Stop taking streams (the QUIC thread is told separately: src/ingress/ingress-task-runner.ts). */
   async stop(): Promise<void> {
     this.stopped = true;
     requestMessageRingStop(this.requests.sab); // wakes the loop's wait at once

@@ -13,7 +13,7 @@ import { createRandomIdentityCertificate } from '../quic/identity-certificate.js
 import { messageRingDepth } from '../shm/message-ring.js';
 import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
-import { QuicThreadPool, type QuicTaskHost } from './quic-thread-pool.js';
+import { IngressTaskRunner, type QuicTaskHost } from './ingress-task-runner.js';
 import type { KeyUsage } from '../admission/key-usage.js';
 
 export interface QuicIngressServiceDeps {
@@ -34,7 +34,7 @@ export interface QuicIngressServiceDeps {
 export class QuicIngressService {
   private constructor(
     readonly address: { readonly host: string; readonly port: number },
-    private readonly thread: QuicThreadPool,
+    private readonly thread: IngressTaskRunner,
     private readonly front: FrontIngress,
     readonly metrics: IngressMetrics,
   ) {}
@@ -55,7 +55,7 @@ export class QuicIngressService {
       keyPem = cert.keyPem;
       certPem = cert.certPem;
     }
-    const thread = new QuicThreadPool(
+    const thread = new IngressTaskRunner(
       {
         host: rh.host,
         port: rh.quicPort === QUIC_PORT_EPHEMERAL ? 0 : rh.quicPort,

@@ -1,5 +1,5 @@
 // Starts the QUIC ingress inside the QUIC thread (cold setup; the reply loop below is HOT: one message per answered
-// stream). This is the one entry the QUIC thread's task calls (workers/quic-worker.ts), kept apart so the same thread
+// stream). This is the one entry the QUIC thread's task calls (workers/quic-ingress-thread.ts), kept apart so the same thread
 // can later host the egress's QUIC connections too (issue #12 part 1). It wires the listener
 // (./ingress-endpoint.ts) to the two message rings of src/shm/ingress-layout.ts: finished streams and authentication
 // questions go to the front thread; its answers come back and are applied to the connections.
@@ -27,7 +27,7 @@ export interface QuicIngressOptions {
   readonly replyTimeoutMs: number;
 }
 
-/** The shared memory the ingress talks through (made by the front side: src/ingress/quic-thread-pool.ts). */
+/** The shared memory the ingress talks through (made by the front side: src/ingress/ingress-task-runner.ts). */
 export interface QuicIngressChannels {
   /** QUIC thread -> front: streams and authentication questions. */
   readonly requests: SharedArrayBuffer;

@@ -7,12 +7,12 @@
 //   current leaders every `retryRateMs` (Agave 2,000 ms) until it landed, its blockhash expired, or it was resent
 //   maxRetries times (the request's maxRetries, else `defaultMaxRetries`, else no limit but the blockhash).
 // One connection per validator, opened on first use and kept (like a connection cache); a closed connection is
-// reopened on the next send. Each is the relay's own egress connection worker (src/egress/connection-worker.ts,
+// reopened on the next send. Each is the relay's own egress connection worker (src/egress/quic/connection-worker.ts,
 // without its reconnect: the next send opens a new one), which owns the one bounded queue of transactions waiting
 // for the handshake or stream credit. The transaction then goes through the listener (with that validator's link:
 // delay, loss, QoS) and the TPU gate like any other: the facade never executes it directly. The node's distance from
 // its clients (rpc.oneWayDelayMs) is applied by the facade server before send() is called.
-import { ConnectionWorker } from '../egress/connection-worker.js';
+import { ConnectionWorker } from '../egress/quic/connection-worker.js';
 import { createLogger } from '../log/logger.js';
 import { KEEP_ALIVE_MS, MAX_IDLE_TIMEOUT_MS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { Errors, RelayError } from '../errors/registry.js';

@@ -9,7 +9,7 @@
 // no-room (the congestion/flow window is full) / failed; onWritable says when a refused write may succeed again (the
 // handshake done, a datagram from the peer: ACK, MAX_STREAMS; a timer), so an owner never spins; onClose says the
 // connection ended. Whoever wants transactions to wait for credit keeps the one queue: the egress connection worker
-// (src/egress/connection-worker.ts; Agave tpu-client-next: the connection worker owns its bounded channel).
+// (src/egress/quic/connection-worker.ts; Agave tpu-client-next: the connection worker owns its bounded channel).
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';

@@ -67,7 +67,7 @@ export function missingQuicheThreadCopies(threads: number): string | null {
 /** This thread's choice (module state is per thread): 0 = the shipped file, k = the k-th copy. */
 let chosen = 0;
 
-/** QUIC thread k >= 1 calls this before anything imports the binding (src/egress/quic-link-owner.ts). */
+/** QUIC thread k >= 1 calls this before anything imports the binding (src/egress/quic/quic-link-owner.ts). */
 export function useQuicheThreadCopy(k: number): void {
   if (!Number.isInteger(k) || k < 0 || k >= MAX_QUIC_THREADS) throw new RangeError(`no quiche copy ${k}`);
   chosen = k;

@@ -3,7 +3,7 @@
 // record whose receipt is not there yet); lookups and landing updates are cold. Bounded memory: `capacity` entries
 // (a power of two) in a ring indexed by sequence number, the oldest overwritten first, each also expiring after ttlMs.
 // The per-route part (outcome, first send, targets, rebroadcasts) lives in a SharedArrayBuffer the egress workers
-// write (src/shm/receipts-layout.ts, src/egress/receipt-writer.ts); the rest lives here.
+// write (src/shm/receipts-layout.ts, src/egress/contract/receipt-writer.ts); the rest lives here.
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import { createReceiptsBuffer, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';

@@ -112,7 +112,7 @@ export class JoinAllocator extends JoinViews {
 /**
  * Entries neither side has finished yet (PENDING still 3): records that sit in BOTH rings (a worker's and the QUIC
  * thread's), unreleased on either side. Cold: the egress pool's drain() reads it once, to count each transaction left
- * in the rings once (src/egress/pool.ts). A snapshot taken while the consumers still run, like the ring depths it is
+ * in the rings once (src/egress/consumer/pool.ts). A snapshot taken while the consumers still run, like the ring depths it is
  * subtracted from: a record a side finishes between the two reads can be off by one.
  */
 export function joinedUnfinishedByBoth(sab: SharedArrayBuffer): number {

@@ -102,7 +102,7 @@ export function egressCounterIndex(routeId: number, outcomeIndex: number): numbe
   return WORKER_COUNTER.egressBase + routeId * EGRESS_OUTCOME_COUNT + outcomeIndex;
 }
 
-// Rebroadcasts (src/egress/retry-scheduler.ts) are counted apart from first sends, so the first-send matrix above
+// Rebroadcasts (src/egress/rebroadcast/retry-scheduler.ts) are counted apart from first sends, so the first-send matrix above
 // keeps exactly one outcome per (transaction, requested route): its rows sum to the transactions per route.
 /** Rebroadcast outcomes: a second matrix shaped like the first, right after it. */
 export const REBROADCAST_BASE = WORKER_COUNTER.egressBase + ROUTE_COUNT * EGRESS_OUTCOME_COUNT;
@@ -130,10 +130,10 @@ export function retryCounterIndex(outcomeIndex: number): number {
   return RETRY_BASE + outcomeIndex;
 }
 
-// The QUIC thread's connection cache (src/egress/connection-cache.ts), written once a second by the QUIC thread into
+// The QUIC thread's connection cache (src/egress/quic/connection-cache.ts), written once a second by the QUIC thread into
 // its own region (the other regions keep zeros, so the summed value is the QUIC thread's): connections per state and
 // the transactions waiting in their queues (gauges), and the cache's events (counters).
-/** Connection states (src/egress/connection-worker.ts), the `state` label of slotrelay_quic_connections. */
+/** Connection states (src/egress/quic/connection-worker.ts), the `state` label of slotrelay_quic_connections. */
 export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);
 export const CACHE_EVENTS = Object.freeze(['created', 'evicted', 'idle_closed', 'refused_full', 'identity_cycled'] as const);
 export const QUIC_BASE = RETRY_BASE + RETRY_OUTCOMES.length;

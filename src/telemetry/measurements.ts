@@ -4,7 +4,7 @@
 // Input format (the contract with the egress workers): a MessagePort message
 //   { type: 'route-measurements', items: RouteMeasurement[] }
 // An egress worker gets its port from TelemetryThread.measurementPort() (main.ts, one per egress task) and posts
-// fromConnectionReports(cache.report()) every ~1 s (src/egress/quic-egress.ts), also when it is empty: the batch
+// fromConnectionReports(cache.report()) every ~1 s (src/egress/quic/quic-egress.ts), also when it is empty: the batch
 // doubles as a heartbeat, and the main thread closes ports that stay silent (telemetry-thread.ts).
 //
 // Two kinds of item:

@@ -1,6 +1,6 @@
 // A TxView over a real ring slot holding `tx` (published by a RingProducer, taken by a RingConsumer), as a route
 // sees a record in the egress worker.
-import type { TxView } from '../../src/egress/route.js';
+import type { TxView } from '../../src/egress/contract/route.js';
 import { createRing, RingConsumer, RingProducer } from '../../src/shm/ring.js';
 
 export interface RingTxViewOptions {

@@ -1,8 +1,8 @@
 // Test helper: one QUIC connection to a TPU-like server through the relay's own egress connection worker
-// (src/egress/connection-worker.ts: the one bounded queue, stale deadlines, outcomes) with a silent logger and no
+// (src/egress/quic/connection-worker.ts: the one bounded queue, stale deadlines, outcomes) with a silent logger and no
 // reconnect, so a test can `await sender.send(tx)` / `sendAll(txs)` and read 'sent' once each is with the kernel.
 // Tests of the transport itself (back-pressure, window edge) use QuicClientConnection.tryWrite + onWritable instead.
-import { ConnectionWorker, type TargetOutcome } from '../../src/egress/connection-worker.js';
+import { ConnectionWorker, type TargetOutcome } from '../../src/egress/quic/connection-worker.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { IdentityCertificate, QuicClientStats } from '../../src/quic/index.js';
 

@@ -43,7 +43,7 @@ export function ensureDist(): void {
   built = true;
 }
 
-/** file:// URL of a compiled module, e.g. distUrl('src/egress/pool.js'). */
+/** file:// URL of a compiled module, e.g. distUrl('src/egress/consumer/pool.js'). */
 export function distUrl(path: string): string {
   return pathToFileURL(join(repoRoot, 'dist', path)).href;
 }

@@ -3,17 +3,17 @@ import { createSocket } from 'node:dgram';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { distUrl, ensureDist } from './dist-build.js';
 
-type PoolModule = typeof import('../../../src/egress/pool.js');
+type PoolModule = typeof import('../../../src/egress/consumer/pool.js');
 type RingModule = typeof import('../../../src/shm/ring.js');
 type KitModule = typeof import('../../../src/egress/testkit.js');
 type SchemaModule = typeof import('../../../src/config/schema.js');
 type LogModule = typeof import('../../../src/log/logger.js');
 type PlanModule = typeof import('../../../src/config/route-plan.js');
 type JoinModule = typeof import('../../../src/shm/join.js');
-type IdentityModule = typeof import('../../../src/egress/identity.js');
+type IdentityModule = typeof import('../../../src/egress/quic/identity.js');
 type LayoutModule = typeof import('../../../src/shm/layout.js');
 type FakeRpcUpstream = import('../../../src/egress/testkit.js').FakeRpcUpstream;
-type EgressPool = import('../../../src/egress/pool.js').EgressPool;
+type EgressPool = import('../../../src/egress/consumer/pool.js').EgressPool;
 type RingProducer = import('../../../src/shm/ring.js').RingProducer;
 
 let poolMod: PoolModule;
@@ -28,14 +28,14 @@ let layout: LayoutModule;
 
 beforeAll(async () => {
   ensureDist();
-  poolMod = (await import(distUrl('src/egress/pool.js'))) as PoolModule;
+  poolMod = (await import(distUrl('src/egress/consumer/pool.js'))) as PoolModule;
   ringMod = (await import(distUrl('src/shm/ring.js'))) as RingModule;
   kit = (await import(distUrl('src/egress/testkit.js'))) as KitModule;
   schema = (await import(distUrl('src/config/schema.js'))) as SchemaModule;
   logMod = (await import(distUrl('src/log/logger.js'))) as LogModule;
   planMod = (await import(distUrl('src/config/route-plan.js'))) as PlanModule;
   joinMod = (await import(distUrl('src/shm/join.js'))) as JoinModule;
-  identityMod = (await import(distUrl('src/egress/identity.js'))) as IdentityModule;
+  identityMod = (await import(distUrl('src/egress/quic/identity.js'))) as IdentityModule;
   layout = (await import(distUrl('src/shm/layout.js'))) as LayoutModule;
 });
 
@@ -235,7 +235,7 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
 
 describe('QUIC threads (rings.quicThreads 2)', () => {
   type ListenerModule = typeof import('../../../src/localnet/tpu-listener.js');
-  type OwnerModule = typeof import('../../../src/egress/shard-owner.js');
+  type OwnerModule = typeof import('../../../src/egress/quic/shard-owner.js');
   interface Peer {
     readonly l: InstanceType<ListenerModule['TpuListener']>;
     readonly addr: string;
@@ -245,7 +245,7 @@ describe('QUIC threads (rings.quicThreads 2)', () => {
   /** One static peer owned by each QUIC thread, a started pool, and a producer on its QUIC ring. */
   async function twoThreads(opts: { linkHooks?: Record<number, { crashAfterSends?: number }>; ringHooks?: Record<number, { crashAfterRecords?: number; crashMode?: 'throw' | 'exit' }> }) {
     const { TpuListener } = (await import(distUrl('src/localnet/tpu-listener.js'))) as ListenerModule;
-    const { quicThreadOf } = (await import(distUrl('src/egress/shard-owner.js'))) as OwnerModule;
+    const { quicThreadOf } = (await import(distUrl('src/egress/quic/shard-owner.js'))) as OwnerModule;
     // Ephemeral ports: keep the first listener each thread owns.
     const byOwner: (Peer | undefined)[] = [undefined, undefined];
     for (let i = 0; i < 32 && (byOwner[0] === undefined || byOwner[1] === undefined); i++) {

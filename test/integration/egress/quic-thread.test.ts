@@ -11,7 +11,7 @@ import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js'
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { quicheMappings, shippedQuiche } from '../../helpers/quiche-maps.js';
-import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import { quicThreadOf } from '../../../src/egress/quic/shard-owner.js';
 import { quicheThreadCopyPath } from '../../../src/quic/quiche-binary.js';
 import { realpathSync } from 'node:fs';
 import { ensureDist } from './dist-build.js';

@@ -6,7 +6,7 @@
 //   and in the relay_stopped line;
 // The direct route with three QUIC threads on a 4-validator localnet is in quic-thread.test.ts (one connection per leader).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import { quicThreadOf } from '../../../src/egress/quic/shard-owner.js';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';

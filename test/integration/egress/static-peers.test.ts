@@ -103,7 +103,7 @@ describe('static route through the relay', () => {
     // First in the file, straight after startRelay resolved on relay_ready. The relay's side of the handshake ends
     // when the peer's Finished arrives; the peer counts the connection when the relay's last flight reaches it, sent
     // before relay_ready was printed: a short bound covers the two pipes' order. Before the relay waited for its
-    // consumers' routes to be warm (src/egress/consumer-ready.ts) the first connection came ~370 ms after ready.
+    // consumers' routes to be warm (src/egress/contract/consumer-ready.ts) the first connection came ~370 ms after ready.
     for (const p of peers) expect(await until(() => p.l.counters.activeConnections === 1, 100)).toBe(true);
     for (const p of peers) expect(p.l.counters.transactions).toBe(0);
   });

@@ -6,7 +6,7 @@ import { closeSync, constants, mkdtempSync, openSync, readSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AccountingLog } from '../../../src/egress/accounting-log.js';
+import { AccountingLog } from '../../../src/egress/consumer/accounting-log.js';
 import { createLogger } from '../../../src/log/logger.js';
 
 describe('AccountingLog', () => {

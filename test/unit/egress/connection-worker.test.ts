@@ -5,8 +5,8 @@
 // with its own outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import dgram from 'node:dgram';
-import { ConnectionCache } from '../../../src/egress/connection-cache.js';
-import { ConnectionWorker, type ConnectionWorkerOptions } from '../../../src/egress/connection-worker.js';
+import { ConnectionCache } from '../../../src/egress/quic/connection-cache.js';
+import { ConnectionWorker, type ConnectionWorkerOptions } from '../../../src/egress/quic/connection-worker.js';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';

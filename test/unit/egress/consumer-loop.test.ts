@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildRoutes, runEgressConsumer, type EgressTask } from '../../../src/egress/consumer-loop.js';
-import { DirectRoute } from '../../../src/egress/direct-route.js';
+import { buildRoutes, runEgressConsumer, type EgressTask } from '../../../src/egress/consumer/consumer-loop.js';
+import { DirectRoute } from '../../../src/egress/quic/direct-route.js';
 import { createSnapshotBuffer } from '../../../src/telemetry/snapshot-layout.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/contract/route.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';

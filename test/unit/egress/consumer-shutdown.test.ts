@@ -6,9 +6,9 @@
 import { pino, type Logger } from 'pino';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runEgressConsumer } from '../../../src/egress/consumer-loop.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
-import { SHUTDOWN_LOG_RECORDS } from '../../../src/egress/shutdown-report.js';
+import { runEgressConsumer } from '../../../src/egress/consumer/consumer-loop.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/contract/route.js';
+import { SHUTDOWN_LOG_RECORDS } from '../../../src/egress/consumer/shutdown-report.js';
 import { configSchema } from '../../../src/config/schema.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
 import { EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';

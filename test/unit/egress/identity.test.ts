@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readKeypairFile, resolveIdentity } from '../../../src/egress/identity.js';
+import { readKeypairFile, resolveIdentity } from '../../../src/egress/quic/identity.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createIdentityCertificate } from '../../../src/quic/index.js';
 

@@ -2,8 +2,8 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JitoRoute, jitoAnswerError, jitoTransactionsUrl } from '../../../src/egress/jito-route.js';
-import type { TxView } from '../../../src/egress/route.js';
+import { JitoRoute, jitoAnswerError, jitoTransactionsUrl } from '../../../src/egress/worker-routes/jito-route.js';
+import type { TxView } from '../../../src/egress/contract/route.js';
 import { ringTxView } from '../../helpers/ring-tx-view.js';
 import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-block-engine.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';

@@ -1,9 +1,9 @@
-// postJson (src/egress/json-post.ts), the POST under the rpc and jito routes, against a real TCP listener: a kept-alive
+// postJson (src/egress/worker-routes/json-post.ts), the POST under the rpc and jito routes, against a real TCP listener: a kept-alive
 // socket the server has dropped is retried once on a fresh one, and an oversized answer is refused, not buffered.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { ClientRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors } from '../../../src/egress/json-post.js';
+import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors } from '../../../src/egress/worker-routes/json-post.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -1,11 +1,11 @@
-// Thread 0's end of a QUIC link (src/egress/quic-link.ts) against an owner played by this test over the real shared
-// rings, and the routing of targets to their owners (src/egress/connections.ts, src/egress/shard-owner.ts).
+// Thread 0's end of a QUIC link (src/egress/quic/quic-link.ts) against an owner played by this test over the real shared
+// rings, and the routing of targets to their owners (src/egress/quic/connections.ts, src/egress/quic/shard-owner.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConnectionCache } from '../../../src/egress/connection-cache.js';
-import type { TargetSender } from '../../../src/egress/connections.js';
-import { ShardedConnections } from '../../../src/egress/sharded-connections.js';
-import { QuicLinkEnd } from '../../../src/egress/quic-link.js';
-import { quicThreadOf } from '../../../src/egress/shard-owner.js';
+import type { ConnectionCache } from '../../../src/egress/quic/connection-cache.js';
+import type { TargetSender } from '../../../src/egress/quic/connections.js';
+import { ShardedConnections } from '../../../src/egress/quic/sharded-connections.js';
+import { QuicLinkEnd } from '../../../src/egress/quic/quic-link.js';
+import { quicThreadOf } from '../../../src/egress/quic/shard-owner.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { MessageRingConsumer, MessageRingProducer, createMessageRing } from '../../../src/shm/message-ring.js';
 import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, quicLinkPayloadBytes, type QuicLink } from '../../../src/shm/quic-link-layout.js';

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema, type ConfigInput } from '../../../src/config/schema.js';
 import { signatureAndBlockhashOffsets } from '../../../src/tx/wire-offsets.js';
-import { RetryScheduler } from '../../../src/egress/retry-scheduler.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/route.js';
-import { MAX_SIGNATURES_PER_CALL, SignatureStatusPoller, type StatusRpc } from '../../../src/egress/signature-status-poller.js';
+import { RetryScheduler } from '../../../src/egress/rebroadcast/retry-scheduler.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/contract/route.js';
+import { MAX_SIGNATURES_PER_CALL, SignatureStatusPoller, type StatusRpc } from '../../../src/egress/rebroadcast/signature-status-poller.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { EGRESS_OUTCOMES, RETRY_OUTCOMES, ROUTE_IDS, WORKER_COUNTER_SLOTS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../../../src/shm/layout.js';
 import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';

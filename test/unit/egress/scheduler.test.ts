@@ -1,6 +1,6 @@
 // Fanout policies and the pre-warm set over a fixed leader table (no network).
 import { describe, expect, it } from 'vitest';
-import { Scheduler, type SchedulerOptions } from '../../../src/egress/scheduler.js';
+import { Scheduler, type SchedulerOptions } from '../../../src/egress/quic/scheduler.js';
 import type { LeaderInfo, LeaderSource } from '../../../src/telemetry/leader-source.js';
 
 /** Windows of 4 slots led by the letters in `plan` (repeating); X has no tpuQuic. */

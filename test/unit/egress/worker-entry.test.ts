@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import egressWorker from '../../../workers/egress-worker.js';
 import { loadConfig } from '../../../src/config/load.js';
-import type { EgressTask } from '../../../src/egress/consumer-loop.js';
+import type { EgressTask } from '../../../src/egress/consumer/consumer-loop.js';
 import { createWorkerCounters } from '../../../src/metrics/worker-counters.js';
 import { createRing, requestStop } from '../../../src/shm/ring.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IdentityStake } from '../../../src/health/identity-stake.js';
-import { generateKeypairSecret } from '../../../src/egress/identity.js';
+import { generateKeypairSecret } from '../../../src/egress/quic/identity.js';
 import { base58Encode } from '../../../src/quic/base58.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { TextBuilder } from '../../../src/metrics/prometheus.js';

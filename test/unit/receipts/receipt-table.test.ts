@@ -1,6 +1,6 @@
 // The receipt table's bounds and ownership rules (front-thread module; egress writes through the shared buffer).
 import { describe, expect, it } from 'vitest';
-import { ReceiptWriter } from '../../../src/egress/receipt-writer.js';
+import { ReceiptWriter } from '../../../src/egress/contract/receipt-writer.js';
 import { LANDING, ReceiptTable } from '../../../src/receipts/receipt-table.js';
 import { EGRESS_OUTCOMES, ROUTE_IDS } from '../../../src/shm/layout.js';
 

@@ -1,7 +1,7 @@
 // The receipts' failures as the status page reads them (ReceiptTable.recentFailures): route failures newest first,
 // sent and discarded ones left out, the scan floor following the oldest receipt still pending, not-landed ones listed.
 import { describe, expect, it } from 'vitest';
-import { ReceiptWriter } from '../../../src/egress/receipt-writer.js';
+import { ReceiptWriter } from '../../../src/egress/contract/receipt-writer.js';
 import { LANDING, ReceiptTable } from '../../../src/receipts/receipt-table.js';
 import { EGRESS_OUTCOMES, ROUTE_IDS } from '../../../src/shm/layout.js';
 

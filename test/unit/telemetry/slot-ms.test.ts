@@ -1,6 +1,6 @@
 // Readers of the measured slot time (src/telemetry/slot-ms.ts) and the egress timers built on it (slot-timers.ts).
 import { describe, expect, it } from 'vitest';
-import { BLOCKHASH_TTL_SLOTS, STALE_SLOTS, slotTimer } from '../../../src/egress/slot-timers.js';
+import { BLOCKHASH_TTL_SLOTS, STALE_SLOTS, slotTimer } from '../../../src/egress/contract/slot-timers.js';
 import { createSnapshotBuffer } from '../../../src/shm/snapshot-layout.js';
 import { FALLBACK_SLOT_MS } from '../../../src/telemetry/slot-duration.js';
 import { SnapshotSlotMs, slotMsSource } from '../../../src/telemetry/slot-ms.js';

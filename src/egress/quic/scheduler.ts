@@ -8,9 +8,9 @@
 // a superset of every target in those slots, so no handshake lands on a transaction's path.
 // Leaders with no advertised tpuQuic are skipped (counted); stale or missing leader data gives no target at all
 // (the route answers dropped:no_leader: fail closed rather than guess).
-import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderInfo, type LeaderSource } from '../telemetry/leader-source.js';
+import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderInfo, type LeaderSource } from '../../telemetry/leader-source.js';
 
-import type { FanoutPolicy } from '../config/fanout-policy.js';
+import type { FanoutPolicy } from '../../config/fanout-policy.js';
 
 export type { FanoutPolicy };
 

@@ -28,10 +28,10 @@ import {
   type IdentityCertificate,
   type QuicClientStats,
   type QuicCloseInfo,
-} from '../quic/index.js';
-import type { Logger } from '../log/logger.js';
+} from '../../quic/index.js';
+import type { Logger } from '../../log/logger.js';
 
-import { CONNECTION_STATES } from '../shm/layout.js';
+import { CONNECTION_STATES } from '../../shm/layout.js';
 
 export { CONNECTION_STATES };
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
@@ -69,7 +69,7 @@ export interface ConnectionWorkerOptions {
   readonly maxQueued: number;
   /**
    * A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs, else a
-   * function of the measured slot time: src/egress/slot-timers.ts), read when the transaction is queued.
+   * function of the measured slot time: src/egress/contract/slot-timers.ts), read when the transaction is queued.
    */
   readonly staleAfterMs: number | (() => number);
   /** Largest transaction written (transactions.maxTransactionBytes); larger ones answer `failed`. Default 1232. */

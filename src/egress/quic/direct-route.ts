@@ -12,16 +12,16 @@
 // Leader data: the telemetry thread's snapshot (SnapshotLeaderSource); PollingLeaderSource (polls upstream.rpcUrl)
 // only when the telemetry thread is disabled. See createLeaderSource() below. Connection measurements reach the
 // telemetry thread by target address (src/telemetry/measurements.ts); the label is the validator identity, for logs.
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { ROUTE_IDS } from '../shm/layout.js';
-import type { LeaderSource } from '../telemetry/leader-source.js';
-import { SnapshotLeaderSource } from '../telemetry/snapshot-leader-source.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { ROUTE_IDS } from '../../shm/layout.js';
+import type { LeaderSource } from '../../telemetry/leader-source.js';
+import { SnapshotLeaderSource } from '../../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
-import { DropLog } from './drop-log.js';
+import { DropLog } from '../contract/drop-log.js';
 import { fanout } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 import { Scheduler } from './scheduler.js';
 import type { TargetSender } from './connections.js';
 
@@ -95,7 +95,7 @@ export class DirectRoute implements EgressRoute {
       this.drops.note('dropped:no_leader', tx.traceId);
       return 'dropped:no_leader';
     }
-    // For the landing receipt (src/egress/receipt-writer.ts): how many leaders, and the slot whose leader comes first.
+    // For the landing receipt (src/egress/contract/receipt-writer.ts): how many leaders, and the slot whose leader comes first.
     tx.targets = targets.length;
     tx.targetSlot = this.scheduler.currentSlot;
     const ws = this.workers;

@@ -5,7 +5,7 @@
 // Upstream failures never throw out of here: an unanswered signature is "unknown" and an unanswered blockhash null,
 // and the scheduler falls back to retries and retries.blockhashTtlMs. The upstream URL may carry a provider key:
 // it is never logged (UpstreamRpcClient messages name the method only).
-import { UpstreamRpcClient } from '../rpc/upstream-client.js';
+import { UpstreamRpcClient } from '../../rpc/upstream-client.js';
 
 /** Agave's limit on getSignatureStatuses params[0]. */
 export const MAX_SIGNATURES_PER_CALL = 256;

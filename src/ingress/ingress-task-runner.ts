@@ -1,8 +1,10 @@
-// The QUIC thread (main/front thread side, cold): a Piscina pool of exactly one thread running one long-lived task
-// (workers/quic-worker.ts), which owns the QUIC ingress's socket and connections and loads the quiche binding. The
+// Runs the QUIC ingress task (main thread side, cold). In the relay the task is hosted by its one QUIC thread, next to
+// the egress connections (EgressPool.hostInQuicThread: src/main.ts passes the host); only a relay without a QUIC
+// thread (routes.discard, the benches) gets a Piscina pool of one thread of its own (workers/quic-ingress-thread.ts).
+// Either way that thread owns the QUIC ingress's socket and connections and loads the quiche binding. The
 // front talks to it only through the two message rings and the counters made here (src/shm/ingress-layout.ts).
 // Piscina runs with atomics 'disabled' (its 'sync' mode parks idle threads in Atomics.wait, which would stop the
-// thread's event loop) and idleTimeout Infinity, as the egress pool does (src/egress/pool.ts). If the task ends
+// thread's event loop) and idleTimeout Infinity, as the egress pool does (src/egress/consumer/pool.ts). If the task ends
 // before stop() (a crash), it is started again after a short delay on the same rings and port.
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -25,7 +27,7 @@ export type QuicTaskHost = (task: QuicThreadTask, transferList: import('node:wor
 const RESTART_DELAY_MS = 500;
 const STOP_GRACE_MS = 2_000;
 
-export class QuicThreadPool {
+export class IngressTaskRunner {
   readonly channels: QuicIngressChannels;
   /** Its own thread, only when no host runs the task (the relay hosts it in its one QUIC thread: src/main.ts). */
   private readonly piscina: Piscina | null;
@@ -38,7 +40,7 @@ export class QuicThreadPool {
     options: QuicIngressOptions,
     queueSlots: number,
     private readonly log: Logger,
-    workerFile: URL = new URL('../../workers/quic-worker.js', import.meta.url),
+    workerFile: URL = new URL('../../workers/quic-ingress-thread.js', import.meta.url),
     private readonly host: QuicTaskHost | null = null,
   ) {
     this.options = options;

@@ -4,9 +4,9 @@
 // (the routes read TxView.sab/byteOffset exactly as they read the ring, so no route needs a second code path), grown
 // lazily CHUNK_ENTRIES at a time and reused through a free list (no per-transaction allocation after warm-up).
 // An entry is removed only when it has finished AND no route is still holding its bytes (inFlight === 0).
-import { encodePubkeyBase58, encodeSignatureBase58 } from '../tx/base58.js';
-import { signatureAndBlockhashOffsets } from '../tx/wire-offsets.js';
-import type { TxView } from './route.js';
+import { encodePubkeyBase58, encodeSignatureBase58 } from '../../tx/base58.js';
+import { signatureAndBlockhashOffsets } from '../../tx/wire-offsets.js';
+import type { TxView } from '../contract/route.js';
 
 /** Entries per storage chunk: 256 x 1232 B = 308 KiB at a time. */
 const CHUNK_ENTRIES = 256;

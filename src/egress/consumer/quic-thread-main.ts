@@ -5,10 +5,10 @@
 // so the quiche binding is loaded by this thread alone — one connection per leader per process, and no private copy of
 // the native library (src/quic/quiche.ts). Returns when the pool sets the ring's STOP word, like every egress consumer.
 import type { MessagePort } from 'node:worker_threads';
-import { serveProbes } from '../telemetry/probe-relay.js';
+import { serveProbes } from '../../telemetry/probe-relay.js';
 import { runEgressConsumer, type EgressTask } from './consumer-loop.js';
-import { isHostRequest, type HostAnswer } from './quic-thread-host.js';
-import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
+import { isHostRequest, type HostAnswer } from '../quic/hosted-jobs.js';
+import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from '../../metrics/thread-cpu.js';
 
 export function runQuicThread(task: EgressTask): Promise<void> {
   const tid = currentThreadId();
@@ -32,10 +32,10 @@ function serveHostRequests(port: MessagePort): void {
 
 async function runHosted(job: 'quic-ingress', task: unknown): Promise<void> {
   if (job !== 'quic-ingress') throw new Error(`QUIC thread: unknown hosted job ${String(job)}`);
-  // The QUIC ingress's own task (workers/quic-worker.ts does the same in a thread of its own): start the listener, say
+  // The QUIC ingress's own task (workers/quic-ingress-thread.ts does the same in a thread of its own): start the listener, say
   // where it listens, return once the front asked it to stop. Imported here so a QUIC thread without it never loads it.
-  const { startQuicIngress } = await import('../ingress/start-quic-ingress.js');
-  const t = task as import('../ingress/quic-thread-pool.js').QuicThreadTask;
+  const { startQuicIngress } = await import('../../ingress/start-quic-ingress.js');
+  const t = task as import('../../ingress/ingress-task-runner.js').QuicThreadTask;
   try {
     const h = await startQuicIngress(t.ingress, t.channels);
     t.port.postMessage({ event: 'listening', host: h.address.host, port: h.address.port });

@@ -2,7 +2,7 @@
 // finished on every route, the consumer loop calls admit(): a transaction whose effective maxRetries is not 0 is
 // copied into the bounded RetryQueue (or shed, counted `dropped:retry_queue_full`, when it is full) and the ring slot
 // is released. Every rebroadcast interval (retries.intervalMs, else 5 slots at the measured slot time:
-// src/egress/slot-timers.ts) the scheduler sends it again to the routes of its route set (∩ retries.routes)
+// src/egress/contract/slot-timers.ts) the scheduler sends it again to the routes of its route set (∩ retries.routes)
 // by calling the route again — the direct route picks the then-current leaders itself — until:
 //   landed                     getSignatureStatuses (upstream.rpcUrl, <= 256 per call) says confirmed/finalized;
 //   dropped:expired            its recent blockhash is no longer valid: isBlockhashValid answered false (after the
@@ -18,16 +18,16 @@
 // transaction is counted once as queued or shed and every queued one ends once (landed/expired/exhausted/shutdown).
 // Per-transaction log lines (shed, ended without landing, recovered, a route that threw) are bounded per reason
 // (src/log/summarized-log.ts: the first at once with its trace id, then a count per 10 s, a last one at close()).
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
-import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../shm/layout.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
+import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../../shm/layout.js';
 import { RetryQueue, type RetryEntry } from './retry-queue.js';
-import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from './route.js';
+import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from '../contract/route.js';
 import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-poller.js';
-import type { ReceiptWriter } from './receipt-writer.js';
-import { BLOCKHASH_TTL_SLOTS, REBROADCAST_SLOTS, STATUS_POLL_SLOTS, slotTimer } from './slot-timers.js';
-import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
+import type { ReceiptWriter } from '../contract/receipt-writer.js';
+import { BLOCKHASH_TTL_SLOTS, REBROADCAST_SLOTS, STATUS_POLL_SLOTS, slotTimer } from '../contract/slot-timers.js';
+import { FALLBACK_SLOT_MS } from '../../telemetry/slot-duration.js';
 
 /** A blockhash the upstream calls invalid but never called valid is trusted only after this long (upstream lag). */
 export const UNKNOWN_BLOCKHASH_GRACE_MS = 15_000;

@@ -1,6 +1,6 @@
 // What the direct and static routes share (QUIC thread; cold setup): the relay
 // identity certificate and ONE connection cache, so a static peer that is also a leader gets one connection, not two.
-// The identity comes from main (src/egress/identity.ts): a generated one as its secret in the worker's task (in
+// The identity comes from main (src/egress/quic/identity.ts): a generated one as its secret in the worker's task (in
 // memory only), a configured one as identity.keypairPath. Hot-swap (configured file only): every
 // identity.reloadCheckMs the keypair file is stat'ed (fs.watchFile); when it changed and holds another keypair, the
 // cache switches certificate (new connections use it, open ones are cycled) and `identity_changed` is logged. An
@@ -10,21 +10,21 @@
 // egress worker that imports the consumer loop but builds no QUIC route never loads the binding (only the QUIC thread
 // does: src/config/route-plan.ts).
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import type { IdentityCertificate } from '../quic/identity-certificate.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import type { IdentityCertificate } from '../../quic/identity-certificate.js';
 import type { ConnectionCache } from './connection-cache.js';
 import { generateKeypairSecret, loadIdentityCertificate, readKeypairFile } from './identity.js';
-import { createIdentityCertificate } from '../quic/identity-certificate.js';
-import { base58Encode } from '../quic/base58.js';
-import { fromConnectionReports, postRouteMeasurements } from '../telemetry/measurements.js';
+import { createIdentityCertificate } from '../../quic/identity-certificate.js';
+import { base58Encode } from '../../quic/base58.js';
+import { fromConnectionReports, postRouteMeasurements } from '../../telemetry/measurements.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { QuicLink } from '../shm/quic-link-layout.js';
+import type { QuicLink } from '../../shm/quic-link-layout.js';
 import type { Connections } from './connections.js';
 import { ShardedConnections } from './sharded-connections.js';
 import type { QuicLinkEnd } from './quic-link.js';
-import { STALE_SLOTS, slotTimer } from './slot-timers.js';
-import { FALLBACK_SLOT_MS } from '../telemetry/slot-duration.js';
+import { STALE_SLOTS, slotTimer } from '../contract/slot-timers.js';
+import { FALLBACK_SLOT_MS } from '../../telemetry/slot-duration.js';
 
 /** How often connection measurements go to the telemetry thread (its publish cadence is one slot). */
 const MEASUREMENT_REPORT_MS = 1_000;

@@ -19,31 +19,31 @@
 // publishes it (src/config/route-policy.ts, src/admission/intake.ts: every intake path), so a reload's change of a key's
 // route policy needs nothing here.
 import type { MessagePort } from 'node:worker_threads';
-import type { Config } from '../config/schema.js';
-import { createLogger, type Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
-import { followLogLevel } from '../log/log-level-message.js';
-import { LatencyRecorder } from '../metrics/histogram-merge.js';
-import { workerCounterRegion } from '../shm/counters.js';
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../shm/layout.js';
-import { RingConsumer } from '../shm/ring.js';
-import { JOIN_FLAG, JoinSide } from '../shm/join.js';
-import { ringMaskOf, type RouteFamily, type RoutePlan } from '../config/route-plan.js';
-import { OUTCOME_INDEX, type EgressRoute, type TxView } from './route.js';
-import { firstSignatureOffset } from '../tx/wire-offsets.js';
-import { RpcRoute } from './rpc-route.js';
-import { DiscardRoute } from './discard-route.js';
-import { DirectRoute, createLeaderSource } from './direct-route.js';
-import { StaticRoute } from './static-route.js';
-import { QuicEgress } from './quic-egress.js';
-import { JitoRoute } from './jito-route.js';
-import { RetryScheduler } from './retry-scheduler.js';
+import type { Config } from '../../config/schema.js';
+import { createLogger, type Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
+import { followLogLevel } from '../../log/log-level-message.js';
+import { LatencyRecorder } from '../../metrics/histogram-merge.js';
+import { workerCounterRegion } from '../../shm/counters.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex, type EgressOutcome } from '../../shm/layout.js';
+import { RingConsumer } from '../../shm/ring.js';
+import { JOIN_FLAG, JoinSide } from '../../shm/join.js';
+import { ringMaskOf, type RouteFamily, type RoutePlan } from '../../config/route-plan.js';
+import { OUTCOME_INDEX, type EgressRoute, type TxView } from '../contract/route.js';
+import { firstSignatureOffset } from '../../tx/wire-offsets.js';
+import { RpcRoute } from '../worker-routes/rpc-route.js';
+import { DiscardRoute } from '../worker-routes/discard-route.js';
+import { DirectRoute, createLeaderSource } from '../quic/direct-route.js';
+import { StaticRoute } from '../quic/static-route.js';
+import { QuicEgress } from '../quic/quic-egress.js';
+import { JitoRoute } from '../worker-routes/jito-route.js';
+import { RetryScheduler } from '../rebroadcast/retry-scheduler.js';
 import { AccountingLog } from './accounting-log.js';
-import { ReceiptWriter } from './receipt-writer.js';
+import { ReceiptWriter } from '../contract/receipt-writer.js';
 import { ShutdownReport } from './shutdown-report.js';
-import { announceWhenWarm } from './consumer-ready.js';
-import type { QuicLink } from '../shm/quic-link-layout.js';
-import { slotMsSource } from '../telemetry/slot-ms.js';
+import { announceWhenWarm } from '../contract/consumer-ready.js';
+import type { QuicLink } from '../../shm/quic-link-layout.js';
+import { slotMsSource } from '../../telemetry/slot-ms.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -77,7 +77,7 @@ export interface EgressTask {
   /** Where the QUIC routes report connection measurements (telemetry/measurements.ts). */
   readonly measurementPort?: MessagePort;
   /**
-   * The relay identity main generated in memory (64-byte secret; src/egress/identity.ts), for the QUIC routes. Absent
+   * The relay identity main generated in memory (64-byte secret; src/egress/quic/identity.ts), for the QUIC routes. Absent
    * when identity.keypairPath names the keypair (loaded from the file, hot-reloaded) or no QUIC route is enabled.
    */
   readonly identitySecret?: Uint8Array;
@@ -93,7 +93,7 @@ export interface EgressTask {
   readonly join?: SharedArrayBuffer;
   /** QUIC thread only: where the telemetry probe's requests arrive (src/telemetry/probe-relay.ts). */
   readonly probePort?: MessagePort;
-  /** QUIC thread only: where jobs it hosts (the QUIC ingress) are asked for (src/egress/quic-thread-host.ts). */
+  /** QUIC thread only: where jobs it hosts (the QUIC ingress) are asked for (src/egress/quic/hosted-jobs.ts). */
   readonly hostPort?: MessagePort;
   /** QUIC thread 0 of several (rings.quicThreads > 1): its links to threads 1..N-1 (src/shm/quic-link-layout.ts). */
   readonly quicLinks?: readonly QuicLink[];

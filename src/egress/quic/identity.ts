@@ -13,9 +13,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import { webcrypto, createPrivateKey, createPublicKey } from 'node:crypto';
 // Not ../quic/index.js: that pulls in the quiche binding, which only the QUIC thread loads (src/config/route-plan.ts).
-import { createIdentityCertificate, type IdentityCertificate } from '../quic/identity-certificate.js';
-import { base58Encode } from '../quic/base58.js';
-import type { Logger } from '../log/logger.js';
+import { createIdentityCertificate, type IdentityCertificate } from '../../quic/identity-certificate.js';
+import { base58Encode } from '../../quic/base58.js';
+import type { Logger } from '../../log/logger.js';
 
 /** Reads a Solana keypair JSON file: a JSON array of 64 integers 0..255. Throws with the path on anything else. */
 export function readKeypairFile(path: string): Uint8Array {

@@ -8,12 +8,12 @@
 // (src/log/summarized-log.ts): the first at once, then a count per 10 s with one example, a last one at close().
 // Never logged: the auth uuid (a header only) and the URL's query string (block engines also take ?uuid=).
 import type http from 'node:http';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
-import { ROUTE_IDS } from '../shm/layout.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
+import { ROUTE_IDS } from '../../shm/layout.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
-import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
 /** The block engine's JSON-RPC path for sendTransaction (Jito docs, "Transactions"). */
 const TRANSACTIONS_PATH = '/api/v1/transactions';

@@ -7,14 +7,14 @@
 // Latency histograms come back through one MessagePort per task (histogram-merge.ts); counters are read straight
 // from the shared counter regions. deliverySummary() totals them for the `relay_stopped` line (accepted = records
 // published into the rings; per route, every outcome), once the consumers have stopped.
-// A relay identity generated in memory (src/egress/identity.ts) reaches each consumer in its task payload.
+// A relay identity generated in memory (src/egress/quic/identity.ts) reaches each consumer in its task payload.
 // The QUIC thread (route plan quicThread: src/config/route-plan.ts) is a second Piscina pool of size 1 supervised here
 // the same way: its own ring (the QUIC routes' records), the last counter region, its own worker file
 // (workers/quic-thread.ts). It is the only thread of the process that loads the quiche binding: it owns every QUIC
 // connection (direct and static: one per leader per process) and runs the telemetry probe's handshakes (probe()).
 // Records of both families are in two rings and joined once (src/shm/join.ts: the join table made here).
 // With rings.quicThreads = N > 1 the QUIC pool has N threads: thread 0 runs the QUIC ring's consumer as above, and
-// each thread k >= 1 runs a link owner (src/egress/quic-link-owner.ts) with the connections of the targets it owns,
+// each thread k >= 1 runs a link owner (src/egress/quic/quic-link-owner.ts) with the connections of the targets it owns,
 // fed by thread 0 over a pair of message rings made here (src/shm/quic-link-layout.ts); each has its own counter
 // region after the rings' and is supervised (restarted, waited for at start and stop) like a ring's consumer.
 // drain() counts what a timed-out drain left behind per transaction, not per ring copy: a record asking for routes of
@@ -24,25 +24,25 @@
 // to more than `undelivered`.
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { LatencyAggregator, isLatencyFinal } from '../metrics/histogram-merge.js';
-import { isConsumerReady } from './consumer-ready.js';
-import { createWorkerCounters, sumWorkerCounters, workerCounterRegion } from '../shm/counters.js';
-import { createRing, requestStop, ringDepth, ringPublished } from '../shm/ring.js';
-import { CONNECTION_STATES, EGRESS_OUTCOMES, QUIC_COUNTER, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../shm/layout.js';
-import { renderEgressMetrics } from '../metrics/egress-metrics.js';
-import type { TextBuilder } from '../metrics/prometheus.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { LatencyAggregator, isLatencyFinal } from '../../metrics/histogram-merge.js';
+import { isConsumerReady } from '../contract/consumer-ready.js';
+import { createWorkerCounters, sumWorkerCounters, workerCounterRegion } from '../../shm/counters.js';
+import { createRing, requestStop, ringDepth, ringPublished } from '../../shm/ring.js';
+import { CONNECTION_STATES, EGRESS_OUTCOMES, QUIC_COUNTER, ROUTE_BY_ID, ROUTE_COUNT, WORKER_COUNTER, egressCounterIndex } from '../../shm/layout.js';
+import { renderEgressMetrics } from '../../metrics/egress-metrics.js';
+import type { TextBuilder } from '../../metrics/prometheus.js';
 import type { EgressTask, EgressTestHooks } from './consumer-loop.js';
-import type { RoutePlan } from '../config/route-plan.js';
-import { createJoinTable, joinCapacityFor, joinedUnfinishedByBoth } from '../shm/join.js';
-import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../telemetry/probe-relay.js';
-import { isHostAnswer, type HostRequest, type HostedJob } from './quic-thread-host.js';
-import { createMessageRing, messageRingDepth, requestMessageRingStop } from '../shm/message-ring.js';
-import { quicLinkPayloadBytes, type QuicLink } from '../shm/quic-link-layout.js';
-import type { QuicLinkOwnerTask } from './quic-link-owner.js';
-import { isThreadIdMessage, threadCpuSeconds } from './thread-cpu.js';
-import { logLevelMessage, type LogLevel } from '../log/log-level-message.js';
+import type { RoutePlan } from '../../config/route-plan.js';
+import { createJoinTable, joinCapacityFor, joinedUnfinishedByBoth } from '../../shm/join.js';
+import { ProbeClient, isProbeAnswer, unmeasured, type Prober } from '../../telemetry/probe-relay.js';
+import { isHostAnswer, type HostRequest, type HostedJob } from '../quic/hosted-jobs.js';
+import { createMessageRing, messageRingDepth, requestMessageRingStop } from '../../shm/message-ring.js';
+import { quicLinkPayloadBytes, type QuicLink } from '../../shm/quic-link-layout.js';
+import type { QuicLinkOwnerTask } from '../quic/quic-link-owner.js';
+import { isThreadIdMessage, threadCpuSeconds } from '../../metrics/thread-cpu.js';
+import { logLevelMessage, type LogLevel } from '../../log/log-level-message.js';
 
 /** A job hosted by the QUIC thread (hostInQuicThread), until it ends. */
 interface HostedRun {
@@ -196,7 +196,7 @@ export class EgressPool {
       ...this.quicLinks.map((_, k) => ({ ...fresh, quic: false, link: k })),
     ];
     this.backoffMs = options.restartBackoffMs ?? RESTART_BACKOFF_MS;
-    const workerFile = options.workerFile ?? new URL('../../workers/egress-worker.js', import.meta.url);
+    const workerFile = options.workerFile ?? new URL('../../../workers/egress-worker.js', import.meta.url);
     this.piscina = new Piscina({
       filename: workerFile.href,
       minThreads: config.rings.workers,
@@ -211,7 +211,7 @@ export class EgressPool {
       this.quicRing === null
         ? null
         : new Piscina({
-            filename: (options.quicWorkerFile ?? new URL('../../workers/quic-thread.js', import.meta.url)).href,
+            filename: (options.quicWorkerFile ?? new URL('../../../workers/quic-thread.js', import.meta.url)).href,
             // One QUIC thread (rings.quicThreads: N), every QUIC socket of the process in them, one connection per
             // leader per process.
             minThreads: quicThreads,
@@ -230,7 +230,7 @@ export class EgressPool {
   readonly probe: Prober = (targets, timeoutMs) => (this.probes === null ? Promise.resolve(unmeasured(targets)) : this.probes.probe(targets, timeoutMs));
 
   /**
-   * Runs a job in the QUIC thread (the QUIC ingress: src/ingress/quic-thread-pool.ts hands its task here instead of
+   * Runs a job in the QUIC thread (the QUIC ingress: src/ingress/ingress-task-runner.ts hands its task here instead of
    * to a thread of its own), like Piscina.run: resolves when the job returns, rejects when it throws or the QUIC
    * thread's task ended under it (the caller restarts it; it then goes to the replacement task). Cold.
    */
@@ -449,7 +449,7 @@ export class EgressPool {
   private readonly quicTids: number[] = [];
 
   /**
-   * CPU seconds (user + system) each QUIC thread used, thread 0 first, by its kernel thread id (src/egress/thread-cpu.ts;
+   * CPU seconds (user + system) each QUIC thread used, thread 0 first, by its kernel thread id (src/metrics/thread-cpu.ts;
    * a restarted thread's count starts again). Empty without a QUIC thread or off Linux. Cold: per scrape.
    */
   quicThreadCpuSeconds(): number[] {

@@ -7,12 +7,12 @@
 // upstream's message, then a count per 10 s with one example (src/log/summarized-log.ts), a last one at close().
 // Endpoint URLs may carry provider API keys in their query: logs show origin + path only.
 import type http from 'node:http';
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
-import { ROUTE_IDS } from '../shm/layout.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
+import { ROUTE_IDS } from '../../shm/layout.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
-import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
 interface Endpoint {
   readonly target: JsonPostTarget;

@@ -10,10 +10,10 @@
 //   telemetry reads (see docs/configuration.md "Egress connection reports").
 // - setIdentity() switches the client certificate: every open connection is retired (closing, evictionGraceMs to
 //   write what it queued) and pinned / pre-warmed targets are reopened at once with the new identity.
-import type { Logger } from '../log/logger.js';
-import type { CongestionControl, IdentityCertificate } from '../quic/index.js';
+import type { Logger } from '../../log/logger.js';
+import type { CongestionControl, IdentityCertificate } from '../../quic/index.js';
 import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
-import { CACHE_EVENTS, CONNECTION_STATES, QUIC_COUNTER } from '../shm/layout.js';
+import { CACHE_EVENTS, CONNECTION_STATES, QUIC_COUNTER } from '../../shm/layout.js';
 
 const STATE_INDEX: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(CONNECTION_STATES.map((s, i) => [s, i])));
 

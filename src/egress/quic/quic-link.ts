@@ -8,11 +8,11 @@
 //                                                        logged bounded, with the thread's number
 //   this end closes (shutdown)                           `failed` for every open request (the routes count those as
 //                                                        dropped:shutdown once closed)
-import type { Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
-import { MCTL_BYTES, MCTL_HEAD } from '../shm/ingress-layout.js';
-import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
-import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, QUIC_LINK_MAX_TEXT, type QuicLink } from '../shm/quic-link-layout.js';
+import type { Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
+import { MCTL_BYTES, MCTL_HEAD } from '../../shm/ingress-layout.js';
+import { MessageRingConsumer, MessageRingProducer } from '../../shm/message-ring.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, QUIC_LINK_MAX_TEXT, type QuicLink } from '../../shm/quic-link-layout.js';
 import type { TargetOutcome } from './connection-worker.js';
 import type { TargetSender } from './connections.js';
 

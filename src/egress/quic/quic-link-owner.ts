@@ -8,20 +8,20 @@
 // Returns when the pool stops the link (shutdown); open connections close then, and sends still queued in them answer
 // `failed` to thread 0 (which counts them as dropped:shutdown once its routes closed).
 import type { MessagePort } from 'node:worker_threads';
-import type { Config } from '../config/schema.js';
-import type { RoutePlan } from '../config/route-plan.js';
-import { createLogger } from '../log/logger.js';
-import { followLogLevel } from '../log/log-level-message.js';
-import { workerCounterRegion } from '../shm/counters.js';
-import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
-import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, type QuicLink } from '../shm/quic-link-layout.js';
+import type { Config } from '../../config/schema.js';
+import type { RoutePlan } from '../../config/route-plan.js';
+import { createLogger } from '../../log/logger.js';
+import { followLogLevel } from '../../log/log-level-message.js';
+import { workerCounterRegion } from '../../shm/counters.js';
+import { MessageRingConsumer, MessageRingProducer } from '../../shm/message-ring.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, type QuicLink } from '../../shm/quic-link-layout.js';
 import type { TargetOutcome } from './connection-worker.js';
-import { CONSUMER_READY } from './consumer-ready.js';
+import { CONSUMER_READY } from '../contract/consumer-ready.js';
 import { QuicEgress } from './quic-egress.js';
 import { quicThreadOf } from './shard-owner.js';
-import { useQuicheThreadCopy } from '../quic/quiche-binary.js';
-import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from './thread-cpu.js';
-import { slotMsSource } from '../telemetry/slot-ms.js';
+import { useQuicheThreadCopy } from '../../quic/quiche-binary.js';
+import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from '../../metrics/thread-cpu.js';
+import { slotMsSource } from '../../telemetry/slot-ms.js';
 
 const IDLE_WAIT_MS = 1_000;
 /** Messages handled per turn before yielding to the connections' I/O. */
@@ -42,7 +42,7 @@ export interface QuicLinkOwnerTask {
   readonly readyPort: MessagePort;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
-  /** The leader-slot snapshot: only its measured slot time is read here (the stale bound, src/egress/slot-timers.ts). */
+  /** The leader-slot snapshot: only its measured slot time is read here (the stale bound, src/egress/contract/slot-timers.ts). */
   readonly snapshot?: SharedArrayBuffer;
   /** Test-only fault injection (first attempt only): the thread exits when taking send number N + 1. */
   readonly testHooks?: { readonly crashAfterSends?: number };
@@ -90,7 +90,7 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   };
 
   const cache = await quic.ready.catch(() => null);
-  // The static peers this thread owns: pinned now, like thread 0 pins its own (src/egress/static-route.ts).
+  // The static peers this thread owns: pinned now, like thread 0 pins its own (src/egress/quic/static-route.ts).
   const own = plan.staticPeers.filter((p) => quicThreadOf(p, plan.quicThreads) === thread);
   const pinned = cache === null ? [] : own.map((p) => cache.pin(p, `static:${p}`)?.firstAttempt);
   const ready = (): void => task.readyPort.postMessage(CONSUMER_READY);

@@ -3,9 +3,9 @@
 // reason is logged at once with its trace id, then at most one summary line per reason per 10 s with the count and
 // one example trace id, and a last one when the route closes. The counters in /metrics count every one regardless.
 // `dropped:shutdown` is not logged here: the consumer loop reports every record the stop left undelivered
-// (src/egress/shutdown-report.ts).
-import type { Logger } from '../log/logger.js';
-import { SummarizedLog } from '../log/summarized-log.js';
+// (src/egress/consumer/shutdown-report.ts).
+import type { Logger } from '../../log/logger.js';
+import { SummarizedLog } from '../../log/summarized-log.js';
 import type { EgressOutcome } from './route.js';
 
 export class DropLog {

@@ -5,7 +5,7 @@
 // its own (./connection-worker.ts), or the thread owning it does (./quic-link.ts).
 import type { TargetOutcome } from './connection-worker.js';
 import type { TargetSender } from './connections.js';
-import type { EgressOutcome } from './route.js';
+import type { EgressOutcome } from '../contract/route.js';
 
 /** Failure precedence when no target wrote the transaction (most actionable first). */
 function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {

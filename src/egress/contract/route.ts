@@ -2,8 +2,8 @@
 // its route mask as a TxView over the ring slot (zero-copy) and waits for one EgressOutcome per route; the record
 // is released back to the ring only when every route has answered. A route that can finish synchronously (a QUIC
 // route whose stream write happened) returns the outcome directly: no promise, no extra tick.
-import type { RouteName } from '../config/schema.js';
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_IDS, type EgressOutcome } from '../shm/layout.js';
+import type { RouteName } from '../../config/schema.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_IDS, type EgressOutcome } from '../../shm/layout.js';
 
 export type { EgressOutcome, RouteName };
 

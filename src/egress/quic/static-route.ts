@@ -5,14 +5,14 @@
 // Outcome: `sent` when at least one peer's connection wrote it; otherwise the most telling failure
 // (failed > dropped:queue_full > dropped:stale > dropped:no_connection); dropped:shutdown after close(). Per-peer
 // counts and latencies are in the connection reports.
-import type { Config } from '../config/schema.js';
-import type { Logger } from '../log/logger.js';
-import { ROUTE_IDS } from '../shm/layout.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log/logger.js';
+import { ROUTE_IDS } from '../../shm/layout.js';
 import type { TargetSender } from './connections.js';
-import { DropLog } from './drop-log.js';
+import { DropLog } from '../contract/drop-log.js';
 import { fanout } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from './route.js';
+import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
 export class StaticRoute implements EgressRoute {
   readonly id = ROUTE_IDS.static;

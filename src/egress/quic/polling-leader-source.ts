@@ -9,9 +9,9 @@
 //   getClusterNodes      every NODES_REFRESH_MS (identity -> tpuQuic)
 //   getVoteAccounts      every NODES_REFRESH_MS (identity -> activated stake)
 // Failures are logged once per kind and retried on the next tick; ageMs() grows so the scheduler fails closed.
-import type { Logger } from '../log/logger.js';
-import type { LeaderInfo, LeaderSource } from '../telemetry/leader-source.js';
-import { SlotDurationEstimator } from '../telemetry/slot-duration.js';
+import type { Logger } from '../../log/logger.js';
+import type { LeaderInfo, LeaderSource } from '../../telemetry/leader-source.js';
+import { SlotDurationEstimator } from '../../telemetry/slot-duration.js';
 
 /** Slots fetched per getSlotLeaders call (Agave MAX_GET_SLOT_LEADERS is 5000). */
 const LEADER_FETCH = 512;

@@ -3,8 +3,8 @@
 // route's outcome, when it first sent, how many leaders or peers it wrote to and which slot's leader it aimed at —
 // and counts rebroadcast rounds. A record whose receipt entry was reused by a newer transaction (the table wrapped)
 // writes nothing: `seq` no longer matches. Layout: src/shm/receipts-layout.ts.
-import { ROUTE_COUNT } from '../shm/layout.js';
-import { receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
+import { ROUTE_COUNT } from '../../shm/layout.js';
+import { receiptViews, type ReceiptViews } from '../../shm/receipts-layout.js';
 
 /** EGRESS_OUTCOMES index of `sent` (kept in step with src/shm/layout.ts by the receipts test). */
 const SENT = 0;

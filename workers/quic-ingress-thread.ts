@@ -1,8 +1,9 @@
-// The QUIC thread's entry (Piscina task module; one long-lived task in a pool of one): starts the QUIC ingress, says
-// where it listens, and returns once the front thread asked it to stop. Everything else lives in
-// src/ingress/start-quic-ingress.ts, so this thread can host the egress's QUIC connections as well later.
+// The QUIC ingress's own thread, for a relay that has no QUIC thread to host it (routes.discard, the benches;
+// src/ingress/ingress-task-runner.ts): a Piscina task module, one long-lived task in a pool of one, that starts the QUIC
+// ingress, says where it listens, and returns once the front thread asked it to stop. Everything else lives in
+// src/ingress/start-quic-ingress.ts, which the relay's QUIC thread (workers/quic-thread.ts) runs the same way.
 import { startQuicIngress } from '../src/ingress/start-quic-ingress.js';
-import type { QuicThreadTask } from '../src/ingress/quic-thread-pool.js';
+import type { QuicThreadTask } from '../src/ingress/ingress-task-runner.js';
 import { publishThreadMemory } from '../src/metrics/thread-memory.js';
 
 export default async function quicWorker(task: QuicThreadTask): Promise<void> {

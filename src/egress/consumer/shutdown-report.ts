@@ -5,7 +5,7 @@
 // outcome), then one summary line per worker (`event: "shutdown_undelivered_summary"`) with the number of records
 // and the count per route and outcome of what was not sent. The counters (slotrelay_egress_outcomes_total, the
 // `relay_stopped` line) count every one; documented in docs/configuration.md, "Delivery accounting".
-import type { Logger } from '../log/logger.js';
+import type { Logger } from '../../log/logger.js';
 
 /** Records logged one line each per worker at a stop; the rest are in the summary's counts. */
 export const SHUTDOWN_LOG_RECORDS = 100;
