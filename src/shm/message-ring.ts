@@ -1,11 +1,9 @@
 // SPSC message ring between the QUIC thread and the front thread (layout: ./ingress-layout.ts). HOT on both sides:
 // one push per finished stream, one pop per message. Fixed-size slots (a header + up to maxPayloadBytes), consumed in
 // order and released at once (each side handles a message synchronously). Both ends are threads with an event loop
-// doing I/O, so the consumer sleeps with Atomics.waitAsync, never Atomics.wait. The wake handshake is the egress
-// ring's (./ring.ts): the consumer stores WAITING then re-reads HEAD, the producer stores HEAD then checks WAITING
-// (Dekker); the first message of an event-loop turn is checked at once, the rest of the turn once at its end
-// (coalesced), and the native wait never has a timeout (V8 11.3 can crash when a waiter's timeout races a notify:
-// docs/known-issues.md) — a JS timer is raced against it instead.
+// doing I/O; the consumer parks and the producer wakes it by the rings' one doorbell (./doorbell.ts), with the
+// `first-then-end-of-turn` policy: the first message of an event-loop turn wakes at once, the rest of the turn once
+// at its end.
 import {
   MCTL_BYTES,
   MCTL_HEAD,
@@ -31,13 +29,10 @@ import {
   msgSlotBytes,
 } from './ingress-layout.js';
 
-type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
-const waitAsync = (
-  Atomics as unknown as { waitAsync: (a: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
-).waitAsync.bind(Atomics);
+import { ConsumerDoorbell, ProducerDoorbell, requestStopOn, type DoorbellWords } from './doorbell.js';
 
-/** A burst this long wakes the consumer without waiting for the end of the producer's turn. */
-const COALESCE_MAX_MESSAGES = 64;
+/** The message ring's doorbell words (./doorbell.ts). */
+const WORDS: DoorbellWords = Object.freeze({ head: MCTL_HEAD, waiting: MCTL_WAITING, stop: MCTL_STOP });
 
 export function createMessageRing(slotCount: number, maxPayloadBytes: number): SharedArrayBuffer {
   if (!Number.isInteger(slotCount) || slotCount < 2 || (slotCount & (slotCount - 1)) !== 0 || slotCount > 1 << 20) {
@@ -102,13 +97,13 @@ export class MessageRingProducer extends MessageRingEnd {
   private nextHead: number;
   private cachedTail: number;
   private reservedBase = -1;
-  private wakeScheduled = false;
-  private unwoken = 0;
+  private readonly doorbell: ProducerDoorbell;
 
   constructor(sab: SharedArrayBuffer) {
     super(sab);
     this.nextHead = Atomics.load(this.ctl, MCTL_HEAD);
     this.cachedTail = Atomics.load(this.ctl, MCTL_TAIL);
+    this.doorbell = new ProducerDoorbell(this.ctl, WORDS, 'first-then-end-of-turn');
   }
 
   /** Free slots now. */
@@ -148,16 +143,7 @@ export class MessageRingProducer extends MessageRingEnd {
     const head = (this.nextHead + 1) | 0;
     this.nextHead = head;
     Atomics.store(this.ctl, MCTL_HEAD, head); // seq-cst: the header and payload above are visible with it
-    if (this.wakeScheduled) {
-      if (++this.unwoken >= COALESCE_MAX_MESSAGES) this.wakeIfWaiting();
-    } else {
-      // The first message of a turn wakes a sleeping consumer at once, the rest of the turn is coalesced into one
-      // check at its end. Checking the first one at the end of the turn too cost a lone QUIC submit 35-140 us per ring
-      // (measured: docs/client.md "Where the time goes"): the producer's turn goes on with other work first.
-      this.wakeIfWaiting();
-      this.wakeScheduled = true;
-      setImmediate(this.scheduledWake);
-    }
+    this.doorbell.published();
   }
 
   /** Copy `payload` into a slot and publish it; false when the ring is full or the payload does not fit. */
@@ -170,18 +156,6 @@ export class MessageRingProducer extends MessageRingEnd {
     return true;
   }
 
-  private wakeIfWaiting(): void {
-    this.unwoken = 0;
-    if (Atomics.load(this.ctl, MCTL_WAITING) !== 0 && Atomics.compareExchange(this.ctl, MCTL_WAITING, 1, 0) === 1) {
-      Atomics.notify(this.ctl, MCTL_HEAD);
-    }
-  }
-
-  private readonly scheduledWake = (): void => {
-    this.wakeScheduled = false;
-    this.wakeIfWaiting();
-  };
-
 }
 
 /** Messages published and not yet released, without attaching an end (metrics). */
@@ -192,15 +166,13 @@ export function messageRingDepth(sab: SharedArrayBuffer): number {
 
 /** Ask a ring's consumer to return from its loop (shutdown) and wake it; from any thread (cold). */
 export function requestMessageRingStop(sab: SharedArrayBuffer): void {
-  const ctl = new Int32Array(sab, 0, MCTL_BYTES >> 2);
-  Atomics.store(ctl, MCTL_STOP, 1);
-  Atomics.notify(ctl, MCTL_HEAD);
+  requestStopOn(new Int32Array(sab, 0, MCTL_BYTES >> 2), WORDS);
 }
 
 export class MessageRingConsumer extends MessageRingEnd {
   private next: number;
   private cachedHead: number;
-  private parked: Promise<void> | null = null;
+  private readonly doorbell: ConsumerDoorbell;
   /** Header of the message last returned by take() (reused: take() allocates nothing). */
   readonly header: MessageHeader = { kind: 0, keyId: 0, connId: 0, streamId: 0, timeMs: 0, code: 0, aux: 0 };
   /** Payload offset and length of the message last returned by take(). */
@@ -211,6 +183,7 @@ export class MessageRingConsumer extends MessageRingEnd {
     super(sab);
     this.next = Atomics.load(this.ctl, MCTL_TAIL);
     this.cachedHead = this.next;
+    this.doorbell = new ConsumerDoorbell(this.ctl, WORDS);
   }
 
   /**
@@ -256,30 +229,7 @@ export class MessageRingConsumer extends MessageRingEnd {
   }
 
   /** Sleep until a message is published, stop is requested or `timeoutMs` passes. Never blocks the event loop. */
-  async waitForMessages(timeoutMs: number): Promise<void> {
-    const ctl = this.ctl;
-    Atomics.store(ctl, MCTL_WAITING, 1);
-    const head = Atomics.load(ctl, MCTL_HEAD);
-    if (head !== this.next || Atomics.load(ctl, MCTL_STOP) !== 0) {
-      Atomics.store(ctl, MCTL_WAITING, 0);
-      return;
-    }
-    if (this.parked === null) {
-      const r = waitAsync(ctl, MCTL_HEAD, head);
-      if (!r.async) {
-        Atomics.store(ctl, MCTL_WAITING, 0);
-        return;
-      }
-      this.parked = r.value.then(() => {
-        this.parked = null;
-      });
-    }
-    // A producer check between our WAITING store and the waiter's registration cleared WAITING without notifying
-    // (see ./ring.ts waitForRecords): do not sleep with WAITING = 0.
-    if (Atomics.load(ctl, MCTL_WAITING) === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.parked, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
-    Atomics.store(ctl, MCTL_WAITING, 0);
+  waitForMessages(timeoutMs: number): Promise<void> {
+    return this.doorbell.park(this.next, timeoutMs);
   }
 }

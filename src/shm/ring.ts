@@ -2,8 +2,8 @@
 // Producer = the front thread: reserve() a slot, decode the transaction straight into `bytes` at the returned offset
 // (the one copy), publish() the header and HEAD. Consumer = the ring's egress worker: take records in order, let
 // them complete in any order (routes are async), release TAIL only over the completed prefix, so a record stays in
-// its slot until every route has finished with it. The consumer sleeps with Atomics.waitAsync (never Atomics.wait:
-// the worker's event loop also runs the routes' network I/O).
+// its slot until every route has finished with it. The consumer parks and the producer wakes it by the rings' one
+// doorbell (./doorbell.ts).
 //
 // Counters HEAD and TAIL are free-running u32 stored in Int32 words; every difference is taken with `| 0`, which is
 // exact while HEAD - TAIL <= slotCount < 2^31, so wrap-around at 2^32 needs no special case.
@@ -36,12 +36,10 @@ import {
   ringByteLength,
   slotBytesFor,
 } from './layout.js';
+import { ConsumerDoorbell, ProducerDoorbell, requestStopOn, type DoorbellWords } from './doorbell.js';
 
-/** Atomics.waitAsync (Node >= 16; the project's lib is ES2023, which does not declare it). */
-type WaitAsyncResult = { async: false; value: 'not-equal' | 'timed-out' } | { async: true; value: Promise<'ok' | 'timed-out'> };
-const waitAsync = (
-  Atomics as unknown as { waitAsync: (a: Int32Array, index: number, value: number, timeoutMs?: number) => WaitAsyncResult }
-).waitAsync.bind(Atomics);
+/** The ring's doorbell words (./doorbell.ts). */
+const WORDS: DoorbellWords = Object.freeze({ head: CTL_HEAD, waiting: CTL_WAITING, stop: CTL_STOP });
 
 /** Character written for a non-printable or non-ASCII trace-id character. */
 const TRACE_REPLACEMENT = 0x3f; // '?'
@@ -130,18 +128,13 @@ abstract class RingEnd {
 
 export interface RingProducerOptions {
   /**
-   * Wake a sleeping consumer once per event-loop turn instead of once per record. Atomics.notify on an async waiter
-   * is a cross-thread task post (a mutex and an eventfd write): measured as the largest single cost of the front
-   * thread's sendTransaction handler when every request woke the worker. uWS runs all sockets that are ready in one
-   * poll phase, then setImmediate callbacks run: under load one notify covers the whole batch; an idle relay still
-   * wakes the consumer at the end of the turn that published (microseconds later). Only for producers whose thread
-   * returns to its event loop (the front); a producer pushing in a synchronous loop must not use it.
+   * Wake a sleeping consumer once per event-loop turn instead of once per record (the doorbell's `end-of-turn`
+   * policy, ./doorbell.ts): an idle relay still wakes the consumer at the end of the turn that published
+   * (microseconds later). Only for producers whose thread returns to its event loop (the front); a producer pushing
+   * in a synchronous loop must not use it.
    */
   readonly coalesceWakeups?: boolean;
 }
-
-/** Coalesced mode: a burst this long wakes the consumer without waiting for the end of the turn. */
-const COALESCE_MAX_RECORDS = 64;
 
 /** Front-thread end. Single producer: exactly one RingProducer per ring, on one thread. */
 export class RingProducer extends RingEnd {
@@ -151,17 +144,13 @@ export class RingProducer extends RingEnd {
   private reservedBase = -1;
   /** Last TAIL seen: re-read only when the ring looks full, so the consumer's cache line is not pulled per push. */
   private cachedTail: number;
-  /** Coalesced wake-ups (see RingProducerOptions): a check of WAITING is scheduled for the end of this I/O turn. */
-  private readonly coalesce: boolean;
-  private wakeScheduled = false;
-  /** Records published since the last wake check (coalesced mode): a long burst wakes the consumer early. */
-  private unwoken = 0;
+  private readonly doorbell: ProducerDoorbell;
 
   constructor(sab: SharedArrayBuffer, options: RingProducerOptions = {}) {
     super(sab);
     this.nextHead = Atomics.load(this.ctl, CTL_HEAD);
     this.cachedTail = Atomics.load(this.ctl, CTL_TAIL);
-    this.coalesce = options.coalesceWakeups ?? false;
+    this.doorbell = new ProducerDoorbell(this.ctl, WORDS, options.coalesceWakeups === true ? 'end-of-turn' : 'every');
   }
 
   /**
@@ -209,32 +198,8 @@ export class RingProducer extends RingEnd {
     this.nextHead = head;
     // Seq-cst store: every header/tx write above is visible to a consumer that loads this HEAD.
     Atomics.store(this.ctl, CTL_HEAD, head);
-    if (!this.coalesce) {
-      this.wakeIfWaiting();
-    } else if (++this.unwoken >= COALESCE_MAX_RECORDS) {
-      this.wakeIfWaiting();
-    } else if (!this.wakeScheduled) {
-      this.wakeScheduled = true;
-      setImmediate(this.scheduledWake);
-    }
+    this.doorbell.published();
   }
-
-  /**
-   * Dekker pairing with the consumer (it stores WAITING, then re-loads HEAD): one of us sees the other, so a record
-   * published before this check is never left behind a sleeping consumer, however late the check runs.
-   */
-  private wakeIfWaiting(): void {
-    this.unwoken = 0;
-    if (Atomics.load(this.ctl, CTL_WAITING) !== 0 && Atomics.compareExchange(this.ctl, CTL_WAITING, 1, 0) === 1) {
-      // Every waiter: normally one, but a consumer replaced after a crash may have left its parked waiter behind.
-      Atomics.notify(this.ctl, CTL_HEAD);
-    }
-  }
-
-  private readonly scheduledWake = (): void => {
-    this.wakeScheduled = false;
-    this.wakeIfWaiting();
-  };
 
   /** Records the ring can still accept. */
   free(): number {
@@ -259,6 +224,7 @@ export class RingConsumer extends RingEnd {
   private cachedHead: number;
   /** ATTACHED generation of this consumer. */
   readonly generation: number;
+  private readonly doorbell: ConsumerDoorbell;
 
   constructor(sab: SharedArrayBuffer) {
     super(sab);
@@ -267,6 +233,7 @@ export class RingConsumer extends RingEnd {
     this.nextTake = this.released;
     this.cachedHead = this.released;
     this.done = new Uint8Array(this.slotCount);
+    this.doorbell = new ConsumerDoorbell(this.ctl, WORDS);
   }
 
   /** Records published and not yet taken by this consumer. */
@@ -321,48 +288,11 @@ export class RingConsumer extends RingEnd {
   }
 
   /**
-   * The consumer's one outstanding Atomics.waitAsync (registered without a timeout), reused across waits until a
-   * notify resolves it. V8 11.3 (Node 20) can crash when an async waiter's timeout and a notify race: both paths
-   * destroy the waiter's node (SIGSEGV in FutexEmulation::ResolveAsyncWaiterPromises -> ~FutexWaitListNode ->
-   * GlobalHandles::Destroy, seen in egress workers under load). So the native wait never times out; the timeout is
-   * a plain JS timer raced against it, and the same native waiter is awaited again next time.
-   */
-  private parked: Promise<void> | null = null;
-
-  /**
    * Sleep until a record is published, stop is requested or `timeoutMs` passes. Never blocks the event loop.
    * Returns immediately when a record is already available.
    */
-  async waitForRecords(timeoutMs: number): Promise<void> {
-    const ctl = this.ctl;
-    Atomics.store(ctl, CTL_WAITING, 1);
-    const head = Atomics.load(ctl, CTL_HEAD);
-    if (head !== this.nextTake || Atomics.load(ctl, CTL_STOP) !== 0) {
-      Atomics.store(ctl, CTL_WAITING, 0);
-      return;
-    }
-    if (this.parked === null) {
-      const r = waitAsync(ctl, CTL_HEAD, head);
-      if (!r.async) {
-        Atomics.store(ctl, CTL_WAITING, 0);
-        return;
-      }
-      this.parked = r.value.then(() => {
-        this.parked = null;
-      });
-    }
-    // A producer's wake check may have run between our WAITING store and the waiter's registration: it found
-    // WAITING = 1, cleared it and notified nobody, though it published nothing (a coalesced check runs at the end of
-    // the producer's turn, after we may already have taken its record), so the value check above passed. Sleeping
-    // now would be with WAITING = 0, which no later publish notifies. Once the waiter is registered, WAITING still 1
-    // means every later check will see it and notify a registered waiter.
-    if (Atomics.load(ctl, CTL_WAITING) === 0) return;
-    // The timer is ref'd: a pending waitAsync is not a libuv handle, and without it a worker with nothing else to do
-    // exits (code 0) in the middle of the wait. Measured: 5 of 6 two-thread runs lost their consumer so.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.parked, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
-    Atomics.store(ctl, CTL_WAITING, 0);
+  waitForRecords(timeoutMs: number): Promise<void> {
+    return this.doorbell.park(this.nextTake, timeoutMs);
   }
 
   txOffset(slot: number): number {
@@ -404,9 +334,7 @@ export class RingConsumer extends RingEnd {
 
 /** Pool side (cold): ask the ring's consumer to finish and wake it. */
 export function requestStop(sab: SharedArrayBuffer, stop = true): void {
-  const ctl = new Int32Array(sab, 0, CTL_BYTES >> 2);
-  Atomics.store(ctl, CTL_STOP, stop ? 1 : 0);
-  if (stop) Atomics.notify(ctl, CTL_HEAD);
+  requestStopOn(new Int32Array(sab, 0, CTL_BYTES >> 2), WORDS, stop);
 }
 
 /** Records ever published into a ring (HEAD; exact below 2^32 records, the counter is a free-running u32). */
