@@ -7,7 +7,7 @@
 // Run by the bench: node dist/bench/egress/ingress-load-client.js <host> <port> <rate> [connections] [maxMs]
 import { randomFillSync } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { IngressClient } from '../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import { generateKeypairSecret } from '../../src/egress/quic/identity.js';
 

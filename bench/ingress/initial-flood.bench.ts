@@ -9,7 +9,7 @@ import dgram from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
-import { IngressClient } from '../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../src/quic/identity-certificate.js';
 import { BENCH_KEY, startBenchRelay } from '../bench-relay.js';
 import { junkInitial } from './junk-initial.js';

@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { Pool } from 'undici';
-import { IngressClient } from '../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import { BENCH_KEY, startBenchRelay } from '../bench-relay.js';
 

@@ -11,7 +11,7 @@
 //   CONNECT_BOUND_MS.
 // Every session and burst draws from caseRng(seed, base + index): a run is reproducible from its seed.
 import { Keypair } from '@solana/web3.js';
-import { IngressClient, type StreamResult } from '../../src/ingress/ingress-client.js';
+import { IngressClient, type StreamResult } from '../../src/client/quic/ingress-client.js';
 import { ALPN_TPU, CONNECTION_CODE } from '../../src/ingress/codes.js';
 import { createIdentityCertificate } from '../../src/quic/identity-certificate.js';
 import type { QuicCloseInfo } from '../../src/quic/close-info.js';

@@ -3,7 +3,7 @@
 // STOP_SENDING code, or just "written" for a uni stream, which QUIC gives no verdict) and the outcome it is counted
 // under in slotrelay_quic_ingress_streams_total (the only trace a uni refusal leaves, so it is checked per session).
 import { Packr } from 'msgpackr';
-import type { IngressClient, StreamResult } from '../../src/ingress/ingress-client.js';
+import type { IngressClient, StreamResult } from '../../src/client/quic/ingress-client.js';
 import type { Rng } from './rng.js';
 import type { PoolTx } from './tx-pool.js';
 

@@ -5,7 +5,7 @@
 // the stream size limits, the FIN timeout and the reply timeout. Everything about the transaction and the key's
 // budget is decided by the front thread (src/ingress/front-ingress.ts): finished streams go out through onStream,
 // authentication questions through onAuthenticate, and the answers come back through authResult / reply / verdict.
-// Unlike the localnet's TPU listener (src/quic/server-endpoint.ts) a bad stream never closes its connection: it is
+// Unlike the localnet's TPU listener (src/localnet/tpu-endpoint.ts) a bad stream never closes its connection: it is
 // refused alone (STOP_SENDING / RESET_STREAM with a code of ./codes.ts). Codes: docs/quic-ingress.md. The socket,
 // routing, accept, flush, timers and close are src/quic/server-core.ts's; this file is the ingress policy.
 import type dgram from 'node:dgram';

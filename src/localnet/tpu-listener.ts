@@ -6,14 +6,8 @@
 // The rest of the network model (docs/localnet.md "Network model"): `lossPct` drops received datagrams at random
 // (QUIC recovers them: delay, not loss), `txDropPct` drops whole received transactions at random, `down` answers
 // nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts).
-import {
-  MAX_TRANSACTION_BYTES_SIMD_0296,
-  UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
-  createRandomIdentityCertificate,
-  type IdentityCertificate,
-  QuicServerEndpoint,
-  type QuicServerPeer,
-} from '../quic/index.js';
+import { MAX_TRANSACTION_BYTES_SIMD_0296, UNSTAKED_MAX_CONCURRENT_UNI_STREAMS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
+import { QuicServerEndpoint, type QuicServerPeer } from './tpu-endpoint.js';
 import type { TpuQos } from './tpu-qos.js';
 
 export interface TpuTransactionInfo {

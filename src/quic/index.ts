@@ -1,4 +1,4 @@
-// Public surface of the QUIC foundation (egress client, localnet TPU listeners, QUIC ingress). Cold: imports only.
+// Public surface of the QUIC foundation (egress client, the localnet's TPU endpoint, QUIC ingress). Cold: imports only.
 export * from './constants.js';
 export { base58Encode, base58Decode } from './base58.js';
 export {
@@ -17,9 +17,3 @@ export {
   type QuicClientState,
   type QuicClientStats,
 } from './client-connection.js';
-export {
-  QuicServerEndpoint,
-  type QuicServerCounters,
-  type QuicServerOptions,
-  type QuicServerPeer,
-} from './server-endpoint.js';

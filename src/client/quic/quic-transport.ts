@@ -3,9 +3,9 @@
 // backoff, and submits made meanwhile wait for it within their timeout. The client certificate's CN is the API key,
 // on an ephemeral Ed25519 keypair (key-certificate.ts). Acknowledged submits use one bidi stream each (MessagePack
 // {transaction, routes?, maxRetries?} -> the /v1/submit answer map); fire-and-forget submits one uni stream each.
-// The QUIC work itself (quiche, stream credit, congestion room, answers) is src/ingress/ingress-client.ts, the
+// The QUIC work itself (quiche, stream credit, congestion room, answers) is src/client/quic/ingress-client.ts, the
 // client the relay's own ingress tests use: this file adds the connection's life cycle and the library's errors.
-import { IngressClient, type StreamResult } from '../../ingress/ingress-client.js';
+import { IngressClient, type StreamResult } from './ingress-client.js';
 import { CONNECTION_CODE, STREAM_CODE } from '../../ingress/codes.js';
 import type { QuicCloseInfo } from '../../quic/close-info.js';
 import type { IdentityCertificate } from '../../quic/identity-certificate.js';

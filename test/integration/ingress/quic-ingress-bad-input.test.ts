@@ -5,7 +5,7 @@
 import { Keypair } from '@solana/web3.js';
 import { Packr } from 'msgpackr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngressClient, type StreamResult } from '../../../src/ingress/ingress-client.js';
+import { IngressClient, type StreamResult } from '../../../src/client/quic/ingress-client.js';
 import { CONNECTION_CODE, STREAM_CODE } from '../../../src/ingress/codes.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import type { QuicCloseInfo } from '../../../src/quic/close-info.js';

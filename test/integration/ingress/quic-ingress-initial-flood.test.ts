@@ -8,7 +8,7 @@ import dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngressClient } from '../../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';

@@ -5,7 +5,7 @@
 // a few seconds of the signal (their idle timeouts are 20-30 s), and the relay still exits 0.
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngressClient } from '../../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../../src/client/quic/ingress-client.js';
 import { CONNECTION_CODE } from '../../../src/ingress/codes.js';
 import type { QuicCloseInfo } from '../../../src/quic/close-info.js';
 import { createIdentityCertificate } from '../../../src/quic/identity-certificate.js';

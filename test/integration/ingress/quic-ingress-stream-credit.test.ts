@@ -6,7 +6,7 @@
 // loopback. The quinn client's run of the same is in quic-ingress-quinn.test.ts.
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngressClient, type StreamResult } from '../../../src/ingress/ingress-client.js';
+import { IngressClient, type StreamResult } from '../../../src/client/quic/ingress-client.js';
 import { ALPN_TPU, CONNECTION_CODE } from '../../../src/ingress/codes.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';

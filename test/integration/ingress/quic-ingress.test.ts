@@ -6,7 +6,7 @@
 import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IngressClient } from '../../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../../src/client/quic/ingress-client.js';
 import { ALPN_TPU } from '../../../src/ingress/codes.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { QuicClientConnection } from '../../../src/quic/client-connection.js';

@@ -6,14 +6,13 @@ import { QUICClient } from '@matrixai/quic';
 import { webcrypto } from 'node:crypto';
 import {
   QuicClientConnection,
-  QuicServerEndpoint,
   TPU_CLOSE_CODE,
   createIdentityCertificate,
   createRandomIdentityCertificate,
   type IdentityCertificate,
   type QuicCloseInfo,
-  type QuicServerPeer,
 } from '../../../src/quic/index.js';
+import { QuicServerEndpoint, type QuicServerPeer } from '../../../src/localnet/tpu-endpoint.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 interface Received {

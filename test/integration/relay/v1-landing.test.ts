@@ -11,7 +11,7 @@ import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JitoJsonRpcClient } from 'jito-js-rpc';
-import { IngressClient } from '../../../src/ingress/ingress-client.js';
+import { IngressClient } from '../../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../../src/quic/identity-certificate.js';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { fundedPayer } from '../../helpers/embedded-localnet.js';

@@ -3,7 +3,7 @@
 // every module reached must be one of the client's own files, and no bare specifier (a dependency) may appear at
 // all. The same walker run from the server's entry finds uWebSockets.js, piscina, pino and zod, so it can fail.
 // The QUIC transport's entry, exports "./client/quic", may also reach the QUIC client files it shares with the relay
-// (src/ingress/ingress-client.ts and what it imports: src/quic/, src/tx/base58.ts and its generated step, src/native/private-addon.ts),
+// (src/client/quic/ingress-client.ts, which lives with the client now, and what it imports: src/ingress/codes.ts, src/quic/, src/tx/base58.ts and its generated step, src/native/private-addon.ts),
 // Node's built-ins, msgpackr and @matrixai/quic (loaded by require.resolve of its platform package), nothing else.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -58,7 +58,7 @@ function exportsEntry(condition: 'default' | 'types', entry: './client' | './cli
 }
 
 /** Files outside dist/src/client/ the QUIC entry may reach: the shared QUIC client and its imports. */
-const QUIC_SHARED = /^dist\/src\/(ingress\/(ingress-client|codes)|quic\/[a-z0-9-]+|tx\/base58(-limbs\.generated)?|native\/(private-addon|project-root))\.(js|d\.ts)$/;
+const QUIC_SHARED = /^dist\/src\/(ingress\/codes|quic\/[a-z0-9-]+|tx\/base58(-limbs\.generated)?|native\/(private-addon|project-root))\.(js|d\.ts)$/;
 const QUIC_ALLOWED_PACKAGES = /^(node:[a-z_/]+|msgpackr|@matrixai\/quic(\/.*)?)$/;
 
 beforeAll(() => {
@@ -105,7 +105,7 @@ describe('slotrelay/client import graph', () => {
     expect([...g.bare].filter((b) => !QUIC_ALLOWED_PACKAGES.test(b))).toEqual([]);
     // It does load quiche and msgpackr (so the allowance above is used, and the walk is not vacuous).
     expect(g.files).toContain('dist/src/quic/quiche.js');
-    expect(g.files).toContain('dist/src/ingress/ingress-client.js');
+    expect(g.files).toContain('dist/src/client/quic/ingress-client.js');
     expect(g.bare.has('msgpackr')).toBe(true);
     expect(g.files.some((f) => /localnet|\/front\/|\/config\/|\/egress\//.test(f))).toBe(false);
     const d = walk(exportsEntry('types', './client/quic'));

@@ -6,12 +6,12 @@
 // application code 5. Stateless retry and version negotiation are handled as quiche's example server does. The
 // socket, routing, accept, flush, timers and close are ./server-core.ts's; this file is the TPU policy.
 import type dgram from 'node:dgram';
-import { quiche, type QuicheConnection } from './quiche.js';
-import { buildServerConfig, type CongestionControl } from './quiche-config.js';
-import { QuicServerCore, ServerCoreConn, type AcceptEvent } from './server-core.js';
-import { closeInfoOf, type QuicCloseInfo } from './close-info.js';
-import { identityFromCertificate, type IdentityCertificate } from './identity-certificate.js';
-import { RetryTokens } from './retry-token.js';
+import { quiche, type QuicheConnection } from '../quic/quiche.js';
+import { buildServerConfig, type CongestionControl } from '../quic/quiche-config.js';
+import { QuicServerCore, ServerCoreConn, type AcceptEvent } from '../quic/server-core.js';
+import { closeInfoOf, type QuicCloseInfo } from '../quic/close-info.js';
+import { identityFromCertificate, type IdentityCertificate } from '../quic/identity-certificate.js';
+import { RetryTokens } from '../quic/retry-token.js';
 import {
   ALPN_SOLANA_TPU,
   MAX_IDLE_TIMEOUT_MS,
@@ -21,8 +21,8 @@ import {
   TPU_CLOSE_CODE,
   TRANSPORT_CODE_NO_APPLICATION_PROTOCOL,
   UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
-} from './constants.js';
-import { DelayLine } from './delay-line.js';
+} from '../quic/constants.js';
+import { DelayLine } from '../quic/delay-line.js';
 
 /** A connected peer as the stream handler sees it. */
 export interface QuicServerPeer {

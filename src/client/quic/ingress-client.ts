@@ -8,14 +8,14 @@ import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';
 import { Packr, Unpackr } from 'msgpackr';
-import { quiche, type QuicheConnection } from '../quic/quiche.js';
-import { DatagramSlab } from '../quic/datagram-slab.js';
-import { DeadlineTimer } from '../quic/deadline-timer.js';
-import { closeInfoOf, type QuicCloseInfo } from '../quic/close-info.js';
-import { quicServerName } from '../quic/client-connection.js';
-import type { IdentityCertificate } from '../quic/identity-certificate.js';
-import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, TLS_SIGALGS } from '../quic/constants.js';
-import { ALPN_SLOTRELAY } from './codes.js';
+import { quiche, type QuicheConnection } from '../../quic/quiche.js';
+import { DatagramSlab } from '../../quic/datagram-slab.js';
+import { DeadlineTimer } from '../../quic/deadline-timer.js';
+import { closeInfoOf, type QuicCloseInfo } from '../../quic/close-info.js';
+import { quicServerName } from '../../quic/client-connection.js';
+import type { IdentityCertificate } from '../../quic/identity-certificate.js';
+import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, TLS_SIGALGS } from '../../quic/constants.js';
+import { ALPN_SLOTRELAY } from '../../ingress/codes.js';
 
 export interface IngressClientOptions {
   readonly host: string;
