@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status bench-uws-build fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -73,6 +73,12 @@ bench-micro: build
 
 bench-e2e: build
 	$(NODE) dist/bench/e2e/send-transaction-load.js
+
+# Our uWS build vs the prebuilt one (issue #29, docs/http-runtime.md): bench-e2e's sendTransaction load against two
+# relays, SLOTRELAY_UWS_BUILD=source and =maintained, in paired rounds whose order alternates; ~2.5 min; writes
+# bench/results/uws-build.json. Needs wrk (Debian package).
+bench-uws-build: build
+	$(NODE) dist/bench/e2e/uws-build-compare.js --rounds 8 --duration 6 --json bench/results/uws-build.json
 
 # getRecentPrioritizationFees (issue #11, docs/fees.md "Benchmark"): the relay's cache vs the embedded localnet answering
 # the same call vs the bound (uWS answering the same bytes with no work), wrk -c64, 5 rounds; ~2.5 min (60 s of them
