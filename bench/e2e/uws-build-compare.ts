@@ -4,7 +4,10 @@
 // runs both, the order alternating (source first in odd rounds), so each pair compares two runs seconds apart on this
 // shared, drifting box. Counted like bench-e2e: wrk's rate times the share the relay itself counted as accepted into a
 // ring (routes.discard), plus the relay's CPU per request from /proc (front thread and whole process), a figure other
-// load moves less. Per-round ratios source / prebuilt; the medians are the figures to quote.
+// load moves less. Before each run both relays must be idle (their CPU over 0.5 s under 5%, bounded at 15 s): a first
+// attempt without that wait showed the relay run second in a pair slower by 2-4x, whichever build it was (the first
+// one still draining its ring). Per-round ratios source / prebuilt; their median, and their geometric mean (in which
+// a remaining first/second position effect cancels, the order alternating), are the figures to quote.
 //   node dist/bench/e2e/uws-build-compare.js [--rounds 6] [--duration 8] [--connections 64] [--prebuilt maintained]
 //                                           [--json bench/results/uws-build.json]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -55,7 +58,20 @@ async function startRelay(build: string, config: string): Promise<Relay> {
   return { build, url, child, runtime: `${detail.http.build}: ${detail.http.uws} (${detail.http.package} ${detail.http.packageVersion})` };
 }
 
-async function run(relay: Relay, script: string): Promise<Run> {
+/** Waits until no relay uses more than 5% of a core over 0.5 s (bounded at 15 s); the ms waited. */
+async function settle(relays: readonly Relay[]): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < 15_000) {
+    const before = relays.map((r) => cpuTimes(r.child.pid ?? -1)?.process ?? 0);
+    await new Promise((res) => setTimeout(res, 500));
+    const busy = relays.some((r, i) => ((cpuTimes(r.child.pid ?? -1)?.process ?? 0) - before[i]!) / 500_000 > 0.05);
+    if (!busy) break;
+  }
+  return Date.now() - t0;
+}
+
+async function run(relay: Relay, script: string, all: readonly Relay[]): Promise<Run> {
+  await settle(all);
   const pid = relay.child.pid ?? -1;
   const before = await relayCounts(relay.url);
   const cpuBefore = cpuTimes(pid);
@@ -100,12 +116,12 @@ async function main(): Promise<void> {
   const relays = [await startRelay(BUILDS[0], config), await startRelay(BUILDS[1], config)] as const;
   for (const r of relays) console.log(`relay on ${r.runtime}`);
   try {
-    for (const r of relays) await run(r, script); // warm-up, not counted
+    for (const r of relays) await run(r, script, relays); // warm-up, not counted
     const rounds: { source: Run; prebuilt: Run }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const order = i % 2 === 0 ? [relays[0], relays[1]] : [relays[1], relays[0]];
-      const a = await run(order[0]!, script);
-      const b = await run(order[1]!, script);
+      const a = await run(order[0]!, script, relays);
+      const b = await run(order[1]!, script, relays);
       const source = a.build === 'source' ? a : b;
       const prebuilt = a.build === 'source' ? b : a;
       rounds.push({ source, prebuilt });
@@ -119,6 +135,8 @@ async function main(): Promise<void> {
       sourceAcceptedPerSec: Math.round(median(rounds.map((r) => r.source.acceptedPerSec))),
       prebuiltAcceptedPerSec: Math.round(median(rounds.map((r) => r.prebuilt.acceptedPerSec))),
       rateRatio: Number(median(rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec)).toFixed(3)),
+      rateRatioGeomean: Number(Math.exp(rounds.reduce((s, r) => s + Math.log(r.source.acceptedPerSec / r.prebuilt.acceptedPerSec), 0) / rounds.length).toFixed(3)),
+      cpuRatioGeomean: Number(Math.exp(rounds.reduce((s, r) => s + Math.log(r.source.relayCpuUsPerRequest / r.prebuilt.relayCpuUsPerRequest), 0) / rounds.length).toFixed(3)),
       rateRatioRange: [Math.min(...rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec)), Math.max(...rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec))].map((x) => Number(x.toFixed(3))),
       sourceP99ms: median(rounds.map((r) => r.source.p99ms)),
       prebuiltP99ms: median(rounds.map((r) => r.prebuilt.p99ms)),
@@ -131,8 +149,8 @@ async function main(): Promise<void> {
     };
     console.log(
       `medians over ${ROUNDS} paired rounds: source ${summary.sourceAcceptedPerSec}/s vs ${BUILDS[1]} ${summary.prebuiltAcceptedPerSec}/s ` +
-        `(ratio ${summary.rateRatio}, per round ${summary.rateRatioRange.join('-')}); p99 ${summary.sourceP99ms} vs ${summary.prebuiltP99ms} ms; ` +
-        `relay CPU ${summary.sourceRelayCpuUsPerRequest} vs ${summary.prebuiltRelayCpuUsPerRequest} us/req (ratio ${summary.cpuRatio}); ` +
+        `(ratio median ${summary.rateRatio}, geomean ${summary.rateRatioGeomean}, per round ${summary.rateRatioRange.join('-')}); p99 ${summary.sourceP99ms} vs ${summary.prebuiltP99ms} ms; ` +
+        `relay CPU ${summary.sourceRelayCpuUsPerRequest} vs ${summary.prebuiltRelayCpuUsPerRequest} us/req (ratio median ${summary.cpuRatio}, geomean ${summary.cpuRatioGeomean}); ` +
         `front CPU ratio ${summary.frontCpuRatio}  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, same 2 cores)`,
     );
     if (values.json !== undefined) {
