@@ -262,14 +262,22 @@ async function main(): Promise<number> {
       buildSeconds,
       binarySha256: sha256File(built),
     };
-    // Into the cache atomically (a concurrent build of the same key writes the same bytes).
+    // Into the cache by one rename. A concurrent build of the same key (another checkout) may have got there first:
+    // then its entry is used as it stands.
     const staged = join(work, 'cache');
     mkdirSync(staged);
     copyFileSync(built, join(staged, 'uws.node'));
     writeFileSync(join(staged, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    rmSync(cacheDir, { recursive: true, force: true });
-    renameSync(staged, cacheDir);
-    install(cachedBinary, manifest);
+    try {
+      renameSync(staged, cacheDir);
+    } catch {
+      if (!existsSync(cachedManifest)) {
+        rmSync(cacheDir, { recursive: true, force: true });
+        renameSync(staged, cacheDir);
+      }
+    }
+    const entry = JSON.parse(readFileSync(cachedManifest, 'utf8')) as SourceBuildManifest;
+    install(cachedBinary, entry.binarySha256 === sha256File(cachedBinary) ? entry : manifest);
     log(`built in ${buildSeconds.toFixed(1)} s -> ${relative(root, join(sourceBuildDir(), `${sourceBuildStem(headers.abi)}.node`))} (cache ${basename(cacheDir)})`);
     return 0;
   } finally {
