@@ -214,15 +214,12 @@ async function main(): Promise<number> {
   const key = h.digest('hex');
   const cacheDir = join(cacheRoot(), key.slice(0, 24));
   const cachedBinary = join(cacheDir, 'uws.node');
-  const cachedManifest = join(cacheDir, 'manifest.json');
 
-  if (existsSync(cachedBinary) && existsSync(cachedManifest)) {
-    const manifest = JSON.parse(readFileSync(cachedManifest, 'utf8')) as SourceBuildManifest;
-    if (manifest.key === key && sha256File(cachedBinary) === manifest.binarySha256) {
-      install(cachedBinary, manifest);
-      log(`cached ${key.slice(0, 12)} (Node ${headers.version}, ABI ${headers.abi}; built in ${manifest.buildSeconds.toFixed(1)} s) -> ${relative(root, sourceBuildDir())} in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
-      return 0;
-    }
+  const cached = validEntry(cacheDir, key);
+  if (cached !== undefined) {
+    install(cachedBinary, cached);
+    log(`cached ${key.slice(0, 12)} (Node ${headers.version}, ABI ${headers.abi}; built in ${cached.buildSeconds.toFixed(1)} s) -> ${relative(root, sourceBuildDir())} in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    return 0;
   }
 
   log(`building ${VENDORED_UPSTREAM.release} + ${patchFiles().length} patches for Node ${headers.version} (ABI ${headers.abi}) with ${cxxVersion}, ${availableParallelism()} jobs …`);
@@ -271,17 +268,26 @@ async function main(): Promise<number> {
     try {
       renameSync(staged, cacheDir);
     } catch {
-      if (!existsSync(cachedManifest)) {
+      if (validEntry(cacheDir, key) === undefined) {
         rmSync(cacheDir, { recursive: true, force: true });
         renameSync(staged, cacheDir);
       }
     }
-    const entry = JSON.parse(readFileSync(cachedManifest, 'utf8')) as SourceBuildManifest;
-    install(cachedBinary, entry.binarySha256 === sha256File(cachedBinary) ? entry : manifest);
+    install(cachedBinary, validEntry(cacheDir, key) ?? manifest);
     log(`built in ${buildSeconds.toFixed(1)} s -> ${relative(root, join(sourceBuildDir(), `${sourceBuildStem(headers.abi)}.node`))} (cache ${basename(cacheDir)})`);
     return 0;
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The cache entry's manifest when its binary is the one it names and its key is `key`. */
+function validEntry(dir: string, key: string): SourceBuildManifest | undefined {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as SourceBuildManifest;
+    return manifest.key === key && sha256File(join(dir, 'uws.node')) === manifest.binarySha256 ? manifest : undefined;
+  } catch {
+    return undefined;
   }
 }
 
