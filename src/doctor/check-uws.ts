@@ -13,7 +13,7 @@ export function checkUws(idleTimeoutSeconds: number): Finding {
     return fail(
       id,
       (err as Error).message,
-      'build the checkout on this host (make build: writes the glibc-compat copy for glibc < 2.38), run a Node major the builds ship for (20, 22, 24: docs/http-runtime.md), and leave SLOTRELAY_UWS_BUILD unset',
+      'build the checkout on this host with the Node that runs it (make build: compiles our uWS where g++ and Node\'s headers are present, and writes the glibc-compat copy for glibc < 2.38), or run a Node major the prebuilt builds ship for (20, 22, 24: docs/http-runtime.md); leave SLOTRELAY_UWS_BUILD unset',
       { node: process.versions.node },
     );
   }

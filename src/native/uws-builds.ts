@@ -1,11 +1,14 @@
 // The uWebSockets.js builds the relay can run on (cold: read at start and by the build step), newest first. Which
 // one loads where, and what each fixes, is docs/http-runtime.md.
 //
+// `source`: our own build of upstream uWebSockets.js v20.57.0 from vendor/uWebSockets.js with vendor/uws-patches
+// (HTTP/1.0, bare LF, absolute-form targets, per-app timeouts), compiled by `make build` for the Node running it
+// (scripts/uws-build.ts); tried first wherever it was built.
 // `maintained`: upstream uWS v20.57.0 as republished on the npm registry by @btc-vision (binaries for Node 20/22/24/25;
 // its Linux binaries are linked against glibc 2.38). `legacy`: @rjweb/uws 1.5.0, a 2024 repackaging (Node 16/18/20
 // only, glibc 2.27), installed under the name `uWebSockets.js`. Their JS APIs differ in two names (see uws.ts).
 
-export type UwsBuildId = 'maintained' | 'legacy';
+export type UwsBuildId = 'source' | 'maintained' | 'legacy';
 
 export interface UwsBuildSpec {
   readonly id: UwsBuildId;
@@ -17,6 +20,7 @@ export interface UwsBuildSpec {
 }
 
 export const UWS_BUILDS: readonly UwsBuildSpec[] = [
+  { id: 'source', packageName: 'vendor/uWebSockets.js', packageVersion: 'built by make build', uwsVersion: 'v20.57.0' },
   { id: 'maintained', packageName: '@btc-vision/uwebsockets.js', packageVersion: '20.57.0', uwsVersion: 'v20.57.0' },
   { id: 'legacy', packageName: 'uWebSockets.js', packageVersion: '1.5.0 (@rjweb/uws)', uwsVersion: 'fork at 2e80461f (2024)' },
 ];

@@ -1,11 +1,12 @@
-// Chooses and loads the process's uWebSockets.js build (cold: once per process, at start). Builds are tried newest
-// first (src/native/uws-builds.ts, docs/http-runtime.md): the maintained upstream build when its package is
+// Chooses and loads the process's uWebSockets.js build (cold: once per process, at start). Builds are tried in the
+// order of src/native/uws-builds.ts (docs/http-runtime.md): our own build from the vendored sources when `make build`
+// compiled it for this Node (src/native/uws-source-build.ts), else the maintained upstream build when its package is
 // installed and it can load here, else the legacy build we shipped before. Exactly one native library is loaded:
 // the choice is made from the host's facts (Node ABI, glibc, files present and verified) before any dlopen, and a
 // dlopen that still fails moves on to the next build. Nothing is written or patched at run time; on glibc < 2.38 the
 // maintained build is loaded from the copy the build step made (scripts/uws-glibc-compat.ts), checked by hash.
 //
-// Timeouts (uSockets sweeps them every 4 s). The maintained build has two per-app settings, set on every App made
+// Timeouts (uSockets sweeps them every 4 s). Our build (its patch 0002) and the maintained build have two per-app settings, set on every App made
 // here: `setIdleTimeout` — a connection that has not sent a whole request line and headers, or whose body stalls,
 // is closed — always SLOW_CLIENT_TIMEOUT_SECONDS (8-12 s), whatever the config; and `setResponseTimeout` — how long an idle
 // keep-alive connection stays open after its last answer — from http.idleTimeoutSeconds (at least N s, closed
@@ -18,6 +19,7 @@ import type * as UwsModule from 'uWebSockets.js';
 import { sha256 } from './elf-glibc-compat.js';
 import { GLIBC_COMPAT_COPIES, MAINTAINED_MIN_GLIBC, UWS_BUILDS, type UwsBuildId, type UwsBuildSpec } from './uws-builds.js';
 import { projectRoot } from './project-root.js';
+import { locateSourceBuild, type SourceBuildManifest } from './uws-source-build.js';
 
 /** The API our code uses: the legacy build's names (`closeSocket`, `getSocketPort`), which loadUws provides on both. */
 export type Uws = typeof UwsModule;
@@ -97,15 +99,19 @@ export function binaryName(): string {
 }
 
 /** Each package's main file (resolved, never loaded: its uws.js would load its own binary). Literal specifiers. */
-const PACKAGE_MAIN: Readonly<Record<UwsBuildId, () => string>> = {
+const PACKAGE_MAIN: Readonly<Record<Exclude<UwsBuildId, 'source'>, () => string>> = {
   maintained: () => require.resolve('@btc-vision/uwebsockets.js'),
   legacy: () => require.resolve('uWebSockets.js'),
 };
 
-type Located = { readonly path: string; readonly glibcCompat: boolean } | { readonly reason: string };
+type Located = { readonly path: string; readonly glibcCompat: boolean; readonly manifest?: SourceBuildManifest } | { readonly reason: string };
 
 /** Where this build's binary for this host is, or why there is none; no file is loaded here. */
 function locate(spec: UwsBuildSpec): Located {
+  if (spec.id === 'source') {
+    const own = locateSourceBuild();
+    return 'reason' in own ? own : { path: own.path, glibcCompat: false, manifest: own.manifest };
+  }
   let dir: string;
   try {
     dir = dirname(PACKAGE_MAIN[spec.id]());
@@ -137,6 +143,7 @@ interface TimeoutSetters {
  * to our timeouts (see the header).
  */
 function normalise(id: UwsBuildId, exports: Record<string, unknown>, idleTimeoutSeconds: number): Uws {
+  // `source` and `maintained` share the upstream API and the two timeout setters.
   if (id === 'legacy') return exports as unknown as Uws;
   const makeApp = exports.App as (options?: unknown) => TimeoutSetters;
   const App = (options?: unknown): TimeoutSetters => {
@@ -153,7 +160,7 @@ export function requestedBuilds(env: NodeJS.ProcessEnv = process.env): readonly 
   const want = env.SLOTRELAY_UWS_BUILD;
   if (want === undefined || want === '' || want === 'auto') return UWS_BUILDS;
   const only = UWS_BUILDS.filter((b) => b.id === want);
-  if (only.length === 0) throw new Error(`SLOTRELAY_UWS_BUILD=${want}: expected auto, ${UWS_BUILDS.map((b) => b.id).join(' or ')}`);
+  if (only.length === 0) throw new Error(`SLOTRELAY_UWS_BUILD=${want}: expected auto, ${UWS_BUILDS.map((b) => b.id).join(', ').replace(/, (\w+)$/, ' or $1')}`);
   return only;
 }
 
@@ -181,10 +188,21 @@ export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsR
       continue;
     }
     const binary = where.path.startsWith(root) ? where.path.slice(root.length + 1) : where.path;
+    const m = where.manifest;
     loaded = {
       uws: normalise(spec.id, exports, idleTimeoutSeconds),
-      build: { id: spec.id, packageName: spec.packageName, packageVersion: spec.packageVersion, uwsVersion: spec.uwsVersion, binary, glibcCompat: where.glibcCompat },
-      idleTimeoutSeconds: spec.id === 'maintained' ? idleTimeoutSeconds : STOCK_IDLE_TIMEOUT_SECONDS,
+      build:
+        m === undefined
+          ? { id: spec.id, packageName: spec.packageName, packageVersion: spec.packageVersion, uwsVersion: spec.uwsVersion, binary, glibcCompat: where.glibcCompat }
+          : {
+              id: spec.id,
+              packageName: spec.packageName,
+              packageVersion: `${m.release}+${m.patches.length} patches (uWebSockets.js ${m.upstream.uWebSocketsJs.slice(0, 7)}, uWebSockets ${m.upstream.uWebSockets.slice(0, 7)}, uSockets ${m.upstream.uSockets.slice(0, 7)}; ${m.compiler}; key ${m.key.slice(0, 12)})`,
+              uwsVersion: m.release,
+              binary,
+              glibcCompat: false,
+            },
+      idleTimeoutSeconds: spec.id === 'legacy' ? STOCK_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
       passedOver,
     };
     return loaded;
@@ -192,7 +210,11 @@ export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsR
   throw new NoUwsBuildError(passedOver);
 }
 
-/** One line for the banner and logs: "uWS v20.57.0 (@btc-vision/uwebsockets.js 20.57.0, glibc-compat copy)". */
+/**
+ * One line for the banner and logs: "uWS v20.57.0 (@btc-vision/uwebsockets.js 20.57.0; maintained)", or for our build
+ * "uWS v20.57.0 (built from vendor/uWebSockets.js v20.57.0+5 patches (…); source)".
+ */
 export function describeBuild(b: LoadedBuild): string {
+  if (b.id === 'source') return `uWS ${b.uwsVersion} (built from ${b.packageName} ${b.packageVersion}; ${b.id})`;
   return `uWS ${b.uwsVersion} (${b.packageName} ${b.packageVersion}${b.glibcCompat ? ', glibc-2.38 imports rebound at build time' : ''}; ${b.id})`;
 }

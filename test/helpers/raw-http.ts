@@ -83,8 +83,8 @@ export function statusesOf(text: string): number[] {
 }
 
 /** Which uWS builds (src/native/uws-builds.ts) load under this Node, asked of dist/ in a child process. */
-export function loadableUwsBuilds(): ('maintained' | 'legacy')[] {
-  return (['maintained', 'legacy'] as const).filter((id) => {
+export function loadableUwsBuilds(): ('source' | 'maintained' | 'legacy')[] {
+  return (['source', 'maintained', 'legacy'] as const).filter((id) => {
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('./dist/src/native/uws.js'); process.stdout.write(m.loadUws().build.id);"], {
       env: { PATH: process.env.PATH, SLOTRELAY_UWS_BUILD: id },
       encoding: 'utf8',

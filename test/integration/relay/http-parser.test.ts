@@ -1,7 +1,9 @@
 // The HTTP parser defects of issue #15, sent byte for byte over raw sockets to a real relay on every uWS build that
 // loads under this Node (docs/http-runtime.md), asserting what each build answers (docs/known-issues.md lists what a
-// client sees on each). Whatever the build: a submission is answered with its own answer or not handed to a ring at
-// all — never sent while its answer is lost to a later malformed request in the same read, and never sent twice.
+// client sees on each). `source` is our build of the vendored uWS with its patches (issue #29: HTTP/1.0,
+// absolute-form targets, bare LF); `maintained` and `legacy` are the prebuilt npm builds. Whatever the build: a
+// submission is answered with its own answer or not handed to a ring at all — never sent while its answer is lost to
+// a later malformed request in the same read, and never sent twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, loadableUwsBuilds, type Exchange } from '../../helpers/raw-http.js';
 import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
@@ -23,6 +25,17 @@ function rpcSend(base64: string): string {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'sendTransaction', params: [base64, { encoding: 'base64', skipPreflight: true }] });
   return `POST / HTTP/1.1\r\nhost: relay\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
 }
+
+/** A request as bytes: any version, target and line ending (the cases of issue #29). */
+function rawRequest(o: { method: string; target: string; version: string; headers: readonly string[]; body?: string; eol?: string }): string {
+  const eol = o.eol ?? '\r\n';
+  const lines = [`${o.method} ${o.target} ${o.version}`, ...o.headers, ...(o.body === undefined ? [] : [`content-length: ${o.body.length}`])];
+  return lines.map((l) => l + eol).join('') + eol + (o.body ?? '');
+}
+
+const SUBMIT_HEADERS = [`x-api-key: ${TEST_KEY}`, 'content-type: application/json'];
+const submitBody = (base64: string): string => JSON.stringify({ transaction: base64 });
+const rpcBody = (base64: string): string => JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'sendTransaction', params: [base64, { encoding: 'base64', skipPreflight: true }] });
 
 /** Header-section faults each line of the issue lists. */
 const BAD_HEADERS: Record<string, string> = {
@@ -46,6 +59,8 @@ function expectSilentThenClosed(e: Exchange, what: string): void {
 }
 
 describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
+  /** The builds on upstream's current parser (ours and the maintained prebuilt) answer where the legacy one does not. */
+  const current = build !== 'legacy';
   let up: RecordingUpstream;
   let relay: RelayHandle;
 
@@ -69,7 +84,7 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
       Array.from({ length: GET_HEALTH.length - 1 }, (_, i) => exchange(relay.relayUrl, [GET_HEALTH.slice(0, i + 1), GET_HEALTH.slice(i + 1)], { gapMs: 40, untilStatuses: 1 })),
     );
     const statuses = results.map((r) => r.statuses[0] ?? 0);
-    if (build === 'maintained') {
+    if (current) {
       expect(statuses.every((s) => s === 200), statuses.join(',')).toBe(true);
     } else {
       // The legacy build answers 505 at roughly half the split points inside the request line (18 of 32 measured).
@@ -78,10 +93,10 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
     }
   });
 
-  it('header-section faults and 60 header fields: 400 / answered on maintained; no answer, closed by the slow-client timer on legacy', async () => {
+  it('header-section faults and 60 header fields: 400 / answered on source and maintained; no answer, closed by the slow-client timer on legacy', async () => {
     // All at once: on the legacy build each waits for uWS's timer, so they share one wait.
     const cases = [...Object.entries(BAD_HEADERS), ['60 header fields (legacy allows 48)', SIXTY_HEADERS] as const];
-    const results = await Promise.all(cases.map(([, bytes]) => exchange(relay.relayUrl, [bytes], { waitMs: build === 'maintained' ? 1_500 : 15_000 })));
+    const results = await Promise.all(cases.map(([, bytes]) => exchange(relay.relayUrl, [bytes], { waitMs: current ? 1_500 : 15_000 })));
     results.forEach((e, i) => {
       const what = cases[i]![0];
       if (build === 'legacy') return expectSilentThenClosed(e, what);
@@ -94,18 +109,107 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
     });
   }, 30_000);
 
-  it('HTTP/1.0, an absolute-form target and bare-LF lines: 505 and closed on both builds', async () => {
-    const cases = ['GET /health HTTP/1.0\r\n\r\n', 'GET http://relay/health HTTP/1.1\r\nhost: relay\r\n\r\n', 'GET /health HTTP/1.1\nhost: relay\n\n'];
-    for (const bytes of cases) {
-      const e = await exchange(relay.relayUrl, [bytes]);
-      expect(e.statuses, JSON.stringify(bytes)).toEqual([505]);
-      expect(e.closed).toBe(true);
+  /** What the prebuilt builds do with every request of issue #29: their own 505, connection closed, nothing sent. */
+  async function expect505(url: string, bytes: string, base64?: string): Promise<void> {
+    const e = await exchange(url, [bytes]);
+    expect(e.statuses, JSON.stringify(bytes)).toEqual([505]);
+    expect(e.closed).toBe(true);
+    if (base64 !== undefined) {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(timesSent(up, base64)).toBe(0);
+    }
+  }
+
+  /** Our build: answered 200 with the transaction's signature, and the transaction sent exactly once. */
+  async function expectSentOnce(url: string, bytes: string, tx: { base64: string; signature: string }): Promise<Exchange> {
+    const before = up.sent().length;
+    const e = await exchange(url, [bytes], { untilStatuses: 1, waitMs: 3_000 });
+    expect(e.statuses, JSON.stringify(bytes.slice(0, 60))).toEqual([200]);
+    expect(e.text).toContain(tx.signature);
+    await up.waitForSends(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(timesSent(up, tx.base64)).toBe(1);
+    return e;
+  }
+
+  it('HTTP/1.0 GET /health: answered as HTTP/1.0 and closed; kept open when it asks for keep-alive (source), 505 on the prebuilt builds', async () => {
+    const plain = rawRequest({ method: 'GET', target: '/health', version: 'HTTP/1.0', headers: [] });
+    const keepAlive = rawRequest({ method: 'GET', target: '/health', version: 'HTTP/1.0', headers: ['connection: keep-alive'] });
+    if (build !== 'source') return expect505(relay.relayUrl, plain);
+    const e = await exchange(relay.relayUrl, [plain], { waitMs: 1_500 });
+    expect(e.statuses).toEqual([200]);
+    expect(e.text).toMatch(/^HTTP\/1\.0 200 OK\r\n/);
+    expect(e.text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(e.text).toMatch(/\r\n\r\nok$/);
+    expect(e.closed, 'HTTP/1.0 without keep-alive: closed after the answer (RFC 9112 9.3)').toBe(true);
+    const k = await exchange(relay.relayUrl, [keepAlive, keepAlive], { gapMs: 200, waitMs: 1_000 });
+    expect(k.statuses).toEqual([200, 200]);
+    expect(k.text).toMatch(/^HTTP\/1\.0 200 OK\r\n/);
+    expect(k.text).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    expect(k.closed, 'HTTP/1.0 with Connection: keep-alive stays open').toBe(false);
+  });
+
+  it('HTTP/1.0 sendTransaction with Content-Length (/v1/submit and JSON-RPC): accepted and sent once (source), 505 and not sent on the prebuilt builds', async () => {
+    for (const [url, target, body] of [
+      [relay.relayUrl, '/v1/submit', submitBody],
+      [relay.rpcUrl, '/', rpcBody],
+    ] as const) {
+      const tx = legacyTransfer();
+      const bytes = rawRequest({ method: 'POST', target, version: 'HTTP/1.0', headers: SUBMIT_HEADERS, body: body(tx.base64) });
+      if (build !== 'source') {
+        await expect505(url, bytes, tx.base64);
+        continue;
+      }
+      const e = await expectSentOnce(url, bytes, tx);
+      expect(e.text).toMatch(/^HTTP\/1\.0 200 OK\r\n/);
     }
   });
 
-  it('an unknown method: answered 404 on maintained; closed unanswered on legacy', async () => {
+  it('absolute-form targets (GET http://relay/health, POST http://127.0.0.1:port/v1/submit and /): routed by their path (source), 505 on the prebuilt builds', async () => {
+    const get = rawRequest({ method: 'GET', target: 'http://relay/health', version: 'HTTP/1.1', headers: ['host: relay'] });
+    if (build !== 'source') {
+      await expect505(relay.relayUrl, get);
+    } else {
+      const e = await exchange(relay.relayUrl, [get], { untilStatuses: 1 });
+      expect(e.statuses).toEqual([200]);
+      expect(e.text).toMatch(/\r\n\r\nok$/);
+    }
+    for (const [url, path, body] of [
+      [relay.relayUrl, '/v1/submit', submitBody],
+      [relay.rpcUrl, '/', rpcBody],
+    ] as const) {
+      const tx = legacyTransfer();
+      const { host } = new URL(url);
+      const bytes = rawRequest({ method: 'POST', target: `http://${host}${path}`, version: 'HTTP/1.1', headers: [`host: ${host}`, ...SUBMIT_HEADERS], body: body(tx.base64) });
+      if (build !== 'source') await expect505(url, bytes, tx.base64);
+      else await expectSentOnce(url, bytes, tx);
+    }
+  });
+
+  it('bare-LF line endings (GET /health, a submission): answered (source), 505 on the prebuilt builds; a bare CR is 400 (source)', async () => {
+    const get = rawRequest({ method: 'GET', target: '/health', version: 'HTTP/1.1', headers: ['host: relay'], eol: '\n' });
+    const tx = legacyTransfer();
+    const submit = rawRequest({ method: 'POST', target: '/v1/submit', version: 'HTTP/1.1', headers: ['host: relay', ...SUBMIT_HEADERS], body: submitBody(tx.base64), eol: '\n' });
+    if (build !== 'source') {
+      await expect505(relay.relayUrl, get);
+      await expect505(relay.relayUrl, submit, tx.base64);
+      return;
+    }
+    const e = await exchange(relay.relayUrl, [get], { untilStatuses: 1 });
+    expect(e.statuses).toEqual([200]);
+    await expectSentOnce(relay.relayUrl, submit, tx);
+    // Mixed CRLF and LF, split inside a line ending: still one request.
+    const mixed = await exchange(relay.relayUrl, ['GET /health HTTP/1.1\r', '\nhost: relay\n', '\r\n'], { untilStatuses: 1 });
+    expect(mixed.statuses).toEqual([200]);
+    // RFC 9112 2.2: a bare CR is invalid.
+    const cr = await exchange(relay.relayUrl, ['GET /health HTTP/1.1\r\nhost: relay\rx: y\r\n\r\n']);
+    expect(cr.statuses).toEqual([400]);
+    expect(cr.closed).toBe(true);
+  });
+
+  it('an unknown method: answered 404 on source and maintained; closed unanswered on legacy', async () => {
     const e = await exchange(relay.relayUrl, ['FOO /health HTTP/1.1\r\nhost: relay\r\n\r\n'], { untilStatuses: 1 });
-    if (build === 'maintained') {
+    if (current) {
       expect(e.statuses).toEqual([404]);
     } else {
       expect(e.text).toBe('');
@@ -129,11 +233,12 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
     // A plain chunked body is read as usual.
     const tx = legacyTransfer();
     const body = JSON.stringify({ transaction: tx.base64 });
+    const before = up.sent().length;
     const ok = await exchange(relay.relayUrl, [
       `POST /v1/submit HTTP/1.1\r\nhost: relay\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
     ], { untilStatuses: 1 });
     expect(ok.statuses).toEqual([200]);
-    await up.waitForSends(1);
+    await up.waitForSends(before + 1);
     expect(timesSent(up, tx.base64)).toBe(1);
   });
 
@@ -166,7 +271,7 @@ describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
     ], { waitMs: 1_500 });
     await new Promise((r) => setTimeout(r, 300));
     expect(e.closed).toBe(true);
-    if (build === 'maintained') {
+    if (current) {
       // The relay walks the headers (src/http/request.ts): RFC 9112 6.3, the framing is invalid.
       expect(e.statuses).toEqual([400]);
       expect(e.text).toContain('Content-Length headers with different values');

@@ -39,12 +39,13 @@ describe('glibc-compat rewrite of the maintained build', () => {
 });
 
 describe('uWS loader choices', () => {
-  it('tries the maintained build first, then the legacy one; SLOTRELAY_UWS_BUILD restricts to one', () => {
-    expect(UWS_BUILDS.map((b) => b.id)).toEqual(['maintained', 'legacy']);
-    expect(requestedBuilds({}).map((b) => b.id)).toEqual(['maintained', 'legacy']);
-    expect(requestedBuilds({ SLOTRELAY_UWS_BUILD: 'auto' }).map((b) => b.id)).toEqual(['maintained', 'legacy']);
+  it('tries our source build first, then the maintained build, then the legacy one; SLOTRELAY_UWS_BUILD restricts to one', () => {
+    expect(UWS_BUILDS.map((b) => b.id)).toEqual(['source', 'maintained', 'legacy']);
+    expect(requestedBuilds({}).map((b) => b.id)).toEqual(['source', 'maintained', 'legacy']);
+    expect(requestedBuilds({ SLOTRELAY_UWS_BUILD: 'auto' }).map((b) => b.id)).toEqual(['source', 'maintained', 'legacy']);
     expect(requestedBuilds({ SLOTRELAY_UWS_BUILD: 'legacy' }).map((b) => b.id)).toEqual(['legacy']);
-    expect(() => requestedBuilds({ SLOTRELAY_UWS_BUILD: 'newest' })).toThrow(/expected auto, maintained or legacy/);
+    expect(requestedBuilds({ SLOTRELAY_UWS_BUILD: 'source' }).map((b) => b.id)).toEqual(['source']);
+    expect(() => requestedBuilds({ SLOTRELAY_UWS_BUILD: 'newest' })).toThrow(/expected auto, source, maintained or legacy/);
   });
 
   it('the start error names every build and its reason', () => {
