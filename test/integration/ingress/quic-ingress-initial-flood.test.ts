@@ -78,6 +78,22 @@ describe('QUIC ingress: Initials in short datagrams (RFC 9000 §14.1, §5.2.2; f
   });
 });
 
+describe('QUIC ingress: a junk Initial switches tokenless Initials to a stateless Retry (issue #30 item 8)', () => {
+  it('the first junk Initial is opened and dies in quiche; the next tokenless one gets a Retry; a client still connects', async () => {
+    // No Initial reached accept() before this (the test above sends only ones it drops or answers with VN).
+    expect(await answersTo([junkInitial()])).toEqual([]);
+    const answers = await answersTo([junkInitial()]);
+    expect(answers.length).toBe(1);
+    const retry = answers[0];
+    expect(retry[0] & 0xf0).toBe(0xf0); // long header, fixed bit, type Retry (RFC 9000 §17.2.5)
+    expect(retry.readUInt32BE(1)).toBe(1);
+    // Retry = header, ids, a token, and the 16-byte integrity tag: far more than an empty token would leave.
+    expect(retry.length).toBeGreaterThan(1 + 4 + 2 + 8 + 20 + 16);
+    // A client connects through the Retry (one round trip more) and is served.
+    expect(await connectMs()).toBeLessThan(1_500);
+  });
+});
+
 describe('QUIC ingress under a flood of junk Initials (issue #30 item 8)', () => {
   it('6,000 junk Initials in ~1.5 s: relay RSS stays bounded, a good client connects fast throughout', async () => {
     const pid = relay.child.pid!;
