@@ -123,7 +123,7 @@ bench-bundles: build
 # and open (an event-stream viewer), rounds alternating, same run; the page's figures checked against /metrics after
 # each open run; ~2 min; writes bench/results/status-page.json. Needs wrk (Debian package).
 bench-status: build
-	$(NODE) dist/bench/status/page-cost.js --rounds 5 --json bench/results/status-page.json
+	$(NODE) dist/bench/status/page-cost.js --rounds 5 --profile --json bench/results/status-page.json
 
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing

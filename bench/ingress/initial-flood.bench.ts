@@ -4,7 +4,7 @@
 // connects and submits once a second: its connect times and failures. The bound the issue sets: peak RSS within 50 MB
 // of idle, and good clients keep connecting (exit 0 only when the default variant meets both). Writes
 // bench/results/initial-flood.json.
-// Run: node dist/bench/ingress/initial-flood.bench.js [--rate 5000] [--seconds 20] [--rounds 2] [--json FILE]
+// Run: node dist/bench/ingress/initial-flood.bench.js [--rate 5000] [--seconds 20] [--rounds 2] [--variants both|default] [--json FILE]
 import dgram from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -171,12 +171,15 @@ async function floodOnce(rate: number, seconds: number, env: Readonly<Record<str
 const VARIANTS: readonly Readonly<Record<string, string>>[] = [{}, { MALLOC_ARENA_MAX: '1' }];
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '20' }, rounds: { type: 'string', default: '2' }, json: { type: 'string' } } });
+  const { values } = parseArgs({ options: { rate: { type: 'string', default: '5000' }, seconds: { type: 'string', default: '20' }, rounds: { type: 'string', default: '2' }, variants: { type: 'string', default: 'both' }, env: { type: 'string', multiple: true }, json: { type: 'string' } } });
   const rate = Number(values.rate);
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
   const runs: Awaited<ReturnType<typeof floodOnce>>[] = [];
-  for (let r = 0; r < rounds; r++) for (const env of r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) runs.push(await floodOnce(rate, seconds, env));
+  // --variants default: only the relay as deployed (no MALLOC_ARENA_MAX run beside it).
+  const extra: Record<string, string> = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const variants = values.variants === 'default' ? [extra] : values.variants === 'extra' ? [{}, extra] : VARIANTS;
+  for (let r = 0; r < rounds; r++) for (const env of r % 2 === 0 ? variants : [...variants].reverse()) runs.push(await floodOnce(rate, seconds, env));
   const out = {
     kind: 'quic-ingress-initial-flood',
     at: new Date().toISOString(),

@@ -6,7 +6,10 @@
 // open / closed is taken per adjacent pair (this shared box drifts within minutes) and its median is the figure.
 // After each open run, once the rings are empty, the page's next frame is checked against /metrics (the routes'
 // totals and the key's requests): correct under load, not only fast.
-//   node dist/bench/status/page-cost.js [--duration 8] [--connections 64] [--rounds 3] [--json bench/results/status-page.json]
+// With --profile the relay runs under V8's sampling profiler (--cpu-prof): at the end the front thread's profile says
+// how much of its time was spent under src/status/ (the page's own work, attributed sample by sample), a figure the
+// box's noise does not move the way it moves a rate (status-profile.ts).
+//   node dist/bench/status/page-cost.js [--duration 8] [--connections 64] [--rounds 3] [--profile] [--json bench/results/status-page.json]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
@@ -17,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { stringify } from 'yaml';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
+import { statusShare, type StatusShare } from './status-profile.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     txs: { type: 'string', default: '2000' },
     json: { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -88,7 +93,11 @@ interface Run extends WrkFigures {
   readonly frames?: number;
   /** Open runs: what each frame cost the front thread (the relay's own measure, lastTickUs), median and max, us. */
   readonly tickUs?: { readonly median: number; readonly max: number };
+  /** The run's start and end on CLOCK_MONOTONIC, us (the clock V8's profiler stamps its samples with). */
+  readonly monoUs: readonly [number, number];
 }
+
+const monoUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** A viewer of GET /events: keeps the newest frame, counts them. */
 class Viewer {
@@ -140,10 +149,12 @@ class Viewer {
 async function run(page: Run['page'], rpcUrl: string, pid: number, script: string, viewer: Viewer | null): Promise<Run> {
   const before = acceptedOf(await scrape(rpcUrl));
   const cpu0 = frontCpuUs(pid);
+  const m0 = monoUs();
   const frames0 = viewer?.frames ?? 0;
   const ticks0 = viewer?.tickUs.length ?? 0;
   const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION_S}s`, '--latency', '-s', script, rpcUrl], { encoding: 'utf8' });
   const cpu1 = frontCpuUs(pid);
+  const m1 = monoUs();
   const w = parseWrkOutput(out.stdout);
   const accepted = acceptedOf(await scrape(rpcUrl)) - before;
   return {
@@ -151,6 +162,7 @@ async function run(page: Run['page'], rpcUrl: string, pid: number, script: strin
     ...w,
     acceptedPerSec: w.requestsPerSec * Math.min(1, accepted / Math.max(1, w.requests)),
     frontCpuUsPerRequest: cpu0 === null || cpu1 === null ? null : Number(((cpu1 - cpu0) / Math.max(1, w.requests)).toFixed(2)),
+    monoUs: [m0, m1],
     ...(viewer === null ? {} : { frames: viewer.frames - frames0, tickUs: spread(viewer.tickUs.slice(ticks0)) }),
   };
 }
@@ -196,7 +208,10 @@ async function main(): Promise<void> {
       keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 } }],
     }),
   );
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const profDir = join(dir, 'profile');
+  const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<{ listeners: { name: string; host: string; port: number }[] }>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('relay_ready not seen')), 60_000);
     createInterface({ input: child.stdout! }).on('line', (l) => {
@@ -264,7 +279,16 @@ async function main(): Promise<void> {
       maxTickUs: Math.max(...rounds.map((r) => r.open.tickUs?.max ?? NaN)),
     };
     console.log(JSON.stringify({ medianAcceptedPerSec: result.medianAcceptedPerSec, medianRatioOpenOverClosed: result.medianRatioOpenOverClosed, medianFrontCpuUsPerRequest: result.medianFrontCpuUsPerRequest, pageMatchedMetricsEveryRound: result.pageMatchedMetricsEveryRound, medianTickUs: result.medianTickUs, maxTickUs: result.maxTickUs }));
-    if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2) + '\n');
+    let profile: StatusShare | null = null;
+    if (values.profile) {
+      // The profile is written when the relay exits: stop it, wait, read the front thread's.
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+      const windows = rounds.flatMap((r) => [r.closed, r.open].map((x) => ({ page: x.page, fromUs: x.monoUs[0], toUs: x.monoUs[1], requests: x.requests })));
+      profile = statusShare(profDir, windows);
+      console.log(JSON.stringify({ profile }));
+    }
+    if (values.json) writeFileSync(values.json, JSON.stringify(profile === null ? result : { ...result, profile }, null, 2) + '\n');
   } finally {
     child.kill('SIGTERM');
   }

@@ -102,7 +102,8 @@ const ACK_HOLD_MS = 1;
 const RETRY_ABOVE_HALF_OPEN = 32;
 /**
  * New clients per second connecting without a Retry (one round trip); beyond, Retry. A junk Initial fails in quiche at
- * once, so a flood shows as a rate, not as handshakes in progress; each still cost a TLS connection built and freed.
+ * once, so a flood shows as a rate, not as handshakes in progress; and since the first junk one switches every
+ * tokenless Initial to a Retry for JUNK_VALIDATE_MS (server-core.ts), a flood builds about one TLS connection per 10 s.
  */
 const UNVALIDATED_PER_SECOND = 200;
 /** Handshakes in progress at most (address-validated ones included): beyond, Initials are dropped (clients resend). */

@@ -70,12 +70,23 @@ export interface ServerCoreOptions {
    * half-open count alone does not see a flood, but each one still built and freed a TLS connection. Default: no bound.
    */
   readonly unvalidatedPerSecond?: number;
+  /**
+   * With `retry`: after a tokenless Initial that quiche closed at once (junk), every tokenless Initial gets a Retry for
+   * this long (ms). Default JUNK_VALIDATE_MS.
+   */
+  readonly junkValidateMs?: number;
   /** Connections in handshake at most: beyond, Initials are dropped (onAcceptEvent 'over_limit'). Default: no bound. */
   readonly maxHalfOpen?: number;
 }
 
 /** close(): longest wait for the CONNECTION_CLOSE datagrams to leave before the socket closes. */
 const CLOSE_FLUSH_MS = 500;
+/**
+ * After a junk tokenless Initial, every tokenless Initial is answered with a Retry for 10 s (the Retry token's own
+ * life): a flood keeps it on (each junk accept that slips through re-arms it, at most one per 10 s), a quiet relay
+ * is back to one-round-trip connects 10 s after the last junk.
+ */
+export const JUNK_VALIDATE_MS = 10_000;
 
 export abstract class QuicServerCore<C extends ServerCoreConn> {
   protected readonly sock: dgram.Socket;
@@ -108,6 +119,9 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
   /** Tokenless accepts left (bucket of unvalidatedPerSecond, refilled continuously) and when it was last refilled. */
   private unvalidatedLeft: number;
   private unvalidatedAt = performance.now();
+  /** Until then (performance.now() ms) every tokenless Initial gets a Retry: a junk one was seen (0: none). */
+  private validateUntil = 0;
+  private readonly junkValidateMs: number;
 
   protected constructor(o: ServerCoreOptions) {
     this.host = o.host;
@@ -119,6 +133,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     this.maxHalfOpen = o.maxHalfOpen ?? Infinity;
     this.unvalidatedPerSecond = o.unvalidatedPerSecond ?? Infinity;
     this.unvalidatedLeft = this.unvalidatedPerSecond;
+    this.junkValidateMs = o.junkValidateMs ?? JUNK_VALIDATE_MS;
     this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
   }
 
@@ -405,11 +420,20 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     c.handshakeTimer = setTimeout(() => this.onHandshakeTimeout(c), this.handshakeTimeoutMs);
     this.halfOpen++;
     this.recv(c, msg, rinfo);
+    // A tokenless Initial quiche could not even open (junk: undecryptable, or not an Initial a client would send)
+    // says someone is sending junk: every tokenless Initial gets a stateless Retry for a while, so the flood builds no
+    // more TLS connections only to free them (each ~tens of KB of native allocations: at 200/s they left the QUIC
+    // thread's malloc arena +60 MB at its high-water mark, issue #30 item 8). A client pays one round trip meanwhile.
+    if (odcid === null && conn.isClosed()) this.validateUntil = performance.now() + this.junkValidateMs;
   }
 
   /** Whether a tokenless Initial gets a Retry now (handshakes piling up, or tokenless accepts over their rate). */
   private mustValidate(): boolean {
     if (this.halfOpen >= this.retryAboveHalfOpen) return true;
+    if (this.validateUntil > 0) {
+      if (performance.now() < this.validateUntil) return true;
+      this.validateUntil = 0;
+    }
     if (this.unvalidatedPerSecond === Infinity) return false;
     const t = performance.now();
     this.unvalidatedLeft = Math.min(this.unvalidatedPerSecond, this.unvalidatedLeft + ((t - this.unvalidatedAt) * this.unvalidatedPerSecond) / 1000);
