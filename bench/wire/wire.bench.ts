@@ -15,6 +15,7 @@
 // process). Bounded: every cell by count and time, the whole run ~4 min.
 //   node dist/bench/wire/wire.bench.js [--rounds 2] [--rates 1000,5000,20000,0] [--ingress jsonrpc,tx,uni,bidi]
 //     [--systems relay,floor-a,floor-b] [--seconds 2] [--json bench/results/wire.json] [--md bench/results/wire.md]
+//     [--relay-env NAME=VALUE,...]   (e.g. NODE_OPTIONS=--cpu-prof --cpu-prof-dir=DIR: the profiles of docs/wire-to-wire.md)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -174,7 +175,7 @@ function summary(h: hdr.Histogram | null): Record<string, number> | null {
 async function main(): Promise<void> {
   const clock = checkSharedClock();
   if (!clock.ok) throw new Error(`process.hrtime.bigint() is not shared across processes here: ${JSON.stringify(clock)}`);
-  const relayEnv = Object.fromEntries(values['relay-env'].split(',').filter((x) => x !== '').map((kv) => kv.split('=') as [string, string]));
+  const relayEnv = Object.fromEntries(values['relay-env'].split(',').filter((x) => x !== '').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const));
   const relay = await startBenchRelay(
     1_000,
     { rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip', defaultRoutes: ['direct'] },
@@ -238,11 +239,11 @@ async function main(): Promise<void> {
           const i = Buffer.from(s.slice(8), 'hex').readUInt32LE(0);
           if (i < first || i >= end || seen[i] === 1) continue;
           seen[i] = 1;
+          matched++;
           const sent = st.sentNs[i];
-          if (Number.isNaN(sent)) continue;
+          if (Number.isNaN(sent)) continue; // arrived, but its write time was not observable (bidi, deferred)
           const us = (Number(BigInt(page.arrivalNs[k]) - BASE_NS) - sent) / 1000;
           wire.recordValue(Math.max(1, Math.round(us)));
-          matched++;
         }
         arrivalCursor = page.next;
         if (page.next >= page.total) break;
