@@ -15,7 +15,9 @@
 // process). Bounded: every cell by count and time, the whole run ~4 min.
 //   node dist/bench/wire/wire.bench.js [--rounds 2] [--rates 1000,5000,20000,0] [--ingress jsonrpc,tx,uni,bidi]
 //     [--systems relay,floor-a,floor-b] [--seconds 2] [--json bench/results/wire.json] [--md bench/results/wire.md]
-//     [--relay-env NAME=VALUE,...]   (e.g. NODE_OPTIONS=--cpu-prof --cpu-prof-dir=DIR: the profiles of docs/wire-to-wire.md)
+//     [--relay-env NAME=VALUE,...] [--relay-node-args="--cpu-prof --cpu-prof-dir=DIR"] (the profiles of docs/wire-to-wire.md)
+//     [--relay-b '<JSON config overrides>'] [--relay-b-cli other-dist/src/cli.js]: a second relay (system relay-b) on
+//     the same localnet, cells interleaved with the first: a paired A/B of a setting or of two builds (before/after)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,12 +43,17 @@ const { values } = parseArgs({
     json: { type: 'string', default: 'bench/results/wire.json' },
     md: { type: 'string', default: 'bench/results/wire.md' },
     'relay-env': { type: 'string', default: '' },
+    'relay-node-args': { type: 'string', default: '' },
+    'relay-b': { type: 'string', default: '' },
+    'relay-b-cli': { type: 'string', default: '' },
   },
 });
 const ROUNDS = Number(values.rounds);
 const RATES = values.rates.split(',').map(Number);
 const INGRESS = values.ingress.split(',') as Ingress[];
-const SYSTEMS = values.systems.split(',') as System[];
+const SYSTEMS = (values.systems.split(',') as System[]).flatMap((s): System[] =>
+  s === 'relay' && (values['relay-b'] !== '' || values['relay-b-cli'] !== '') ? ['relay', 'relay-b'] : [s],
+);
 const SECONDS = Number(values.seconds);
 /** Saturation cells: this many transactions (bounded in count; the time bound below holds too). */
 const SATURATION_COUNT = 30_000;
@@ -58,7 +65,7 @@ const MAX_TX = 4_000_000;
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 type Ingress = 'jsonrpc' | 'tx' | 'uni' | 'bidi';
-type System = 'relay' | 'floor-a' | 'floor-b';
+type System = 'relay' | 'relay-b' | 'floor-a' | 'floor-b';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const newHist = (): hdr.Histogram => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
 
@@ -100,8 +107,9 @@ function httpRequest(ingress: 'jsonrpc' | 'tx', i: number): Buffer {
   return Buffer.concat([head, tx]);
 }
 
-function cpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** CPU us of a process (or, with `thread`, of its main thread: the relay's front). */
+function cpuUs(pid: number, thread = false): number {
+  const stat = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1e6) / CLK_TCK;
 }
@@ -159,6 +167,8 @@ interface Cell {
   readonly run: CellRun;
   readonly arrived: number;
   readonly cpuUsPerTx: number;
+  /** The main thread only (relay: the front). */
+  readonly mainCpuUsPerTx: number;
   readonly wire: hdr.Histogram | null;
   readonly answer: hdr.Histogram | null;
 }
@@ -176,18 +186,16 @@ async function main(): Promise<void> {
   const clock = checkSharedClock();
   if (!clock.ok) throw new Error(`process.hrtime.bigint() is not shared across processes here: ${JSON.stringify(clock)}`);
   const relayEnv = Object.fromEntries(values['relay-env'].split(',').filter((x) => x !== '').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const));
-  const relay = await startBenchRelay(
-    1_000,
-    { rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip', defaultRoutes: ['direct'] },
-    {
-      relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 512 } },
-      rings: { workers: 1, slotsPerRing: 8_192 },
-      routes: { defaultRoutes: ['direct'], direct: { enabled: true, fanout: 'next-leaders', leaders: 0 } },
-      retries: { defaultMaxRetries: 0 },
-      localnet: { arrivalLog: MAX_TX },
-    },
-    relayEnv,
-  );
+  const keyPlan = { rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip', defaultRoutes: ['direct'] };
+  const relayConfig = {
+    relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 512 } },
+    rings: { workers: 1, slotsPerRing: 8_192 },
+    routes: { defaultRoutes: ['direct'], direct: { enabled: true, fanout: 'next-leaders', leaders: 0 } },
+    retries: { defaultMaxRetries: 0 },
+  };
+  const relay = await startBenchRelay(1_000, keyPlan, { ...relayConfig, localnet: { arrivalLog: MAX_TX } }, relayEnv, {
+    nodeArgs: values['relay-node-args'].split(' ').filter((x) => x !== ''),
+  });
   const localnet = relay.localnetUrl;
   const children: ChildProcess[] = [relay.child];
   try {
@@ -200,6 +208,21 @@ async function main(): Promise<void> {
         http: { jsonrpc: Number(new URL(relay.rpcUrl).port), tx: Number(new URL(relay.relayUrl).port) },
         quic: [],
         connectQuic: () => IngressClient.connect({ host: q.host, port: q.port, certificate: relayCert, idleTimeoutMs: 60_000 }),
+      };
+    }
+    if (SYSTEMS.includes('relay-b')) {
+      // Same settings on the first relay's localnet (its upstream), plus the overrides (one level deep per section).
+      const over = (values['relay-b'] === '' ? {} : JSON.parse(values['relay-b'])) as Record<string, Record<string, unknown>>;
+      const cfg: Record<string, unknown> = { ...relayConfig, upstream: { rpcUrl: localnet } };
+      for (const [k, v] of Object.entries(over)) cfg[k] = typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...(cfg[k] as object | undefined), ...v } : v;
+      const b = await startBenchRelay(1_000, keyPlan, cfg, relayEnv, values['relay-b-cli'] === '' ? {} : { cli: values['relay-b-cli'] });
+      children.push(b.child);
+      const qb = b.quic!;
+      endpoints['relay-b'] = {
+        pid: b.child.pid!,
+        http: { jsonrpc: Number(new URL(b.rpcUrl).port), tx: Number(new URL(b.relayUrl).port) },
+        quic: [],
+        connectQuic: () => IngressClient.connect({ host: qb.host, port: qb.port, certificate: relayCert, idleTimeoutMs: 60_000 }),
       };
     }
     if (SYSTEMS.includes('floor-a')) {
@@ -264,6 +287,7 @@ async function main(): Promise<void> {
       await collect(0, 0, newHist()); // skip what arrived before this cell
       if (ingress === 'uni' || ingress === 'bidi') await quicClients(ep);
       const cpu0 = cpuUs(ep.pid);
+      const main0 = cpuUs(ep.pid, true);
       let run: CellRun;
       if (ingress === 'jsonrpc' || ingress === 'tx') {
         const key = `${system}:${ingress}`;
@@ -279,6 +303,7 @@ async function main(): Promise<void> {
         run = await runQuic(ingress, await quicClients(ep), (i) => txs[i - first], first, count, rate, st, maxMs, ingress === 'uni' ? UNI_WINDOW : BIDI_WINDOW);
       }
       const cpu = cpuUs(ep.pid) - cpu0;
+      const mainCpu = cpuUs(ep.pid, true) - main0;
       const wire = newHist();
       let arrived = 0;
       if (system !== 'floor-b') {
@@ -298,6 +323,7 @@ async function main(): Promise<void> {
       const cell: Cell = {
         system, ingress, rate, round, run, arrived,
         cpuUsPerTx: Math.round((cpu / Math.max(1, run.sent)) * 10) / 10,
+        mainCpuUsPerTx: Math.round((mainCpu / Math.max(1, run.sent)) * 10) / 10,
         wire: system === 'floor-b' ? null : wire,
         answer: answer.totalCount > 0 ? answer : null,
       };
@@ -305,7 +331,7 @@ async function main(): Promise<void> {
       const a = summary(cell.answer);
       console.log(
         `r${round} ${system.padEnd(7)} ${ingress.padEnd(7)} ${rate === 0 ? 'sat' : rate} sent ${run.sent} in ${run.seconds.toFixed(2)}s (${Math.round(run.sent / run.seconds)}/s) arrived ${arrived} refused ${run.refused}` +
-          (w ? ` wire p50 ${w.p50} p99 ${w.p99} p99.9 ${w['p99.9']} max ${w.max} us` : '') + (a ? ` | answer p50 ${a.p50} p99 ${a.p99} us` : '') + ` cpu ${cell.cpuUsPerTx} us/tx`,
+          (w ? ` wire p50 ${w.p50} p99 ${w.p99} p99.9 ${w['p99.9']} max ${w.max} us` : '') + (a ? ` | answer p50 ${a.p50} p99 ${a.p99} us` : '') + ` cpu ${cell.cpuUsPerTx} us/tx (main thread ${cell.mainCpuUsPerTx})`,
       );
       return cell;
     };
@@ -346,11 +372,11 @@ async function runCellQuiet(f: () => Promise<Cell | null>): Promise<void> {
 function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void {
   // Merge rounds per (system, ingress, rate); ratios relay / floor per percentile on the merged histograms, and per round.
   const key = (c: Pick<Cell, 'system' | 'ingress' | 'rate'>): string => `${c.system}|${c.ingress}|${c.rate}`;
-  const merged = new Map<string, { wire: hdr.Histogram; answer: hdr.Histogram; sent: number; arrived: number; seconds: number; cpu: number[]; refused: number; deferred: number }>();
+  const merged = new Map<string, { wire: hdr.Histogram; answer: hdr.Histogram; sent: number; arrived: number; seconds: number; cpu: number[]; mainCpu: number[]; refused: number; deferred: number }>();
   for (const c of cells) {
     let m = merged.get(key(c));
     if (m === undefined) {
-      m = { wire: newHist(), answer: newHist(), sent: 0, arrived: 0, seconds: 0, cpu: [], refused: 0, deferred: 0 };
+      m = { wire: newHist(), answer: newHist(), sent: 0, arrived: 0, seconds: 0, cpu: [], mainCpu: [], refused: 0, deferred: 0 };
       merged.set(key(c), m);
     }
     if (c.wire) m.wire.add(c.wire);
@@ -359,6 +385,7 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     m.arrived += c.arrived;
     m.seconds += c.run.seconds;
     m.cpu.push(c.cpuUsPerTx);
+    m.mainCpu.push(c.mainCpuUsPerTx);
     m.refused += c.run.refused;
     m.deferred += c.run.deferred;
   }
@@ -375,6 +402,7 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
       sent: m.sent, arrived: m.arrived, lost: system === 'floor-b' ? null : m.sent - m.arrived, refused: m.refused, deferredStamps: m.deferred,
       achievedPerS: Math.round(m.sent / m.seconds),
       cpuUsPerTx: m.cpu.sort((a, b) => a - b)[Math.floor(m.cpu.length / 2)],
+      mainCpuUsPerTx: m.mainCpu.sort((a, b) => a - b)[Math.floor(m.mainCpu.length / 2)],
       wireUs: summary(m.wire.totalCount ? m.wire : null),
       answerUs: summary(m.answer.totalCount ? m.answer : null),
     };
@@ -388,11 +416,14 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
       wireRelayOverFloorA: ratio(r.wireUs, find('floor-a', r.ingress, r.rate)?.wireUs ?? null),
       answerRelayOverFloorA: ratio(r.answerUs, find('floor-a', r.ingress, r.rate)?.answerUs ?? null),
       answerRelayOverFloorB: r.ingress === 'jsonrpc' || r.ingress === 'tx' ? ratio(r.answerUs, find('floor-b', 'jsonrpc', r.rate)?.answerUs ?? null) : null,
+      wireRelayBOverRelay: ratio(find('relay-b', r.ingress, r.rate)?.wireUs ?? null, r.wireUs),
       perRound: cells
         .filter((c) => c.system === 'relay' && c.ingress === r.ingress && c.rate === r.rate)
         .map((c) => {
           const f = cells.find((x) => x.system === 'floor-a' && x.ingress === c.ingress && x.rate === c.rate && x.round === c.round);
-          return { round: c.round, wireP50: ratio(summary(c.wire), summary(f?.wire ?? null))?.p50 ?? null, wireP99: ratio(summary(c.wire), summary(f?.wire ?? null))?.p99 ?? null };
+          const b = cells.find((x) => x.system === 'relay-b' && x.ingress === c.ingress && x.rate === c.rate && x.round === c.round);
+          const rb = ratio(summary(b?.wire ?? null), summary(c.wire));
+          return { round: c.round, wireP50: ratio(summary(c.wire), summary(f?.wire ?? null))?.p50 ?? null, wireP99: ratio(summary(c.wire), summary(f?.wire ?? null))?.p99 ?? null, relayBOverRelayP50: rb?.p50 ?? null, relayBOverRelayP99: rb?.p99 ?? null };
         }),
     }));
   const j5 = find('relay', 'jsonrpc', 5000);
@@ -415,10 +446,11 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     saturationCount: SATURATION_COUNT,
     httpConnections: HTTP_CONNECTIONS,
     quicConnections: QUIC_CONNECTIONS,
+    relayB: values['relay-b'] === '' && values['relay-b-cli'] === '' ? null : { config: values['relay-b'], cli: values['relay-b-cli'] },
     rows,
     ratios,
     targets,
-    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, cpuUsPerTx: c.cpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer) })),
+    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, cpuUsPerTx: c.cpuUsPerTx, mainCpuUsPerTx: c.mainCpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer) })),
   };
   writeFileSync(values.json, JSON.stringify(out, null, 2) + '\n');
   writeFileSync(values.md, markdown(out.rows, ratios, targets, out));
@@ -433,13 +465,20 @@ function markdown(rows: ReadonlyArray<Record<string, unknown>>, ratios: Readonly
     'matched by signature). Answer = last byte written -> answer read (HTTP, QUIC bidi). relay: the real relay, direct route only; ' +
     'floor-a: bench/wire/min-forwarder.ts (same uWS, same quiche connection, one thread); floor-b: bare uWS constant answer. ' +
     'Rounds merged (HDR histograms); cells of one rate and ingress ran back to back.\n\n';
-  md += '| ingress | rate | system | sent/s | lost | wire p50 | p90 | p99 | p99.9 | max | answer p50 | answer p99 | CPU us/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+  md += '| ingress | rate | system | sent/s | lost | wire p50 | p90 | p99 | p99.9 | max | answer p50 | answer p99 | CPU us/tx | main thread us/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const r of rows) {
-    md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${String(r.system)} | ${String(r.achievedPerS)} | ${r.lost === null ? '-' : String(r.lost)} | ${us(r.wireUs, 'p50')} | ${us(r.wireUs, 'p90')} | ${us(r.wireUs, 'p99')} | ${us(r.wireUs, 'p99.9')} | ${us(r.wireUs, 'max')} | ${us(r.answerUs, 'p50')} | ${us(r.answerUs, 'p99')} | ${String(r.cpuUsPerTx)} |\n`;
+    md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${String(r.system)} | ${String(r.achievedPerS)} | ${r.lost === null ? '-' : String(r.lost)} | ${us(r.wireUs, 'p50')} | ${us(r.wireUs, 'p90')} | ${us(r.wireUs, 'p99')} | ${us(r.wireUs, 'p99.9')} | ${us(r.wireUs, 'max')} | ${us(r.answerUs, 'p50')} | ${us(r.answerUs, 'p99')} | ${String(r.cpuUsPerTx)} | ${String(r.mainCpuUsPerTx)} |\n`;
   }
   md += '\n## Relay / floor per percentile\n\n| ingress | rate | wire relay/floor-a p50 | p90 | p99 | p99.9 | answer relay/floor-a p50 | p99 | answer relay/floor-b p50 | p99 |\n|---|---|---|---|---|---|---|---|---|---|\n';
   for (const r of ratios) {
     md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${us(r.wireRelayOverFloorA, 'p50')} | ${us(r.wireRelayOverFloorA, 'p90')} | ${us(r.wireRelayOverFloorA, 'p99')} | ${us(r.wireRelayOverFloorA, 'p99.9')} | ${us(r.answerRelayOverFloorA, 'p50')} | ${us(r.answerRelayOverFloorA, 'p99')} | ${us(r.answerRelayOverFloorB, 'p50')} | ${us(r.answerRelayOverFloorB, 'p99')} |\n`;
+  }
+  if (ratios.some((r) => r.wireRelayBOverRelay !== null)) {
+    md += `\n## relay-b / relay (wire, per percentile; relay-b: ${JSON.stringify(out.relayB)})\n\n| ingress | rate | p50 | p90 | p99 | p99.9 | per round p50 | per round p99 |\n|---|---|---|---|---|---|---|---|\n`;
+    for (const r of ratios) {
+      const pr = r.perRound as { relayBOverRelayP50: number | null; relayBOverRelayP99: number | null }[];
+      md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${us(r.wireRelayBOverRelay, 'p50')} | ${us(r.wireRelayBOverRelay, 'p90')} | ${us(r.wireRelayBOverRelay, 'p99')} | ${us(r.wireRelayBOverRelay, 'p99.9')} | ${pr.map((x) => x.relayBOverRelayP50).join(', ')} | ${pr.map((x) => x.relayBOverRelayP99).join(', ')} |\n`;
+    }
   }
   md += '\n## Targets (issue #28, 5,000 tx/s)\n\n```json\n' + JSON.stringify(targets, null, 2) + '\n```\n';
   return md;
