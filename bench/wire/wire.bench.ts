@@ -307,11 +307,14 @@ async function main(): Promise<void> {
       const wire = newHist();
       let arrived = 0;
       if (system !== 'floor-b') {
-        await sleep(300);
-        arrived = await collect(first, first + run.sent, wire);
-        if (arrived < run.sent) {
-          await sleep(700);
-          arrived += await collect(first, first + run.sent, wire);
+        // Until all arrived, or nothing more for 1.5 s (lost), at most 10 s: a queue inside a starved relay drains late.
+        const t0 = performance.now();
+        let lastProgress = t0;
+        while (arrived < run.sent && performance.now() - lastProgress < 1_500 && performance.now() - t0 < 10_000) {
+          await sleep(250);
+          const n = await collect(first, first + run.sent, wire);
+          arrived += n;
+          if (n > 0) lastProgress = performance.now();
         }
       }
       const answer = newHist();
