@@ -25,7 +25,6 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import type net from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { IngressClient } from '../../src/ingress/ingress-client.js';
@@ -249,7 +248,6 @@ async function main(): Promise<void> {
     const seen = new Uint8Array(MAX_TX);
     let nextIndex = 0;
     let arrivalCursor = 0;
-    const httpSocks = new Map<string, net.Socket[]>();
 
     /** Pull the arrival log; first arrival per index in [first, end) into `wire`. Returns how many matched. */
     const collect = async (first: number, end: number, wire: hdr.Histogram): Promise<number> => {
@@ -290,14 +288,14 @@ async function main(): Promise<void> {
       const main0 = cpuUs(ep.pid, true);
       let run: CellRun;
       if (ingress === 'jsonrpc' || ingress === 'tx') {
-        const key = `${system}:${ingress}`;
-        let socks = httpSocks.get(key);
-        if (socks === undefined) {
-          socks = await openHttp(ep.http[ingress]!, HTTP_CONNECTIONS);
-          httpSocks.set(key, socks);
-        }
+        // Fresh connections per cell: a server's idle timeout (uWS: 10 s) may have closed the last cell's meanwhile.
         const reqs = Array.from({ length: count }, (_, k) => httpRequest(ingress, first + k));
-        run = await runHttp(socks, (i) => reqs[i - first], first, count, rate, st, maxMs);
+        const socks = await openHttp(ep.http[ingress]!, HTTP_CONNECTIONS);
+        try {
+          run = await runHttp(socks, (i) => reqs[i - first], first, count, rate, st, maxMs);
+        } finally {
+          for (const so of socks) so.destroy();
+        }
       } else {
         const txs = Array.from({ length: count }, (_, k) => txBytes(first + k));
         run = await runQuic(ingress, await quicClients(ep), (i) => txs[i - first], first, count, rate, st, maxMs, ingress === 'uni' ? UNI_WINDOW : BIDI_WINDOW);
@@ -356,7 +354,6 @@ async function main(): Promise<void> {
     }
     report(cells, clock);
     for (const ep of Object.values(endpoints)) for (const q of ep?.quic ?? []) q.close();
-    for (const socks of httpSocks.values()) for (const s of socks) s.destroy();
   } finally {
     for (const c of children) c.kill('SIGTERM');
   }
