@@ -111,7 +111,8 @@ bench-status: build
 # Wire to wire (issue #28, bench/results/wire.md): client's last byte written -> first arrival at the embedded
 # localnet's TPU listener, per ingress (JSON-RPC, /v1/transactions, QUIC uni, QUIC bidi) at 1,000 / 5,000 / 20,000 tx/s
 # and saturation, next to floor (a) bench/wire/min-forwarder.ts and floor (b) a bare uWS answer, cells interleaved, 2
-# rounds; ~4 min; writes bench/results/wire.json and wire.md. WIRE_ARGS="--rounds 1 --rates 5000" narrows it.
+# rounds; ~4 min on a quiet box (cells are bounded: 7 s of load + <= 6 s waiting for arrivals; ~10 min when starved);
+# writes bench/results/wire.json and wire.md. WIRE_ARGS="--rounds 1 --rates 5000" narrows it.
 WIRE_ARGS ?=
 bench-wire: build
 	$(NODE) dist/bench/wire/wire.bench.js $(WIRE_ARGS)

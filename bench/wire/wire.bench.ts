@@ -144,6 +144,17 @@ interface Endpoint {
   /** QUIC connections, (re)opened before each QUIC cell when closed (a server's idle timeout during HTTP cells). */
   readonly quic: IngressClient[];
   readonly connectQuic: (() => Promise<IngressClient>) | null;
+  /** The relay's /metrics (its direct route's outcomes per cell); null for the floors. */
+  readonly metricsUrl?: string;
+}
+
+/** The relay's direct-route first-send outcomes so far (slotrelay_egress_outcomes_total{route="direct"}). */
+async function directOutcomes(url: string | undefined): Promise<Record<string, number>> {
+  if (url === undefined) return {};
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const o: Record<string, number> = {};
+  for (const m of text.matchAll(/^slotrelay_egress_outcomes_total\{route="direct",outcome="([^"]+)"\} (\d+)/gm)) o[m[1]] = Number(m[2]);
+  return o;
 }
 
 const dead = new WeakSet<IngressClient>();
@@ -165,6 +176,8 @@ interface Cell {
   readonly round: number;
   readonly run: CellRun;
   readonly arrived: number;
+  /** Relay only: its direct route's first-send outcomes during the cell (sent, dropped:stale, ...). */
+  readonly outcomes: Record<string, number>;
   readonly cpuUsPerTx: number;
   /** The main thread only (relay: the front). */
   readonly mainCpuUsPerTx: number;
@@ -206,6 +219,7 @@ async function main(): Promise<void> {
         pid: relay.child.pid!,
         http: { jsonrpc: Number(new URL(relay.rpcUrl).port), tx: Number(new URL(relay.relayUrl).port) },
         quic: [],
+        metricsUrl: relay.rpcUrl,
         connectQuic: () => IngressClient.connect({ host: q.host, port: q.port, certificate: relayCert, idleTimeoutMs: 60_000 }),
       };
     }
@@ -221,6 +235,7 @@ async function main(): Promise<void> {
         pid: b.child.pid!,
         http: { jsonrpc: Number(new URL(b.rpcUrl).port), tx: Number(new URL(b.relayUrl).port) },
         quic: [],
+        metricsUrl: b.rpcUrl,
         connectQuic: () => IngressClient.connect({ host: qb.host, port: qb.port, certificate: relayCert, idleTimeoutMs: 60_000 }),
       };
     }
@@ -284,6 +299,7 @@ async function main(): Promise<void> {
       const maxMs = rate === 0 ? SECONDS * 2_000 : SECONDS * 1_000 + 2_000;
       await collect(0, 0, newHist()); // skip what arrived before this cell
       if (ingress === 'uni' || ingress === 'bidi') await quicClients(ep);
+      const outcomes0 = await directOutcomes(ep.metricsUrl);
       const cpu0 = cpuUs(ep.pid);
       const main0 = cpuUs(ep.pid, true);
       let run: CellRun;
@@ -305,16 +321,18 @@ async function main(): Promise<void> {
       const wire = newHist();
       let arrived = 0;
       if (system !== 'floor-b') {
-        // Until all arrived, or nothing more for 1.5 s (lost), at most 10 s: a queue inside a starved relay drains late.
+        // Until all arrived, or nothing more for 1.5 s (lost), at most 6 s: a queue inside a starved relay drains late.
         const t0 = performance.now();
         let lastProgress = t0;
-        while (arrived < run.sent && performance.now() - lastProgress < 1_500 && performance.now() - t0 < 10_000) {
+        while (arrived < run.sent && performance.now() - lastProgress < 1_500 && performance.now() - t0 < 6_000) {
           await sleep(250);
           const n = await collect(first, first + run.sent, wire);
           arrived += n;
           if (n > 0) lastProgress = performance.now();
         }
       }
+      const outcomes1 = await directOutcomes(ep.metricsUrl);
+      const outcomes = Object.fromEntries(Object.entries(outcomes1).map(([k, v]) => [k, v - (outcomes0[k] ?? 0)] as const).filter(([, v]) => v > 0));
       const answer = newHist();
       for (let i = first; i < first + run.sent; i++) {
         const a = st.answerNs[i];
@@ -322,7 +340,7 @@ async function main(): Promise<void> {
         if (!Number.isNaN(a) && !Number.isNaN(s)) answer.recordValue(Math.max(1, Math.round((a - s) / 1000)));
       }
       const cell: Cell = {
-        system, ingress, rate, round, run, arrived,
+        system, ingress, rate, round, run, arrived, outcomes,
         cpuUsPerTx: Math.round((cpu / Math.max(1, run.sent)) * 10) / 10,
         mainCpuUsPerTx: Math.round((mainCpu / Math.max(1, run.sent)) * 10) / 10,
         wire: system === 'floor-b' ? null : wire,
@@ -332,7 +350,8 @@ async function main(): Promise<void> {
       const a = summary(cell.answer);
       console.log(
         `r${round} ${system.padEnd(7)} ${ingress.padEnd(7)} ${rate === 0 ? 'sat' : rate} sent ${run.sent} in ${run.seconds.toFixed(2)}s (${Math.round(run.sent / run.seconds)}/s) arrived ${arrived} refused ${run.refused}` +
-          (w ? ` wire p50 ${w.p50} p99 ${w.p99} p99.9 ${w['p99.9']} max ${w.max} us` : '') + (a ? ` | answer p50 ${a.p50} p99 ${a.p99} us` : '') + ` cpu ${cell.cpuUsPerTx} us/tx (main thread ${cell.mainCpuUsPerTx})`,
+          (w ? ` wire p50 ${w.p50} p99 ${w.p99} p99.9 ${w['p99.9']} max ${w.max} us` : '') + (a ? ` | answer p50 ${a.p50} p99 ${a.p99} us` : '') + ` cpu ${cell.cpuUsPerTx} us/tx (main thread ${cell.mainCpuUsPerTx})` +
+          (Object.keys(outcomes).length > 0 ? ` direct ${JSON.stringify(outcomes)}` : ''),
       );
       return cell;
     };
@@ -450,7 +469,7 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     rows,
     ratios,
     targets,
-    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, cpuUsPerTx: c.cpuUsPerTx, mainCpuUsPerTx: c.mainCpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer) })),
+    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, directOutcomes: c.outcomes, cpuUsPerTx: c.cpuUsPerTx, mainCpuUsPerTx: c.mainCpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer) })),
   };
   writeFileSync(values.json, JSON.stringify(out, null, 2) + '\n');
   writeFileSync(values.md, markdown(out.rows, ratios, targets, out));
