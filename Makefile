@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status bench-uws-build fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -124,6 +124,15 @@ bench-bundles: build
 # each open run; ~2 min; writes bench/results/status-page.json. Needs wrk (Debian package).
 bench-status: build
 	$(NODE) dist/bench/status/page-cost.js --rounds 5 --profile --json bench/results/status-page.json
+
+# Wire to wire (issue #28, bench/results/wire.md): client's last byte written -> first arrival at the embedded
+# localnet's TPU listener, per ingress (JSON-RPC, /v1/transactions, QUIC uni, QUIC bidi) at 1,000 / 5,000 / 20,000 tx/s
+# and saturation, next to floor (a) bench/wire/min-forwarder.ts and floor (b) a bare uWS answer, cells interleaved, 2
+# rounds; ~4 min on a quiet box (cells are bounded: 7 s of load + <= 6 s waiting for arrivals; ~10 min when starved);
+# writes bench/results/wire.json and wire.md. WIRE_ARGS="--rounds 1 --rates 5000" narrows it.
+WIRE_ARGS ?=
+bench-wire: build
+	$(NODE) dist/bench/wire/wire.bench.js $(WIRE_ARGS)
 
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing

@@ -34,6 +34,11 @@ export async function startBenchRelay(
   config: Record<string, unknown> = {},
   /** Added to the relay's environment (e.g. MALLOC_ARENA_MAX for an allocator comparison). */
   env: Readonly<Record<string, string>> = {},
+  /**
+   * nodeArgs: Node flags before the script (e.g. --cpu-prof, which NODE_OPTIONS does not allow; worker threads inherit
+   * them). cli: another build's cli.js (a before/after pair in one run), default this checkout's dist/src/cli.js.
+   */
+  launch: { readonly nodeArgs?: readonly string[]; readonly cli?: string } = {},
 ): Promise<BenchRelay> {
   const dir = mkdtempSync(join(os.tmpdir(), 'slotrelay-bench-'));
   const file = join(dir, 'config.yaml');
@@ -50,10 +55,11 @@ export async function startBenchRelay(
     }),
   );
   // info for the localnet_started line (which carries the localnet's URL); the relay's own lines are few.
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info', ...env } });
+  const child = spawn(process.execPath, [...(launch.nodeArgs ?? []), launch.cli ?? join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, SLOTRELAY_LOG_LEVEL: 'info', ...env } });
   let rpcUrl = '';
   let relayUrl = '';
-  let localnetUrl = '';
+  // A relay following another one's localnet (config upstream.rpcUrl) prints no localnet_started line.
+  let localnetUrl = (config.upstream as { rpcUrl?: string } | undefined)?.rpcUrl ?? '';
   let blockEngineUrl = '';
   let quic: { host: string; port: number } | null = null;
   await new Promise<void>((resolve, reject) => {

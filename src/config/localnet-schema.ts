@@ -57,6 +57,8 @@ export const localnetSchema = z
       .strict()
       .default({}),
     /** Identities the listeners count as staked (QoS only), e.g. the relay's identity.keypairPath public key. */
+    /** Benches (bench/wire/): TPU arrivals kept for localnet_getArrivals; 0 = off (src/localnet/arrival-log.ts). */
+    arrivalLog: z.number().int().min(0).max(4_000_000).default(0),
     stakedPeers: z
       .array(
         z

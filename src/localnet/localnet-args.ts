@@ -37,6 +37,7 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     rpc: cfg.rpc,
     qos: cfg.qos,
     blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,
+    arrivalLog: cfg.arrivalLog,
     stakedPeers: cfg.stakedPeers.map((p) => ({ identity: p.identity, stake: BigInt(Math.round(p.stakeSol * LAMPORTS_PER_SOL)) })),
   };
 }

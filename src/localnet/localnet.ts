@@ -10,6 +10,7 @@ import { localnetTipAccounts } from './block-engine/tip-accounts.js';
 import { BlockProducer } from './block-producer.js';
 import { FacadeServer } from './facade/rpc-server.js';
 import type { FacadeContext, FacadeValidator } from './facade/context.js';
+import { ArrivalLog } from './arrival-log.js';
 import { LandingLog } from './landings.js';
 import { LeaderSchedule } from './leader-schedule.js';
 import { PrioritizationFees } from './prioritization-fees.js';
@@ -59,6 +60,8 @@ export interface LocalnetOptions {
   readonly maxTransactionBytes?: number;
   /** Concurrent uni streams per connection on each listener; default 128 (unstaked peer). */
   readonly maxStreams?: number;
+  /** Benches: TPU arrivals kept for localnet_getArrivals (src/localnet/arrival-log.ts); 0 or absent = off. */
+  readonly arrivalLog?: number;
   /** Slots until a committed transaction is confirmed / finalized; default 1 / 32. */
   readonly confirmedDepth?: number;
   readonly finalizedDepth?: number;
@@ -125,6 +128,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const bank = new Bank({ blockhashWindowSlots: options.blockhashWindowSlots ?? BLOCKHASH_WINDOW_SLOTS, slotMs });
   const fees = new PrioritizationFees();
   const landings = new LandingLog(identities);
+  const arrivals = (options.arrivalLog ?? 0) > 0 ? new ArrivalLog(options.arrivalLog!) : null;
   const producer = new BlockProducer(bank, fees, landings);
   const schedule = new LeaderSchedule(
     specs.map((v, i) => ({ identity: identities[i], stake: v.stake })),
@@ -161,6 +165,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         qos,
         copy: false, // the gate copies what it keeps
         onTransaction: (view, info) => {
+          if (arrivals !== null) arrivals.add(view, info.arrivalNs);
           gate.submit(view, info);
         },
       });
@@ -193,6 +198,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     gate,
     fees,
     landings,
+    arrivals,
     validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic })),
     confirmedDepth: options.confirmedDepth ?? 1,
     finalizedDepth: options.finalizedDepth ?? 32,

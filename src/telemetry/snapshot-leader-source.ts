@@ -21,7 +21,8 @@ export class SnapshotLeaderSource implements LeaderSource {
   private readonly now: () => number;
 
   constructor(sabOrReader: SharedArrayBuffer | SnapshotReader, opts: SnapshotLeaderSourceOptions = {}) {
-    this.reader = sabOrReader instanceof SnapshotReader ? sabOrReader : new SnapshotReader(sabOrReader);
+    // Leaders only: no row text copied or decoded per generation on the thread that schedules transactions.
+    this.reader = sabOrReader instanceof SnapshotReader ? sabOrReader : new SnapshotReader(sabOrReader, { rows: false });
     this.maxAgeMs = opts.maxAgeMs ?? Infinity;
     this.now = opts.now ?? Date.now;
   }

@@ -2,6 +2,11 @@
 // SnapshotWriter runs on the telemetry thread (cold-ish: once per slot). SnapshotReader runs on the front thread
 // and in egress workers (HOT: current() is called per getLeaderSlots request / per scheduling decision, and costs one
 // Atomics.load while the generation is unchanged; the payload is copied and decoded once per new generation).
+// Per new generation (every slot) that first read used to copy and decode the whole payload, ~400 KB of row text at
+// mainnet size (~2 ms, p99 ~9 ms), on whichever thread read first, i.e. inside a transaction's path in the QUIC
+// thread (issue #28). Readers that only need who leads (SnapshotLeaderSource: the egress scheduler, the front's
+// route checks) ask for { rows: false }: header + leader index + leader table only, no row text. And the leader
+// table, which rarely changes between generations, is parsed again only when its bytes changed.
 import type { LeaderInfo } from './leader-source.js';
 import {
   HDR_BYTES,
@@ -135,20 +140,34 @@ export class SnapshotWriter {
 /** How many times a reader retries a copy the writer overwrote underneath it before keeping its previous view. */
 const READ_RETRIES = 8;
 
+export interface SnapshotReaderOptions {
+  /**
+   * false: decode the header, the leader index and the leader table only (the view's rowsText is '' and its
+   * rowOffsets all 0): what leaderAt() needs, without copying the rows. Default true (getLeaderSlots).
+   */
+  readonly rows?: boolean;
+}
+
 export class SnapshotReader {
   private readonly ctl: Int32Array;
   private readonly capacity: number;
   private readonly sab: SharedArrayBuffer;
+  private readonly rows: boolean;
   private view: SnapshotView | null = null;
   private scratch = new Uint8Array(0);
+  /** The last leader table: its bytes and what they decoded to (reused while the bytes are the same). */
+  private leadersCache: LeadersCache | null = null;
   /** Copies discarded because the writer reused the buffer during the copy (observability for the torn-read test). */
   retries = 0;
+  /** Bytes copied out of shared memory by the last refresh (diagnostics and tests). */
+  lastCopyBytes = 0;
 
-  constructor(sab: SharedArrayBuffer) {
+  constructor(sab: SharedArrayBuffer, opts: SnapshotReaderOptions = {}) {
     const a = attachSnapshotBuffer(sab);
     this.ctl = a.ctl;
     this.capacity = a.capacity;
     this.sab = sab;
+    this.rows = opts.rows ?? true;
   }
 
   /** Generations published so far (0: none). */
@@ -170,13 +189,18 @@ export class SnapshotReader {
       const b = (gen - 1) & 1;
       const s1 = Atomics.load(this.ctl, SNAP_CTL_SEQ[b]);
       if ((s1 & 1) === 0) {
-        const len = Atomics.load(this.ctl, SNAP_CTL_LEN[b]);
+        let len = Atomics.load(this.ctl, SNAP_CTL_LEN[b]);
         if (len >= HDR_BYTES && len <= this.capacity) {
+          const base = bufferBase(b, this.capacity);
+          // Leaders only: the prefix up to the end of the leader table (read from the header under the same
+          // seqlock: a torn header is caught by the sequence check below like a torn payload).
+          if (!this.rows) len = Math.max(HDR_BYTES, Math.min(len, leadersEnd(new DataView(this.sab, base, HDR_BYTES))));
           if (this.scratch.length < len) this.scratch = new Uint8Array(Math.max(len, this.scratch.length * 2));
           const copy = this.scratch.subarray(0, len);
-          copy.set(new Uint8Array(this.sab, bufferBase(b, this.capacity), len));
+          copy.set(new Uint8Array(this.sab, base, len));
           if (Atomics.load(this.ctl, SNAP_CTL_SEQ[b]) === s1) {
-            this.view = decode(copy, gen);
+            this.lastCopyBytes = len;
+            this.view = this.decode(copy, gen);
             return this.view;
           }
         }
@@ -186,10 +210,36 @@ export class SnapshotReader {
     }
     return this.view; // the writer kept lapping us: the previous whole view is still consistent
   }
+
+  /** Decode a private copy of one buffer's payload (or of its prefix up to the leader table, rows: false). */
+  private decode(copy: Uint8Array, generation: number): SnapshotView {
+    return decode(copy, generation, this.rows, this);
+  }
+
+  /** The leader table for these bytes: the previous one when they did not change. */
+  leadersOf(bytes: Buffer): readonly LeaderInfo[] {
+    const c = this.leadersCache;
+    if (c !== null && c.bytes.equals(bytes)) return c.leaders;
+    const raw = JSON.parse(bytes.toString('utf8')) as [string, string | null, number][];
+    const leaders = Object.freeze(raw.map(([identity, tpuQuic, stake]) => Object.freeze({ identity, tpuQuic, stake })));
+    this.leadersCache = { bytes: Buffer.from(bytes), leaders };
+    return leaders;
+  }
+}
+
+interface LeadersCache {
+  readonly bytes: Buffer;
+  readonly leaders: readonly LeaderInfo[];
+}
+
+/** Where the leader table ends, from a buffer's header (0 when the header is not whole yet: the copy is retried). */
+function leadersEnd(hdr: DataView): number {
+  const rowCount = hdr.getUint32(HDR_ROW_COUNT, true);
+  return sectionsOffset(rowCount) + hdr.getUint32(HDR_LEADERS_BYTES, true);
 }
 
 /** Decode a private copy of one buffer's payload. */
-function decode(copy: Uint8Array, generation: number): SnapshotView {
+function decode(copy: Uint8Array, generation: number, rows: boolean, reader: SnapshotReader): SnapshotView {
   const dv = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
   const schemaVersion = dv.getUint32(HDR_SCHEMA_VERSION, true);
   const rowCount = dv.getUint32(HDR_ROW_COUNT, true);
@@ -220,19 +270,20 @@ function decode(copy: Uint8Array, generation: number): SnapshotView {
   const leaderIndex = new Uint16Array(rowCount);
   for (let i = 0; i < rowCount; i++) leaderIndex[i] = dv.getUint16(leaderIndexOffset() + i * 2, true);
   const rowOffsets = new Uint32Array(rowCount + 1);
-  const oo = rowOffsetsOffset(rowCount);
-  for (let i = 0; i <= rowCount; i++) rowOffsets[i] = dv.getUint32(oo + i * 4, true);
+  if (rows) {
+    const oo = rowOffsetsOffset(rowCount);
+    for (let i = 0; i <= rowCount; i++) rowOffsets[i] = dv.getUint32(oo + i * 4, true);
+  }
   const sections = sectionsOffset(rowCount);
   const buf = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength);
-  const raw = JSON.parse(buf.toString('utf8', sections, sections + leadersBytes)) as [string, string | null, number][];
-  const leaders: LeaderInfo[] = raw.map(([identity, tpuQuic, stake]) => Object.freeze({ identity, tpuQuic, stake }));
-  const rowsText = buf.toString('latin1', sections + leadersBytes, sections + leadersBytes + rowsBytes);
+  const leaders = reader.leadersOf(buf.subarray(sections, sections + leadersBytes));
+  const rowsText = rows ? buf.toString('latin1', sections + leadersBytes, sections + leadersBytes + rowsBytes) : '';
   return Object.freeze({
     ...head,
     supported: true,
     rowCount,
     lastSlot: firstSlot + rowCount - 1,
-    leaders: Object.freeze(leaders),
+    leaders,
     leaderIndex,
     rowsText,
     rowOffsets,

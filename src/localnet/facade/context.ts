@@ -4,6 +4,7 @@ import { Errors, RelayError, type ErrorSpec } from '../../errors/registry.js';
 import { configObject, optionalCommitment, optionalUsize, type Commitment } from '../../jsonrpc/params.js';
 import type { Bank } from '../bank.js';
 import type { BlockProducer } from '../block-producer.js';
+import type { ArrivalLog } from '../arrival-log.js';
 import type { LandingLog } from '../landings.js';
 import type { LeaderSchedule } from '../leader-schedule.js';
 import type { PrioritizationFees } from '../prioritization-fees.js';
@@ -37,6 +38,8 @@ export interface FacadeContext {
   readonly gate: TpuGate;
   readonly fees: PrioritizationFees;
   readonly landings: LandingLog;
+  /** Every TPU arrival (benches; localnet.arrivalLog), null when off. */
+  readonly arrivals: ArrivalLog | null;
   readonly validators: readonly FacadeValidator[];
   /** Slots after which a committed transaction counts as confirmed / finalized. */
   readonly confirmedDepth: number;

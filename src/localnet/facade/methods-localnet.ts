@@ -11,6 +11,11 @@
 // localnet_getCounters [] -> {slot, totalLandings, validators: {identity: {received, landed, buffered, dropped:
 //   {not_leader, undecodable, invalid, rejected}, rejectedBy: {BlockhashNotFound: n, ...}}}}
 //   Per-validator TPU gate counters: what reached each validator and why it did or did not land.
+// localnet_getArrivals [{from?: number, limit?: number}] -> {total, first, next, sig8: [...], arrivalNs: [...]}
+//   Every transaction any TPU listener read (before the leader gate), when the localnet runs with arrivalLog > 0
+//   (else error -32601-like "arrival log is off"): the first 8 bytes of its first signature (hex) and its arrival
+//   on CLOCK_MONOTONIC (decimal ns string), same order and paging as localnet_getLandings (src/localnet/arrival-log.ts).
+import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { configObject, optionalUsize, paramsArray } from '../../jsonrpc/params.js';
 import type { FacadeContext } from './context.js';
@@ -47,7 +52,20 @@ const getCounters: H = (params, ctx) => {
   return JSON.stringify({ slot: ctx.clock.current, totalLandings: ctx.landings.total, validators: Object.fromEntries(ctx.landings.counters) });
 };
 
+const getArrivals: H = (params, ctx) => {
+  const p = paramsArray(params, 0, 1);
+  const cfg = configObject(p[0]) ?? {};
+  const from = optionalUsize(cfg.from, 'from') ?? 0;
+  const limit = Math.min(optionalUsize(cfg.limit, 'limit') ?? MAX_ARRIVALS_PER_CALL, MAX_ARRIVALS_PER_CALL);
+  if (ctx.arrivals === null) throw new RelayError(Errors.INVALID_REQUEST, 'localnet_getArrivals: the arrival log is off (localnet.arrivalLog: 0)');
+  const page = ctx.arrivals.page(from, limit);
+  return JSON.stringify({ total: ctx.arrivals.total, ...page });
+};
+
+export const MAX_ARRIVALS_PER_CALL = 50_000;
+
 export const localnetMethods: ReadonlyArray<readonly [string, H]> = [
   ['localnet_getLandings', getLandings],
   ['localnet_getCounters', getCounters],
+  ['localnet_getArrivals', getArrivals],
 ];

@@ -95,7 +95,48 @@ describe('leader-slot snapshot', () => {
     expect(src.currentSlot()).toBe(104);
   });
 
-  it('torn-read: a writer thread publishing continuously never shows a reader an inconsistent snapshot', async () => {
+  it('rows: false decodes the same header, leaders and leader index without copying the row text', () => {
+    const sab = createSnapshotBuffer(1 << 20);
+    const big = { ...content(1), rows: content(1).rows.map((r) => r.slice(0, -1) + `,"pad":"${'x'.repeat(4_000)}"}`) };
+    new SnapshotWriter(sab).publish(big);
+    const full = new SnapshotReader(sab);
+    const lean = new SnapshotReader(sab, { rows: false });
+    const f = full.current()!;
+    const l = lean.current()!;
+    expect(l).toMatchObject({ generation: 1, supported: true, firstSlot: 101, lastSlot: 108, rowCount: 8, snapshotSlot: 103, slotMs: 400, slotMsSamples: 32 });
+    expect(l.leaders).toEqual(f.leaders);
+    expect(Array.from(l.leaderIndex)).toEqual(Array.from(f.leaderIndex));
+    expect(l.rowsText).toBe('');
+    expect(f.rowsText.length).toBeGreaterThan(32_000);
+    // The copy out of shared memory stops at the end of the leader table.
+    expect(full.lastCopyBytes).toBeGreaterThan(32_000);
+    expect(lean.lastCopyBytes).toBeLessThan(1_000);
+    // What the egress scheduler reads through: a SnapshotLeaderSource built on the buffer is leaders-only too.
+    const src = new SnapshotLeaderSource(sab);
+    expect(src.leaderAt(105)?.identity).toBe('B1');
+  });
+
+  it('parses the leader table again only when its bytes change between generations', () => {
+    const sab = createSnapshotBuffer(8192);
+    const w = new SnapshotWriter(sab);
+    const r = new SnapshotReader(sab, { rows: false });
+    w.publish(content(1));
+    const a = r.current()!.leaders;
+    w.publish({ ...content(2), leaders: content(1).leaders }); // new slots, same leaders
+    const b = r.current()!;
+    expect(b.generation).toBe(2);
+    expect(b.firstSlot).toBe(102);
+    expect(b.leaders).toBe(a);
+    w.publish(content(3)); // other leaders
+    const c = r.current()!.leaders;
+    expect(c).not.toBe(a);
+    expect(c.map((x) => x.identity)).toEqual(['A3', 'B3']);
+  });
+
+  it.each([
+    ['a fresh full reader per read', 'full'],
+    ['one reused leaders-only reader (rows: false, leader table cache)', 'lean'],
+  ] as const)('torn-read: a writer thread publishing continuously never shows %s an inconsistent snapshot', async (_name, mode) => {
     ensureDistFresh();
     const sab = createSnapshotBuffer(1 << 20);
     const stop = new Int32Array(new SharedArrayBuffer(4));
@@ -129,9 +170,11 @@ describe('leader-slot snapshot', () => {
     let seen = 0;
     let lastGen = 0;
     const until = Date.now() + 1_500;
+    const lean = new SnapshotReader(sab, { rows: false });
     while (Date.now() < until) {
-      // A fresh reader copies on every call (no cached generation): as many copies as possible race the writer.
-      const v = new SnapshotReader(sab).current();
+      // A fresh reader copies on every call (no cached generation): as many copies as possible race the writer. The
+      // reused leaders-only reader copies on every new generation and keeps its leader table across them.
+      const v = mode === 'full' ? new SnapshotReader(sab).current() : lean.current();
       if (v === null || v.generation === lastGen) continue;
       lastGen = v.generation;
       seen++;
@@ -140,6 +183,10 @@ describe('leader-slot snapshot', () => {
       expect(v.rowCount).toBe(20 + ((k * 37) % 300));
       expect(v.generatedAtUnixMs).toBe(k);
       expect(v.leaders.map((l) => l.identity)).toEqual([0, 1, 2].map((j) => `L${k}-${j}`));
+      if (mode === 'lean') {
+        for (let i = 0; i < v.rowCount; i++) if (v.leaderIndex[i] !== (k + i) % 3) throw new Error(`torn leader index at generation ${v.generation}, row ${i}`);
+        continue;
+      }
       const rows = JSON.parse('[' + rowsSlice(v, 0, v.rowCount) + ']') as { slot: number; k: number; p: string }[];
       expect(rows).toHaveLength(v.rowCount);
       for (let i = 0; i < rows.length; i++) {
