@@ -19,30 +19,9 @@ find_chromium() {
 
 if find_chromium; then exit 0; fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-chromium: no chromium found and this is not an apt system; install Chromium or set CHROMIUM=/path/to/chrome" >&2
-  exit 1
-fi
-
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-    echo "ensure-chromium: chromium is missing; run as root: apt-get install -y --no-install-recommends chromium" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-log=/tmp/ensure-chromium-apt.log
-# The package lists may be missing or old on a fresh machine; one update, then the install.
-if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends chromium </dev/null >"$log" 2>&1; then
-  "${SUDO[@]}" apt-get update -q </dev/null >>"$log" 2>&1 || true
-  if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends chromium </dev/null >>"$log" 2>&1; then
-    echo "ensure-chromium: apt-get install chromium failed (log: $log)" >&2
-    tail -n 20 "$log" >&2 || true
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/ci/apt-install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-chromium chromium || exit 1
 
 if ! find_chromium; then
   echo "ensure-chromium: chromium installed but not found on PATH" >&2

@@ -22,41 +22,9 @@ find_bins() {
 
 if find_bins; then exit 0; fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-prometheus: no prometheus/promtool found and this is not an apt system; install Prometheus or set PROMETHEUS= and PROMTOOL=" >&2
-  exit 1
-fi
-
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-    echo "ensure-prometheus: prometheus is missing; run as root: apt-get install -y --no-install-recommends prometheus" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-log=/tmp/ensure-prometheus-apt.log
-# Keep the package from starting its own daemon (port 9090) during the install; restore whatever policy was there.
-policy=/usr/sbin/policy-rc.d
-saved=""
-if [ -e "$policy" ]; then saved="$(mktemp)"; "${SUDO[@]}" cp -p "$policy" "$saved"; fi
-restore_policy() {
-  if [ -n "$saved" ]; then "${SUDO[@]}" cp -p "$saved" "$policy"; rm -f "$saved"; else "${SUDO[@]}" rm -f "$policy"; fi
-}
-trap restore_policy EXIT
-printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null
-"${SUDO[@]}" chmod 755 "$policy"
-
-# The package lists may be missing or old on a fresh machine; one update, then the install.
-if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends prometheus </dev/null >"$log" 2>&1; then
-  "${SUDO[@]}" apt-get update -q </dev/null >>"$log" 2>&1 || true
-  if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends prometheus </dev/null >>"$log" 2>&1; then
-    echo "ensure-prometheus: apt-get install prometheus failed (log: $log)" >&2
-    tail -n 20 "$log" >&2 || true
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/ci/apt-install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-prometheus --no-services prometheus || exit 1
 
 if ! find_bins; then
   echo "ensure-prometheus: prometheus installed but prometheus/promtool not found on PATH" >&2

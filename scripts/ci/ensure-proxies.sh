@@ -25,42 +25,9 @@ find_bins() {
 
 if find_bins; then exit 0; fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-proxies: nginx/haproxy not found and this is not an apt system; install them or set NGINX= and HAPROXY=" >&2
-  exit 1
-fi
-
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-    echo "ensure-proxies: nginx/haproxy missing; run as root: apt-get install -y --no-install-recommends nginx haproxy" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-log=/tmp/ensure-proxies-apt.log
-# Keep the packages from starting their own daemons (nginx on port 80, haproxy) during the install; restore whatever
-# policy was there.
-policy=/usr/sbin/policy-rc.d
-saved=""
-if [ -e "$policy" ]; then saved="$(mktemp)"; "${SUDO[@]}" cp -p "$policy" "$saved"; fi
-restore_policy() {
-  if [ -n "$saved" ]; then "${SUDO[@]}" cp -p "$saved" "$policy"; rm -f "$saved"; else "${SUDO[@]}" rm -f "$policy"; fi
-}
-trap restore_policy EXIT
-printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null
-"${SUDO[@]}" chmod 755 "$policy"
-
-# The package lists may be missing or old on a fresh machine; one update, then the install.
-if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends nginx haproxy </dev/null >"$log" 2>&1; then
-  "${SUDO[@]}" apt-get update -q </dev/null >>"$log" 2>&1 || true
-  if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends nginx haproxy </dev/null >>"$log" 2>&1; then
-    echo "ensure-proxies: apt-get install nginx haproxy failed (log: $log)" >&2
-    tail -n 20 "$log" >&2 || true
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/ci/apt-install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-proxies --no-services nginx haproxy || exit 1
 
 if ! find_bins; then
   echo "ensure-proxies: nginx and haproxy installed but not found (PATH, /usr/sbin)" >&2

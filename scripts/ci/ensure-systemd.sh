@@ -12,30 +12,9 @@ set -euo pipefail
 
 if command -v systemd-analyze >/dev/null 2>&1; then command -v systemd-analyze; exit 0; fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure-systemd: no systemd-analyze found and this is not an apt system; install systemd (systemd-analyze)" >&2
-  exit 1
-fi
-
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-    echo "ensure-systemd: systemd-analyze is missing; run as root: apt-get install -y --no-install-recommends systemd" >&2
-    exit 1
-  fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-log=/tmp/ensure-systemd-apt.log
-# The package lists may be missing or old on a fresh machine; one update, then the install.
-if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends systemd </dev/null >"$log" 2>&1; then
-  "${SUDO[@]}" apt-get update -q </dev/null >>"$log" 2>&1 || true
-  if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends systemd </dev/null >>"$log" 2>&1; then
-    echo "ensure-systemd: apt-get install systemd failed (log: $log)" >&2
-    tail -n 20 "$log" >&2 || true
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/ci/apt-install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt-install.sh"
+apt_install ensure-systemd systemd || exit 1
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
   echo "ensure-systemd: systemd installed but systemd-analyze not found on PATH" >&2
