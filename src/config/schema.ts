@@ -151,7 +151,7 @@ export const configSchema = z
          * thread 0 keeps the QUIC ring, the routes, the ingress listener and the probe, and each leader or static peer
          * is owned by exactly one of the N threads (by a hash of its address), which holds its one connection and does
          * its QUIC I/O; thread 0 hands sends for the others' targets over shared-memory links. For hosts with cores to
-         * spare whose one QUIC thread is the limit (bench/results/quic-sharding.md).
+         * spare whose one QUIC thread is the limit (bench/results/quic-threads.md).
          */
         quicThreads: z.number().int().min(1).max(MAX_QUIC_THREADS).default(1),
       })

@@ -29,7 +29,7 @@ export const locationEntrySchema = z
   .refine((e) => e.identity !== undefined || e.ip !== undefined, 'needs identity or ip');
 
 /**
- * An annotation of a txPath the relay offers (src/telemetry/paths.ts): the paths themselves come from
+ * An annotation of a txPath the relay offers (src/config/tx-paths.ts): the paths themselves come from
  * routes.static.peers and routes.jito; an entry matching none of them is refused at load.
  */
 const telemetryPath = z

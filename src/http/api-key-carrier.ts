@@ -1,5 +1,5 @@
 // The key a request carries, from the spec's four carriers (front thread, HOT: once per request). Reading it is
-// request plumbing; whether it is a key is the key table's question (src/admission/auth.ts).
+// request plumbing; whether it is a key is the key table's question (src/admission/key-table.ts).
 /**
  * The key a request carries, from the first carrier present in the spec's order: x-token, x-api-key,
  * Authorization: Bearer, ?key=. An Authorization header with another scheme (Basic, a proxy's own token...) is not a

@@ -1,5 +1,5 @@
 // The QUIC ingress as main.ts sees it (front thread, cold): reads relayHost.quicPort / relayHost.quic, loads or makes
-// the server certificate, starts the QUIC thread (./quic-thread-pool.ts) and the front half (./front-ingress.ts),
+// the server certificate, starts the QUIC thread (./ingress-task-runner.ts) and the front half (./front-ingress.ts),
 // renders their metrics and stops both. null when relayHost.quicPort is 0 or the relay host is disabled.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';

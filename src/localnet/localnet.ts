@@ -33,7 +33,7 @@ export interface LocalnetOptions {
   readonly validators?: number;
   /** Stake per validator in lamports; default 1M SOL split N : N-1 : ... : 1. */
   readonly stakes?: readonly bigint[];
-  /** Slot duration; default 400 ms (a bench setting: the relay measures it, docs/slot-time.md; config/localnet-schema.ts). */
+  /** Slot duration; default 400 ms (a bench setting: the relay measures it, docs/slot-time.md; src/config/localnet-schema.ts). */
   readonly slotMs?: number;
   /** Default 8192 (must be a multiple of 4). */
   readonly slotsPerEpoch?: number;

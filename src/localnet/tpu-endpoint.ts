@@ -4,7 +4,7 @@
 // sender identity), ALPN solana-tpu only, unidirectional streams only (0 bidi), a concurrent-uni-stream limit, one
 // transaction per stream delivered only on FIN, and an empty or oversized stream closes the WHOLE connection with
 // application code 5. Stateless retry and version negotiation are handled as quiche's example server does. The
-// socket, routing, accept, flush, timers and close are ./server-core.ts's; this file is the TPU policy.
+// socket, routing, accept, flush, timers and close are ../quic/server-core.ts's; this file is the TPU policy.
 import type dgram from 'node:dgram';
 import { quiche, type QuicheConnection } from '../quic/quiche.js';
 import { buildServerConfig, type CongestionControl } from '../quic/quiche-config.js';

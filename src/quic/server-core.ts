@@ -1,5 +1,5 @@
 // The machinery shared by the two QUIC server endpoints: the relay's QUIC ingress listener (QUIC thread;
-// src/ingress/ingress-endpoint.ts) and the localnet validators' TPU listener (localnet thread; ./server-endpoint.ts).
+// src/ingress/ingress-endpoint.ts) and the localnet validators' TPU listener (localnet thread; ../localnet/tpu-endpoint.ts).
 // HOT: routing, recv, the end-of-turn flush and the send loop run per datagram. One unconnected UDP socket, many
 // quiche connections, one deadline timer each: bind, routing a datagram to its connection by our connection-id layout,
 // accept (version negotiation, optional stateless retry, connection ids), recv, flush, timers, the handshake timeout,

@@ -7,7 +7,7 @@
 //                               Other regions: always an estimate (estimated: true).
 //   estimate                    baseRttMs + 2 * greatCircleKm * routeFactor / kmPerMs; unknownRttMs without a location.
 //   txPaths[p].latencyMs        one-way ms for a transaction from this relay to the leader's TPU over path p; the
-//                               paths are the routes the relay offers (./paths.ts), in order direct, static, partner.
+//                               paths are the routes the relay offers (../config/tx-paths.ts), in order direct, static, partner.
 //                               direct: measured RTT / 2 + measured send latency, else estimated RTT / 2.
 //                               static/partner: hop (measured RTT / 2 + send latency, else the configured hop, else
 //                               an estimate) + estimated one-way from the path's entry region to the leader.
@@ -88,7 +88,7 @@ export class RouteModel {
   private readonly regionByName: ReadonlyMap<string, TelemetryConfig['regions'][number]>;
 
   /**
-   * @param paths the txPaths to list (./paths.ts txPathSpecs), in tie-break order.
+   * @param paths the txPaths to list (../config/tx-paths.ts txPathSpecs), in tie-break order.
    * @param hopEstimateMs one-way ms to a path's entry point when it is neither measured nor configured (static peer:
    *   from its location when the dataset knows its IP; else unknownRttMs / 2).
    */
