@@ -18,6 +18,7 @@
 // Static peers (routes.static.everyTransaction): the front adds the static route to the record's mask when it
 // publishes it (src/config/route-policy.ts, src/admission/intake.ts: every intake path), so a reload's change of a key's
 // route policy needs nothing here.
+import { newRecordSlots } from './record-slots.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../../config/schema.js';
 import { createLogger, type Logger } from '../../log/logger.js';
@@ -184,24 +185,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
   const crashAfter = hooks?.crashAfterRecords ?? -1;
 
   const slotCount = consumer.slotCount;
-  /** Routes still working on the record in this slot (+1 while dispatch is running). */
-  const pending = new Int32Array(slotCount);
-  /** 1 once any route reported `sent` for the record in this slot. */
-  const delivered = new Uint8Array(slotCount);
-  /** The record's view (built when a route exists), for the retry queue's copy at release. */
-  const views: (TxView | null)[] = new Array(slotCount).fill(null);
-  /** The record's effective route mask (its own | the key's extra routes). */
-  const masks = new Uint32Array(slotCount);
-  /** Outcome index + 1 per (slot, route), read only for records where some route did not send (`troubled`). */
-  const outcomes = new Uint8Array(slotCount * ROUTE_COUNT);
-  /** 1 once a route answered anything but `sent` (or the benchmark's dropped:discarded) for the record. */
-  const troubled = new Uint8Array(slotCount);
-  /** The record's landing-receipt sequence number (0 = none) and, per (slot, route), what the route aimed at. */
-  const seqs = new Uint32Array(slotCount);
-  const routeTargets = new Uint16Array(slotCount * ROUTE_COUNT);
-  const routeTargetSlots = new Float64Array(slotCount * ROUTE_COUNT);
-  /** The record's join table entry + 1 (published into two rings), 0 = in this ring only. */
-  const joins = new Uint32Array(slotCount);
+  // The per-slot state, named in ./record-slots.ts; locals here because the closures below index them per record.
+  const { pending, delivered, views, masks, outcomes, troubled, seqs, routeTargets, routeTargetSlots, joins } = newRecordSlots(slotCount);
   let inFlight = 0;
   let taken = 0;
   /** Set once the loop ended and the routes were closed: later outcomes are not this region's writer's anymore. */
