@@ -36,7 +36,7 @@ import {
 } from 'slotrelay/client';
 import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { defaultKeys, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -240,10 +240,10 @@ describe('typed errors the relay answers', () => {
 });
 
 describe('overloaded', () => {
-  let upstream: RecordingUpstream;
+  let upstream: FakeRpcUpstream;
   let busy: RelayHandle;
   beforeAll(async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 1_500; // the route holds each record this long, so the 4-slot ring fills at once
     busy = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } }, rings: { workers: 1, slotsPerRing: 4 } });
   });

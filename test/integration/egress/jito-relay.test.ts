@@ -3,20 +3,20 @@
 // id, never with the auth uuid or the API key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-block-engine.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer, type SignedTx } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
 
 const AUTH = '3c2b1a09-8f7e-4d6c-9b5a-493827160504';
 let engine: JitoBlockEngine;
-let upstream: RecordingUpstream;
+let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
 
 beforeAll(async () => {
   ensureDist();
   engine = await startJitoBlockEngine();
-  upstream = await startRecordingUpstream();
+  upstream = await startFakeRpcUpstream();
   relay = await startRelay({
     upstream: { rpcUrl: upstream.url },
     routes: { rpc: { endpoints: [upstream.url] }, jito: { url: engine.url, authUuid: AUTH, timeoutMs: 2_000 } },

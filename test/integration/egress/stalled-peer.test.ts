@@ -5,7 +5,7 @@
 // dropped:stale after 600 ms: the ring is released, the rpc route carried every accepted transaction, and later
 // transactions are accepted again. Without the bound the ring would stay full for good (pinned peers never close).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { PubsubClient } from '../../helpers/pubsub-client.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -102,13 +102,13 @@ async function metric(name: string): Promise<number> {
 }
 
 let relay: RelayHandle;
-let http: RecordingUpstream;
+let http: FakeRpcUpstream;
 let upstream: FakeUpstream;
 let port: number;
 const keyed = (): string => `${relay.wsUrl}/?key=${TEST_KEY}`;
 
 beforeAll(async () => {
-  http = await startRecordingUpstream();
+  http = await startFakeRpcUpstream();
   port = await freePort();
   upstream = new FakeUpstream(port);
   await upstream.start();
