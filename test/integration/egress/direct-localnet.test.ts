@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 const SLOT_MS = 200;
 let ln: Localnet;
@@ -19,14 +20,6 @@ let relay: RelayHandle;
 const payer = Keypair.generate();
 const relayKey = Keypair.generate();
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
-}
 
 async function signedTransfer(): Promise<{ base64: string; signature: string }> {
   const { blockhash } = await conn.getLatestBlockhash('processed');
@@ -86,7 +79,7 @@ describe('direct route through the relay', () => {
     await atWindowSlot(0);
     const r = await submit(tx.base64);
     expect(r).toMatchObject({ status: 200, json: { accepted: true, signature: tx.signature, routes: ['direct'] } });
-    expect(await until(() => ln.bank.record(tx.signature) !== undefined, 5_000)).toBe(true);
+    await until(() => ln.bank.record(tx.signature) !== undefined, 5_000);
     const st = await conn.getSignatureStatuses([tx.signature]);
     expect(st.value[0]?.err).toBeNull();
     const rec = ln.landings.page(0, 10_000).records.find((x) => x.signature === tx.signature)!;
@@ -102,9 +95,9 @@ describe('direct route through the relay', () => {
     const nextBefore = ln.landings.countersOf(w.next).received;
     const curBefore = ln.landings.countersOf(w.leader).received;
     expect((await submit(late.base64)).status).toBe(200);
-    expect(await until(() => ln.landings.countersOf(w.next).received > nextBefore, 3_000)).toBe(true);
+    await until(() => ln.landings.countersOf(w.next).received > nextBefore, 3_000);
     expect(ln.landings.countersOf(w.leader).received).toBeGreaterThan(curBefore);
-    expect(await until(() => ln.bank.record(late.signature) !== undefined, 5_000)).toBe(true);
+    await until(() => ln.bank.record(late.signature) !== undefined, 5_000);
 
     // Start of a window: the current leader only.
     const early = await signedTransfer();
@@ -113,7 +106,7 @@ describe('direct route through the relay', () => {
     const next2Before = ln.landings.countersOf(w2.next).received;
     const cur2Before = ln.landings.countersOf(w2.leader).received;
     expect((await submit(early.base64)).status).toBe(200);
-    expect(await until(() => ln.landings.countersOf(w2.leader).received > cur2Before, 3_000)).toBe(true);
+    await until(() => ln.landings.countersOf(w2.leader).received > cur2Before, 3_000);
     await new Promise((r) => setTimeout(r, 100));
     expect(ln.landings.countersOf(w2.next).received).toBe(next2Before);
   });

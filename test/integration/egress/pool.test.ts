@@ -3,6 +3,7 @@ import { createSocket } from 'node:dgram';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { distUrl, ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 type PoolModule = typeof import('../../../src/egress/pool.js');
 type RingModule = typeof import('../../../src/shm/ring.js');
@@ -96,13 +97,6 @@ async function publishAll(producers: RingProducer[], count: number, routeMask = 
   return sent;
 }
 
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 function receivedSet(up: FakeRpcUpstream): Map<string, number> {
   const m = new Map<string, number>();

@@ -6,6 +6,7 @@ import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { QuicClientConnection, createRandomIdentityCertificate } from '../../../src/quic/index.js';
+import { until } from '../../helpers/wait-for.js';
 
 const SLOT_MS = 400;
 const GRACE_MS = 200;
@@ -37,21 +38,13 @@ async function at(ns: bigint): Promise<void> {
   }
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await sleep(10);
-  }
-  return cond();
-}
 
 beforeAll(async () => {
   ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [1n, 1n, 1n, 1n].map((x) => x * 100_000_000_000n), graceMs: GRACE_MS });
   conn = new Connection(ln.rpcUrl, 'confirmed');
   const sig = await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
   expect(sig).toBeTypeOf('string');
-  expect(await until(() => ln.bank.status(sig) !== undefined, 3_000)).toBe(true);
+  await until(() => ln.bank.status(sig) !== undefined, 3_000);
 });
 
 afterAll(async () => {
@@ -78,15 +71,15 @@ describe('next-leader grace window over QUIC', () => {
       await at(startNs - BigInt(OUTSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
       expect(c.tryWrite(early.bytes)).toBe('written');
-      expect(await until(() => ln.landings.countersOf(next).dropped.not_leader === before.dropped.not_leader + 1, 150)).toBe(true);
+      await until(() => ln.landings.countersOf(next).dropped.not_leader === before.dropped.not_leader + 1, 150);
 
       await at(startNs - BigInt(INSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
       expect(c.tryWrite(inside.bytes)).toBe('written');
-      expect(await until(() => ln.landings.countersOf(next).buffered === before.buffered + 1, 90)).toBe(true);
+      await until(() => ln.landings.countersOf(next).buffered === before.buffered + 1, 90);
       expect(ln.bank.status(inside.signature)).toBeUndefined(); // held, not executed before its leader's slot
 
-      expect(await until(() => ln.bank.status(inside.signature) !== undefined, 2 * SLOT_MS)).toBe(true);
+      await until(() => ln.bank.status(inside.signature) !== undefined, 2 * SLOT_MS);
       const rec = ln.landings.page(0, 10_000).records.find((r) => r.signature === inside.signature)!;
       expect(rec).toMatchObject({ validator: next, slot: change, sender: identity.identity });
       expect(rec.arrivalNs).toBeLessThan(startNs);

@@ -6,6 +6,7 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } fro
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { until } from '../../helpers/wait-for.js';
 
 let ln: Localnet;
 let conn: Connection;
@@ -14,14 +15,6 @@ const SLOT_MS = 200;
 const RPC_DELAY_MS = 80;
 const DOWN = 0;
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return cond();
-}
 
 async function signedTransfer(): Promise<{ base64: string; signature: string }> {
   const { blockhash } = await conn.getLatestBlockhash('processed');
@@ -66,7 +59,7 @@ beforeAll(async () => {
   });
   conn = new Connection(ln.rpcUrl, 'confirmed');
   await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
-  expect(await until(() => ln.bank.balance(payer.publicKey.toBytes()) > 0n, 5_000)).toBe(true);
+  await until(() => ln.bank.balance(payer.publicKey.toBytes()) > 0n, 5_000);
 });
 
 afterAll(async () => {
@@ -85,7 +78,7 @@ describe('facade sendTransaction (send-transaction-service)', () => {
     expect(answer.result).toBe(tx.signature);
     // The answer crosses the client <-> node distance twice.
     expect(answeredMs).toBeGreaterThanOrEqual(2 * RPC_DELAY_MS - 1);
-    expect(await until(() => landing(tx.signature) !== undefined, 3_000)).toBe(true);
+    await until(() => landing(tx.signature) !== undefined, 3_000);
     const rec = landing(tx.signature)!;
     expect(rec.validator).toBe(leader);
     const arrivedAfterMs = Number(rec.arrivalNs - t0) / 1e6;
@@ -103,7 +96,7 @@ describe('facade sendTransaction (send-transaction-service)', () => {
     const answer = await sendTransaction(tx.base64);
     expect(answer.result).toBe(tx.signature);
     expect(Date.now() - t0).toBeLessThan(2_000); // not held by the down leader's handshake
-    expect(await until(() => landing(tx.signature) !== undefined, 6_000)).toBe(true);
+    await until(() => landing(tx.signature) !== undefined, 6_000);
     const rec = landing(tx.signature)!;
     expect(rec.validator).not.toBe(down);
     expect(ln.schedule.leaderAt(rec.slot)).not.toBe(down);

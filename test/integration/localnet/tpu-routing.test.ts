@@ -6,6 +6,7 @@ import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
+import { until } from '../../helpers/wait-for.js';
 
 let ln: Localnet;
 let conn: Connection;
@@ -36,14 +37,6 @@ async function windowStart(): Promise<number> {
   }
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
-}
 
 beforeAll(async () => {
   ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [100n, 100n, 100n, 100n].map((x) => x * 1_000_000_000n), graceMs: 20 });
@@ -73,8 +66,8 @@ describe('TPU routing on the localnet', () => {
       expect(conns.get(leader)!.tryWrite(toLeader.bytes)).toBe('written');
       expect(conns.get(other)!.tryWrite(toOther.bytes)).toBe('written');
 
-      expect(await until(() => ln.bank.record(toLeader.signature) !== undefined, 2_000)).toBe(true);
-      expect(await until(() => ln.landings.countersOf(other).dropped.not_leader > droppedBefore, 2_000)).toBe(true);
+      await until(() => ln.bank.record(toLeader.signature) !== undefined, 2_000);
+      await until(() => ln.landings.countersOf(other).dropped.not_leader > droppedBefore, 2_000);
       await new Promise((r) => setTimeout(r, 3 * SLOT_MS));
       expect(ln.bank.record(toOther.signature)).toBeUndefined();
 
@@ -95,7 +88,7 @@ describe('TPU routing on the localnet', () => {
   it('slotSubscribe delivers consecutive slots', async () => {
     const seen: number[] = [];
     const id = conn.onSlotChange((s) => seen.push(s.slot));
-    expect(await until(() => seen.length >= 3, 3_000)).toBe(true);
+    await until(() => seen.length >= 3, 3_000);
     await conn.removeSlotChangeListener(id);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1] + 1);
   });

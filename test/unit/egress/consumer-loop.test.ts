@@ -8,6 +8,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
 import { CTL_BYTES, CTL_WAITING, EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
 import { createRing, requestStop, ringDepth, RingProducer } from '../../../src/shm/ring.js';
+import { until } from '../../helpers/wait-for.js';
 
 const log = createLogger('silent', 'test');
 const config = configSchema.parse({ rings: { workers: 1, slotsPerRing: 16 }, log: { level: 'silent' } });
@@ -57,13 +58,6 @@ function publish(p: RingProducer, n: number, mask: number): void {
   p.publish(4, 0, mask, -1, performance.timeOrigin + performance.now(), `t${n}`);
 }
 
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 function task(ring: SharedArrayBuffer, counters: SharedArrayBuffer, extra: Partial<EgressTask> = {}): EgressTask {
   return { ringIndex: 0, ring, counters, config, attempt: 0, ...extra };
