@@ -34,7 +34,6 @@ function view(bytes: Buffer, i: number): TxView {
   return { bytes, sab: new SharedArrayBuffer(0), byteOffset: 0, length: bytes.length, signatureOffset: 1, keyId: 0, maxRetries: -1, traceId: `t${i}`, receivedAtMs: Date.now() };
 }
 
-
 const stateOf = (port: number): string | undefined => quic.cache!.report().find((r) => r.target === `127.0.0.1:${port}`)?.state;
 
 beforeAll(async () => {

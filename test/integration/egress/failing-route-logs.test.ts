@@ -64,7 +64,6 @@ async function metric(name: string, labels: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-
 type Line = Record<string, unknown> & { msg?: string; count?: number };
 const jsonLines = (logs: string[]): Line[] => logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
 const countOf = (lines: Line[]): number => lines.reduce((s, l) => s + (typeof l.count === 'number' ? l.count : 0), 0);

@@ -17,7 +17,6 @@ let peer: TpuListener;
 let childTmp: string;
 const senderOf = new Map<string, string | null>();
 
-
 /** Every file under `dir` (recursively), with its mode. */
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

@@ -23,7 +23,6 @@ let peer: TpuListener;
 const senderOf = new Map<string, string | null>();
 let relay: RelayHandle;
 
-
 beforeAll(async () => {
   ensureDist();
   peer = new TpuListener({

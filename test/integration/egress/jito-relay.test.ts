@@ -46,7 +46,6 @@ async function metric(re: RegExp): Promise<number> {
   return m ? Number(m[1]) : 0;
 }
 
-
 describe('jito route through the relay', () => {
   it('the block engine receives the exact bytes on /api/v1/transactions with x-jito-auth', async () => {
     const a = legacyTransfer();

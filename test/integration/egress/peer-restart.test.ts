@@ -42,7 +42,6 @@ afterAll(async () => {
   for (const p of peers) p.child.kill('SIGKILL');
 });
 
-
 async function submitStatic(): Promise<number> {
   const res = await fetch(`${relay!.relayUrl}/v1/submit`, {
     method: 'POST',

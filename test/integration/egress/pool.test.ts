@@ -97,7 +97,6 @@ async function publishAll(producers: RingProducer[], count: number, routeMask = 
   return sent;
 }
 
-
 function receivedSet(up: FakeRpcUpstream): Map<string, number> {
   const m = new Map<string, number>();
   for (const r of up.received) m.set(r.tx.toString('hex'), (m.get(r.tx.toString('hex')) ?? 0) + 1);

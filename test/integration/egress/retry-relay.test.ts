@@ -99,7 +99,6 @@ function value(text: string, name: string, labels: string): number {
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
-
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 describe('rebroadcast through the relay', () => {

@@ -17,7 +17,6 @@ let parked: TpuListener;
 let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
 
-
 async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));

@@ -25,7 +25,6 @@ const peers: { l: TpuListener; got: Map<string, number>; senders: Set<string | n
 let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
 
-
 function peerAddresses(): string[] {
   return peers.map((p) => `127.0.0.1:${p.l.address().port}`);
 }

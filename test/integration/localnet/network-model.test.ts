@@ -24,7 +24,6 @@ function sender(tpuQuic: string, identity: IdentityCertificate): Promise<TpuSend
   return TpuSender.connect({ ...hostPort(tpuQuic), identity });
 }
 
-
 /** Distinct non-empty payloads: the listener counts whole streams; the gate drops them (not_leader / undecodable). */
 function payloads(n: number, tag: number): Uint8Array[] {
   return Array.from({ length: n }, (_, i) => {

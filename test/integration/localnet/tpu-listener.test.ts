@@ -5,7 +5,6 @@ import { QuicClientConnection, createIdentityCertificate, TPU_CLOSE_CODE } from 
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { until } from '../../helpers/wait-for.js';
 
-
 describe('localnet TPU listener', () => {
   const validator = Keypair.generate().publicKey.toBase58();
   const got: { tx: Uint8Array; info: TpuTransactionInfo; deliveredNs: bigint }[] = [];

@@ -1,12 +1,12 @@
 // A QUIC client (the project's src/quic client, with its own identity certificate) sending signed transactions
 // straight to validators' tpuQuic: the current leader lands it, a validator that is neither the current nor the next
 // leader drops it (counted as not_leader). Also slotSubscribe through web3.js.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
 import { until } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 let ln: Localnet;
 let conn: Connection;
@@ -19,15 +19,6 @@ function connect(tpuQuic: string): Promise<QuicClientConnection> {
   return QuicClientConnection.connect({ host, port: Number(port), identity });
 }
 
-async function signedTransfer(): Promise<{ bytes: Uint8Array; signature: string }> {
-  const { blockhash } = await conn.getLatestBlockhash('processed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return { bytes: tx.serialize(), signature: bs58.encode(tx.signature!) };
-}
-
 /** Wait for the first slot of a leader window, so the leader keeps the window for ~4 slots. */
 async function windowStart(): Promise<number> {
   for (;;) {
@@ -36,7 +27,6 @@ async function windowStart(): Promise<number> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
-
 
 beforeAll(async () => {
   ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [100n, 100n, 100n, 100n].map((x) => x * 1_000_000_000n), graceMs: 20 });
@@ -55,8 +45,8 @@ describe('TPU routing on the localnet', () => {
     const conns = new Map<string, QuicClientConnection>();
     for (const v of ln.validators) conns.set(v.identity, await connect(v.tpuQuic));
     try {
-      const toLeader = await signedTransfer();
-      const toOther = await signedTransfer();
+      const toLeader = await signedTransfer(conn, payer);
+      const toOther = await signedTransfer(conn, payer);
       const slot = await windowStart();
       const leader = ln.schedule.leaderAt(slot);
       const next = ln.schedule.leaderAt(ln.schedule.nextLeaderChange(slot));

@@ -29,7 +29,6 @@ async function rpc(method: string, params: unknown[] = []): Promise<RpcReply> {
   return (await res.json()) as RpcReply;
 }
 
-
 async function blockhash(): Promise<string> {
   return ((await rpc('getLatestBlockhash', [{ commitment: 'confirmed' }])).result as { value: { blockhash: string } }).value.blockhash;
 }

@@ -22,7 +22,6 @@ interface Received {
   identity: string | null;
 }
 
-
 describe('QUIC client -> TPU-like server endpoint', () => {
   let server: QuicServerEndpoint;
   let port: number;

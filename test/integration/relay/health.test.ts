@@ -38,7 +38,6 @@ async function submit(url: string): Promise<{ status: number; json: any }> {
   return { status: res.status, json: await res.json() };
 }
 
-
 describe('health that tells the truth', () => {
   it('upstream down: /health unhealthy with reasons, submissions refused 503 routes_unavailable; back: ok and accepted', async () => {
     upstream = await startFakeRpcUpstream();

@@ -24,7 +24,6 @@ let getSlotCalls = 0;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 function listenWsProxy(port: number): Promise<void> {
   const target = new URL(localnet.wsUrl);
   wsProxy = net.createServer((client) => {

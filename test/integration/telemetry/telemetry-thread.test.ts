@@ -24,7 +24,6 @@ let localnet: Localnet;
 let thread: TelemetryThread;
 let reader: SnapshotReader;
 
-
 type Row = { slot: number; identity: string; stake: number; pingToLeaders: any[]; txPaths: any[]; routeScores: any[]; location?: any };
 const rows = (v: SnapshotView): Row[] => JSON.parse('[' + rowsSlice(v, 0, v.rowCount) + ']');
 

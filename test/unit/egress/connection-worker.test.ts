@@ -18,7 +18,6 @@ let listener: TpuListener;
 let port = 0;
 const received: Uint8Array[] = [];
 
-
 function opts(p: number, extra: Partial<ConnectionWorkerOptions> = {}): ConnectionWorkerOptions {
   return { host: '127.0.0.1', port: p, identity, maxIdleTimeoutMs: 5_000, keepAliveMs: 1_000, connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueued: 64, staleAfterMs: 2_000, log, ...extra };
 }

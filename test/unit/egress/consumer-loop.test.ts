@@ -58,7 +58,6 @@ function publish(p: RingProducer, n: number, mask: number): void {
   p.publish(4, 0, mask, -1, performance.timeOrigin + performance.now(), `t${n}`);
 }
 
-
 function task(ring: SharedArrayBuffer, counters: SharedArrayBuffer, extra: Partial<EgressTask> = {}): EgressTask {
   return { ringIndex: 0, ring, counters, config, attempt: 0, ...extra };
 }

@@ -49,7 +49,6 @@ function publish(p: RingProducer, n: number, mask: number): void {
   p.publish(4, 0, mask, 0, performance.timeOrigin + performance.now(), `req-${n}`);
 }
 
-
 describe('egress consumer loop: a stop with records left in the ring', () => {
   it('in flight and never taken: each route gets one outcome, every record is counted and logged (bounded)', async () => {
     const ring = createRing(256, 1232);

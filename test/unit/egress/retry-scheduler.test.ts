@@ -80,7 +80,6 @@ function ringView(tx: SignedTx, maxRetries: number, traceId = 'trace-r'): { view
   };
 }
 
-
 describe('retry scheduler', () => {
   it('maxRetries 0 sends once (nothing queued); -1 takes retries.defaultMaxRetries', () => {
     const { sched, retry } = setup({ defaultMaxRetries: 0 });
