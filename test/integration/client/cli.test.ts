@@ -13,6 +13,7 @@ import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localne
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { signedTransfer } from '../../helpers/transactions.js';
+import { landed } from '../../helpers/landed.js';
 
 let relay: RelayHandle;
 let localnet: Connection;
@@ -50,10 +51,6 @@ function cli(args: string[], opts: { stdin?: Buffer | string; key?: string } = {
 
 const hosts = (): string[] => ['--relay', relay.relayUrl, '--rpc', relay.rpcUrl];
 
-async function landed(signature: string): Promise<void> {
-  await waitFor(`${signature} confirmed`, async () => (await localnet.getSignatureStatuses([signature])).value[0], (s) => s !== null && s.err === null && s.confirmationStatus !== 'processed');
-}
-
 describe('slotrelay send', () => {
   it('a transaction as the argument, on stdin, and in a file (wire bytes): JSON answer, exit 0, landed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'slotrelay-send-'));
@@ -69,7 +66,7 @@ describe('slotrelay send', () => {
       expect(r.code).toBe(0);
       const answer = JSON.parse(r.stdout) as { accepted: boolean; signature: string; routes: string[]; requestId: string };
       expect(answer).toMatchObject({ accepted: true, routes: ['rpc'], requestId: expect.any(String) });
-      await landed(answer.signature);
+      await landed(localnet, answer.signature);
     }
   });
 
