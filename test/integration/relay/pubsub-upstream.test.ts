@@ -15,6 +15,7 @@ import { PubsubClient } from '../../helpers/pubsub-client.js';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const TIMEOUT_MS = 1_000;
 const PUBKEY = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
@@ -85,14 +86,6 @@ class FakeUpstream {
     this.dropConnections();
     await new Promise<void>((r) => this.server.close(() => r()));
   }
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 async function metric(name: string): Promise<number> {
