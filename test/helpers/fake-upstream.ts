@@ -2,10 +2,12 @@
 // HTTP listener on 127.0.0.1 that records every call (the decoded transaction bytes of sendTransaction /
 // simulateTransaction sent base64), answers simulateTransaction with whatever the test sets, and can be made slow or
 // failing at run time — the way tests make an upstream or the rpc route slow, instead of mocking it.
-// Compiled into dist/test/helpers/ too (tsconfig.json "include"): `node dist/bench/egress/rpc-route.bench.js` loads it.
+// Compiled into dist/test/helpers/ too (tsconfig.json "include", with wait-for.ts it imports): the rpc-route bench
+// (`node dist/bench/egress/rpc-route.bench.js`) loads it.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import bs58 from 'bs58';
+import { waitFor } from './wait-for.js';
 
 export interface RecordedCall {
   readonly method: string;
@@ -120,11 +122,7 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
     connections: () => connections,
     sent: () => calls.filter((c) => c.method === 'sendTransaction' && c.tx !== undefined).map((c) => c.tx!),
     waitForSends: async (n, timeoutMs = 10_000) => {
-      const end = Date.now() + timeoutMs;
-      while (up.sent().length < n) {
-        if (Date.now() > end) throw new Error(`upstream saw ${up.sent().length} sendTransaction calls, expected ${n}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(`${n} sendTransaction calls at the upstream`, () => up.sent().length, (k) => k >= n, timeoutMs, 10);
       return up.sent();
     },
     close: () =>

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
+import { until } from '../../helpers/wait-for.js';
 
 let upstream: FakeRpcUpstream | undefined;
 let relay: RelayHandle | undefined;
@@ -64,11 +65,7 @@ describe('overload and shutdown', () => {
     const metrics = await (await fetch(`${relay.relayUrl}/metrics`)).text();
     expect(metrics).toMatch(/slotrelay_rejections_total\{reason="overloaded"\} 4/);
     // Room again once the route finished (the upstream answers after its delay): the relay serves normally.
-    const until = Date.now() + 10_000;
-    while (!/slotrelay_ring_depth\{ring="0"\} 0\b/.test(await (await fetch(`${relay.relayUrl}/metrics`)).text())) {
-      if (Date.now() > until) throw new Error('the ring never drained');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => /slotrelay_ring_depth\{ring="0"\} 0\b/.test(await (await fetch(`${relay!.relayUrl}/metrics`)).text()), 10_000, 50);
     expect((await submit(relay.relayUrl, legacyTransfer())).status).toBe(200);
   });
 
