@@ -2,8 +2,8 @@
 // HTTP listener on 127.0.0.1 that records every call (the decoded transaction bytes of sendTransaction /
 // simulateTransaction sent base64), answers simulateTransaction with whatever the test sets, and can be made slow or
 // failing at run time — the way tests make an upstream or the rpc route slow, instead of mocking it.
-// Compiled into dist/test/helpers/ too (tsconfig.json "include", with wait-for.ts it imports): the rpc-route bench
-// (`node dist/bench/egress/rpc-route.bench.js`) loads it.
+// Also emitted to dist/test/helpers/ (with wait-for.ts) because bench/egress/rpc-route.bench.ts imports it: tsc follows
+// imports past tsconfig.json's `exclude: ["test"]`, which would drop the file from an "include" entry anyway.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import bs58 from 'bs58';
