@@ -5,7 +5,7 @@ import os from 'node:os';
 import { build } from 'hdr-histogram-js';
 import { RpcRoute } from '../../src/egress/worker-routes/rpc-route.js';
 import type { TxView } from '../../src/egress/contract/route.js';
-import { startFakeRpcUpstream } from '../../src/egress/testkit.js';
+import { startFakeRpcUpstream } from '../../test/helpers/fake-upstream.js';
 import { createLogger } from '../../src/log/logger.js';
 
 const TX_BYTES = 1232;

@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import bs58 from 'bs58';
+import { waitFor } from './wait-for.js';
 
 export interface JitoRequest {
   readonly path: string;
@@ -41,11 +42,7 @@ export async function startJitoBlockEngine(): Promise<JitoBlockEngine> {
     rateLimitEvery: 0,
     sent: () => requests.filter((r) => r.method === 'sendTransaction' && r.tx !== undefined).map((r) => r.tx!),
     waitForSends: async (n, timeoutMs = 10_000) => {
-      const until = Date.now() + timeoutMs;
-      while (engine.sent().length < n) {
-        if (Date.now() > until) throw new Error(`block engine saw ${engine.sent().length} sendTransaction calls, expected ${n}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(`${n} sendTransaction calls at the block engine`, () => engine.sent().length, (k) => k >= n, timeoutMs, 10);
       return engine.sent();
     },
     close: () =>

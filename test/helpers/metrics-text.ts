@@ -13,3 +13,12 @@ export async function scrape(baseUrl: string): Promise<string> {
   if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
   return res.text();
 }
+
+/**
+ * A fresh scrape's value of the first `name{…}` sample whose labels contain `labels` (a substring, e.g.
+ * 'route="rpc",outcome="failed"'); 0 when there is none yet. One GET per call: for polling with `until`.
+ */
+export async function metricNow(baseUrl: string, name: string, labels: string): Promise<number> {
+  const line = (await scrape(baseUrl)).split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}

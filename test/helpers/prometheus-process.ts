@@ -3,10 +3,10 @@
 // every second; queried through its HTTP API like Grafana does.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { freePort } from './free-port.js';
 
 export interface PrometheusBinaries {
   readonly prometheus: string;
@@ -19,17 +19,6 @@ export function ensurePrometheus(): PrometheusBinaries | { readonly missing: str
   if (r.status !== 0) return { missing: (r.stderr || r.error?.message || `exit ${String(r.status)}`).trim() };
   const [prometheus, promtool] = r.stdout.trim().split('\n').slice(-2);
   return { prometheus, promtool };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface QueryResult {

@@ -4,6 +4,8 @@
 // them. Native signing produces the same standard Ed25519 signatures (the relay and the localnet verify them).
 import { createPrivateKey, createPublicKey, randomBytes, sign, type KeyObject } from 'node:crypto';
 import {
+  type Commitment,
+  type Connection,
   Keypair,
   MessageV0,
   PublicKey,
@@ -77,4 +79,13 @@ export function v0Transfer(lamports = 1000, payer?: Keypair, blockhash = BLOCKHA
   const sig = sign(null, msg.serialize(), signer.key);
   tx.addSignature(signer.publicKey, sig);
   return wrap(tx.serialize(), sig);
+}
+
+/**
+ * A legacy transfer from `payer` on a live chain's latest blockhash (a localnet's, through `conn`): the transaction a
+ * test lands. The recipient is fresh each time, so every call is a distinct transaction.
+ */
+export async function signedTransfer(conn: Connection, payer: Keypair, lamports = 1_000_000, commitment: Commitment = 'processed'): Promise<SignedTx> {
+  const { blockhash } = await conn.getLatestBlockhash(commitment);
+  return legacyTransfer(lamports, payer, blockhash);
 }

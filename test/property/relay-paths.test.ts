@@ -15,7 +15,7 @@ import { agaveTextVerdict, agaveVerdict, TYPE, type TextVerdict } from './agave-
 import { fcParams } from './fc-params.js';
 import { buildReal, shapeArb } from './real-transactions.js';
 import { mutatedTx, POOL_ALL } from './tx-mutations.js';
-import { relayOnRecordingUpstream } from '../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../helpers/relay-on-upstream.js';
 
 const SEED = 0x5eed_0003;
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
@@ -23,7 +23,7 @@ const ROUTE_NAMES = ['rpc', 'direct', 'jito', 'static'];
 /** What this relay can deliver by: only the rpc route is configured (the recording upstream). */
 const AVAILABLE = ['rpc'];
 
-const env = relayOnRecordingUpstream({
+const env = relayOnFakeRpcUpstream({
   // Limits out of the way: this file is about what each body is answered, not about admission.
   keys: [
     {

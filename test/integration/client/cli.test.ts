@@ -6,12 +6,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
+import { Connection, Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
+import { landed } from '../../helpers/landed.js';
 
 let relay: RelayHandle;
 let localnet: Connection;
@@ -49,27 +51,14 @@ function cli(args: string[], opts: { stdin?: Buffer | string; key?: string } = {
 
 const hosts = (): string[] => ['--relay', relay.relayUrl, '--rpc', relay.rpcUrl];
 
-async function signedTransfer(): Promise<Transaction> {
-  const { blockhash, lastValidBlockHeight } = await localnet.getLatestBlockhash('confirmed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return tx;
-}
-
-async function landed(signature: string): Promise<void> {
-  await waitFor(`${signature} confirmed`, async () => (await localnet.getSignatureStatuses([signature])).value[0], (s) => s !== null && s.err === null && s.confirmationStatus !== 'processed');
-}
-
 describe('slotrelay send', () => {
   it('a transaction as the argument, on stdin, and in a file (wire bytes): JSON answer, exit 0, landed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'slotrelay-send-'));
-    const inFile = await signedTransfer();
-    writeFileSync(join(dir, 'tx.bin'), inFile.serialize());
+    const inFile = await signedTransfer(localnet, payer, 1_000_000, 'confirmed');
+    writeFileSync(join(dir, 'tx.bin'), inFile.bytes);
     const runs = [
-      await cli(['send', (await signedTransfer()).serialize().toString('base64'), '--routes', 'rpc', ...hosts()]),
-      await cli(['send', '-', '--max-retries', '0', ...hosts()], { stdin: (await signedTransfer()).serialize().toString('base64') + '\n' }),
+      await cli(['send', (await signedTransfer(localnet, payer, 1_000_000, 'confirmed')).base64, '--routes', 'rpc', ...hosts()]),
+      await cli(['send', '-', '--max-retries', '0', ...hosts()], { stdin: (await signedTransfer(localnet, payer, 1_000_000, 'confirmed')).base64 + '\n' }),
       await cli(['send', '--file', join(dir, 'tx.bin'), '--routes', 'default', ...hosts()]),
     ];
     for (const r of runs) {
@@ -77,12 +66,12 @@ describe('slotrelay send', () => {
       expect(r.code).toBe(0);
       const answer = JSON.parse(r.stdout) as { accepted: boolean; signature: string; routes: string[]; requestId: string };
       expect(answer).toMatchObject({ accepted: true, routes: ['rpc'], requestId: expect.any(String) });
-      await landed(answer.signature);
+      await landed(localnet, answer.signature);
     }
   });
 
   it("a refusal prints the relay's error as JSON and exits 1", async () => {
-    const r = await cli(['send', (await signedTransfer()).serialize().toString('base64'), ...hosts()], { key: 'deadbeef-dead-4bee-8eef-deadbeefdead' });
+    const r = await cli(['send', (await signedTransfer(localnet, payer, 1_000_000, 'confirmed')).base64, ...hosts()], { key: 'deadbeef-dead-4bee-8eef-deadbeefdead' });
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ accepted: false, status: 401, error: { code: -32600, reason: 'unauthorized' }, requestId: expect.any(String) });
     // This relay's QUIC ingress is off (startRelay's default): nothing answers there, the submit times out.

@@ -12,6 +12,7 @@ import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { landed } from '../../helpers/landed.js';
 
 let chain: RelayHandle;
 let localnet: Connection;
@@ -29,17 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await chain?.stop('SIGTERM');
 });
-
-async function landed(signature: string): Promise<void> {
-  const st = await waitFor(
-    `${signature} confirmed on the localnet`,
-    async () => (await localnet.getSignatureStatuses([signature])).value[0],
-    (s) => s !== null && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'),
-    20_000,
-    100,
-  );
-  expect(st!.err).toBeNull();
-}
 
 let recent: { blockhash: string; at: number } | null = null;
 async function transfer(): Promise<Transaction> {
@@ -104,7 +94,7 @@ describe('relay restart', () => {
       expect(t.connections).toBeGreaterThanOrEqual(2);
       // What failed during the restart failed with a typed reason; nothing answered accepted was lost.
       for (const f of failures) expect(['network_error', 'shutting_down', 'timeout', 'overloaded']).toContain(f);
-      for (const sig of accepted) await landed(sig);
+      for (const sig of accepted) await landed(localnet, sig);
       console.log(`restart: ${accepted.length} accepted (all landed), ${failures.length} failed (${[...new Set(failures)].join(', ')}), ${t.connections} connections`);
     } finally {
       stop = true;

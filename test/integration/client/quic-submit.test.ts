@@ -17,7 +17,7 @@ import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
 import { defaultKeys, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import { landed } from '../../helpers/landed.js';
 
 const TIGHT_KEY = '0c3d5e7f-1a2b-4c6d-8e9f-a0b1c2d3e4f5';
 const UNKNOWN_KEY = 'deadbeef-dead-4bee-8eef-deadbeefdead';
@@ -56,17 +56,6 @@ afterAll(async () => {
   await relay?.stop('SIGTERM');
 });
 
-async function landed(signature: string, on = localnet): Promise<void> {
-  const st = await waitFor(
-    `${signature} confirmed on the localnet`,
-    async () => (await on.getSignatureStatuses([signature])).value[0],
-    (s) => s !== null && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'),
-    20_000,
-    100,
-  );
-  expect(st!.err).toBeNull();
-}
-
 let recent: { blockhash: string; at: number } | null = null;
 async function blockhash(): Promise<string> {
   if (recent === null || performance.now() - recent.at > 5_000) recent = { blockhash: (await localnet.getLatestBlockhash('confirmed')).blockhash, at: performance.now() };
@@ -96,10 +85,10 @@ describe('submit over QUIC', () => {
     const tx = await transfer();
     const a = await client.submit(tx, { routes: ['rpc'], maxRetries: 2 });
     expect(a).toEqual({ accepted: true, signature: bs58.encode(tx.signature!), routes: ['rpc'] });
-    await landed(a.signature);
+    await landed(localnet, a.signature);
     const b = await client.submit(await transfer());
     expect(b.accepted).toBe(true);
-    await landed(b.signature);
+    await landed(localnet, b.signature);
     expect(client.transport).toBe('quic');
     expect(transport.connections).toBe(1);
   });
@@ -125,14 +114,14 @@ describe('submit over QUIC', () => {
     const tx = await kit.signTransactionMessageWithSigners(msg);
     const a = await client.submit(tx);
     expect(a.accepted).toBe(true);
-    await landed(a.signature);
+    await landed(localnet, a.signature);
   });
 
   it('fire-and-forget (uni stream) resolves once written, unacknowledged, and lands', async () => {
     const tx = await transfer();
     const r = await client.submit(tx, { fireAndForget: true });
     expect(r).toEqual({ accepted: 'unacknowledged', signature: bs58.encode(tx.signature!) });
-    await landed(r.signature);
+    await landed(localnet, r.signature);
     // Nothing can travel with a uni stream; HTTP has none.
     await expect(client.submit(tx, { fireAndForget: true, routes: ['rpc'] })).rejects.toThrow(TypeError);
     const http = new RelayClient({ url: relay.relayUrl, apiKey: TEST_KEY });
@@ -165,12 +154,12 @@ describe('submit over QUIC', () => {
     const a = await run([tx.serialize().toString('base64')]);
     expect(a.code).toBe(0);
     expect(JSON.parse(a.stdout)).toEqual({ accepted: true, signature: bs58.encode(tx.signature!), routes: ['rpc'] });
-    await landed(bs58.encode(tx.signature!));
+    await landed(localnet, bs58.encode(tx.signature!));
     const f = await transfer();
     const b = await run([f.serialize().toString('base64'), '--fire-and-forget']);
     expect(b.code).toBe(0);
     expect(JSON.parse(b.stdout)).toEqual({ accepted: 'unacknowledged', signature: bs58.encode(f.signature!) });
-    await landed(bs58.encode(f.signature!));
+    await landed(localnet, bs58.encode(f.signature!));
   });
 
   it("transport: 'quic' as a string says what to import", () => {

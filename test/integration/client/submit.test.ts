@@ -36,10 +36,10 @@ import {
 } from 'slotrelay/client';
 import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { defaultKeys, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
-import { waitFor } from '../../helpers/wait-for.js';
+import { landed } from '../../helpers/landed.js';
 
 const TIGHT_KEY = '0c3d5e7f-1a2b-4c6d-8e9f-a0b1c2d3e4f5';
 const RPC_ONLY_KEY = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
@@ -69,15 +69,6 @@ afterAll(async () => {
   await relay?.stop('SIGTERM');
 });
 
-async function landed(signature: string): Promise<void> {
-  const st = await waitFor(
-    `${signature} confirmed on the localnet`,
-    async () => (await localnet.getSignatureStatuses([signature])).value[0],
-    (s) => s !== null && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'),
-  );
-  expect(st!.err).toBeNull();
-}
-
 async function blockhash(): Promise<string> {
   return (await localnet.getLatestBlockhash('confirmed')).blockhash;
 }
@@ -96,13 +87,13 @@ describe('submit over HTTP lands', () => {
     legacy.sign(payer);
     const a = await client.submit(legacy);
     expect(a).toEqual({ accepted: true, signature: bs58.encode(legacy.signature!), routes: ['rpc'], requestId: expect.any(String) });
-    await landed(a.signature);
+    await landed(localnet, a.signature);
 
     const v0 = new VersionedTransaction(new TransactionMessage({ payerKey: payer.publicKey, recentBlockhash: await blockhash(), instructions: [transfer()] }).compileToV0Message());
     v0.sign([payer]);
     const b = await client.submit(v0, { routes: ['rpc'], maxRetries: 0 });
     expect(b.routes).toEqual(['rpc']);
-    await landed(b.signature);
+    await landed(localnet, b.signature);
   });
 
   it('@solana/kit transaction (with our kit SetComputeUnitPrice instruction)', async () => {
@@ -132,7 +123,7 @@ describe('submit over HTTP lands', () => {
     const tx = await signTransactionMessageWithSigners(message);
     const a = await client.submit(tx);
     expect(a.accepted).toBe(true);
-    await landed(a.signature);
+    await landed(localnet, a.signature);
   });
 
   it('raw wire bytes and a base64 string; x-request-id kept; both key headers sent', async () => {
@@ -151,8 +142,8 @@ describe('submit over HTTP lands', () => {
     expect(bytes.requestId).toBe('client-test-bytes');
     const b64 = await c.submit((await make()).serialize().toString('base64'));
     expect(b64.requestId).toMatch(/^[0-9a-f-]{8,}/);
-    await landed(bytes.signature);
-    await landed(b64.signature);
+    await landed(localnet, bytes.signature);
+    await landed(localnet, b64.signature);
     expect(seen).toHaveLength(2);
     for (const h of seen) expect(h).toMatchObject({ authorization: `Bearer ${TEST_KEY}`, 'x-api-key': TEST_KEY, 'content-type': 'application/json' });
   });
@@ -167,7 +158,7 @@ describe('an undici dispatcher: the request() fast path', () => {
       tx.sign(payer);
       const a = await c.submit(tx, { requestId: 'via-agent' });
       expect(a).toEqual({ accepted: true, signature: bs58.encode(tx.signature!), routes: ['rpc'], requestId: 'via-agent' });
-      await landed(a.signature);
+      await landed(localnet, a.signature);
       const e = await refusal(new RelayClient({ url: relay.relayUrl, apiKey: UNKNOWN_KEY, dispatcher: agent }).submit(legacyTransfer().base64));
       expect(e).toMatchObject({ status: 401, code: -32600, reason: 'unauthorized', requestId: expect.any(String) });
       const silent = createTcpServer((s) => s.on('error', () => {}));
@@ -240,10 +231,10 @@ describe('typed errors the relay answers', () => {
 });
 
 describe('overloaded', () => {
-  let upstream: RecordingUpstream;
+  let upstream: FakeRpcUpstream;
   let busy: RelayHandle;
   beforeAll(async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 1_500; // the route holds each record this long, so the 4-slot ring fills at once
     busy = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } }, rings: { workers: 1, slotsPerRing: 4 } });
   });

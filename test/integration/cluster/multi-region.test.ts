@@ -56,15 +56,11 @@ async function rows(relay: RelayHandle, limit = 20): Promise<Row[] | null> {
 }
 
 /** Poll until `ok(rows)` holds on the relay; returns the rows and the time it took. */
-async function until(relay: RelayHandle, ok: (r: Row[]) => boolean, timeoutMs: number, what: string): Promise<{ rows: Row[]; ms: number }> {
+/** The relay's rows once `ok` holds for them (and how long that took). */
+async function rowsOnce(relay: RelayHandle, ok: (r: Row[]) => boolean, timeoutMs: number, what: string): Promise<{ rows: Row[]; ms: number }> {
   const t0 = Date.now();
-  let last: Row[] | null = null;
-  for (;;) {
-    last = await rows(relay);
-    if (last !== null && last.length > 0 && ok(last)) return { rows: last, ms: Date.now() - t0 };
-    if (Date.now() - t0 > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms; last rows: ${JSON.stringify(last?.slice(0, 2))}`);
-    await sleep(50);
-  }
+  const found = await waitFor(what, () => rows(relay), (r) => r !== null && r.length > 0 && ok(r), timeoutMs, 50);
+  return { rows: found!, ms: Date.now() - t0 };
 }
 
 const measuredEverywhere = (r: Row[]) => r.every((row) => row.pingToLeaders.length === 3 && row.pingToLeaders.every((p) => !p.estimated));
@@ -131,7 +127,7 @@ describe('several regions as one service', () => {
   it('getLeaderSlots on every relay shows measured pings and scores for all three regions, matching the injected delays', async () => {
     const minPing = REGIONS.map(() => Infinity);
     for (const relay of relays) {
-      const { rows: data } = await until(relay, measuredEverywhere, 25_000, 'all regions measured');
+      const { rows: data } = await rowsOnce(relay, measuredEverywhere, 25_000, 'all regions measured');
       for (const row of data) {
         for (const r of REGIONS) {
           const p = row.pingToLeaders.find((x) => x.region === r.name)!;
@@ -314,7 +310,7 @@ describe('several regions as one service', () => {
 
     // Local telemetry: own region measured, the others back to estimates once their figures are stale here.
     for (const [i, relay] of relays.entries()) {
-      const { rows: data } = await until(
+      const { rows: data } = await rowsOnce(
         relay,
         (r) => REGIONS.every((x, j) => (j === i) === r.every((row) => !row.pingToLeaders.find((p) => p.region === x.name)!.estimated)),
         STALE_BOUND_MS + 3_000,
@@ -328,7 +324,7 @@ describe('several regions as one service', () => {
 
     // Back: sharing restored (budgets shared, all regions measured again), health ok.
     await redis.start();
-    for (const relay of relays) await until(relay, measuredEverywhere, 10_000, 'sharing restored');
+    for (const relay of relays) await rowsOnce(relay, measuredEverywhere, 10_000, 'sharing restored');
     await Promise.all(
       relays.map(async (relay) => {
         const t1 = Date.now();
@@ -348,7 +344,7 @@ describe('several regions as one service', () => {
     const t0 = Date.now();
     await nyc.stop();
     const stoppedMs = Date.now() - t0;
-    const times = await Promise.all([relays[0], relays[1]].map((r) => until(r, regionEstimated('nyc'), STALE_BOUND_MS + 2_000, 'nyc estimated')));
+    const times = await Promise.all([relays[0], relays[1]].map((r) => rowsOnce(r, regionEstimated('nyc'), STALE_BOUND_MS + 2_000, 'nyc estimated')));
     console.log(`nyc estimated on fra/ams after ${times.map((t) => t.ms + stoppedMs).join('/')} ms (bound ${STALE_BOUND_MS} ms)`);
     for (const t of times) {
       expect(t.ms + stoppedMs).toBeLessThanOrEqual(STALE_BOUND_MS + 500);

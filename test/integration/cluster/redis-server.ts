@@ -1,20 +1,10 @@
 // A real redis-server for the cluster tests, started by scripts/cluster/start-redis.sh (which installs Redis when the
 // machine lacks it) on a free 127.0.0.1 port; stop() and start() again on the same port model an engine outage.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
 
 const SCRIPT = 'scripts/cluster/start-redis.sh';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** One PING over a raw socket: true on +PONG. */
 function ping(port: number): Promise<boolean> {

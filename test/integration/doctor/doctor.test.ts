@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { freePort } from '../../helpers/free-port.js';
 
 interface Finding {
   check: string;
@@ -78,14 +79,6 @@ const chronyTracking = (leap: string, offset: string): string =>
   ]
     .map((l) => `printf '%s\\n' '${l}'`)
     .join('\n');
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** Runs the doctor with a config (written as YAML) and the environment given; resolves its report and exit code. */
 function doctor(name: string, config: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<{ code: number; report: Report; ms: number }> {

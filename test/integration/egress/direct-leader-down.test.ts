@@ -15,6 +15,7 @@ import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { createLogger } from '../../../src/log/logger.js';
 import type { LeaderInfo, LeaderSource } from '../../../src/telemetry/leader-source.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { until } from '../../helpers/wait-for.js';
 
 const log = createLogger('silent', 'test');
 const relayKey = Keypair.generate();
@@ -31,15 +32,6 @@ function listener(name: 'A' | 'B', port = 0): TpuListener {
 
 function view(bytes: Buffer, i: number): TxView {
   return { bytes, sab: new SharedArrayBuffer(0), byteOffset: 0, length: bytes.length, signatureOffset: 1, keyId: 0, maxRetries: -1, traceId: `t${i}`, receivedAtMs: Date.now() };
-}
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
 }
 
 const stateOf = (port: number): string | undefined => quic.cache!.report().find((r) => r.target === `127.0.0.1:${port}`)?.state;
@@ -64,7 +56,7 @@ beforeAll(async () => {
   quic = new QuicEgress(config, log);
   route = new DirectRoute(quic, source, config.routes.direct, log);
   await quic.ready;
-  expect(await until(() => stateOf(aPort) === 'active' && stateOf(B.address().port) === 'active', 3_000)).toBe(true);
+  await until(() => stateOf(aPort) === 'active' && stateOf(B.address().port) === 'active', 3_000);
 });
 
 afterAll(async () => {
@@ -77,7 +69,7 @@ describe('direct route with a leader down', () => {
   it('sends to both leaders while both are up, with the configured identity', async () => {
     const outs = await Promise.all(Array.from({ length: 20 }, (_, i) => route.send(view(legacyTransfer(1000 + i).bytes, i))));
     expect(outs.every((o) => o === 'sent')).toBe(true);
-    expect(await until(() => got.A.length === 20 && got.B.length === 20, 3_000)).toBe(true);
+    await until(() => got.A.length === 20 && got.B.length === 20, 3_000);
     expect(new Set([...got.A, ...got.B])).toEqual(new Set([relayKey.publicKey.toBase58()]));
   });
 
@@ -85,26 +77,26 @@ describe('direct route with a leader down', () => {
     // The listener's CONNECTION_CLOSE may not leave before its socket closes: the client then learns from its idle
     // timeout (1 s here, like Jet's 10 s in production), which is what a crashed validator looks like anyway.
     await A.stop();
-    expect(await until(() => stateOf(aPort) === 'retrying' || stateOf(aPort) === 'connecting', 3_000)).toBe(true);
+    await until(() => stateOf(aPort) === 'retrying' || stateOf(aPort) === 'connecting', 3_000);
     const bBefore = got.B.length;
     const txs = Array.from({ length: 50 }, (_, i) => view(legacyTransfer(2000 + i).bytes, 100 + i));
     const t0 = performance.now();
     const outs: EgressOutcome[] = await Promise.all(txs.map((t) => route.send(t)));
     expect(performance.now() - t0).toBeLessThan(1_000); // nothing waited for A (its connect timeout is 500 ms, idle 1 s)
     expect(outs.every((o) => o === 'sent')).toBe(true);
-    expect(await until(() => got.B.length === bBefore + 50, 3_000)).toBe(true);
+    await until(() => got.B.length === bBefore + 50, 3_000);
     // A's reconnect attempts fail (each within its 500 ms connect timeout): wait for the first to end, not a fixed time.
     const failuresOfA = (): number => quic.cache!.report().find((r) => r.target === `127.0.0.1:${aPort}`)?.connectFailures ?? 0;
-    expect(await until(() => failuresOfA() > 0, 3_000)).toBe(true);
+    await until(() => failuresOfA() > 0, 3_000);
 
     // A comes back on the same port: the backoff loop reconnects, and A receives again.
     A = listener('A', aPort);
     await A.start();
-    expect(await until(() => stateOf(aPort) === 'active', 3_000)).toBe(true);
+    await until(() => stateOf(aPort) === 'active', 3_000);
     const aBefore = got.A.length;
     const outs2 = await Promise.all(Array.from({ length: 10 }, (_, i) => route.send(view(legacyTransfer(3000 + i).bytes, 200 + i))));
     expect(outs2.every((o) => o === 'sent')).toBe(true);
-    expect(await until(() => got.A.length === aBefore + 10, 3_000)).toBe(true);
+    await until(() => got.A.length === aBefore + 10, 3_000);
   });
 
   it('reports handshake time and send latency per connection', () => {

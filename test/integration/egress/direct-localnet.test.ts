@@ -2,8 +2,7 @@
 // localnet's leaders (real TPU listeners, real signed transactions) -> the leader executes it -> web3.js sees it
 // confirmed. The listener records the sender identity: it must be the configured relay identity. The window-aware
 // policy also sends to the next leader in the last slots of a window.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 const SLOT_MS = 200;
 let ln: Localnet;
@@ -18,24 +19,6 @@ let conn: Connection;
 let relay: RelayHandle;
 const payer = Keypair.generate();
 const relayKey = Keypair.generate();
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
-}
-
-async function signedTransfer(): Promise<{ base64: string; signature: string }> {
-  const { blockhash } = await conn.getLatestBlockhash('processed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return { base64: tx.serialize().toString('base64'), signature: bs58.encode(tx.signature!) };
-}
 
 async function submit(base64: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const r = await fetch(`${relay.relayUrl}/v1/submit`, {
@@ -82,11 +65,11 @@ afterAll(async () => {
 
 describe('direct route through the relay', () => {
   it('a transaction reaches the current leader, lands, and the listener saw the configured identity', async () => {
-    const tx = await signedTransfer();
+    const tx = await signedTransfer(conn, payer);
     await atWindowSlot(0);
     const r = await submit(tx.base64);
     expect(r).toMatchObject({ status: 200, json: { accepted: true, signature: tx.signature, routes: ['direct'] } });
-    expect(await until(() => ln.bank.record(tx.signature) !== undefined, 5_000)).toBe(true);
+    await until(() => ln.bank.record(tx.signature) !== undefined, 5_000);
     const st = await conn.getSignatureStatuses([tx.signature]);
     expect(st.value[0]?.err).toBeNull();
     const rec = ln.landings.page(0, 10_000).records.find((x) => x.signature === tx.signature)!;
@@ -96,24 +79,24 @@ describe('direct route through the relay', () => {
 
   it('window-aware: in the last slots of a window the next leader gets it too; in the first slots it does not', async () => {
     // End of window: current + next.
-    const late = await signedTransfer();
+    const late = await signedTransfer(conn, payer);
     const w = await atWindowSlot(2);
     await new Promise((r) => setTimeout(r, SLOT_MS / 2)); // the relay's slot estimate is at most ~1 poll behind
     const nextBefore = ln.landings.countersOf(w.next).received;
     const curBefore = ln.landings.countersOf(w.leader).received;
     expect((await submit(late.base64)).status).toBe(200);
-    expect(await until(() => ln.landings.countersOf(w.next).received > nextBefore, 3_000)).toBe(true);
+    await until(() => ln.landings.countersOf(w.next).received > nextBefore, 3_000);
     expect(ln.landings.countersOf(w.leader).received).toBeGreaterThan(curBefore);
-    expect(await until(() => ln.bank.record(late.signature) !== undefined, 5_000)).toBe(true);
+    await until(() => ln.bank.record(late.signature) !== undefined, 5_000);
 
     // Start of a window: the current leader only.
-    const early = await signedTransfer();
+    const early = await signedTransfer(conn, payer);
     const w2 = await atWindowSlot(0);
     await new Promise((r) => setTimeout(r, SLOT_MS / 4));
     const next2Before = ln.landings.countersOf(w2.next).received;
     const cur2Before = ln.landings.countersOf(w2.leader).received;
     expect((await submit(early.base64)).status).toBe(200);
-    expect(await until(() => ln.landings.countersOf(w2.leader).received > cur2Before, 3_000)).toBe(true);
+    await until(() => ln.landings.countersOf(w2.leader).received > cur2Before, 3_000);
     await new Promise((r) => setTimeout(r, 100));
     expect(ln.landings.countersOf(w2.next).received).toBe(next2Before);
   });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
+import { metricNow } from '../../helpers/metrics-text.js';
 
 const SLOT_MS = 100;
 const MAX_RETRIES = 16;
@@ -29,12 +30,6 @@ function counters(): Map<string, Snapshot> {
     m.set(v.identity, { received: c.received, notLeader: c.dropped.not_leader, executed: c.rejectedBy.AccountNotFound ?? 0 });
   }
   return m;
-}
-
-async function metric(name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 beforeAll(async () => {
@@ -83,7 +78,7 @@ describe('rebroadcast over the direct route', () => {
       });
       expect(r.status).toBe(200);
       const deadline = Date.now() + 15_000;
-      while ((await metric('slotrelay_retry_transactions_total', 'outcome="dropped:retries_exhausted"')) !== 1) {
+      while ((await metricNow(relay.rpcUrl, 'slotrelay_retry_transactions_total', 'outcome="dropped:retries_exhausted"')) !== 1) {
         if (Date.now() > deadline) throw new Error('rebroadcast never finished');
         await new Promise((res) => setTimeout(res, 50));
       }
@@ -92,9 +87,9 @@ describe('rebroadcast over the direct route', () => {
       clearInterval(poll);
     }
     const after = counters();
-    const rebroadcasts = await metric('slotrelay_egress_rebroadcasts_total', 'route="direct",outcome="sent"');
+    const rebroadcasts = await metricNow(relay.rpcUrl, 'slotrelay_egress_rebroadcasts_total', 'route="direct",outcome="sent"');
     expect(rebroadcasts).toBe(MAX_RETRIES);
-    expect(await metric('slotrelay_egress_outcomes_total', 'route="direct",outcome="sent"')).toBeGreaterThanOrEqual(1);
+    expect(await metricNow(relay.rpcUrl, 'slotrelay_egress_outcomes_total', 'route="direct",outcome="sent"')).toBeGreaterThanOrEqual(1);
 
     let arrivals = 0;
     let notLeader = 0;

@@ -13,6 +13,8 @@ import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-b
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
+import { metricNow } from '../../helpers/metrics-text.js';
 
 let relay: RelayHandle | undefined;
 let server: Server | undefined;
@@ -57,21 +59,6 @@ async function submitMany(n: number, body: Record<string, unknown>, prefix: stri
   await Promise.all(Array.from({ length: 16 }, worker));
 }
 
-async function metric(name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${relay!.rpcUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
-
-async function until(cond: () => Promise<boolean> | boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return cond();
-}
-
 type Line = Record<string, unknown> & { msg?: string; count?: number };
 const jsonLines = (logs: string[]): Line[] => logs.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
 const countOf = (lines: Line[]): number => lines.reduce((s, l) => s + (typeof l.count === 'number' ? l.count : 0), 0);
@@ -90,13 +77,13 @@ describe('a route whose endpoint always fails', () => {
     const N = 2_000;
     const t0 = Date.now();
     await submitMany(N, { maxRetries: 0 }, 'fail');
-    expect(await until(async () => (await metric('slotrelay_egress_outcomes_total', 'route="rpc",outcome="failed"')) === N, 60_000)).toBe(true);
+    await until(async () => (await metricNow(relay!.rpcUrl, 'slotrelay_egress_outcomes_total', 'route="rpc",outcome="failed"')) === N, 60_000, 50);
     // One summary interval (10 s) after a worker's first failure line, its check (every 1 s) writes the periodic
     // summary of what happened since; wait for it (bounded) rather than for a fixed time, which raced that check.
     // The egress workers' summaries (the front's own, e.g. the receipts' status polls of this dead upstream, carry no
     // transaction).
     const isPeriodic = (l: Line): boolean => l.event === 'log_summary' && l.thread === 'egress';
-    expect(await until(() => jsonLines(relay!.logs).some(isPeriodic), Math.max(0, t0 + 20_000 - Date.now()))).toBe(true);
+    await until(() => jsonLines(relay!.logs).some(isPeriodic), Math.max(0, t0 + 20_000 - Date.now()));
     const periodic = jsonLines(relay.logs).filter(isPeriodic);
     expect(periodic.length).toBeGreaterThan(0);
     expect(periodic.every((l) => typeof l.count === 'number' && l.count > 0 && typeof l.traceId === 'string')).toBe(true);
@@ -134,7 +121,7 @@ describe('a route whose endpoint always fails', () => {
     const N = 1_000;
     await submitMany(N, {}, 'retry');
     // A few rebroadcast rounds of all 1,000 fail.
-    expect(await until(async () => (await metric('slotrelay_egress_rebroadcasts_total', 'route="rpc",outcome="failed"')) >= 3 * N, 60_000)).toBe(true);
+    await until(async () => (await metricNow(relay!.rpcUrl, 'slotrelay_egress_rebroadcasts_total', 'route="rpc",outcome="failed"')) >= 3 * N, 60_000, 50);
     expect(await relay.stop('SIGTERM')).toBe(0);
     expect(relay.logs.length).toBeLessThan(80);
     const lines = jsonLines(relay.logs);

@@ -10,20 +10,12 @@ import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
 import { submitStatic } from '../../helpers/submit-static.js';
+import { holdsWithin, until } from '../../helpers/wait-for.js';
 
 const WORKERS = 2;
 let peer: TpuListener;
 let childTmp: string;
 const senderOf = new Map<string, string | null>();
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
 
 /** Every file under `dir` (recursively), with its mode. */
 function filesUnder(dir: string): string[] {
@@ -54,7 +46,7 @@ async function start(): Promise<{ relay: RelayHandle; identity: string }> {
   );
   // Pino's lines and the ready line reach the pipe by different writes: wait for the identity line.
   const identityLine = () => relay.logs.find((l) => l.includes('"event":"relay_identity"'));
-  if (!(await until(() => identityLine() !== undefined, 5_000))) {
+  if (!(await holdsWithin(() => identityLine() !== undefined, 5_000))) {
     await relay.stop('SIGKILL');
     throw new Error(`no relay_identity line:\n${relay.logs.join('\n')}`);
   }
@@ -84,10 +76,10 @@ describe('generated identity (no identity.keypairPath)', () => {
       expect(filesUnder(childTmp)).toEqual([]);
       expect(first.relay.logs.some((l) => l.includes('"event":"identity_generated"') && !l.includes('"keypairPath"'))).toBe(true);
       const sent = await submitStatic(first.relay.relayUrl, 20, 41_000);
-      expect(await until(() => sent.every((b) => senderOf.has(b)), 10_000)).toBe(true);
+      await until(() => sent.every((b) => senderOf.has(b)), 10_000);
       // The QUIC thread presents the one identity main generated, on one connection whatever rings.workers is.
       expect(new Set(sent.map((b) => senderOf.get(b)))).toEqual(new Set([first.identity]));
-      expect(await until(() => peer.counters.activeConnections === 1, 5_000)).toBe(true);
+      await until(() => peer.counters.activeConnections === 1, 5_000);
       expect(filesUnder(childTmp)).toEqual([]);
     } finally {
       expect(await first.relay.stop('SIGTERM')).toBe(0);
@@ -98,7 +90,7 @@ describe('generated identity (no identity.keypairPath)', () => {
     try {
       expect(second.identity).not.toBe(first.identity);
       const sent = await submitStatic(second.relay.relayUrl, 5, 42_000);
-      expect(await until(() => sent.every((b) => senderOf.has(b)), 10_000)).toBe(true);
+      await until(() => sent.every((b) => senderOf.has(b)), 10_000);
       expect(new Set(sent.map((b) => senderOf.get(b)))).toEqual(new Set([second.identity]));
       expect(filesUnder(childTmp)).toEqual([]);
     } finally {

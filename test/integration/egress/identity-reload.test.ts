@@ -12,6 +12,7 @@ import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureDist } from './dist-build.js';
 import { submitStatic } from '../../helpers/submit-static.js';
+import { until } from '../../helpers/wait-for.js';
 
 const first = Keypair.generate();
 const second = Keypair.generate();
@@ -21,15 +22,6 @@ let keypairPath: string;
 let peer: TpuListener;
 const senderOf = new Map<string, string | null>();
 let relay: RelayHandle;
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
 
 beforeAll(async () => {
   ensureDist();
@@ -59,7 +51,7 @@ afterAll(async () => {
 describe('identity hot-swap', () => {
   it('a replaced keypair file becomes the identity of the next connections, without a restart', async () => {
     const before = await submitStatic(relay.relayUrl, 10, 9_000);
-    expect(await until(() => before.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    await until(() => before.every((b) => senderOf.has(b)), 5_000);
     expect(new Set(before.map((b) => senderOf.get(b)))).toEqual(new Set([first.publicKey.toBase58()]));
 
     const tmp = join(dir, 'relay.json.new');
@@ -67,21 +59,21 @@ describe('identity hot-swap', () => {
     renameSync(tmp, keypairPath);
     const changed = () => relay.logs.filter((l) => l.includes('"event":"identity_changed"') && l.includes(second.publicKey.toBase58()));
     // One line: the QUIC thread holds every QUIC connection, whatever rings.workers is.
-    expect(await until(() => changed().length === 1, 5_000)).toBe(true);
+    await until(() => changed().length === 1, 5_000);
     expect(JSON.parse(changed()[0])).toMatchObject({ from: first.publicKey.toBase58(), identity: second.publicKey.toBase58() });
 
     const after = await submitStatic(relay.relayUrl, 10, 9_100);
-    expect(await until(() => after.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    await until(() => after.every((b) => senderOf.has(b)), 5_000);
     expect(new Set(after.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
     // The old connection was closed, not left open next to the new one.
-    expect(await until(() => peer.counters.activeConnections === 1, 5_000)).toBe(true);
+    await until(() => peer.counters.activeConnections === 1, 5_000);
 
     // A file that is not a keypair keeps the current identity (logged), and sending goes on.
     writeFileSync(tmp, 'not a keypair');
     renameSync(tmp, keypairPath);
-    expect(await until(() => relay.logs.some((l) => l.includes('identity reload failed')), 5_000)).toBe(true);
+    await until(() => relay.logs.some((l) => l.includes('identity reload failed')), 5_000);
     const still = await submitStatic(relay.relayUrl, 3, 9_200);
-    expect(await until(() => still.every((b) => senderOf.has(b)), 5_000)).toBe(true);
+    await until(() => still.every((b) => senderOf.has(b)), 5_000);
     expect(new Set(still.map((b) => senderOf.get(b)))).toEqual(new Set([second.publicKey.toBase58()]));
   });
 });

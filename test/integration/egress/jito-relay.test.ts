@@ -3,20 +3,21 @@
 // id, never with the auth uuid or the API key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-block-engine.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer, type SignedTx } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 const AUTH = '3c2b1a09-8f7e-4d6c-9b5a-493827160504';
 let engine: JitoBlockEngine;
-let upstream: RecordingUpstream;
+let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
 
 beforeAll(async () => {
   ensureDist();
   engine = await startJitoBlockEngine();
-  upstream = await startRecordingUpstream();
+  upstream = await startFakeRpcUpstream();
   relay = await startRelay({
     upstream: { rpcUrl: upstream.url },
     routes: { rpc: { endpoints: [upstream.url] }, jito: { url: engine.url, authUuid: AUTH, timeoutMs: 2_000 } },
@@ -45,14 +46,6 @@ async function metric(re: RegExp): Promise<number> {
   return m ? Number(m[1]) : 0;
 }
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('jito route through the relay', () => {
   it('the block engine receives the exact bytes on /api/v1/transactions with x-jito-auth', async () => {
     const a = legacyTransfer();
@@ -68,17 +61,17 @@ describe('jito route through the relay', () => {
     }
     await upstream.waitForSends(1);
     expect(upstream.sent().some((x) => x.equals(b.bytes))).toBe(true);
-    await until(async () => (await metric(/slotrelay_egress_outcomes_total\{route="jito",outcome="sent"\} (\d+)/)) === 2);
+    await until(async () => (await metric(/slotrelay_egress_outcomes_total\{route="jito",outcome="sent"\} (\d+)/)) === 2, 10_000, 20);
   });
 
   it('a 429 / -32097 is counted as failed, logged as rate-limited with the trace id, never the uuid or API key', async () => {
     engine.mode = 'rate-limited';
     const tx = legacyTransfer();
     expect(await submit(tx, ['jito'], 'jito-429-trace')).toBe(200);
-    await until(async () => (await metric(/slotrelay_egress_outcomes_total\{route="jito",outcome="failed"\} (\d+)/)) === 1);
+    await until(async () => (await metric(/slotrelay_egress_outcomes_total\{route="jito",outcome="failed"\} (\d+)/)) === 1, 10_000, 20);
     engine.mode = 'ok';
     expect(engine.sent().some((x) => x.equals(tx.bytes))).toBe(true);
-    await until(() => relay.logs.some((l) => l.includes('jito-429-trace') && l.includes('not delivered by any route')));
+    await until(() => relay.logs.some((l) => l.includes('jito-429-trace') && l.includes('not delivered by any route')), 10_000, 20);
     const routeLine = relay.logs.find((l) => l.includes('jito-429-trace') && l.includes('rate-limited by the block engine'));
     expect(routeLine).toBeDefined();
     expect(JSON.parse(routeLine!)).toMatchObject({ traceId: 'jito-429-trace', route: 'jito', reason: 'rate_limited' });

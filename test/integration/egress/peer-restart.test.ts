@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -41,7 +41,6 @@ afterAll(async () => {
   await upstream?.close();
   for (const p of peers) p.child.kill('SIGKILL');
 });
-
 
 async function submitStatic(): Promise<number> {
   const res = await fetch(`${relay!.relayUrl}/v1/submit`, {

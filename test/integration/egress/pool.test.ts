@@ -1,24 +1,23 @@
 // Real Piscina pool (compiled workers from dist/) against a real loopback HTTP listener acting as the upstream.
 import { createSocket } from 'node:dgram';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { distUrl, ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 type PoolModule = typeof import('../../../src/egress/consumer/pool.js');
 type RingModule = typeof import('../../../src/shm/ring.js');
-type KitModule = typeof import('../../../src/egress/testkit.js');
 type SchemaModule = typeof import('../../../src/config/schema.js');
 type LogModule = typeof import('../../../src/log/logger.js');
 type PlanModule = typeof import('../../../src/config/route-plan.js');
 type JoinModule = typeof import('../../../src/shm/join.js');
 type IdentityModule = typeof import('../../../src/egress/quic/identity.js');
 type LayoutModule = typeof import('../../../src/shm/layout.js');
-type FakeRpcUpstream = import('../../../src/egress/testkit.js').FakeRpcUpstream;
 type EgressPool = import('../../../src/egress/consumer/pool.js').EgressPool;
 type RingProducer = import('../../../src/shm/ring.js').RingProducer;
 
 let poolMod: PoolModule;
 let ringMod: RingModule;
-let kit: KitModule;
 let schema: SchemaModule;
 let logMod: LogModule;
 let planMod: PlanModule;
@@ -30,7 +29,6 @@ beforeAll(async () => {
   ensureDist();
   poolMod = (await import(distUrl('src/egress/consumer/pool.js'))) as PoolModule;
   ringMod = (await import(distUrl('src/shm/ring.js'))) as RingModule;
-  kit = (await import(distUrl('src/egress/testkit.js'))) as KitModule;
   schema = (await import(distUrl('src/config/schema.js'))) as SchemaModule;
   logMod = (await import(distUrl('src/log/logger.js'))) as LogModule;
   planMod = (await import(distUrl('src/config/route-plan.js'))) as PlanModule;
@@ -45,7 +43,7 @@ afterEach(async () => {
 });
 
 async function setup(opts: { workers?: number; slots?: number; delayMs?: number; hooks?: Record<number, { crashAfterRecords?: number; crashMode?: 'throw' | 'exit' }> } = {}) {
-  const up: FakeRpcUpstream = await kit.startFakeRpcUpstream({ delayMs: opts.delayMs ?? 0 });
+  const up: FakeRpcUpstream = await startFakeRpcUpstream({ delayMs: opts.delayMs ?? 0 });
   cleanup.push(() => up.close());
   const config = schema.configSchema.parse({
     rings: { workers: opts.workers ?? 2, slotsPerRing: opts.slots ?? 64 },
@@ -97,14 +95,6 @@ async function publishAll(producers: RingProducer[], count: number, routeMask = 
     sent.push(t);
   }
   return sent;
-}
-
-async function until(cond: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 function receivedSet(up: FakeRpcUpstream): Map<string, number> {
@@ -177,7 +167,7 @@ describe('egress pool (real Piscina workers, loopback upstream)', () => {
   it('drain counts a transaction left in both a worker ring and the QUIC thread ring once (and per family)', async () => {
     // rpc stalls (answers after 20 s) and the static peer is a UDP socket that never answers (no handshake): records
     // asking for both families stay in both rings, each with its join entry, as the front publishes them.
-    const up: FakeRpcUpstream = await kit.startFakeRpcUpstream({ delayMs: 20_000 });
+    const up: FakeRpcUpstream = await startFakeRpcUpstream({ delayMs: 20_000 });
     cleanup.push(() => up.close());
     const hole = createSocket('udp4');
     await new Promise<void>((r) => hole.bind(0, '127.0.0.1', r));

@@ -9,6 +9,7 @@ import { startJitoBlockEngine, type JitoBlockEngine } from '../../helpers/jito-b
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer, type SignedTx } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 interface StatusUpstream {
   readonly url: string;
@@ -98,14 +99,6 @@ function value(text: string, name: string, labels: string): number {
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
-async function until(cond: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}
-
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 describe('rebroadcast through the relay', () => {
@@ -120,9 +113,9 @@ describe('rebroadcast through the relay', () => {
     const once = legacyTransfer();
     expect(await submit(relay, retried, { maxRetries: 50 })).toBe(200);
     expect(await submit(relay, once, { maxRetries: 0 })).toBe(200);
-    await until(() => (upstream!.sends.get(retried.signature) ?? 0) >= 3); // first send + 2 rebroadcasts
+    await until(() => (upstream!.sends.get(retried.signature) ?? 0) >= 3, 10_000, 20); // first send + 2 rebroadcasts
     upstream.landed.add(retried.signature);
-    await until(async () => value(await metrics(relay!), 'slotrelay_retry_transactions_total', 'outcome="landed"') === 1);
+    await until(async () => value(await metrics(relay!), 'slotrelay_retry_transactions_total', 'outcome="landed"') === 1, 10_000, 20);
     const atLanding = upstream.sends.get(retried.signature)!;
     await sleep(400); // 4 intervals: nothing more may arrive
     expect(upstream.sends.get(retried.signature)).toBe(atLanding);
@@ -152,7 +145,7 @@ describe('rebroadcast through the relay', () => {
     };
     for (let i = 0; i < txs.length; i++) {
       expect(await submit(relay, txs[i], { maxRetries: 3 }, `shed-${i}`)).toBe(200);
-      await until(async () => (await settled()) === i + 1);
+      await until(async () => (await settled()) === i + 1, 10_000, 20);
     }
     const m = await metrics(relay);
     expect(value(m, 'slotrelay_retry_transactions_total', 'outcome="queued"')).toBe(2);
@@ -194,7 +187,7 @@ describe('rebroadcast through the relay', () => {
     await until(async () => {
       const m = await metrics(relay!);
       return value(m, 'slotrelay_egress_records_total', 'stage="released"') === N && value(m, 'slotrelay_retry_queue_depth', '') === 0;
-    });
+    }, 10_000, 20);
     const m = await metrics(relay);
     if (process.env.DEBUG_RETRY) console.log(m);
     const outcomesOf = (route: string) =>

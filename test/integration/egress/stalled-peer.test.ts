@@ -5,31 +5,18 @@
 // dropped:stale after 600 ms: the ring is released, the rpc route carried every accepted transaction, and later
 // transactions are accepted again. Without the bound the ring would stay full for good (pinned peers never close).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
+import { metricNow } from '../../helpers/metrics-text.js';
 
 const STALE_MS = 600;
 let parked: TpuListener;
 let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
-
-async function until(cond: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
-
-async function metric(name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
-}
 
 async function submit(base64: string): Promise<number> {
   const r = await fetch(`${relay.relayUrl}/v1/submit`, {
@@ -56,7 +43,7 @@ beforeAll(async () => {
     },
   });
   // The relay's connection to the peer is up (the peer counts it) before the test starts.
-  expect(await until(() => parked.counters.activeConnections === 1, 10_000)).toBe(true);
+  await until(() => parked.counters.activeConnections === 1, 10_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -77,10 +64,10 @@ describe('a static peer that grants no stream credit', () => {
     if (burstMs < STALE_MS) expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
 
     // Each held transaction ends as dropped:stale on the static route; every record is released.
-    expect(await until(async () => (await metric('slotrelay_egress_outcomes_total', 'route="static",outcome="dropped:stale"')) === accepted.length, 10_000)).toBe(true);
-    expect(await until(async () => (await metric('slotrelay_egress_records_total', 'stage="released"')) === accepted.length, 5_000)).toBe(true);
-    expect(await metric('slotrelay_egress_records_total', 'stage="consumed"')).toBe(accepted.length);
-    expect(await metric('slotrelay_egress_outcomes_total', 'route="rpc",outcome="sent"')).toBe(accepted.length);
+    await until(async () => (await metricNow(relay.rpcUrl, 'slotrelay_egress_outcomes_total', 'route="static",outcome="dropped:stale"')) === accepted.length, 10_000, 20);
+    await until(async () => (await metricNow(relay.rpcUrl, 'slotrelay_egress_records_total', 'stage="released"')) === accepted.length, 5_000, 20);
+    expect(await metricNow(relay.rpcUrl, 'slotrelay_egress_records_total', 'stage="consumed"')).toBe(accepted.length);
+    expect(await metricNow(relay.rpcUrl, 'slotrelay_egress_outcomes_total', 'route="rpc",outcome="sent"')).toBe(accepted.length);
     // Counted and logged: per connection (target, wait) and per record (accounting line with every route's outcome).
     expect(relay.logs.some((l) => l.includes('"outcome":"dropped:stale"') && l.includes('"target"'))).toBe(true);
     expect(relay.logs.some((l) => l.includes('delivered, but not by every requested route') && l.includes('"static":"dropped:stale"'))).toBe(true);
@@ -89,7 +76,7 @@ describe('a static peer that grants no stream credit', () => {
     const later = Array.from({ length: 10 }, (_, i) => legacyTransfer(80_000 + i));
     for (const tx of later) expect(await submit(tx.base64)).toBe(200);
     const got = () => new Set(upstream.received.map((r) => r.tx.toString('base64')));
-    expect(await until(() => [...accepted, ...later].every((tx) => got().has(tx.base64)), 5_000)).toBe(true);
-    expect(await until(async () => (await metric('slotrelay_egress_records_total', 'stage="released"')) === accepted.length + later.length, 5_000)).toBe(true);
+    await until(() => [...accepted, ...later].every((tx) => got().has(tx.base64)), 5_000);
+    await until(async () => (await metricNow(relay.rpcUrl, 'slotrelay_egress_records_total', 'stage="released"')) === accepted.length + later.length, 5_000, 20);
   });
 });

@@ -12,26 +12,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { defaultKeys, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { ensureDist } from './dist-build.js';
+import { until } from '../../helpers/wait-for.js';
 
 const RPC_ONLY_KEY = '0c9d2a71-5e3b-4f8a-9d6c-1b2e3f4a5b6c';
 const relayKey = Keypair.generate();
 const peers: { l: TpuListener; got: Map<string, number>; senders: Set<string | null> }[] = [];
 let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
-}
 
 function peerAddresses(): string[] {
   return peers.map((p) => `127.0.0.1:${p.l.address().port}`);
@@ -104,7 +96,7 @@ describe('static route through the relay', () => {
     // when the peer's Finished arrives; the peer counts the connection when the relay's last flight reaches it, sent
     // before relay_ready was printed: a short bound covers the two pipes' order. Before the relay waited for its
     // consumers' routes to be warm (src/egress/contract/consumer-ready.ts) the first connection came ~370 ms after ready.
-    for (const p of peers) expect(await until(() => p.l.counters.activeConnections === 1, 100)).toBe(true);
+    for (const p of peers) await until(() => p.l.counters.activeConnections === 1, 100);
     for (const p of peers) expect(p.l.counters.transactions).toBe(0);
   });
 
@@ -119,7 +111,7 @@ describe('static route through the relay', () => {
       await Promise.all(batch);
     }
     for (const p of peers) {
-      expect(await until(() => p.got.size === N, 15_000)).toBe(true);
+      await until(() => p.got.size === N, 15_000);
       for (const tx of txs) expect(p.got.get(tx.base64)).toBe(1);
       expect([...p.senders]).toEqual([relayKey.publicKey.toBase58()]);
     }
@@ -141,9 +133,9 @@ describe('static route through the relay', () => {
     expect(((await j.json()) as { result?: string }).result).toBe(viaJsonRpc.signature);
 
     for (const tx of [viaSubmit, viaJsonRpc]) {
-      expect(await until(() => upstreamHas(tx.base64), 5_000)).toBe(true);
+      await until(() => upstreamHas(tx.base64), 5_000);
       for (const p of peers) {
-        expect(await until(() => p.got.get(tx.base64) === 1, 5_000)).toBe(true);
+        await until(() => p.got.get(tx.base64) === 1, 5_000);
       }
     }
   });
@@ -153,7 +145,7 @@ describe('static route through the relay', () => {
     const tx = legacyTransfer(6_101);
     const r = await submit(relay.relayUrl, RPC_ONLY_KEY, { transaction: tx.base64, routes: ['rpc', 'static'], maxRetries: 0 });
     expect(r).toMatchObject({ status: 200, json: { accepted: true, routes: ['rpc'] } });
-    expect(await until(() => upstreamHas(tx.base64), 5_000)).toBe(true);
+    await until(() => upstreamHas(tx.base64), 5_000);
 
     const refused = legacyTransfer(6_102);
     const s = await submit(relay.relayUrl, RPC_ONLY_KEY, { transaction: refused.base64, routes: ['static'], maxRetries: 0 });
@@ -190,7 +182,7 @@ describe('static route without identity.keypairPath', () => {
       const tx = legacyTransfer(6_201);
       expect((await submit(own.relayUrl, TEST_KEY, { transaction: tx.base64, routes: ['static'], maxRetries: 0 })).status).toBe(200);
       for (const p of peers) {
-        expect(await until(() => p.got.get(tx.base64) === 1, 5_000)).toBe(true);
+        await until(() => p.got.get(tx.base64) === 1, 5_000);
         expect(p.senders.has(warn.identity)).toBe(true);
       }
     } finally {
@@ -222,7 +214,7 @@ describe('static peer down at start', () => {
       // The peers that are up deliver.
       const tx = legacyTransfer(6_301);
       expect((await submit(own.relayUrl, TEST_KEY, { transaction: tx.base64, routes: ['static'], maxRetries: 0 })).status).toBe(200);
-      for (const p of peers) expect(await until(() => p.got.get(tx.base64) === 1, 5_000)).toBe(true);
+      for (const p of peers) await until(() => p.got.get(tx.base64) === 1, 5_000);
     } finally {
       await own.stop();
     }
@@ -244,7 +236,7 @@ describe('everyTransaction and intake when a route is down', () => {
     const ok = await submit(relay.relayUrl, TEST_KEY, { transaction: tx.base64, routes: ['rpc'], maxRetries: 0 });
     expect(ok.status).toBe(200);
     expect(ok.json.routes).toEqual(['rpc', 'static']);
-    for (const p of peers) expect(await until(() => p.got.get(tx.base64) === 1, 15_000)).toBe(true);
+    for (const p of peers) await until(() => p.got.get(tx.base64) === 1, 15_000);
     const refused = await submit(relay.relayUrl, RPC_ONLY_KEY, { transaction: legacyTransfer(9_002).base64, routes: ['rpc'] });
     expect(refused.status).toBe(503);
     expect((refused.json.error as { reason: string }).reason).toBe('routes_unavailable');

@@ -1,11 +1,12 @@
 // The next leader's grace window, driven through a real QUIC client (src/quic) against the localnet's listeners:
 // a transaction sent only to the NEXT leader within graceMs of its first slot is held and lands in that slot; one
 // sent to the same validator earlier than that is dropped (not_leader) and never lands, even once it leads.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { QuicClientConnection, createRandomIdentityCertificate } from '../../../src/quic/index.js';
+import { until } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 const SLOT_MS = 400;
 const GRACE_MS = 200;
@@ -19,15 +20,6 @@ let conn: Connection;
 const payer = Keypair.generate();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function signedTransfer(lamports: number): Promise<{ bytes: Uint8Array; signature: string }> {
-  const { blockhash } = await conn.getLatestBlockhash('processed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports }),
-  );
-  tx.sign(payer);
-  return { bytes: tx.serialize(), signature: bs58.encode(tx.signature!) };
-}
-
 /** Resolve at monotonic time `ns` (coarse sleep, then short hops that let the listeners' I/O run). */
 async function at(ns: bigint): Promise<void> {
   for (;;) {
@@ -37,21 +29,12 @@ async function at(ns: bigint): Promise<void> {
   }
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await sleep(10);
-  }
-  return cond();
-}
-
 beforeAll(async () => {
   ln = await startLocalnet({ slotMs: SLOT_MS, validators: 4, stakes: [1n, 1n, 1n, 1n].map((x) => x * 100_000_000_000n), graceMs: GRACE_MS });
   conn = new Connection(ln.rpcUrl, 'confirmed');
   const sig = await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
   expect(sig).toBeTypeOf('string');
-  expect(await until(() => ln.bank.status(sig) !== undefined, 3_000)).toBe(true);
+  await until(() => ln.bank.status(sig) !== undefined, 3_000);
 });
 
 afterAll(async () => {
@@ -61,8 +44,8 @@ afterAll(async () => {
 describe('next-leader grace window over QUIC', () => {
   it('holds a transaction that reaches the next leader within graceMs and lands it in its first slot; drops an earlier one', async () => {
     const identity = await createRandomIdentityCertificate();
-    const early = await signedTransfer(1_000_001);
-    const inside = await signedTransfer(1_000_002);
+    const early = await signedTransfer(conn, payer, 1_000_001);
+    const inside = await signedTransfer(conn, payer, 1_000_002);
 
     // The next leader change at least OUTSIDE_MS + a margin away, and the validator that leads from there.
     let change = ln.schedule.nextLeaderChange(ln.clock.current);
@@ -78,15 +61,15 @@ describe('next-leader grace window over QUIC', () => {
       await at(startNs - BigInt(OUTSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
       expect(c.tryWrite(early.bytes)).toBe('written');
-      expect(await until(() => ln.landings.countersOf(next).dropped.not_leader === before.dropped.not_leader + 1, 150)).toBe(true);
+      await until(() => ln.landings.countersOf(next).dropped.not_leader === before.dropped.not_leader + 1, 150);
 
       await at(startNs - BigInt(INSIDE_MS * 1e6));
       expect(ln.schedule.leaderAt(ln.clock.current)).not.toBe(next);
       expect(c.tryWrite(inside.bytes)).toBe('written');
-      expect(await until(() => ln.landings.countersOf(next).buffered === before.buffered + 1, 90)).toBe(true);
+      await until(() => ln.landings.countersOf(next).buffered === before.buffered + 1, 90);
       expect(ln.bank.status(inside.signature)).toBeUndefined(); // held, not executed before its leader's slot
 
-      expect(await until(() => ln.bank.status(inside.signature) !== undefined, 2 * SLOT_MS)).toBe(true);
+      await until(() => ln.bank.status(inside.signature) !== undefined, 2 * SLOT_MS);
       const rec = ln.landings.page(0, 10_000).records.find((r) => r.signature === inside.signature)!;
       expect(rec).toMatchObject({ validator: next, slot: change, sender: identity.identity });
       expect(rec.arrivalNs).toBeLessThan(startNs);

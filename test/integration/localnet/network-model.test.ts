@@ -6,6 +6,7 @@ import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js'
 import { makeValidators } from '../../../src/localnet/validators.js';
 import { QuicClientConnection, createIdentityCertificate, createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
 import { TpuSender } from '../../helpers/tpu-sender.js';
+import { holdsWithin, until } from '../../helpers/wait-for.js';
 
 let ln: Localnet;
 
@@ -21,15 +22,6 @@ function connect(tpuQuic: string, identity: IdentityCertificate, connectTimeoutM
 /** A connection through the relay's egress connection worker, for bursts larger than the stream credit. */
 function sender(tpuQuic: string, identity: IdentityCertificate): Promise<TpuSender> {
   return TpuSender.connect({ ...hostPort(tpuQuic), identity });
-}
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return cond();
 }
 
 /** Distinct non-empty payloads: the listener counts whole streams; the gate drops them (not_leader / undecodable). */
@@ -99,7 +91,7 @@ describe('localnet network model', () => {
     const [v0] = makeValidators(4, 'slotrelay');
     const conn = await sender(ln.validators[1].tpuQuic, await createIdentityCertificate(v0.identity.secretKey));
     expect(new Set(await conn.sendAll(payloads(N, 1)))).toEqual(new Set(['sent']));
-    expect(await until(() => l.counters.transactions - t0 === N, 10_000)).toBe(true);
+    await until(() => l.counters.transactions - t0 === N, 10_000);
     await conn.close();
     const dropped = l.counters.transactionsDropped - d0;
     const reachedGate = ln.landings.countersOf(ln.validators[1].identity).received - c0;
@@ -119,7 +111,7 @@ describe('localnet network model', () => {
     for (let attempt = 0; conn === null && attempt < 3; attempt++) conn = await sender(ln.validators[2].tpuQuic, identity).catch(() => null);
     expect(conn).not.toBeNull();
     const outcomes = conn!.sendAll(payloads(N, 2));
-    expect(await until(() => l.counters.transactions - t0 === N, 20_000)).toBe(true);
+    await until(() => l.counters.transactions - t0 === N, 20_000);
     expect(new Set(await outcomes)).toEqual(new Set(['sent']));
     await conn!.close();
     const arrived = l.counters.datagramsReceived;
@@ -146,19 +138,19 @@ describe('localnet network model', () => {
     const identity = await createRandomIdentityCertificate();
     const open: QuicClientConnection[] = [];
     for (let i = 0; i < 8; i++) open.push(await connect(target, identity));
-    await until(() => ln.qos[0].counters.unstakedConnections === 8, 2_000);
+    await holdsWithin(() => ln.qos[0].counters.unstakedConnections === 8, 2_000);
     const ninth = await QuicClientConnection.open({ ...hostPort(target), identity });
     const info = await ninth.closed;
     expect(info).toMatchObject({ by: 'peer', isApp: true, code: 4, reason: 'too_many' });
     for (const c of open) expect(c.currentState).toBe('established');
     // Close all: 9 of the 20 per-minute connections are used; 11 more open and close, the next one is refused.
     for (const c of open) c.close();
-    await until(() => ln.qos[0].counters.unstakedConnections === 0, 2_000);
+    await holdsWithin(() => ln.qos[0].counters.unstakedConnections === 0, 2_000);
     for (let i = 0; i < 11; i++) {
       // Close only once the listener has admitted it (its handshake ends one flight after the client's).
       const accepted = ln.listeners[0].counters.connections;
       const c = await connect(target, identity);
-      expect(await until(() => ln.listeners[0].counters.connections > accepted, 2_000)).toBe(true);
+      await until(() => ln.listeners[0].counters.connections > accepted, 2_000);
       c.close();
     }
     const refused = await QuicClientConnection.open({ ...hostPort(target), identity });
@@ -175,7 +167,7 @@ describe('localnet network model', () => {
       const t0 = l.counters.transactions;
       const start = performance.now();
       const outcomes = conn.sendAll(payloads(N, tag));
-      expect(await until(() => l.counters.transactions - t0 >= N, 10_000)).toBe(true);
+      await until(() => l.counters.transactions - t0 >= N, 10_000);
       const ms = performance.now() - start;
       expect(new Set(await outcomes)).toEqual(new Set(['sent']));
       await conn.close();

@@ -2,10 +2,11 @@
 // real HTTP in, real QUIC out to the leaders' listeners, real signed transfers. The node's one-way delay shows in
 // when the transaction reaches the leader; with the current leader down the answer still comes (the next leader
 // took it) and a resend lands it in a live leader's slots.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { until } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 let ln: Localnet;
 let conn: Connection;
@@ -13,24 +14,6 @@ const payer = Keypair.generate();
 const SLOT_MS = 200;
 const RPC_DELAY_MS = 80;
 const DOWN = 0;
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return cond();
-}
-
-async function signedTransfer(): Promise<{ base64: string; signature: string }> {
-  const { blockhash } = await conn.getLatestBlockhash('processed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return { base64: Buffer.from(tx.serialize()).toString('base64'), signature: bs58.encode(tx.signature!) };
-}
 
 async function sendTransaction(base64: string): Promise<{ result?: string; error?: unknown }> {
   const res = await fetch(ln.rpcUrl, {
@@ -66,7 +49,7 @@ beforeAll(async () => {
   });
   conn = new Connection(ln.rpcUrl, 'confirmed');
   await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
-  expect(await until(() => ln.bank.balance(payer.publicKey.toBytes()) > 0n, 5_000)).toBe(true);
+  await until(() => ln.bank.balance(payer.publicKey.toBytes()) > 0n, 5_000);
 });
 
 afterAll(async () => {
@@ -76,7 +59,7 @@ afterAll(async () => {
 describe('facade sendTransaction (send-transaction-service)', () => {
   it('reaches the current leader over QUIC one RPC delay after the client sent it', async () => {
     const down = ln.validators[DOWN].identity;
-    const tx = await signedTransfer();
+    const tx = await signedTransfer(conn, payer);
     const slot = await windowOf((l) => l !== down, 20_000);
     const leader = ln.schedule.leaderAt(slot);
     const t0 = process.hrtime.bigint();
@@ -85,7 +68,7 @@ describe('facade sendTransaction (send-transaction-service)', () => {
     expect(answer.result).toBe(tx.signature);
     // The answer crosses the client <-> node distance twice.
     expect(answeredMs).toBeGreaterThanOrEqual(2 * RPC_DELAY_MS - 1);
-    expect(await until(() => landing(tx.signature) !== undefined, 3_000)).toBe(true);
+    await until(() => landing(tx.signature) !== undefined, 3_000);
     const rec = landing(tx.signature)!;
     expect(rec.validator).toBe(leader);
     const arrivedAfterMs = Number(rec.arrivalNs - t0) / 1e6;
@@ -95,7 +78,7 @@ describe('facade sendTransaction (send-transaction-service)', () => {
 
   it('the current leader is down: answered all the same (the next leader took it), landed by a live leader', async () => {
     const down = ln.validators[DOWN].identity;
-    const tx = await signedTransfer();
+    const tx = await signedTransfer(conn, payer);
     const resent0 = ln.rpcSend.resent;
     // Send so the node handles it at the start of the down validator's window (the request takes RPC_DELAY_MS).
     await windowOf((l) => l === down, 40_000);
@@ -103,7 +86,7 @@ describe('facade sendTransaction (send-transaction-service)', () => {
     const answer = await sendTransaction(tx.base64);
     expect(answer.result).toBe(tx.signature);
     expect(Date.now() - t0).toBeLessThan(2_000); // not held by the down leader's handshake
-    expect(await until(() => landing(tx.signature) !== undefined, 6_000)).toBe(true);
+    await until(() => landing(tx.signature) !== undefined, 6_000);
     const rec = landing(tx.signature)!;
     expect(rec.validator).not.toBe(down);
     expect(ln.schedule.leaderAt(rec.slot)).not.toBe(down);

@@ -1,11 +1,12 @@
 // signatureSubscribe over a plain WebSocket (the `ws` package already in node_modules through web3.js; no new
 // dependency): the notification for a transaction that lands has Agave's shape, fires once at the requested
 // commitment and removes the subscription; a signature that is not base58 of 64 bytes answers -32602 as Agave does.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 const SLOT_MS = 50;
 const FINALIZED_DEPTH = 6;
@@ -35,15 +36,6 @@ async function call(method: string, params: unknown[]): Promise<any> {
   return next((m) => m.id === id);
 }
 
-async function signedTransfer(): Promise<{ bytes: Buffer; signature: string }> {
-  const { blockhash, lastValidBlockHeight } = await conn.getLatestBlockhash('confirmed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return { bytes: tx.serialize(), signature: bs58.encode(tx.signature!) };
-}
-
 beforeAll(async () => {
   ln = await startLocalnet({ slotMs: SLOT_MS, validators: 2, finalizedDepth: FINALIZED_DEPTH });
   conn = new Connection(ln.rpcUrl, 'confirmed');
@@ -65,7 +57,7 @@ afterAll(async () => {
 
 describe('signatureSubscribe', () => {
   it('notifies once, in Agave\'s shape, when the transaction reaches the commitment, then drops the subscription', async () => {
-    const tx = await signedTransfer();
+    const tx = await signedTransfer(conn, payer, 1_000_000, 'confirmed');
     const sub = await call('signatureSubscribe', [tx.signature, { commitment: 'confirmed' }]);
     expect(sub).toEqual({ jsonrpc: '2.0', result: expect.any(Number), id: sub.id });
     const id: number = sub.result;
@@ -90,7 +82,7 @@ describe('signatureSubscribe', () => {
   });
 
   it('default commitment is finalized: no notification before finalizedDepth slots', async () => {
-    const tx = await signedTransfer();
+    const tx = await signedTransfer(conn, payer, 1_000_000, 'confirmed');
     const { result: id } = await call('signatureSubscribe', [tx.signature]);
     await conn.sendRawTransaction(tx.bytes, { skipPreflight: true });
     const note = await next((m) => m.method === 'signatureNotification' && m.params?.subscription === id);

@@ -3,14 +3,7 @@ import { Keypair } from '@solana/web3.js';
 import { TpuListener, type TpuTransactionInfo } from '../../../src/localnet/tpu-listener.js';
 import { QuicClientConnection, createIdentityCertificate, TPU_CLOSE_CODE } from '../../../src/quic/index.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
-
-const waitFor = async (cond: () => boolean, ms = 5_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-};
+import { until } from '../../helpers/wait-for.js';
 
 describe('localnet TPU listener', () => {
   const validator = Keypair.generate().publicKey.toBase58();
@@ -43,7 +36,7 @@ describe('localnet TPU listener', () => {
     const txs = [legacyTransfer(1).bytes, legacyTransfer(2).bytes, legacyTransfer(3).bytes];
     const sentNs = process.hrtime.bigint();
     for (const tx of txs) expect(c.tryWrite(tx)).toBe('written');
-    await waitFor(() => got.length === 3);
+    await until(() => got.length === 3);
     expect(got.map((g) => Buffer.from(g.tx).toString('hex')).sort()).toEqual(txs.map((t) => t.toString('hex')).sort());
     for (const g of got) {
       expect(g.info.validatorIdentity).toBe(validator);
@@ -70,7 +63,7 @@ describe('localnet TPU listener', () => {
     await QuicClientConnection.connect({ host: '127.0.0.1', port: listener.address().port, identity: null })
       .then((x) => x.closed)
       .catch(() => undefined);
-    await waitFor(() => listener.counters.rejectedConnections >= 1);
+    await until(() => listener.counters.rejectedConnections >= 1);
     expect(listener.counters.invalidStreams).toBe(1);
   });
 });

@@ -1,11 +1,12 @@
 // A QUIC client (the project's src/quic client, with its own identity certificate) sending signed transactions
 // straight to validators' tpuQuic: the current leader lands it, a validator that is neither the current nor the next
 // leader drops it (counted as not_leader). Also slotSubscribe through web3.js.
-import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
-import bs58 from 'bs58';
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { QuicClientConnection, createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
+import { until } from '../../helpers/wait-for.js';
+import { signedTransfer } from '../../helpers/transactions.js';
 
 let ln: Localnet;
 let conn: Connection;
@@ -18,15 +19,6 @@ function connect(tpuQuic: string): Promise<QuicClientConnection> {
   return QuicClientConnection.connect({ host, port: Number(port), identity });
 }
 
-async function signedTransfer(): Promise<{ bytes: Uint8Array; signature: string }> {
-  const { blockhash } = await conn.getLatestBlockhash('processed');
-  const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 0 }).add(
-    SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
-  );
-  tx.sign(payer);
-  return { bytes: tx.serialize(), signature: bs58.encode(tx.signature!) };
-}
-
 /** Wait for the first slot of a leader window, so the leader keeps the window for ~4 slots. */
 async function windowStart(): Promise<number> {
   for (;;) {
@@ -34,15 +26,6 @@ async function windowStart(): Promise<number> {
     if (s % 4 === 0) return s;
     await new Promise((r) => setTimeout(r, 5));
   }
-}
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return cond();
 }
 
 beforeAll(async () => {
@@ -62,8 +45,8 @@ describe('TPU routing on the localnet', () => {
     const conns = new Map<string, QuicClientConnection>();
     for (const v of ln.validators) conns.set(v.identity, await connect(v.tpuQuic));
     try {
-      const toLeader = await signedTransfer();
-      const toOther = await signedTransfer();
+      const toLeader = await signedTransfer(conn, payer);
+      const toOther = await signedTransfer(conn, payer);
       const slot = await windowStart();
       const leader = ln.schedule.leaderAt(slot);
       const next = ln.schedule.leaderAt(ln.schedule.nextLeaderChange(slot));
@@ -73,8 +56,8 @@ describe('TPU routing on the localnet', () => {
       expect(conns.get(leader)!.tryWrite(toLeader.bytes)).toBe('written');
       expect(conns.get(other)!.tryWrite(toOther.bytes)).toBe('written');
 
-      expect(await until(() => ln.bank.record(toLeader.signature) !== undefined, 2_000)).toBe(true);
-      expect(await until(() => ln.landings.countersOf(other).dropped.not_leader > droppedBefore, 2_000)).toBe(true);
+      await until(() => ln.bank.record(toLeader.signature) !== undefined, 2_000);
+      await until(() => ln.landings.countersOf(other).dropped.not_leader > droppedBefore, 2_000);
       await new Promise((r) => setTimeout(r, 3 * SLOT_MS));
       expect(ln.bank.record(toOther.signature)).toBeUndefined();
 
@@ -95,7 +78,7 @@ describe('TPU routing on the localnet', () => {
   it('slotSubscribe delivers consecutive slots', async () => {
     const seen: number[] = [];
     const id = conn.onSlotChange((s) => seen.push(s.slot));
-    expect(await until(() => seen.length >= 3, 3_000)).toBe(true);
+    await until(() => seen.length >= 3, 3_000);
     await conn.removeSlotChangeListener(id);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBe(seen[i - 1] + 1);
   });

@@ -11,6 +11,7 @@ import { createRandomIdentityCertificate } from '../../../src/quic/index.js';
 import { TpuSender } from '../../helpers/tpu-sender.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { buildV1, generateKeyPairSigner, memoIx, transferIx, type V1Tx } from '../../helpers/v1-transactions.js';
+import { waitForValue } from '../../helpers/wait-for.js';
 
 type Signer = Awaited<ReturnType<typeof generateKeyPairSigner>>;
 
@@ -26,16 +27,6 @@ interface RpcReply {
 async function rpc(method: string, params: unknown[] = []): Promise<RpcReply> {
   const res = await fetch(ln.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   return (await res.json()) as RpcReply;
-}
-
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 5_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function blockhash(): Promise<string> {
@@ -59,7 +50,7 @@ beforeAll(async () => {
   payer = await generateKeyPairSigner();
   const air = await rpc('requestAirdrop', [payer.address, 10_000_000_000]);
   expect(air.error).toBeUndefined();
-  await until(async () => ((await balance(payer.address)) > 0 ? true : undefined));
+  await waitForValue('the airdrop', async () => ((await balance(payer.address)) > 0 ? true : undefined));
 });
 
 afterAll(async () => {
@@ -82,7 +73,7 @@ describe('v1 transactions on the localnet', () => {
 
     const sent = await send(tx);
     expect(sent).toEqual({ jsonrpc: '2.0', id: 1, result: tx.signature });
-    const st = await until(async () => {
+    const st = await waitForValue('the transaction finalized', async () => {
       const s = await statusOf(tx.signature);
       return s?.confirmationStatus === 'finalized' ? s : undefined;
     }, 10_000);
@@ -114,7 +105,7 @@ describe('v1 transactions on the localnet', () => {
     const landing = ln.landings.page(0, 1_000_000).records.find((r) => r.signature === tx.signature);
     expect(landing?.slot).toBe(got.slot);
     // The cache reports a slot once it is complete, which may follow the confirmation seen above.
-    const slotFee = await until(async () => {
+    const slotFee = await waitForValue('the slot fee of the transaction', async () => {
       // Asked for the recipient, which only this transaction writes: the payer's airdrop (price 0) may share its slot,
       // and a slot's fee for an account is the lowest price among the transactions that wrote it.
       const fees = (await rpc('getRecentPrioritizationFees', [[to]])).result as { slot: number; prioritizationFee: number }[];
@@ -138,7 +129,7 @@ describe('v1 transactions on the localnet', () => {
     expect(big.base64.length).toBe(5464);
     const before = await balance(payer.address);
     expect((await send(big)).result).toBe(big.signature);
-    await until(async () => {
+    await waitForValue('the big transaction confirmed', async () => {
       const st = await statusOf(big.signature);
       return st !== null && st.confirmationStatus !== 'processed' ? true : undefined;
     });
@@ -173,7 +164,7 @@ describe('v1 transactions on the localnet', () => {
     const rejected = (): number => ln.validators.reduce((n, v) => n + (ln.landings.countersOf(v.identity).rejectedBy.SignatureFailure ?? 0), 0);
     const before = rejected();
     expect((await send(b64, { skipPreflight: true })).result).toBe(tx.signature);
-    await until(() => (rejected() > before ? true : undefined));
+    await waitForValue('the listener rejecting it', () => (rejected() > before ? true : undefined));
     expect(await statusOf(tx.signature)).toBeNull();
     expect(ln.bank.record(tx.signature)).toBeUndefined();
   });
@@ -186,7 +177,7 @@ describe('v1 transactions on the localnet', () => {
     const rejected = (): number => ln.validators.reduce((n, v) => n + (ln.landings.countersOf(v.identity).rejectedBy.BlockhashNotFound ?? 0), 0);
     const before = rejected();
     await send(tx, { skipPreflight: true, maxRetries: 0 });
-    await until(() => (rejected() > before ? true : undefined));
+    await waitForValue('the listener rejecting it', () => (rejected() > before ? true : undefined));
     expect(await statusOf(tx.signature)).toBeNull();
     const fee = await rpc('getFeeForMessage', [Buffer.from(tx.bytes.subarray(0, tx.bytes.length - 64)).toString('base64')]);
     expect(fee.result.value).toBeNull();
@@ -208,7 +199,7 @@ describe('v1 transactions on the localnet', () => {
     try {
       const outcomes = await Promise.all(senders.map((s) => s.send(tx.bytes)));
       expect(outcomes).toEqual(senders.map(() => 'sent'));
-      const rec = await until(() => ln.landings.page(0, 1_000_000).records.find((r) => r.signature === tx.signature));
+      const rec = await waitForValue('the landing record', () => ln.landings.page(0, 1_000_000).records.find((r) => r.signature === tx.signature));
       expect(rec.sender).toBe(identity.identity);
       expect(ln.schedule.leaderAt(rec.slot)).toBe(rec.validator);
       expect(ln.bank.record(tx.signature)?.parsed.version).toBe(1);

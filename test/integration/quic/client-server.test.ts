@@ -14,19 +14,12 @@ import {
 } from '../../../src/quic/index.js';
 import { QuicServerEndpoint, type QuicServerPeer } from '../../../src/localnet/tpu-endpoint.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
+import { until } from '../../helpers/wait-for.js';
 
 interface Received {
   tx: Buffer;
   identity: string | null;
 }
-
-const waitFor = async (cond: () => boolean, ms = 10_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 describe('QUIC client -> TPU-like server endpoint', () => {
   let server: QuicServerEndpoint;
@@ -62,7 +55,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     const txs = Array.from({ length: 20 }, (_, i) => legacyTransfer(1000 + i).bytes);
     // A fresh connection: 20 small transactions fit its stream credit and initial window, so each is written now.
     for (const tx of txs) expect(client.tryWrite(tx)).toBe('written');
-    await waitFor(() => received.length >= before + txs.length);
+    await until(() => received.length >= before + txs.length, 10_000);
     const got = received.slice(before);
     expect(got.map((r) => r.tx.toString('hex')).sort()).toEqual(txs.map((t) => t.toString('hex')).sort());
     expect(new Set(got.map((r) => r.identity))).toEqual(new Set([keypair.publicKey.toBase58()]));
@@ -108,9 +101,9 @@ describe('QUIC client -> TPU-like server endpoint', () => {
       },
     });
     fill();
-    await waitFor(() => i === N || failed > 0);
+    await until(() => i === N || failed > 0, 10_000);
     expect(failed).toBe(0);
-    await waitFor(() => received.length >= before + N);
+    await until(() => received.length >= before + N, 10_000);
     const mine = received.slice(before).filter((r) => r.identity === cert.identity);
     expect(mine.length).toBe(N);
     const seen = new Set(mine.map((r) => r.tx.readUInt32LE(r.tx.length - 4)));
@@ -119,7 +112,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     expect(s.transactionsWritten).toBe(N);
     expect(s.errors).toBe(0);
     // Never more streams at once than the server allows, and the peer credited every stream back.
-    await waitFor(() => client!.stats().streamsFinishedByPeer === N);
+    await until(() => client!.stats().streamsFinishedByPeer === N, 10_000);
     // The 128-stream limit was reached (back-pressure happened), and every refusal waited for one onWritable: the
     // work is bounded by the datagrams received (plus timers), not by how often the producer could have retried.
     expect(noCredit).toBeGreaterThan(0);
@@ -166,9 +159,9 @@ describe('QUIC client -> TPU-like server endpoint', () => {
       fill();
       await new Promise((res) => setTimeout(res, 2));
     }
-    await waitFor(() => i === N || failed > 0);
+    await until(() => i === N || failed > 0, 10_000);
     expect(failed).toBe(0);
-    await waitFor(() => received.filter((r) => r.identity === cert.identity).length >= N);
+    await until(() => received.filter((r) => r.identity === cert.identity).length >= N, 10_000);
     const mine = received.slice(before).filter((r) => r.identity === cert.identity);
     expect(mine.length).toBe(N);
     const byIndex = new Map(mine.map((r) => [r.tx.readUInt32LE(0), r.tx]));
@@ -196,7 +189,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     expect(info!.by).toBe('peer');
     expect(info!.isApp).toBe(false);
     expect(info!.code).toBe(0x100 + 116); // TLS alert certificate_required
-    await waitFor(() => server.counters.connectionsRejected > rejectedBefore);
+    await until(() => server.counters.connectionsRejected > rejectedBefore, 10_000);
     await expectGoodClientServed();
   });
 
@@ -241,7 +234,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     const stream = mq.connection.newStream('uni');
     const w = stream.writable.getWriter();
     await w.close().catch(() => undefined); // FIN with no data
-    await waitFor(() => server.counters.invalidStreams === invalidBefore + 1);
+    await until(() => server.counters.invalidStreams === invalidBefore + 1, 10_000);
     await connClosed;
     await mq.destroy({ force: true }).catch(() => undefined);
     await expectGoodClientServed();
@@ -259,7 +252,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     const c = await QuicClientConnection.connect({ host: '127.0.0.1', port: srv.address().port, identity: cert });
     const before = received.length;
     expect(c.tryWrite(legacyTransfer(5).bytes)).toBe('written');
-    await waitFor(() => received.length > before);
+    await until(() => received.length > before, 10_000);
     expect(srv.counters.retriesSent).toBe(1);
     expect(received.at(-1)!.identity).toBe(cert.identity);
     c.close();
@@ -272,7 +265,7 @@ describe('QUIC client -> TPU-like server endpoint', () => {
     const tx = legacyTransfer(42).bytes;
     const before = received.length;
     expect(c.tryWrite(tx)).toBe('written');
-    await waitFor(() => received.length > before);
+    await until(() => received.length > before, 10_000);
     expect(received.at(-1)!.tx.equals(tx)).toBe(true);
     expect(received.at(-1)!.identity).toBe(cert.identity);
     c.close();

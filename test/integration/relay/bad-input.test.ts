@@ -1,7 +1,7 @@
 // Every bad input gets its exact, specified error — and the relay keeps serving afterwards.
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { defaultKeys, OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
 import { signedV1, v1Layout } from '../../fixtures/tx/v1-transactions.js';
@@ -15,7 +15,7 @@ const RATE_LIMITED = 'Rate limit exceeded: retry after the Retry-After delay';
 const UNDECODABLE = 'failed to deserialize solana_transaction::versioned::VersionedTransaction: io error: failed to fill whole buffer';
 const SANITIZE_FAILURE = 'invalid transaction: Transaction failed to sanitize accounts offsets correctly';
 
-const env = relayOnRecordingUpstream({
+const env = relayOnFakeRpcUpstream({
   http: { maxBatchSize: 5, maxBodyBytes: 8192 },
   keys: [...defaultKeys(), { key: TIGHT_RELAY_KEY, name: 'tight-relay-bot', rateLimit: { perSecond: 1, burst: 3 } }],
 });

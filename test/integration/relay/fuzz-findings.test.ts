@@ -2,11 +2,11 @@
 // against a real relay: every answer is valid JSON with the specified code, and no client input reaches a throw
 // (no -32603 / HTTP 500, no error-level log line, no stack trace in the log).
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
-const env = relayOnRecordingUpstream();
+const env = relayOnFakeRpcUpstream();
 
 interface Answer {
   readonly status: number;

@@ -2,14 +2,14 @@
 // read from a real relay on a recording upstream: health status, route deliverability and upstream reachability follow
 // the upstream going away; per-key counts follow what each key sends, by key name, never the key.
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { sampleValue, scrape } from '../../helpers/metrics-text.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 // A short probe interval, so the dead upstream shows within the test's patience.
-const env = relayOnRecordingUpstream({ health: { probeIntervalMs: 200, probeTimeoutMs: 300 } });
+const env = relayOnFakeRpcUpstream({ health: { probeIntervalMs: 200, probeTimeoutMs: 300 } });
 
 async function send(key: string): Promise<number> {
   const tx = legacyTransfer();

@@ -3,17 +3,17 @@
 // them each time its failures age out of the window; when the route is fixed, the trickle's first send reopens it.
 // A real relay on a recording upstream that fails every sendTransaction, submissions over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 const TICK_MS = 1_000;
 const HEALTH = { probeIntervalMs: TICK_MS, probeTimeoutMs: 3_000, failingWindowMs: 2_000, failingMinOutcomes: 3 };
 
-let upstream: RecordingUpstream;
+let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
 beforeAll(async () => {
-  upstream = await startRecordingUpstream();
+  upstream = await startFakeRpcUpstream();
   upstream.sendError = { code: -32002, message: 'the endpoint refuses everything' };
   relay = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } }, telemetry: { enabled: false }, health: HEALTH });
 });

@@ -4,12 +4,12 @@
 import { Connection } from '@solana/web3.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildExampleTransaction } from '../../../src/client/example-transaction.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
-let upstream: RecordingUpstream | undefined;
+let upstream: FakeRpcUpstream | undefined;
 let relay: RelayHandle | undefined;
 afterEach(async () => {
   await relay?.stop('SIGKILL');
@@ -38,10 +38,9 @@ async function submit(url: string): Promise<{ status: number; json: any }> {
   return { status: res.status, json: await res.json() };
 }
 
-
 describe('health that tells the truth', () => {
   it('upstream down: /health unhealthy with reasons, submissions refused 503 routes_unavailable; back: ok and accepted', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     const port = Number(new URL(upstream.url).port);
     relay = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } }, telemetry: { enabled: false }, health: FAST_HEALTH });
 
@@ -89,7 +88,7 @@ describe('health that tells the truth', () => {
     });
     expect(relay.logs.some((l) => l.includes('"event":"health_changed"') && l.includes('upstream_unreachable'))).toBe(true);
 
-    upstream = await startRecordingUpstream(port);
+    upstream = await startFakeRpcUpstream({ port });
     await waitFor('healthy again', () => health(relay!.relayUrl), (h) => h.status === 200 && h.detail.status === 'ok');
     const back = await submit(relay.relayUrl);
     expect(back.status).toBe(200);
@@ -100,7 +99,7 @@ describe('health that tells the truth', () => {
   });
 
   it('a route failing every send is reported and refused once it has failed failingMinOutcomes times, then recovers', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.sendError = { code: -32002, message: 'the endpoint refuses everything' };
     // A window long enough that the refusal below is seen while the failures are still inside it on a busy box.
     const health5s = { ...FAST_HEALTH, failingWindowMs: 5_000 };

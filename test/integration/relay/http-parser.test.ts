@@ -6,7 +6,7 @@
 // a later malformed request in the same read, and never sent twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, loadableUwsBuilds, type Exchange } from '../../helpers/raw-http.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
@@ -47,7 +47,7 @@ const BAD_HEADERS: Record<string, string> = {
 const SIXTY_HEADERS = `GET /health HTTP/1.1\r\nhost: relay\r\n${Array.from({ length: 60 }, (_, i) => `x-h${i}: v\r\n`).join('')}\r\n`;
 
 /** How many times the upstream (the rpc route) received this transaction. */
-function timesSent(up: RecordingUpstream, base64: string): number {
+function timesSent(up: FakeRpcUpstream, base64: string): number {
   return up.sent().filter((b) => b.toString('base64') === base64).length;
 }
 
@@ -61,11 +61,11 @@ function expectSilentThenClosed(e: Exchange, what: string): void {
 describe.each(BUILDS)('HTTP parser on the %s uWS build', (build) => {
   /** The builds on upstream's current parser (ours and the maintained prebuilt) answer where the legacy one does not. */
   const current = build !== 'legacy';
-  let up: RecordingUpstream;
+  let up: FakeRpcUpstream;
   let relay: RelayHandle;
 
   beforeAll(async () => {
-    up = await startRecordingUpstream();
+    up = await startFakeRpcUpstream();
     relay = await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } } }, { SLOTRELAY_UWS_BUILD: build });
     // The build in use, as /health?detail, /metrics and relay_ready report it (docs/http-runtime.md).
     const detail = (await (await fetch(`${relay.relayUrl}/health?detail`)).json()) as { http: { build: string; node: string } };

@@ -3,14 +3,14 @@
 import { Connection, SendTransactionError } from '@solana/web3.js';
 import { createSolanaRpc, type Base64EncodedWireTransaction } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { defaultKeys, OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 
 /** A key with verifySignatures: true (and the default preflight policy, simulate). */
 const VERIFY_KEY = '5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9';
 
-const env = relayOnRecordingUpstream({
+const env = relayOnFakeRpcUpstream({
   keys: [...defaultKeys(), { key: VERIFY_KEY, name: 'verify-bot', verifySignatures: true }],
 });
 

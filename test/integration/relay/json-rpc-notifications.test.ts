@@ -4,7 +4,7 @@
 // simulateLimit met by a preflight, a failed preflight, a full ring. The same requests with an id get the documented
 // error (the control). A refusal made before the body is read (401) cannot know it is a notification: documented error.
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 const SEND_KEY = '0c6a3f1e-2b4d-4e8f-9a1c-7d5e3b2a1f08';
@@ -14,7 +14,7 @@ const FREE_KEY = '3f9d6c4b-5e7a-4b1c-8d4f-4a2e0c3d1b35';
 // Refill so slow (one token in ~17 min) that nothing refills during the test.
 const SLOW = 0.001;
 
-const env = relayOnRecordingUpstream({
+const env = relayOnFakeRpcUpstream({
   keys: [
     { key: SEND_KEY, name: 'send-metered', rateLimit: { perSecond: SLOW, burst: 1 } },
     { key: SIM_KEY, name: 'sim-metered', simulateLimit: { perSecond: SLOW, burst: 1 } },

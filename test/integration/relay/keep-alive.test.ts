@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import { Connection } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
@@ -78,10 +78,10 @@ class RawHttpConnection {
 const BUILDS = loadableUwsBuilds();
 
 describe('HTTP keep-alive (http.idleTimeoutSeconds: 24), every loadable uWS build side by side', () => {
-  const envs = new Map<string, { up: RecordingUpstream; relay: RelayHandle }>();
+  const envs = new Map<string, { up: FakeRpcUpstream; relay: RelayHandle }>();
   beforeAll(async () => {
     for (const build of BUILDS) {
-      const up = await startRecordingUpstream();
+      const up = await startFakeRpcUpstream();
       const relay = await startRelay(
         { upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: IDLE_TIMEOUT_S } },
         { SLOTRELAY_UWS_BUILD: build },

@@ -7,11 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
+import { until } from '../../helpers/wait-for.js';
 
-let upstream: RecordingUpstream | undefined;
+let upstream: FakeRpcUpstream | undefined;
 let relay: RelayHandle | undefined;
 afterEach(async () => {
   await relay?.stop('SIGKILL');
@@ -31,7 +32,7 @@ async function submit(url: string, tx: SignedTx) {
 
 describe('overload and shutdown', () => {
   it('a full ring refuses with 503 + Retry-After and counts it; accepted ones are all delivered', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 1500; // the route holds every record this long, so 4 slots fill at once
     relay = await startRelay({
       upstream: { rpcUrl: upstream.url },
@@ -64,16 +65,12 @@ describe('overload and shutdown', () => {
     const metrics = await (await fetch(`${relay.relayUrl}/metrics`)).text();
     expect(metrics).toMatch(/slotrelay_rejections_total\{reason="overloaded"\} 4/);
     // Room again once the route finished (the upstream answers after its delay): the relay serves normally.
-    const until = Date.now() + 10_000;
-    while (!/slotrelay_ring_depth\{ring="0"\} 0\b/.test(await (await fetch(`${relay.relayUrl}/metrics`)).text())) {
-      if (Date.now() > until) throw new Error('the ring never drained');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => /slotrelay_ring_depth\{ring="0"\} 0\b/.test(await (await fetch(`${relay!.relayUrl}/metrics`)).text()), 10_000, 50);
     expect((await submit(relay.relayUrl, legacyTransfer())).status).toBe(200);
   });
 
   it('a full ring refuses JSON-RPC sendTransaction with 503 + Retry-After and the exact -32005 error, id kept', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 1500;
     relay = await startRelay({
       upstream: { rpcUrl: upstream.url },
@@ -113,7 +110,7 @@ describe('overload and shutdown', () => {
   });
 
   it('SIGTERM stops accepting, drains the rings into the route and exits 0', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 300;
     relay = await startRelay({
       upstream: { rpcUrl: upstream.url },
@@ -130,7 +127,7 @@ describe('overload and shutdown', () => {
   });
 
   it('SIGTERM with a route that cannot deliver before shutdown.drainTimeoutMs: every undelivered one is dropped:shutdown, counted and logged (bounded), exit 1', async () => {
-    upstream = await startRecordingUpstream();
+    upstream = await startFakeRpcUpstream();
     upstream.delayMs = 20_000; // the rpc endpoint answers long after the drain timeout
     relay = await startRelay({
       upstream: { rpcUrl: upstream.url },

@@ -12,9 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { PubsubClient } from '../../helpers/pubsub-client.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const TIMEOUT_MS = 1_000;
 const PUBKEY = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
@@ -87,14 +88,6 @@ class FakeUpstream {
   }
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
@@ -102,13 +95,13 @@ async function metric(name: string): Promise<number> {
 }
 
 let relay: RelayHandle;
-let http: RecordingUpstream;
+let http: FakeRpcUpstream;
 let upstream: FakeUpstream;
 let port: number;
 const keyed = (): string => `${relay.wsUrl}/?key=${TEST_KEY}`;
 
 beforeAll(async () => {
-  http = await startRecordingUpstream();
+  http = await startFakeRpcUpstream();
   port = await freePort();
   upstream = new FakeUpstream(port);
   await upstream.start();

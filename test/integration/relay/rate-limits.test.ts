@@ -2,14 +2,14 @@
 // (getLeaderSlots, unknown methods) have separate token buckets, a batch is charged per element to each, all or
 // nothing, and a refusal is HTTP 429 + Retry-After with the request id preserved.
 import { describe, expect, it } from 'vitest';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 const KEY = '3b8f0e4c-1d2a-4f6b-9c7e-5a4d3c2b1a09';
 // Refill so slow (one token in ~17 min) that nothing refills during the test.
 const SLOW = 0.001;
 
-const env = relayOnRecordingUpstream({
+const env = relayOnFakeRpcUpstream({
   keys: [{ key: KEY, name: 'metered', rateLimit: { perSecond: SLOW, burst: 2 }, readLimit: { perSecond: SLOW, burst: 3 } }],
 });
 async function post(body: unknown): Promise<{ status: number; retryAfter: string | null; json: any }> {

@@ -2,11 +2,11 @@
 import { Connection, SendTransactionError } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
 import { RelayClient, RelaySubmitError } from '../../../src/client/index.js';
-import { relayOnRecordingUpstream } from '../../helpers/relay-on-upstream.js';
+import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 
-const env = relayOnRecordingUpstream();
+const env = relayOnFakeRpcUpstream();
 
 async function call(path: string, body: string | Buffer, contentType: string, headers: Record<string, string> = { 'x-api-key': TEST_KEY }) {
   const res = await fetch(env.relay.relayUrl + path, { method: 'POST', headers: { 'content-type': contentType, ...headers }, body });

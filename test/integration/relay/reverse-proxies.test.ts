@@ -6,7 +6,7 @@
 // the source build exists. Skipped, saying why, only where the packages cannot be installed or our build was not made.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { ensureProxies, freePort, haproxyConfig, haproxyServers, nginxConfig, ProxyProcess, type ProxyBinaries, type ServerCheck } from '../../helpers/reverse-proxies.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
@@ -24,7 +24,7 @@ interface Stack {
   readonly ports: { readonly nginxRelay: number; readonly nginxRpc: number; readonly haproxy: number; readonly stats: number };
 }
 
-async function startStack(b: ProxyBinaries, up: RecordingUpstream, build: string): Promise<Stack> {
+async function startStack(b: ProxyBinaries, up: FakeRpcUpstream, build: string): Promise<Stack> {
   const relay = await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } } }, { SLOTRELAY_UWS_BUILD: build });
   const ports = { nginxRelay: await freePort(), nginxRpc: await freePort(), haproxy: await freePort(), stats: await freePort() };
   const nginx = await ProxyProcess.start(
@@ -70,11 +70,11 @@ function rpcSend(base: string, base64: string): Promise<Response> {
 }
 
 describe.skipIf(skip !== null)('nginx and HAProxy with their default upstream settings in front of the relay', () => {
-  let up: RecordingUpstream;
+  let up: FakeRpcUpstream;
   let ours: Stack | undefined;
 
   beforeAll(async () => {
-    up = await startRecordingUpstream();
+    up = await startFakeRpcUpstream();
     ours = await startStack(bins as ProxyBinaries, up, 'source');
   }, 60_000);
   afterAll(async () => {

@@ -4,7 +4,7 @@
 // the request id; the key's simulateLimit answers 429 + Retry-After; a dead upstream answers -32005 at once.
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { defaultKeys, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
@@ -145,7 +145,7 @@ describe('simulateTransaction through the relay', () => {
 
 describe('simulateTransaction with the upstream gone', () => {
   it('answers -32005 upstream_unavailable at once, with the id, and recovers when the upstream is back', async () => {
-    const upstream = await startRecordingUpstream();
+    const upstream = await startFakeRpcUpstream();
     const port = Number(new URL(upstream.url).port);
     const r2 = await startRelay({ upstream: { rpcUrl: upstream.url, requestTimeoutMs: 2_000 }, routes: { rpc: { endpoints: [upstream.url] } }, telemetry: { enabled: false } });
     try {
@@ -164,7 +164,7 @@ describe('simulateTransaction with the upstream gone', () => {
       expect(down).toEqual({ jsonrpc: '2.0', error: { code: -32005, message: 'Node is unhealthy: the upstream RPC is unavailable', data: { reason: 'upstream_unavailable' } }, id: 42 });
       // The upstream's address never reaches the client.
       expect(JSON.stringify(down)).not.toContain(String(port));
-      const back = await startRecordingUpstream(port);
+      const back = await startFakeRpcUpstream({ port });
       try {
         expect((await call()).result.value.err).toBeNull();
         expect(back.calls.some((c) => c.method === 'simulateTransaction')).toBe(true);

@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 
 /** The bound measured from the dribble's first byte: uWS's 10 s timer swept every 4 s, plus a loaded box's margin. */
@@ -77,10 +77,10 @@ const BUILDS = loadableUwsBuilds();
 const HEALTH = 'GET /health HTTP/1.1\r\nhost: relay\r\n\r\n';
 
 describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60), every loadable uWS build at once', () => {
-  let up: RecordingUpstream;
+  let up: FakeRpcUpstream;
   const relays = new Map<string, RelayHandle>();
   beforeAll(async () => {
-    up = await startRecordingUpstream();
+    up = await startFakeRpcUpstream();
     for (const build of BUILDS) {
       relays.set(build, await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: 60 } }, { SLOTRELAY_UWS_BUILD: build }));
     }

@@ -6,7 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
-import { startRecordingUpstream, type RecordingUpstream } from '../../helpers/recording-upstream.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 
 const PER_KIND = 200;
@@ -48,10 +48,10 @@ function slowClient(url: string, prefix: string, drip: string): Promise<Slow> {
 const BUILDS = loadableUwsBuilds();
 
 describe('slow clients (http.idleTimeoutSeconds: 60), every loadable uWS build at once', () => {
-  let up: RecordingUpstream;
+  let up: FakeRpcUpstream;
   const relays = new Map<string, RelayHandle>();
   beforeAll(async () => {
-    up = await startRecordingUpstream();
+    up = await startFakeRpcUpstream();
     for (const build of BUILDS) {
       relays.set(build, await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: 60 } }, { SLOTRELAY_UWS_BUILD: build }));
     }

@@ -20,6 +20,7 @@ import { legacyTransfer, v0Transfer } from '../../helpers/transactions.js';
 import { buildV1, memoIx, transferIx, type V1Tx } from '../../helpers/v1-transactions.js';
 import { inflightStatusWhen, type RpcAnswer } from '../../helpers/bundles.js';
 import { waitFor } from '../../helpers/wait-for.js';
+import { confirmedStatus } from '../../helpers/landed.js';
 
 /** Enough for a transfer and a 4 KB memo; a v1 without a loaded-data limit gets a budget of 0 bytes (docs/transactions.md). */
 const CONFIG = { computeUnitLimit: 200_000, loadedAccountsDataSizeLimit: 1_000_000, priorityFeeLamports: 3_000n } as const;
@@ -48,16 +49,6 @@ async function rpc(url: string, method: string, params: unknown[], key = TEST_KE
 async function submit(body: Record<string, unknown>, key = TEST_KEY): Promise<{ status: number; json: any }> {
   const res = await fetch(`${relay.relayUrl}/v1/submit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json() };
-}
-
-async function landed(signature: string): Promise<{ slot: number; err: unknown }> {
-  return waitFor(
-    `${signature.slice(0, 8)} confirmed`,
-    async () => (await conn.getSignatureStatuses([signature])).value[0],
-    (s) => s !== null && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized'),
-    30_000,
-    100,
-  ) as Promise<{ slot: number; err: unknown }>;
 }
 
 async function receipt(signature: string): Promise<any> {
@@ -111,7 +102,7 @@ describe('v1 transactions through every ingress', () => {
     const v0 = v0Transfer(1_000_000, payerKeypair, await blockhash());
     expect((await rpc(relay.rpcUrl, 'sendTransaction', [legacy.base64, { encoding: 'base64' }])).result).toBe(legacy.signature);
     expect((await rpc(relay.rpcUrl, 'sendTransaction', [v0.base64, { encoding: 'base64' }])).result).toBe(v0.signature);
-    for (const s of [a.signature, b.signature, legacy.signature, v0.signature]) expect((await landed(s)).err).toBeNull();
+    for (const s of [a.signature, b.signature, legacy.signature, v0.signature]) expect((await confirmedStatus(conn, s, 30_000)).err).toBeNull();
     // getTransaction through the relay's passthrough: version 1, the config's fee.
     const got = await rpc(relay.rpcUrl, 'getTransaction', [a.signature, { encoding: 'json', maxSupportedTransactionVersion: 1, commitment: 'confirmed' }]);
     expect(got.result.version).toBe(1);
@@ -129,7 +120,7 @@ describe('v1 transactions through every ingress', () => {
     expect(await raw.json()).toMatchObject({ accepted: true, signature: b.signature });
     const c = await transfer(1_300_000n);
     expect((await rpc(`${relay.relayUrl}/v1/sendTransaction`, 'sendTransaction', [c.base64, { encoding: 'base64' }])).result).toBe(c.signature);
-    for (const s of [a.signature, b.signature, c.signature]) expect((await landed(s)).err).toBeNull();
+    for (const s of [a.signature, b.signature, c.signature]) expect((await confirmedStatus(conn, s, 30_000)).err).toBeNull();
   });
 
   it('QUIC ingress: a uni stream and a bidi request (answered with the v1 signature)', async () => {
@@ -139,7 +130,7 @@ describe('v1 transactions through every ingress', () => {
       expect((await client.sendUni(a.bytes)).kind).toBe('written');
       const b = await transfer(1_500_000n);
       expect(await client.request({ transaction: b.bytes, routes: ['rpc'] })).toEqual({ kind: 'answer', answer: { accepted: true, signature: b.signature, routes: ['rpc'] } });
-      for (const s of [a.signature, b.signature]) expect((await landed(s)).err).toBeNull();
+      for (const s of [a.signature, b.signature]) expect((await confirmedStatus(conn, s, 30_000)).err).toBeNull();
     } finally {
       client.close();
     }
@@ -150,7 +141,7 @@ describe('v1 transactions by every route', () => {
   it.each(['rpc', 'direct', 'jito', 'static'])('%s: lands, and the receipt says which route sent it and that it executed', async (route) => {
     const tx = await transfer(2_000_000n);
     expect(await submit({ transaction: tx.base64, routes: [route], maxRetries: 0 })).toMatchObject({ status: 200, json: { accepted: true, signature: tx.signature, routes: [route] } });
-    const status = await landed(tx.signature);
+    const status = await confirmedStatus(conn, tx.signature, 30_000);
     expect(status.err).toBeNull();
     const r = await waitFor('receipt landed', () => receipt(tx.signature), (x) => x.status === 'landed', 20_000);
     expect(Object.keys(r.routes)).toEqual([route]);
@@ -166,7 +157,7 @@ describe('v1 transactions by every route', () => {
     const big = await buildV1(payer, hash, [memoIx(memo, signers)], CONFIG);
     expect(big.bytes.length).toBe(4_096);
     expect(await submit({ transaction: big.base64, routes: ['direct'], maxRetries: 0 })).toMatchObject({ status: 200, json: { signature: big.signature } });
-    const status = await landed(big.signature);
+    const status = await confirmedStatus(conn, big.signature, 30_000);
     expect(status.err).toBeNull();
     const r = await waitFor('receipt landed', () => receipt(big.signature), (x) => x.status === 'landed', 20_000);
     expect(r.routes.direct.targets).toBeGreaterThan(0);
@@ -188,7 +179,7 @@ describe('v1 transactions by every route', () => {
     expect(sent.result).toBe(id);
     const settled = await inflightStatusWhen(jito, id, (s) => s.status !== 'Pending' && s.status !== 'Invalid', 30_000);
     expect(settled.status).toBe('Landed');
-    expect((await landed(tx.signature)).err).toBeNull();
+    expect((await confirmedStatus(conn, tx.signature, 30_000)).err).toBeNull();
   });
 });
 

@@ -11,6 +11,7 @@ import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js'
 import { SnapshotReader } from '../../../src/telemetry/snapshot.js';
 import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
+import { waitForValue } from '../../helpers/wait-for.js';
 
 let localnet: Localnet;
 let thread: TelemetryThread;
@@ -22,16 +23,6 @@ const wsSockets = new Set<net.Socket>();
 let getSlotCalls = 0;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 function listenWsProxy(port: number): Promise<void> {
   const target = new URL(localnet.wsUrl);
@@ -112,8 +103,8 @@ async function follow(ms: number): Promise<{ generations: number; slots: number;
 
 describe('telemetry slot source', () => {
   it('subscribed: slots arrive over the WebSocket and getSlot is not polled', async () => {
-    await until('a snapshot', () => reader.current());
-    await until('the subscription', () => wsSockets.size >= 2);
+    await waitForValue('a snapshot', () => reader.current());
+    await waitForValue('the subscription', () => wsSockets.size >= 2);
     await sleep(300); // the polls made before the subscription was up have returned
     const r = await follow(1_500);
     expect(r.slots).toBeGreaterThanOrEqual(10); // 100 ms slots
@@ -135,7 +126,7 @@ describe('telemetry slot source', () => {
 
   it('WebSocket back: the thread resubscribes and polling stops', async () => {
     await listenWsProxy(wsPort);
-    await until('the resubscription', () => wsSockets.size >= 2, 15_000); // reconnect backoff is at most 5 s
+    await waitForValue('the resubscription', () => wsSockets.size >= 2, 15_000); // reconnect backoff is at most 5 s
     await sleep(300);
     const r = await follow(1_000);
     expect(r.getSlot).toBe(0);

@@ -14,6 +14,7 @@ import { SnapshotReader, rowsSlice, type SnapshotView } from '../../../src/telem
 import { SnapshotLeaderSource } from '../../../src/telemetry/snapshot-leader-source.js';
 import { TelemetryThread } from '../../../src/telemetry/telemetry-thread.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
+import { waitForValue } from '../../helpers/wait-for.js';
 
 const FAR_MS = 60;
 const EPOCH = 64;
@@ -22,16 +23,6 @@ const PEER = '10.255.255.1:8009';
 let localnet: Localnet;
 let thread: TelemetryThread;
 let reader: SnapshotReader;
-
-async function until<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 type Row = { slot: number; identity: string; stake: number; pingToLeaders: any[]; txPaths: any[]; routeScores: any[]; location?: any };
 const rows = (v: SnapshotView): Row[] => JSON.parse('[' + rowsSlice(v, 0, v.rowCount) + ']');
@@ -73,7 +64,7 @@ afterAll(async () => {
 
 describe('telemetry thread against the localnet', () => {
   it('publishes every slot; rows and the leader table match the localnet schedule, stake and TPU addresses', async () => {
-    const v = await until('a snapshot', () => reader.current());
+    const v = await waitForValue('a snapshot', () => reader.current());
     expect(v.supported).toBe(true);
     expect(Math.abs(v.snapshotSlot - localnet.clock.current)).toBeLessThanOrEqual(2);
     expect(v.firstSlot).toBe(Math.max(0, v.snapshotSlot - 8));
@@ -95,7 +86,7 @@ describe('telemetry thread against the localnet', () => {
       expect(l.stake).toBe(byId.get(l.identity)!.stake);
     }
     const g = v.generation;
-    await until('a later generation', () => (reader.current()!.generation > g + 3 ? true : null));
+    await waitForValue('a later generation', () => (reader.current()!.generation > g + 3 ? true : null));
   });
 
   it('extends into the next epoch: rows past the boundary carry that epoch\'s leaders, and the one after once crossed', async () => {
@@ -114,7 +105,7 @@ describe('telemetry thread against the localnet', () => {
       expect(v.lastSlot).toBe(Math.min(v.snapshotSlot + 99, epochEnd));
     };
     // Epoch 0 -> 1.
-    const v1 = await until('a snapshot across slot 64', () => {
+    const v1 = await waitForValue('a snapshot across slot 64', () => {
       const c = reader.current();
       return c && c.snapshotSlot < EPOCH && crossesNext(c, EPOCH) ? c : null;
     });
@@ -122,7 +113,7 @@ describe('telemetry thread against the localnet', () => {
     const differs = rows(v1).some((r) => r.slot >= EPOCH && localnet.schedule.leaderAt(r.slot) !== localnet.schedule.leaderAt(r.slot - EPOCH));
     expect(differs).toBe(true);
     // Once the cluster is in epoch 1, epoch 2's schedule becomes known and rows run past slot 128.
-    const v2 = await until('a snapshot across slot 128', () => {
+    const v2 = await waitForValue('a snapshot across slot 128', () => {
       const c = reader.current();
       return c && crossesNext(c, 2 * EPOCH) ? c : null;
     }, 20_000);
@@ -130,7 +121,7 @@ describe('telemetry thread against the localnet', () => {
   });
 
   it('the QUIC probe measures this region\'s ping; other regions stay estimates', async () => {
-    const v = await until('a measured ping', () => {
+    const v = await waitForValue('a measured ping', () => {
       const c = reader.current();
       return c && rows(c).find((r) => r.pingToLeaders.some((p) => p.region === 'fra' && p.estimated === false)) ? c : null;
     });
@@ -153,7 +144,7 @@ describe('telemetry thread against the localnet', () => {
       return p ? (p.latencyMs as number) : null;
     };
     const [near, far, near2] = localnet.validators.map((x) => x.identity);
-    await until('measured pings for every validator', () => pingOf(near) !== null && pingOf(far) !== null && pingOf(near2) !== null, 15_000);
+    await waitForValue('measured pings for every validator', () => pingOf(near) !== null && pingOf(far) !== null && pingOf(near2) !== null, 15_000);
     expect(pingOf(far)!).toBeGreaterThanOrEqual(2 * FAR_MS);
     expect(pingOf(far)!).toBeLessThan(2 * FAR_MS + 80);
     expect(pingOf(near)!).toBeLessThan(FAR_MS);
@@ -176,7 +167,7 @@ describe('telemetry thread against the localnet', () => {
     // samples are all that is left in the window (as from a live connection reporting every second); a faster one
     // at its first sample (below).
     const slowReports = setInterval(() => postRouteMeasurements(port, [{ identity: target, provider: 'direct', handshakeRttMs: 400, sendLatencyUs: 50 }]), 250);
-    const slow = await until(
+    const slow = await waitForValue(
       'static selected',
       () => {
         const p = pathsOf();
@@ -188,7 +179,7 @@ describe('telemetry thread against the localnet', () => {
     // A report by TPU address (as the egress connection cache knows it) moves it back.
     const tpu = localnet.validators.find((x) => x.identity === target)!.tpuQuic;
     postRouteMeasurements(port, [{ target: tpu, provider: 'direct', handshakeRttMs: 1, sendLatencyUs: 20 }]);
-    const fast = await until('direct selected again', () => {
+    const fast = await waitForValue('direct selected again', () => {
       const p = pathsOf();
       return p?.find((x) => x.provider === 'direct')?.selected ? p : null;
     });
@@ -198,8 +189,8 @@ describe('telemetry thread against the localnet', () => {
   it('restarts the thread after it dies; the new thread keeps publishing into the same buffer', async () => {
     const before = reader.current()!.generation;
     thread.crashForTest();
-    await until('the restart', () => thread.restarts === 1);
-    await until('publishing again', () => (reader.current()!.generation > before + 3 ? true : null));
+    await waitForValue('the restart', () => thread.restarts === 1);
+    await waitForValue('publishing again', () => (reader.current()!.generation > before + 3 ? true : null));
     expect(Date.now() - reader.current()!.generatedAtUnixMs).toBeLessThan(1_000);
   });
 });

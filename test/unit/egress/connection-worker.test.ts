@@ -10,21 +10,13 @@ import { ConnectionWorker, type ConnectionWorkerOptions } from '../../../src/egr
 import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { createRandomIdentityCertificate, type IdentityCertificate } from '../../../src/quic/index.js';
+import { until } from '../../helpers/wait-for.js';
 
 const log = createLogger('silent', 'test');
 let identity: IdentityCertificate;
 let listener: TpuListener;
 let port = 0;
 const received: Uint8Array[] = [];
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return cond();
-}
 
 function opts(p: number, extra: Partial<ConnectionWorkerOptions> = {}): ConnectionWorkerOptions {
   return { host: '127.0.0.1', port: p, identity, maxIdleTimeoutMs: 5_000, keepAliveMs: 1_000, connectTimeoutMs: 500, retryMinMs: 40, retryMaxMs: 160, maxQueued: 64, staleAfterMs: 2_000, log, ...extra };
@@ -60,7 +52,7 @@ describe('ConnectionWorker', () => {
     expect(await p).toBe('sent');
     expect(w.state).toBe('active');
     expect(w.send(Buffer.from('second'))).toBe('sent');
-    expect(await until(() => received.length === 2, 2_000)).toBe(true);
+    await until(() => received.length === 2, 2_000);
     expect(Buffer.from(received[0]).toString()).toBe('a transaction while connecting');
     const r = w.report();
     expect(r).toMatchObject({ state: 'active', connects: 1, connectFailures: 0, sent: 2, queued: 0 });
@@ -74,9 +66,9 @@ describe('ConnectionWorker', () => {
     const w = new ConnectionWorker(opts(await deadPort()));
     const pending = w.send(Buffer.from('x'));
     expect(await pending).toBe('dropped:no_connection');
-    expect(await until(() => w.state === 'retrying', 1_000)).toBe(true);
+    await until(() => w.state === 'retrying', 1_000);
     expect(w.send(Buffer.from('y'))).toBe('dropped:no_connection');
-    expect(await until(() => w.report().connectFailures >= 4, 2_000)).toBe(true);
+    await until(() => w.report().connectFailures >= 4, 2_000);
     await w.close(0);
     expect(w.state).toBe('closed');
     expect(w.report().droppedNoConnection).toBe(2);
@@ -99,7 +91,7 @@ describe('ConnectionWorker', () => {
       expect(w.send(Buffer.alloc(100, 1))).toBe('sent');
       expect(w.transportStats()).toMatchObject({ state: 'established', transactionsWritten: 1 });
       expect(w.send(Buffer.alloc(2000, 2))).toBe('sent');
-      expect(await until(() => w.state === 'closed', 2_000)).toBe(true);
+      await until(() => w.state === 'closed', 2_000);
       await new Promise((r) => setTimeout(r, 200));
       expect(w.report()).toMatchObject({ state: 'closed', connects: 1 });
       expect(w.transportStats()).toBeNull();
@@ -148,7 +140,7 @@ describe('ConnectionWorker: every transaction gets its own outcome', () => {
     expect(big).toBe('failed');
     expect(await ok1).toBe('sent');
     expect(await ok2).toBe('sent');
-    expect(await until(() => received.length === before + 2, 2_000)).toBe(true);
+    await until(() => received.length === before + 2, 2_000);
     expect(w.report()).toMatchObject({ sent: 2, failed: 1, droppedQueueFull: 0 });
     await w.close(0);
   });
@@ -159,7 +151,7 @@ describe('ConnectionWorker: every transaction gets its own outcome', () => {
     await big.start();
     const w = new ConnectionWorker(opts(big.address().port, { maxTransactionBytes: 4096 }));
     expect(await w.send(new Uint8Array(1300).fill(9))).toBe('sent');
-    expect(await until(() => got.length === 1, 2_000)).toBe(true);
+    await until(() => got.length === 1, 2_000);
     expect(got[0].length).toBe(1300);
     await w.close(0);
     await big.stop();
@@ -176,7 +168,7 @@ describe('ConnectionWorker: a stalled peer cannot hold a transaction longer than
     const w = new ConnectionWorker(opts(parked.address().port, { staleAfterMs: 300, log: capture }));
     const t0 = performance.now();
     const a = w.send(Buffer.from('a'));
-    expect(await until(() => w.state === 'active', 2_000)).toBe(true);
+    await until(() => w.state === 'active', 2_000);
     const b = w.send(Buffer.from('b'));
     expect(typeof b).not.toBe('string'); // queued: no credit
     const outcomes = await Promise.all([a, b]);
@@ -197,7 +189,7 @@ describe('ConnectionWorker: a stalled peer cannot hold a transaction longer than
     const relay = await silentAfterHandshake(port);
     const w = new ConnectionWorker(opts(relay.port, { staleAfterMs: 400, maxQueued: 4096 }));
     expect(await w.send(Buffer.from('handshake carrier'))).toBe('sent');
-    expect(await until(() => received.length === before + 1, 2_000)).toBe(true);
+    await until(() => received.length === before + 1, 2_000);
     relay.swallow();
     const tx = new Uint8Array(1200).fill(1);
     const answers: (string | Promise<string>)[] = [];

@@ -8,6 +8,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
 import { CTL_BYTES, CTL_WAITING, EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
 import { createRing, requestStop, ringDepth, RingProducer } from '../../../src/shm/ring.js';
+import { until } from '../../helpers/wait-for.js';
 
 const log = createLogger('silent', 'test');
 const config = configSchema.parse({ rings: { workers: 1, slotsPerRing: 16 }, log: { level: 'silent' } });
@@ -55,14 +56,6 @@ function publish(p: RingProducer, n: number, mask: number): void {
   if (off < 0) throw new Error('ring full');
   p.bytes.writeUInt32LE(n, off);
   p.publish(4, 0, mask, -1, performance.timeOrigin + performance.now(), `t${n}`);
-}
-
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 2));
-  }
 }
 
 function task(ring: SharedArrayBuffer, counters: SharedArrayBuffer, extra: Partial<EgressTask> = {}): EgressTask {

@@ -13,6 +13,7 @@ import { configSchema } from '../../../src/config/schema.js';
 import { createWorkerCounters, workerCounterRegion } from '../../../src/metrics/worker-counters.js';
 import { EGRESS_OUTCOMES, ROUTE_IDS, WORKER_COUNTER, egressCounterIndex } from '../../../src/shm/layout.js';
 import { createRing, requestStop, RingProducer } from '../../../src/shm/ring.js';
+import { until } from '../../helpers/wait-for.js';
 
 const config = configSchema.parse({ rings: { workers: 1, slotsPerRing: 256 }, log: { level: 'info' } });
 const RPC = 1 << ROUTE_IDS.rpc;
@@ -46,14 +47,6 @@ function publish(p: RingProducer, n: number, mask: number): void {
   if (off < 0) throw new Error('ring full');
   p.bytes.writeUInt32LE(n, off);
   p.publish(4, 0, mask, 0, performance.timeOrigin + performance.now(), `req-${n}`);
-}
-
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 2));
-  }
 }
 
 describe('egress consumer loop: a stop with records left in the ring', () => {

@@ -10,6 +10,7 @@ import { createLogger } from '../../../src/log/logger.js';
 import { EGRESS_OUTCOMES, RETRY_OUTCOMES, ROUTE_IDS, WORKER_COUNTER_SLOTS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../../../src/shm/layout.js';
 import { createRing, RingConsumer, RingProducer } from '../../../src/shm/ring.js';
 import { legacyTransfer, v0Transfer, type SignedTx } from '../../helpers/transactions.js';
+import { until } from '../../helpers/wait-for.js';
 
 const log = createLogger('silent', 'test');
 const RPC = 1 << ROUTE_IDS.rpc;
@@ -77,14 +78,6 @@ function ringView(tx: SignedTx, maxRetries: number, traceId = 'trace-r'): { view
     view: { bytes: c.txBytes(slot), sab, byteOffset: o, length: tx.bytes.length, signatureOffset: 1, keyId: 1, maxRetries, traceId, receivedAtMs: c.receivedAtMs(slot) },
     overwrite: () => c.bytes.fill(0xee, o, o + tx.bytes.length),
   };
-}
-
-async function until(cond: () => boolean, ms = 3_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 2));
-  }
 }
 
 describe('retry scheduler', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcRoute } from '../../../src/egress/worker-routes/rpc-route.js';
 import type { TxView } from '../../../src/egress/contract/route.js';
-import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../../src/egress/testkit.js';
+import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { ringTxView } from '../../helpers/ring-tx-view.js';
 

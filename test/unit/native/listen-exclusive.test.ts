@@ -1,21 +1,13 @@
 // A second listener on a port already taken must fail (uSockets' default SO_REUSEPORT would let it "listen" and take a
 // share of the connections), and after the first closes, the port is free again.
-import net from 'node:net';
 import type { TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { describe, expect, it } from 'vitest';
 import { listenExclusive } from '../../../src/native/listen-exclusive.js';
 import { loadUws } from '../../../src/native/uws.js';
+import { freePort } from '../../helpers/free-port.js';
 
 const listen = (app: TemplatedApp, port: number): Promise<us_listen_socket | false> =>
   new Promise((resolve) => listenExclusive(app, '127.0.0.1', port, (s) => resolve(s)));
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe('listenExclusive', () => {
   it('refuses a second listener on the same port, which the default listen accepts', async () => {
