@@ -44,6 +44,15 @@ export const localnetSchema = z
     qos: z
       .object({
         enabled: z.boolean().default(false),
+        /** `throttle` (Agave's per-100 ms unstaked stream throttle) or `flow-control` (agave PR #10666, MAX_STREAMS). */
+        model: z.enum(['throttle', 'flow-control']).default('throttle'),
+        /** flow-control: the leader's capacity, streams per second (absent: maxStreamsPerMs x 1000, Agave 500,000). */
+        capacityTps: z.number().int().min(10).max(10_000_000).optional(),
+        maxStreamsPerMs: z.number().min(0.01).max(10_000).default(500),
+        baseMaxStreamsStaked: z.number().int().min(1).max(100_000).default(2048),
+        baseMaxStreamsUnstaked: z.number().int().min(1).max(100_000).default(20),
+        maxStakedConnections: z.number().int().min(1).max(100_000).default(2_000),
+        maxUnstakedConnections: z.number().int().min(0).max(100_000).default(500),
         maxConnectionsPerUnstakedPeer: z.number().int().min(1).max(1_024).default(8),
         maxConnectionsPerStakedPeer: z.number().int().min(1).max(1_024).default(16),
         maxConnectionsPerIpPerMinute: z.number().int().min(1).max(100_000).default(8),

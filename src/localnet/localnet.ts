@@ -18,6 +18,7 @@ import { SlotClock } from './slot-clock.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
+import { FlowControlQos } from './tpu-qos-flow-control.js';
 import { makeValidators } from './validators.js';
 import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
 import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRegionOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
@@ -100,7 +101,7 @@ export interface Localnet {
   /** Each validator's TPU listener (index = validator): counters for tests and benches. */
   readonly listeners: readonly TpuListener[];
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
-  readonly qos: readonly TpuQos[];
+  readonly qos: readonly (TpuQos | FlowControlQos)[];
   readonly slotMs: number;
   /** The facade's send-transaction service: sends, resends and why transactions left its retry pool. */
   readonly rpcSend: RpcSendCounters;
@@ -135,7 +136,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const gate = new TpuGate(schedule, clock, producer, landings, { graceMs: options.graceMs ?? slotMs / 2, maxTransactionBytes });
 
   const listeners: TpuListener[] = [];
-  const qosList: TpuQos[] = [];
+  const qosList: (TpuQos | FlowControlQos)[] = [];
   const validators: LocalnetValidator[] = [];
   const targets = new Map<string, TpuTarget>();
   // The QoS stake table: the validators' identities and any extra staked peers (Agave's StakedNodes).
@@ -146,7 +147,12 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     for (let i = 0; i < n; i++) {
       const link = options.links?.[i] ?? {};
       const oneWayDelayMs = link.oneWayDelayMs ?? options.oneWayDelaysMs?.[i] ?? 0;
-      const qos = options.qos?.enabled === true ? new TpuQos(options.qos, stakes) : undefined;
+      const qos =
+        options.qos?.enabled !== true
+          ? undefined
+          : options.qos.model === 'flow-control'
+            ? new FlowControlQos(options.qos, stakes, 2 * oneWayDelayMs)
+            : new TpuQos(options.qos, stakes);
       if (qos !== undefined) qosList.push(qos);
       const l = new TpuListener({
         host,

@@ -15,6 +15,12 @@ describe('localnet: config section', () => {
     expect(c.rpc).toEqual({ oneWayDelayMs: 0, leaderForwardCount: 2, retryRateMs: 2_000 });
     expect(c.qos).toEqual({
       enabled: false,
+      model: 'throttle',
+      maxStreamsPerMs: 500,
+      baseMaxStreamsStaked: 2048,
+      baseMaxStreamsUnstaked: 20,
+      maxStakedConnections: 2_000,
+      maxUnstakedConnections: 500,
       maxConnectionsPerUnstakedPeer: 8,
       maxConnectionsPerStakedPeer: 16,
       maxConnectionsPerIpPerMinute: 8,
