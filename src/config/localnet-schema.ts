@@ -65,6 +65,29 @@ export const localnetSchema = z
       .object({ rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50) })
       .strict()
       .default({}),
+    /**
+     * Other senders loading the TPUs (src/localnet/competitors.ts): `tps` while hot; hot on validator `validator`'s
+     * leader slots and/or in slots where slot % everySlots < hotSlots; staked with `stakeSol`; a compute-unit price.
+     */
+    competitors: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional(),
+            tps: z.number().min(1).max(50_000),
+            stakeSol: z.number().min(0).max(1e9).default(0),
+            validator: z.number().int().min(0).max(63).optional(),
+            everySlots: z.number().int().min(1).max(10_000).optional(),
+            hotSlots: z.number().int().min(1).max(10_000).optional(),
+            microLamportsPerCu: z.number().int().min(0).max(1e12).default(0),
+            connections: z.number().int().min(1).max(16).default(1),
+          })
+          .strict(),
+      )
+      .max(16)
+      .default([]),
+    /** Transactions a leader executes per slot, highest compute-unit price first; absent = unlimited. */
+    blockCapacity: z.number().int().min(1).max(1_000_000).optional(),
     /** Identities the listeners count as staked (QoS only), e.g. the relay's identity.keypairPath public key. */
     stakedPeers: z
       .array(
@@ -79,6 +102,14 @@ export const localnetSchema = z
   })
   .strict()
   .superRefine((v, ctx) => {
+    v.competitors.forEach((c, i) => {
+      if (c.validator !== undefined && c.validator >= v.validators) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'validator'], message: `no validator ${c.validator} of ${v.validators}` });
+      }
+      if (c.hotSlots !== undefined && c.everySlots === undefined) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'hotSlots'], message: 'needs everySlots' });
+      }
+    });
     if (v.links.length > v.validators) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });
     }

@@ -37,6 +37,17 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     rpc: cfg.rpc,
     qos: cfg.qos,
     blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,
+    blockCapacity: cfg.blockCapacity,
+    competitors: cfg.competitors.map((c) => ({
+      name: c.name,
+      tps: c.tps,
+      stake: BigInt(Math.round(c.stakeSol * LAMPORTS_PER_SOL)),
+      validator: c.validator,
+      everySlots: c.everySlots,
+      hotSlots: c.hotSlots,
+      microLamportsPerCu: c.microLamportsPerCu,
+      connections: c.connections,
+    })),
     stakedPeers: cfg.stakedPeers.map((p) => ({ identity: p.identity, stake: BigInt(Math.round(p.stakeSol * LAMPORTS_PER_SOL)) })),
   };
 }

@@ -19,6 +19,7 @@ import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
 import { FlowControlQos } from './tpu-qos-flow-control.js';
+import { Competitors, competitorIdentity, type CompetitorCounters, type LocalnetCompetitorOptions } from './competitors.js';
 import { makeValidators } from './validators.js';
 import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
 import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRegionOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
@@ -51,6 +52,10 @@ export interface LocalnetOptions {
   readonly qos?: LocalnetQosOptions;
   /** Peers counted as staked by the QoS besides the validators (not in the leader schedule). */
   readonly stakedPeers?: readonly LocalnetStakedPeer[];
+  /** Other senders loading the validators' TPUs (competitors.ts): hot leader, hot window, stake, priority fee. */
+  readonly competitors?: readonly LocalnetCompetitorOptions[];
+  /** Transactions a leader executes per slot, highest priority first (tpu-gate.ts); absent = no limit. */
+  readonly blockCapacity?: number;
   /** How long before its window the next leader accepts transactions; default half a slot. */
   readonly graceMs?: number;
   /**
@@ -103,6 +108,8 @@ export interface Localnet {
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
   readonly qos: readonly (TpuQos | FlowControlQos)[];
   readonly slotMs: number;
+  /** The competing senders' counters (one per options.competitors entry). */
+  readonly competitors: readonly CompetitorCounters[];
   /** The facade's send-transaction service: sends, resends and why transactions left its retry pool. */
   readonly rpcSend: RpcSendCounters;
   readonly bundles: BundleEngine;
@@ -133,7 +140,12 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     seed,
   );
   const clock = new SlotClock(slotMs);
-  const gate = new TpuGate(schedule, clock, producer, landings, { graceMs: options.graceMs ?? slotMs / 2, maxTransactionBytes });
+  const gate = new TpuGate(schedule, clock, producer, landings, {
+    graceMs: options.graceMs ?? slotMs / 2,
+    maxTransactionBytes,
+    blockCapacity: options.blockCapacity,
+    slotMs,
+  });
 
   const listeners: TpuListener[] = [];
   const qosList: (TpuQos | FlowControlQos)[] = [];
@@ -142,6 +154,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   // The QoS stake table: the validators' identities and any extra staked peers (Agave's StakedNodes).
   const stakes = new Map<string, bigint>(specs.map((v, i) => [identities[i], v.stake]));
   for (const p of options.stakedPeers ?? []) stakes.set(p.identity, (stakes.get(p.identity) ?? 0n) + p.stake);
+  (options.competitors ?? []).forEach((c, i) => {
+    if ((c.stake ?? 0n) > 0n) stakes.set(competitorIdentity(seed, i).publicKey.toBase58(), c.stake!);
+  });
   if ((options.links?.length ?? 0) > n) throw new Error(`links has ${options.links?.length} entries for ${n} validators`);
   try {
     for (let i = 0; i < n; i++) {
@@ -262,6 +277,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   clock.onSlot((slot) => sender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   clock.start();
+  const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
 
   let stopped = false;
   return {
@@ -277,6 +293,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     listeners,
     qos: qosList,
     slotMs,
+    competitors: competitors.counters,
     rpcSend: sender.counters,
     bundles,
     blockEngine,
@@ -292,6 +309,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       if (stopped) return;
       stopped = true;
       clock.stop();
+      gate.stop();
+      await competitors.stop();
       server.stop();
       await blockEngine.stop();
       await sender.stop();
