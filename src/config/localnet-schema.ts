@@ -38,6 +38,8 @@ export const localnetSchema = z
         retryRateMs: z.number().int().min(0).max(60_000).default(2_000),
         /** Resends when the request sets no maxRetries; absent = until the blockhash expires (Agave). */
         defaultMaxRetries: z.number().int().min(0).max(1_000).optional(),
+        /** The RPC node's stake for the QoS (0 = unstaked): "an RPC that is staked". */
+        stakeSol: z.number().min(0).max(1e9).default(0),
       })
       .strict()
       .default({}),
@@ -62,7 +64,13 @@ export const localnetSchema = z
       .default({}),
     /** The localnet's Jito-compatible block engine (docs/bundles.md): requests per second per client IP, 0 = none. */
     blockEngine: z
-      .object({ rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50) })
+      .object({
+        rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50),
+        /** Its port (0 = ephemeral): a bench that points a relay's jito route at it picks one. */
+        port: z.number().int().min(0).max(65_535).default(0),
+        /** The stake of the identity its transactions reach the leaders with (Jito's relayer is staked); 0 = unstaked. */
+        stakeSol: z.number().min(0).max(1e9).default(0),
+      })
       .strict()
       .default({}),
     /**

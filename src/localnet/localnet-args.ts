@@ -34,9 +34,11 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     validators: cfg.validators,
     slotMs: cfg.slotMs,
     links: cfg.links,
-    rpc: cfg.rpc,
+    rpc: { ...cfg.rpc, stake: BigInt(Math.round(cfg.rpc.stakeSol * LAMPORTS_PER_SOL)) },
     qos: cfg.qos,
     blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,
+    blockEnginePort: cfg.blockEngine.port,
+    blockEngineStake: BigInt(Math.round(cfg.blockEngine.stakeSol * LAMPORTS_PER_SOL)),
     blockCapacity: cfg.blockCapacity,
     competitors: cfg.competitors.map((c) => ({
       name: c.name,

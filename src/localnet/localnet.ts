@@ -3,6 +3,8 @@
 // prioritization fees, gate (held transactions), PubSub; RPC facade (HTTP + WebSocket) over all of it. The bank is
 // synchronous and CPU-bound: run this in its own process (run-localnet.ts via `slotrelay localnet`; the relay
 // starts it as a child, src/localnet-child.ts), never on the relay's front thread. Tests may run it in-process.
+import { createHash } from 'node:crypto';
+import { Keypair } from '@solana/web3.js';
 import { Bank, BLOCKHASH_WINDOW_SLOTS } from './bank.js';
 import { BlockEngineServer } from './block-engine/block-engine-server.js';
 import { BundleEngine } from './block-engine/bundle-engine.js';
@@ -15,6 +17,7 @@ import { LeaderSchedule } from './leader-schedule.js';
 import { PrioritizationFees } from './prioritization-fees.js';
 import { RpcTpuSender, type RpcSendCounters, type TpuTarget } from './rpc-tpu-sender.js';
 import { SlotClock } from './slot-clock.js';
+import { SlotLoadLog } from './slot-load.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
@@ -74,6 +77,8 @@ export interface LocalnetOptions {
   readonly blockEnginePort?: number;
   /** Its per-IP request limit (HTTP 429 / -32097 above it); 0 = unlimited. Default 50 per second. */
   readonly blockEngineRateLimitPerSecond?: number;
+  /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
+  readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
 }
 
@@ -154,6 +159,11 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   // The QoS stake table: the validators' identities and any extra staked peers (Agave's StakedNodes).
   const stakes = new Map<string, bigint>(specs.map((v, i) => [identities[i], v.stake]));
   for (const p of options.stakedPeers ?? []) stakes.set(p.identity, (stakes.get(p.identity) ?? 0n) + p.stake);
+  // The RPC node's and the block engine's own TPU identities (seeded): staked when given a stake.
+  const rpcSeed = createHash('sha256').update(`slotrelay-localnet/${seed}/rpc-node`).digest();
+  const engineSeed = createHash('sha256').update(`slotrelay-localnet/${seed}/block-engine`).digest();
+  if ((options.rpc?.stake ?? 0n) > 0n) stakes.set(Keypair.fromSeed(rpcSeed).publicKey.toBase58(), options.rpc!.stake!);
+  if ((options.blockEngineStake ?? 0n) > 0n) stakes.set(Keypair.fromSeed(engineSeed).publicKey.toBase58(), options.blockEngineStake!);
   (options.competitors ?? []).forEach((c, i) => {
     if ((c.stake ?? 0n) > 0n) stakes.set(competitorIdentity(seed, i).publicKey.toBase58(), c.stake!);
   });
@@ -205,8 +215,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
-  const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc);
+  const slotLoad = new SlotLoadLog(schedule, identities, listeners, landings, (i) => {
+    const q = qosList[i];
+    return q instanceof FlowControlQos ? q.saturated() : false;
+  });
+  const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, rpcSeed);
+  // The block engine's forwarding (Jito's relayer): its own identity, staked or not; resends like the RPC node's.
+  const engineSender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, engineSeed);
   const ctx: FacadeContext = {
+    slotLoad,
     bank,
     producer,
     schedule,
@@ -256,7 +273,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
 
   const bundles = new BundleEngine(producer, localnetTipAccounts(seed));
   const blockEngine = new BlockEngineServer(
-    { engine: bundles, producer, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, maxTransactionBytes, sendToTpu: ctx.sendToTpu },
+    {
+      engine: bundles,
+      producer,
+      clock,
+      confirmedDepth: ctx.confirmedDepth,
+      finalizedDepth: ctx.finalizedDepth,
+      maxTransactionBytes,
+      sendToTpu: (tx, signature, maxRetries) => engineSender.send(tx, signature, maxRetries),
+    },
     { host, port: options.blockEnginePort ?? 0, rateLimitPerSecond: options.blockEngineRateLimitPerSecond ?? 50, onInternalError: options.onInternalError },
   );
   try {
@@ -271,10 +296,12 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   // Order per slot: the bank's new blockhash first, then what the new leader held, then the bundles queued for it,
   // then subscribers.
   clock.onSlot((slot) => producer.startSlot(slot));
+  clock.onSlot((slot) => slotLoad.onSlot(slot));
   clock.onSlot((slot) => gate.onSlot(slot));
   clock.onSlot((slot) => bundles.onSlot(slot));
   clock.onSlot((slot) => server.pubsub.onSlot(slot));
   clock.onSlot((slot) => sender.onSlot(slot));
+  clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   clock.start();
   const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
@@ -314,6 +341,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       server.stop();
       await blockEngine.stop();
       await sender.stop();
+      await engineSender.stop();
       for (const r of links) r.stop();
       for (const l of listeners) await l.stop();
     },

@@ -85,6 +85,8 @@ export interface LocalnetRpcOptions {
   readonly retryRateMs?: number;
   /** Resends per transaction when the request names no maxRetries (Agave: until its blockhash expires). */
   readonly defaultMaxRetries?: number;
+  /** The node's stake (lamports) for the QoS: a staked RPC node's TPU sends are staked traffic. Default 0. */
+  readonly stake?: bigint;
 }
 
 /** Agave figures (streamer/src/quic.rs, stream_throttle.rs, send-transaction-service). */

@@ -107,7 +107,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     ...bench,
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
-    blockEnginePort: int('block-engine-port', values['block-engine-port']),
+    blockEnginePort: int('block-engine-port', values['block-engine-port']) ?? bench.blockEnginePort,
     blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']) ?? bench.blockEngineRateLimitPerSecond,
     validators: validators ?? bench.validators,
     slotMs: slotMs ?? bench.slotMs,

@@ -10,7 +10,11 @@
 //   listener (or the facade's own sendTransaction, which uses the TPU path) are recorded; airdrops are not.
 // localnet_getCounters [] -> {slot, totalLandings, validators: {identity: {received, landed, buffered, dropped:
 //   {not_leader, undecodable, invalid, rejected}, rejectedBy: {BlockhashNotFound: n, ...}}}}
-//   Per-validator TPU gate counters: what reached each validator and why it did or did not land.
+//   Per-validator TPU gate counters: what reached each validator and why it did or did not land (block_full: the
+//   leader's block capacity was used up, localnet.blockCapacity).
+// localnet_getSlotLoad [{from?: number, limit?: number}] -> {slots: [{slot, leader, received, blockFull, saturated}]}
+//   Per ended slot: its leader, the transactions that leader's TPU listener read during it, those it dropped as
+//   block_full, and whether its flow-control QoS was saturated at the end of it (src/localnet/slot-load.ts).
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { configObject, optionalUsize, paramsArray } from '../../jsonrpc/params.js';
 import type { FacadeContext } from './context.js';
@@ -47,7 +51,16 @@ const getCounters: H = (params, ctx) => {
   return JSON.stringify({ slot: ctx.clock.current, totalLandings: ctx.landings.total, validators: Object.fromEntries(ctx.landings.counters) });
 };
 
+const getSlotLoad: H = (params, ctx) => {
+  const p = paramsArray(params, 0, 1);
+  const cfg = configObject(p[0]) ?? {};
+  const from = optionalUsize(cfg.from, 'from') ?? 0;
+  const limit = Math.min(optionalUsize(cfg.limit, 'limit') ?? MAX_LANDINGS_PER_CALL, MAX_LANDINGS_PER_CALL);
+  return JSON.stringify({ slots: ctx.slotLoad?.since(from, limit) ?? [] });
+};
+
 export const localnetMethods: ReadonlyArray<readonly [string, H]> = [
   ['localnet_getLandings', getLandings],
   ['localnet_getCounters', getCounters],
+  ['localnet_getSlotLoad', getSlotLoad],
 ];
