@@ -217,7 +217,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
 
   const slotLoad = new SlotLoadLog(schedule, identities, listeners, landings, (i) => {
     const q = qosList[i];
-    return q instanceof FlowControlQos ? q.saturated() : false;
+    return q instanceof FlowControlQos ? q.saturatedSinceLastAsked() : false;
   });
   const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, rpcSeed);
   // The block engine's forwarding (Jito's relayer): its own identity, staked or not; resends like the RPC node's.

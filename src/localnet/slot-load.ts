@@ -1,7 +1,7 @@
 // Per-slot load of the leaders (localnet process, main thread; one record per slot, cold). At each slot start the
 // slot that ended is recorded with its leader, the streams that leader's TPU listener read during it, the
-// transactions it dropped for want of block space (block_full), and whether its QoS was saturated at the end of it
-// (flow-control model; false for the throttle). The landing bench colours its leader bands by this
+// transactions it dropped for want of block space (block_full), and whether its QoS was saturated at any moment of
+// it (flow-control model; false for the throttle). The landing bench colours its leader bands by this
 // (localnet_getSlotLoad, facade/methods-localnet.ts).
 import type { LandingLog } from './landings.js';
 import type { LeaderSchedule } from './leader-schedule.js';
@@ -14,7 +14,7 @@ export interface SlotLoadRecord {
   readonly received: number;
   /** Transactions the leader dropped as block_full during the slot. */
   readonly blockFull: number;
-  /** The leader's flow-control QoS was saturated when the slot ended. */
+  /** The leader's flow-control QoS was saturated at some moment of the slot. */
   readonly saturated: boolean;
 }
 

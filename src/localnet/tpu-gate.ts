@@ -80,10 +80,8 @@ export class TpuGate {
     // Highest compute-unit price first; arrival order among equals (a stable sort).
     this.queue.sort((a, b) => (a.parsed.computeUnitPrice === b.parsed.computeUnitPrice ? 0 : a.parsed.computeUnitPrice > b.parsed.computeUnitPrice ? -1 : 1));
     const take = this.queue.splice(0, budget);
-    for (const h of take) {
-      this.used++;
-      this.run(h.tx, h.parsed, h.arrival);
-    }
+    // Block space goes to what executes: a duplicate or an expired transaction is refused before it takes any.
+    for (const h of take) if (this.run(h.tx, h.parsed, h.arrival) === 'landed') this.used++;
   }
 
   /**

@@ -175,6 +175,7 @@ export class FlowControlQos implements ListenerQos {
   private readonly perMinute: number;
   private readonly peers = new Map<string, Peer>();
   private readonly conns = new Map<number, Conn>();
+  private sawSaturated = false;
   /** Unstaked-table connections in admission order (oldest first) for pruning. */
   private readonly unstakedOrder: number[] = [];
 
@@ -300,6 +301,7 @@ export class FlowControlQos implements ListenerQos {
     const c = this.conns.get(peer.id);
     if (c === undefined) return 0;
     const saturated = this.load.isSaturated(nowMs);
+    if (saturated) this.sawSaturated = true;
     const n = this.maxStreams(c.peer.stake, c.peer.open, saturated);
     if (n === 0) {
       this.counters.parked++;
@@ -315,13 +317,21 @@ export class FlowControlQos implements ListenerQos {
     }
     c.credit -= 1;
     this.load.acquire(nowMs);
+    if (this.load.saturated) this.sawSaturated = true;
     this.counters.saturations = this.load.entries;
     if (saturated) this.counters.saturatedStreams++;
     return 0;
   }
 
-  /** Whether the listener is saturated now (the bench's load bands, metrics). */
+  /** Whether the listener is saturated now. */
   saturated(nowMs: number = performance.now()): boolean {
     return this.load.isSaturated(nowMs);
+  }
+
+  /** Whether it was saturated at any moment since the last call (the bench's per-slot load bands). */
+  saturatedSinceLastAsked(nowMs: number = performance.now()): boolean {
+    const was = this.sawSaturated || this.load.isSaturated(nowMs);
+    this.sawSaturated = false;
+    return was;
   }
 }
