@@ -153,19 +153,19 @@ describe('landing bench flags', () => {
   it('congestion scenarios (issue #26): presets, overrides, and the localnet section they make', () => {
     const hot = parseScenario('hot-leader');
     expect(hot).toMatchObject({ name: 'hot-leader', qosModel: 'flow-control', capacityTps: 600, blockCapacity: 40, relayStakeSol: 0 });
-    expect(hot.competitor).toMatchObject({ tps: 1500, stakeSol: 100_000, microLamportsPerCu: 10_000, hot: 'leader' });
+    expect(hot.competitor).toMatchObject({ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, hot: 'leader' });
     const id = '11111111111111111111111111111112';
     const section = localnetSection(parseScenario('unstaked-vs-staked'), id, 4242);
     expect(section).toMatchObject({
       qos: { enabled: true, model: 'flow-control', capacityTps: 600 },
       blockCapacity: 40,
-      competitors: [{ tps: 1500, stakeSol: 100_000, microLamportsPerCu: 10_000, validator: 0 }],
+      competitors: [{ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, validator: 0 }],
       stakedPeers: [{ identity: id, stakeSol: 100_000 }],
       blockEngine: { rateLimitPerSecond: 0, port: 4242, stakeSol: 20_000 },
       rpc: { stakeSol: 20_000 },
     });
     expect(localnetSection(parseScenario('hot-window,every=8,hot-slots=2')).competitors).toEqual([
-      { name: 'competitor', tps: 1500, stakeSol: 100_000, microLamportsPerCu: 10_000, everySlots: 8, hotSlots: 2 },
+      { name: 'competitor', tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, everySlots: 8, hotSlots: 2 },
     ]);
     // Every section a preset makes is one the relay's config accepts.
     for (const p of ['hot-leader', 'hot-window', 'unstaked-vs-staked', 'flow-control']) {
