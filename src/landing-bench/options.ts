@@ -129,13 +129,13 @@ export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze(
   'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000',
   // A staked competitor with a high priority fee saturates the largest-stake leader in every one of its slots.
   'hot-leader':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1500,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000',
   // The same competitor on whoever leads, 4 slots of every 12.
   'hot-window':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1500,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000',
   // hot-leader with the relay staked (100,000 SOL of 1.2 M: its share of a saturated leader).
   'unstaked-vs-staked':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1500,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000',
 });
 
 /**

@@ -137,6 +137,9 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
       add(r.statusSeenAt !== undefined ? 'not_landed:processed_only' : 'not_landed');
       // What the relay says its routes did with it (its receipt), for the ones that did not land.
       for (const [route, v] of Object.entries(r.receipt?.routes ?? {})) if (v.outcome !== 'sent') add(`${route}:${v.outcome}`);
+      // The relay's own reason (its receipt), when it knows one: refusal codes and route errors in full.
+      const why = r.receipt?.reason;
+      if (why) add(`reason:${why.sent ? 'sent' : 'not_sent'}:${why.code}${why.closeCode !== null ? `:${why.closeCode}` : ''}${why.detail !== null ? `:${why.detail}` : ''}`);
     }
   }
   // Route outcomes other than sent, over every accepted transaction (landed or not): failures the fanout hid.
