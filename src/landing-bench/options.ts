@@ -122,20 +122,22 @@ const SCENARIO_KEYS =
  * Named scenarios (docs/landing.md "Congestion scenarios"): a name alone, or a name then overrides
  * (`hot-leader,relay-stake=50000`). All run the flow-control QoS with a small leader capacity and a block capacity,
  * so a competitor can saturate a leader; the RPC node and the block engine are staked as on mainnet (a staked RPC,
- * Jito's relayer), the relay is unstaked unless said otherwise.
+ * Jito's relayer), the relay is unstaked unless said otherwise. The validators are 25 ms away (RTT 50 ms): the
+ * model's credit scales with RTT, and at a loopback RTT (clamped to 1 ms) an unstaked connection would get 20 x 1/100
+ * -> 1 stream per ms, five times Agave's unstaked 200 TPS at 100 ms.
  */
 export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze({
   // The model alone: the relay's own load against a small leader capacity.
-  'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000',
+  'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
   // A staked competitor with a high priority fee saturates the largest-stake leader in every one of its slots.
   'hot-leader':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
   // The same competitor on whoever leads, 4 slots of every 12.
   'hot-window':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
   // hot-leader with the relay staked (100,000 SOL of 1.2 M: its share of a saturated leader).
   'unstaked-vs-staked':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000',
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000,link-delay-ms=25',
 });
 
 /**
