@@ -42,6 +42,7 @@ export class TpuGate {
   private readonly graceNs: bigint;
   /** blockCapacity: arrivals for the current leader not executed yet. */
   private queue: Held[] = [];
+  private readonly queuedSigs = new Set<string>();
   private used = 0;
   private ticks = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -80,6 +81,7 @@ export class TpuGate {
     // Highest compute-unit price first; arrival order among equals (a stable sort).
     this.queue.sort((a, b) => (a.parsed.computeUnitPrice === b.parsed.computeUnitPrice ? 0 : a.parsed.computeUnitPrice > b.parsed.computeUnitPrice ? -1 : 1));
     const take = this.queue.splice(0, budget);
+    for (const h of take) this.queuedSigs.delete(h.parsed.signatures[0]);
     // Block space goes to what executes: a duplicate or an expired transaction is refused before it takes any.
     for (const h of take) if (this.run(h.tx, h.parsed, h.arrival) === 'landed') this.used++;
   }
@@ -124,12 +126,21 @@ export class TpuGate {
       return 'buffered';
     }
     if (this.timer !== null) {
+      // A copy of what is queued or already executed takes no room (Agave's sigverify dedup and status-cache check
+      // drop duplicates before the scheduler): counted as the bank would refuse it, AlreadyProcessed.
+      const sig = parsed.signatures[0];
+      if (this.queuedSigs.has(sig) || this.producer.bank.status(sig) !== undefined) {
+        c.dropped.rejected++;
+        c.rejectedBy.AlreadyProcessed = (c.rejectedBy.AlreadyProcessed ?? 0) + 1;
+        return 'rejected';
+      }
       // Bounded: four slots' worth of capacity waits at most; beyond it the arrival is dropped (no room).
       if (this.queue.length >= this.opts.blockCapacity! * 4) {
         c.dropped.block_full++;
         return 'block_full';
       }
       this.queue.push({ tx, parsed, arrival });
+      this.queuedSigs.add(sig);
       c.buffered++;
       return 'buffered';
     }
@@ -161,7 +172,10 @@ export class TpuGate {
         const keep: Held[] = [];
         for (const h of this.queue) {
           if (h.arrival.validatorIdentity === leader) keep.push(h);
-          else this.landings.countersOf(h.arrival.validatorIdentity).dropped.block_full++;
+          else {
+            this.queuedSigs.delete(h.parsed.signatures[0]);
+            this.landings.countersOf(h.arrival.validatorIdentity).dropped.block_full++;
+          }
         }
         this.queue = keep;
       }
@@ -169,7 +183,14 @@ export class TpuGate {
     for (const [s, list] of this.held) {
       if (s > slot) continue;
       this.held.delete(s);
-      if (this.timer !== null) this.queue.push(...list);
+      if (this.timer !== null) {
+        for (const h of list) {
+          const sig = h.parsed.signatures[0];
+          if (this.queuedSigs.has(sig)) continue; // a copy: no room taken
+          this.queuedSigs.add(sig);
+          this.queue.push(h);
+        }
+      }
       else for (const h of list) this.run(h.tx, h.parsed, h.arrival);
     }
   }
