@@ -91,12 +91,22 @@ describe('why a transaction did not land: receipts and /metrics (refused)', () =
   it('refused by the leader with Agave\'s code 2: connection_refused', async () => {
     // The leader closes each connection right after its handshake; a transaction the relay wrote in that instant was
     // sent (honestly: sent, not landed). A few spaced out meet the connection refused.
+    // Once every direct send fails, the relay's health monitor marks the route failing and refuses further
+    // submissions at the door (503 routes_unavailable: that answer is their reason, and they get no receipt).
     const txs = await transfers(refusing, 5);
     const sigs: string[] = [];
     for (const t of txs) {
-      sigs.push(await submit(refusing, t, ['direct']));
+      const res = await fetch(`${refusing.relayUrl}/v1/submit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ transaction: t, routes: ['direct'], maxRetries: 0 }),
+      });
+      const json = (await res.json()) as { signature?: string; error?: { reason?: string; data?: { routes?: Record<string, string> } } };
+      if (res.status === 200) sigs.push(json.signature!);
+      else expect(json.error, JSON.stringify(json)).toMatchObject({ reason: 'routes_unavailable', data: { routes: { direct: 'route_failing' } } });
       await new Promise((r) => setTimeout(r, 250));
     }
+    expect(sigs.length).toBeGreaterThanOrEqual(1);
     const all = await Promise.all(sigs.map((s) => concluded(refusing, s)));
     for (const x of all) expect(['connection_refused', 'not_landed']).toContain(x.reason?.code);
     const r1 = all.find((x) => x.reason?.code === 'connection_refused');
