@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -136,6 +136,13 @@ bench-wire: build
 
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing
+
+# Landing under congestion (issue #26, docs/landing.md "Congestion scenarios"): the flow-control QoS, block capacity,
+# a staked competitor on the largest-stake leader / in hot windows, the relay unstaked then staked; direct, direct+rpc,
+# direct+jito; ~6 min at 30 s per set; writes bench/results/landing-congestion.json and .html.
+CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito --rate 100 --duration 30 --tail 15 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
+bench-landing-congestion: build
+	$(NODE) dist/src/cli.js bench landing $(CONGESTION_ARGS) --out bench/results/landing-congestion
 
 # Live fuzzer (issue #18): FUZZ_CASES generated requests against a real relay on loopback (fake upstream, discarding
 # routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes

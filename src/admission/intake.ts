@@ -49,6 +49,8 @@ export interface CheckedTransaction {
   readonly signature: string;
   /** Static account keys plus those loaded through lookup tables (Agave's message.account_keys().len()). */
   readonly accountCount: number;
+  /** Where its recent blockhash starts in `bytes` (the landing receipt keeps it). */
+  readonly blockhashOffset: number;
 }
 
 const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
@@ -83,9 +85,9 @@ export class Intake {
   private quicOffset = -1;
 
   /** The landing receipt's sequence number for a transaction about to be published (0 = receipts off). */
-  private receiptFor(signature: string, meta: SubmissionMeta): number {
+  private receiptFor(signature: string, meta: SubmissionMeta, bytes: Uint8Array, blockhashAt: number): number {
     const r = this.receipts;
-    return r === null ? 0 : r.accept(signature, meta, meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
+    return r === null ? 0 : r.accept(signature, meta, meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0), bytes, blockhashAt);
   }
 
   /** Stop accepting (shutdown). Later submissions get SHUTTING_DOWN. */
@@ -164,11 +166,11 @@ export class Intake {
     if (refused !== null) return refused;
     if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
-    return this.publish(ring, offset, length, meta, signature);
+    return this.publish(ring, offset, length, meta, signature, offset + this.parsed.recentBlockhashOffset);
   }
 
   /** Publishes the reserved record (into both rings when reserve() found a QUIC slot too). */
-  private publish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta, signature: string): string | Failure {
+  private publish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta, signature: string, blockhashAt: number): string | Failure {
     let join = 0;
     const qOffset = this.quicOffset;
     if (qOffset >= 0) {
@@ -178,7 +180,7 @@ export class Intake {
       ring.bytes.copy(q.producer.bytes, qOffset, offset, offset + length);
     }
     if (this.trickling !== 0) this.trickleMask &= ~this.trickling; // spent only by a transaction actually sent
-    const seq = this.receiptFor(signature, meta);
+    const seq = this.receiptFor(signature, meta, ring.bytes, blockhashAt);
     // The record carries the routes the relay adds (the egress consumers add none: a reload changes them here only).
     const mask = meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0);
     ring.publish(length, meta.keyId, mask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
@@ -227,7 +229,12 @@ export class Intake {
     if (refused !== null) return refused;
     if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const p = this.parsed;
-    return { bytes: buf.subarray(0, length), signature: encodeSignatureBase58(buf, p.firstSignatureOffset), accountCount: p.accountKeysCount + p.lookupAccountCount };
+    return {
+      bytes: buf.subarray(0, length),
+      signature: encodeSignatureBase58(buf, p.firstSignatureOffset),
+      accountCount: p.accountKeysCount + p.lookupAccountCount,
+      blockhashOffset: p.recentBlockhashOffset,
+    };
   }
 
   /** Publish a transaction that passed check() (and its preflight): its signature, or the refusal. */
@@ -235,7 +242,7 @@ export class Intake {
     const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
     if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
-    return this.publish(ring, this.reservedOffset, tx.bytes.length, meta, tx.signature);
+    return this.publish(ring, this.reservedOffset, tx.bytes.length, meta, tx.signature, this.reservedOffset + tx.blockhashOffset);
   }
 
   /** Records published but not yet released by the workers, per ring (metrics gauge). */

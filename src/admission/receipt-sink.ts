@@ -11,6 +11,10 @@ export interface AcceptedTransaction {
 }
 
 export interface ReceiptSink {
-  /** A receipt for a transaction being published; returns the sequence number its ring record carries. */
-  accept(signature: string, t: AcceptedTransaction, routeMask: number): number;
+  /**
+   * A receipt for a transaction being published; returns the sequence number its ring record carries. `bytes` and
+   * `blockhashAt` (the offset of its recent blockhash in them, -1 = unknown) let a receipt that does not land say
+   * whether its blockhash expired.
+   */
+  accept(signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt?: number): number;
 }

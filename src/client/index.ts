@@ -50,6 +50,7 @@ export {
   type SubmitOptions,
   type SubmitResult,
   type TransactionReceipt,
+  type NotLandedReason,
   type TransportKind,
   type TxPath,
   type UnacknowledgedSubmitResult,

@@ -179,5 +179,24 @@ export interface TransactionReceipt {
   readonly bundle: { readonly id: string; readonly index: number } | null;
   /** `landed_failed` covers both `failed` and `not_executed`: read landed.execution to tell them apart. */
   readonly status: 'pending' | 'landed' | 'landed_failed' | 'not_landed' | 'untracked';
+  /**
+   * Why it did not land, as far as the relay knows (docs/receipts.md "Why it did not land"): set when `status` is
+   * not_landed, and while pending once no route sent it; null otherwise. Absent from relays before issue #26.
+   */
+  readonly reason?: NotLandedReason | null;
   readonly landed: ReceiptLanding | null;
+}
+
+/** A receipt's reason for not landing (`code` is one of docs/receipts.md's table; new codes may appear). */
+export interface NotLandedReason {
+  readonly code: string;
+  /** Whether any route handed it to a leader, peer or endpoint. */
+  readonly sent: boolean;
+  /** The route whose failure is the reason (not sent). */
+  readonly route: string | null;
+  /** connection_refused: the leader's QUIC close code (Agave: 1 dropped, 2 disallowed, 4 too_many) and its name. */
+  readonly closeCode: number | null;
+  readonly closeReason: string | null;
+  /** route_failed: `HTTP <status>`, `JSON-RPC -<code>`, `timeout` or `network`. */
+  readonly detail: string | null;
 }

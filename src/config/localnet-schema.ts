@@ -38,12 +38,23 @@ export const localnetSchema = z
         retryRateMs: z.number().int().min(0).max(60_000).default(2_000),
         /** Resends when the request sets no maxRetries; absent = until the blockhash expires (Agave). */
         defaultMaxRetries: z.number().int().min(0).max(1_000).optional(),
+        /** The RPC node's stake for the QoS (0 = unstaked): "an RPC that is staked". */
+        stakeSol: z.number().min(0).max(1e9).default(0),
       })
       .strict()
       .default({}),
     qos: z
       .object({
         enabled: z.boolean().default(false),
+        /** `throttle` (Agave's per-100 ms unstaked stream throttle) or `flow-control` (agave PR #10666, MAX_STREAMS). */
+        model: z.enum(['throttle', 'flow-control']).default('throttle'),
+        /** flow-control: the leader's capacity, streams per second (absent: maxStreamsPerMs x 1000, Agave 500,000). */
+        capacityTps: z.number().int().min(10).max(10_000_000).optional(),
+        maxStreamsPerMs: z.number().min(0.01).max(10_000).default(500),
+        baseMaxStreamsStaked: z.number().int().min(1).max(100_000).default(2048),
+        baseMaxStreamsUnstaked: z.number().int().min(1).max(100_000).default(20),
+        maxStakedConnections: z.number().int().min(1).max(100_000).default(2_000),
+        maxUnstakedConnections: z.number().int().min(0).max(100_000).default(500),
         maxConnectionsPerUnstakedPeer: z.number().int().min(1).max(1_024).default(8),
         maxConnectionsPerStakedPeer: z.number().int().min(1).max(1_024).default(16),
         maxConnectionsPerIpPerMinute: z.number().int().min(1).max(100_000).default(8),
@@ -53,9 +64,38 @@ export const localnetSchema = z
       .default({}),
     /** The localnet's Jito-compatible block engine (docs/bundles.md): requests per second per client IP, 0 = none. */
     blockEngine: z
-      .object({ rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50) })
+      .object({
+        rateLimitPerSecond: z.number().int().min(0).max(1_000_000).default(50),
+        /** Its port (0 = ephemeral): a bench that points a relay's jito route at it picks one. */
+        port: z.number().int().min(0).max(65_535).default(0),
+        /** The stake of the identity its transactions reach the leaders with (Jito's relayer is staked); 0 = unstaked. */
+        stakeSol: z.number().min(0).max(1e9).default(0),
+      })
       .strict()
       .default({}),
+    /**
+     * Other senders loading the TPUs (src/localnet/competitors.ts): `tps` while hot; hot on validator `validator`'s
+     * leader slots and/or in slots where slot % everySlots < hotSlots; staked with `stakeSol`; a compute-unit price.
+     */
+    competitors: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional(),
+            tps: z.number().min(1).max(50_000),
+            stakeSol: z.number().min(0).max(1e9).default(0),
+            validator: z.number().int().min(0).max(63).optional(),
+            everySlots: z.number().int().min(1).max(10_000).optional(),
+            hotSlots: z.number().int().min(1).max(10_000).optional(),
+            microLamportsPerCu: z.number().int().min(0).max(1e12).default(0),
+            connections: z.number().int().min(1).max(16).default(1),
+          })
+          .strict(),
+      )
+      .max(16)
+      .default([]),
+    /** Transactions a leader executes per slot, highest compute-unit price first; absent = unlimited. */
+    blockCapacity: z.number().int().min(1).max(1_000_000).optional(),
     /** Identities the listeners count as staked (QoS only), e.g. the relay's identity.keypairPath public key. */
     /** Benches (bench/wire/): TPU arrivals kept for localnet_getArrivals; 0 = off (src/localnet/arrival-log.ts). */
     arrivalLog: z.number().int().min(0).max(4_000_000).default(0),
@@ -72,6 +112,14 @@ export const localnetSchema = z
   })
   .strict()
   .superRefine((v, ctx) => {
+    v.competitors.forEach((c, i) => {
+      if (c.validator !== undefined && c.validator >= v.validators) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'validator'], message: `no validator ${c.validator} of ${v.validators}` });
+      }
+      if (c.hotSlots !== undefined && c.everySlots === undefined) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'hotSlots'], message: 'needs everySlots' });
+      }
+    });
     if (v.links.length > v.validators) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });
     }

@@ -2,9 +2,11 @@
 // given cluster and relay), fund payers, run each route set in turn (a short warm-up, then the measured phase), and
 // write {out}.json and {out}.html (docs/landing.md).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { dirname } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os, { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Keypair } from '@solana/web3.js';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../config/load.js';
 import { closeHttp, rpcCall } from './http.js';
@@ -16,7 +18,7 @@ import type { LandingReport, ScenarioResult, SetResult, ValidatorInfo } from './
 import { renderHtml } from './report-html.js';
 import { SET_COLOURS } from './report-svg.js';
 import { defaultWsUrl, SlotTracker } from './slot-tracker.js';
-import { setFigures, timelineSeries } from './stats.js';
+import { setFigures, timelineSeries, type SlotLoad } from './stats.js';
 
 /** How long a remote run waits for the cluster's slot time to be measured (~16 slots at 250 ms) before the fallback. */
 const SLOT_TIME_WAIT_MS = 4_000;
@@ -26,6 +28,28 @@ const WARMUP_RATE = 20;
 const LEGEND_VALIDATORS = 7;
 
 type Log = (line: string) => void;
+
+/** The localnet's per-slot leader load from `from` on (an older localnet without the method: none). */
+async function slotLoadOf(rpcUrl: string, from: number): Promise<SlotLoad[] | undefined> {
+  try {
+    return (await rpcCall<{ slots: SlotLoad[] }>(rpcUrl, 'localnet_getSlotLoad', [{ from }])).slots;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A TCP port free on 127.0.0.1 now (the block engine binds it a moment later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a !== null ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 async function validatorsOf(rpcUrl: string, scenario: Scenario | null): Promise<ValidatorInfo[]> {
   const va = await rpcCall<{ current: { nodePubkey: string; activatedStake: number }[] }>(rpcUrl, 'getVoteAccounts');
@@ -55,18 +79,27 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
   const fanouts: Fanout[] = [];
   for (const s of o.sets) if (s.fanout !== null && !fanouts.includes(s.fanout)) fanouts.push(s.fanout);
   if (fanouts.length === 0) fanouts.push('window-aware');
-  const section = localnetSection(sc);
+  // One identity for every relay of the run (a file, so a scenario can stake it before the localnet starts), and a
+  // port for the block engine when a set names the jito route (its URL must be in the relays' config at start).
+  const idDir = mkdtempSync(join(tmpdir(), 'slotrelay-landing-id-'));
+  const keypair = Keypair.generate();
+  const keypairPath = join(idDir, 'relay-identity.json');
+  writeFileSync(keypairPath, JSON.stringify(Array.from(keypair.secretKey)));
+  const jitoPort = o.sets.some((s) => s.routes.includes('jito')) ? await freePort() : undefined;
+  const jitoUrl = jitoPort === undefined ? undefined : `http://127.0.0.1:${jitoPort}`;
+  const section = localnetSection(sc, keypair.publicKey.toBase58(), jitoPort);
   const relays = new Map<Fanout, BenchRelay>();
   const stopAll = async (): Promise<void> => {
     for (const r of [...relays.values()].reverse()) await r.stop();
+    rmSync(idDir, { recursive: true, force: true });
   };
   try {
     log(`[${sc.name}] starting the relay (${fanouts[0]}) with its embedded localnet ${JSON.stringify(section)}`);
-    const first = await startBenchRelay({ fanout: fanouts[0], localnet: section, cliPath });
+    const first = await startBenchRelay({ fanout: fanouts[0], localnet: section, cliPath, keypairPath, jitoUrl });
     relays.set(fanouts[0], first);
     for (const f of fanouts.slice(1)) {
       log(`[${sc.name}] starting a relay (${f}) on the same localnet`);
-      relays.set(f, await startBenchRelay({ fanout: f, upstream: first.localnetUrl, cliPath }));
+      relays.set(f, await startBenchRelay({ fanout: f, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl }));
     }
     for (const r of relays.values()) await waitRelayReady(r.relayUrl);
   } catch (err) {
@@ -143,7 +176,7 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
         endedAt: new Date(phase.endedAt).toISOString(),
         relayIdentity: target.identity,
         figures,
-        timeline: timelineSeries(phase),
+        timeline: timelineSeries(phase, o.remote ? undefined : await slotLoadOf(driver.rpcUrl, phase.leadersFrom)),
       });
     }
     const measured = await slots.measuredSlotMs(0);

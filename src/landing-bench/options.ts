@@ -34,6 +34,31 @@ export interface Scenario {
   readonly linkDelayMs: number;
   /** One-way delay between the clients (the relay's rpc route, the bench) and the RPC node (ms). */
   readonly rpcDelayMs: number;
+  /** With qos: Agave's older per-100 ms throttle, or the flow-control model of agave PR #10666. */
+  readonly qosModel: 'throttle' | 'flow-control';
+  /** flow-control: each leader's capacity, streams per second (null: Agave's 500,000). */
+  readonly capacityTps: number | null;
+  /** Transactions a leader executes per slot, highest fee first (null: no limit). */
+  readonly blockCapacity: number | null;
+  /** A competing sender, or null. */
+  readonly competitor: CompetitorSpec | null;
+  /** The relay identity's stake (SOL) in the QoS stake table; 0 = unstaked. */
+  readonly relayStakeSol: number;
+  /** The RPC node's and the block engine's stakes (SOL); 0 = unstaked. */
+  readonly rpcStakeSol: number;
+  readonly jitoStakeSol: number;
+}
+
+/** The competing load of a scenario (src/localnet/competitors.ts). */
+export interface CompetitorSpec {
+  readonly tps: number;
+  readonly stakeSol: number;
+  /** Compute-unit price (micro-lamports). */
+  readonly microLamportsPerCu: number;
+  /** `leader`: hot on the largest-stake validator's leader slots; `window`: hot in slots where slot % every < hotSlots. */
+  readonly hot: 'leader' | 'window';
+  readonly everySlots: number;
+  readonly hotSlots: number;
 }
 
 export interface RemoteTarget {
@@ -90,7 +115,30 @@ export function parseRouteSet(spec: string, remote: boolean): RouteSet {
   return { name, routes: routes as SetRoute[], fanout };
 }
 
-const SCENARIO_KEYS = 'slot-ms, lossy-leader, leader-drop, qos, link-delay-ms, rpc-delay-ms, name';
+const SCENARIO_KEYS =
+  'slot-ms, lossy-leader, leader-drop, qos, qos-model, capacity, block, competitor-tps, competitor-stake, competitor-fee, hot, every, hot-slots, relay-stake, rpc-stake, jito-stake, link-delay-ms, rpc-delay-ms, name';
+
+/**
+ * Named scenarios (docs/landing.md "Congestion scenarios"): a name alone, or a name then overrides
+ * (`hot-leader,relay-stake=50000`). All run the flow-control QoS with a small leader capacity and a block capacity,
+ * so a competitor can saturate a leader; the RPC node and the block engine are staked as on mainnet (a staked RPC,
+ * Jito's relayer), the relay is unstaked unless said otherwise. The validators are 25 ms away (RTT 50 ms): the
+ * model's credit scales with RTT, and at a loopback RTT (clamped to 1 ms) an unstaked connection would get 20 x 1/100
+ * -> 1 stream per ms, five times Agave's unstaked 200 TPS at 100 ms.
+ */
+export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze({
+  // The model alone: the relay's own load against a small leader capacity.
+  'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+  // A staked competitor with a high priority fee saturates the largest-stake leader in every one of its slots.
+  'hot-leader':
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+  // The same competitor on whoever leads, 4 slots of every 12.
+  'hot-window':
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+  // hot-leader with the relay staked (100,000 SOL of 1.2 M: its share of a saturated leader).
+  'unstaked-vs-staked':
+    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000,link-delay-ms=25',
+});
 
 /**
  * The localnet's slot time when a scenario names none: mainnet's documented figure (FALLBACK_SLOT_MS, 250 ms late
@@ -100,8 +148,29 @@ export const DEFAULT_SCENARIO_SLOT_MS = FALLBACK_SLOT_MS;
 
 /** `slot-ms=250,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0,name=...` */
 export function parseScenario(spec: string): Scenario {
-  const s = { slotMs: DEFAULT_SCENARIO_SLOT_MS, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0 };
+  const s = {
+    slotMs: DEFAULT_SCENARIO_SLOT_MS,
+    leaderLossPct: 0,
+    leaderTxDropPct: 0,
+    qos: true,
+    linkDelayMs: 0,
+    rpcDelayMs: 0,
+    qosModel: 'throttle' as 'throttle' | 'flow-control',
+    capacityTps: null as number | null,
+    blockCapacity: null as number | null,
+    relayStakeSol: 0,
+    rpcStakeSol: 0,
+    jitoStakeSol: 0,
+  };
+  const comp = { tps: 0, stakeSol: 0, microLamportsPerCu: 0, hot: 'leader' as 'leader' | 'window', everySlots: 12, hotSlots: 4 };
   let name: string | undefined;
+  const head = spec.split(',')[0].trim();
+  if (!head.includes('=')) {
+    const preset = SCENARIO_PRESETS[head];
+    if (preset === undefined) throw new ConfigError(`--scenario: unknown scenario "${head}" (${Object.keys(SCENARIO_PRESETS).join(', ')}, or key=value pairs)`);
+    name = head;
+    spec = [preset, ...spec.split(',').slice(1)].join(',');
+  }
   for (const part of spec.split(',')) {
     const [k, v] = part.split('=').map((x) => x.trim());
     if (k === undefined || v === undefined || v === '') throw new ConfigError(`--scenario: expected key=value in "${spec}"`);
@@ -111,12 +180,31 @@ export function parseScenario(spec: string): Scenario {
     else if (k === 'leader-drop') s.leaderTxDropPct = num('leader-drop', v, 0, 100);
     else if (k === 'link-delay-ms') s.linkDelayMs = num('link-delay-ms', v, 0, 2_000);
     else if (k === 'rpc-delay-ms') s.rpcDelayMs = num('rpc-delay-ms', v, 0, 2_000);
-    else if (k === 'qos') {
+    else if (k === 'qos-model') {
+      if (v !== 'throttle' && v !== 'flow-control') throw new ConfigError('--scenario: qos-model=throttle or qos-model=flow-control');
+      s.qosModel = v;
+    } else if (k === 'capacity') s.capacityTps = num('capacity', v, 10, 10_000_000);
+    else if (k === 'block') s.blockCapacity = num('block', v, 1, 1_000_000);
+    else if (k === 'competitor-tps') comp.tps = num('competitor-tps', v, 0, 50_000);
+    else if (k === 'competitor-stake') comp.stakeSol = num('competitor-stake', v, 0, 1e9);
+    else if (k === 'competitor-fee') comp.microLamportsPerCu = num('competitor-fee', v, 0, 1e12);
+    else if (k === 'every') comp.everySlots = num('every', v, 1, 10_000);
+    else if (k === 'hot-slots') comp.hotSlots = num('hot-slots', v, 1, 10_000);
+    else if (k === 'relay-stake') s.relayStakeSol = num('relay-stake', v, 0, 1e9);
+    else if (k === 'rpc-stake') s.rpcStakeSol = num('rpc-stake', v, 0, 1e9);
+    else if (k === 'jito-stake') s.jitoStakeSol = num('jito-stake', v, 0, 1e9);
+    else if (k === 'hot') {
+      if (v !== 'leader' && v !== 'window') throw new ConfigError('--scenario: hot=leader or hot=window');
+      comp.hot = v;
+    } else if (k === 'qos') {
       if (v !== 'on' && v !== 'off') throw new ConfigError('--scenario: qos=on or qos=off');
       s.qos = v === 'on';
     } else throw new ConfigError(`--scenario: unknown key "${k}" (${SCENARIO_KEYS})`);
   }
-  return { name: name ?? scenarioName(s), ...s };
+  if (s.capacityTps !== null && s.qosModel !== 'flow-control') throw new ConfigError('--scenario: capacity needs qos-model=flow-control');
+  const competitor: CompetitorSpec | null = comp.tps > 0 ? comp : null;
+  const full = { ...s, competitor };
+  return { name: name ?? scenarioName(full), ...full };
 }
 
 export function scenarioName(s: Omit<Scenario, 'name'>): string {
@@ -126,6 +214,16 @@ export function scenarioName(s: Omit<Scenario, 'name'>): string {
   if (s.linkDelayMs > 0) parts.push(`validators ${s.linkDelayMs} ms away`);
   if (s.rpcDelayMs > 0) parts.push(`RPC node ${s.rpcDelayMs} ms away`);
   if (!s.qos) parts.push('no QoS');
+  else if (s.qosModel === 'flow-control') parts.push(`flow-control QoS${s.capacityTps !== null ? ` (${s.capacityTps} streams/s per leader)` : ''}`);
+  if (s.blockCapacity !== null) parts.push(`${s.blockCapacity} tx per block`);
+  const c = s.competitor;
+  if (c !== null) {
+    parts.push(
+      `${c.stakeSol > 0 ? `staked (${c.stakeSol} SOL)` : 'unstaked'} competitor ${c.tps} tx/s at ${c.microLamportsPerCu} µL/CU on ` +
+        (c.hot === 'leader' ? 'the largest-stake leader' : `${c.hotSlots} of every ${c.everySlots} slots`),
+    );
+  }
+  if (s.relayStakeSol > 0) parts.push(`relay staked (${s.relayStakeSol} SOL)`);
   return parts.join(', ');
 }
 
@@ -138,6 +236,7 @@ function num(name: string, v: string, min: number, max: number): number {
 export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
+         [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control[,key=value...] ...]
          [--tail 20] [--payers 8] [--max-retries N] [--tx-format legacy|v1|mixed] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
@@ -194,7 +293,26 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     scenarios = [parseScenario(parts.join(','))];
   }
   // slotMs 0: not set by the bench; runScenario measures the remote cluster's (main.ts).
-  if (remote) scenarios = [{ name: 'remote', slotMs: 0, leaderLossPct: 0, leaderTxDropPct: 0, qos: false, linkDelayMs: 0, rpcDelayMs: 0 }];
+  if (remote) {
+    scenarios = [
+      {
+        name: 'remote',
+        slotMs: 0,
+        leaderLossPct: 0,
+        leaderTxDropPct: 0,
+        qos: false,
+        linkDelayMs: 0,
+        rpcDelayMs: 0,
+        qosModel: 'throttle',
+        capacityTps: null,
+        blockCapacity: null,
+        competitor: null,
+        relayStakeSol: 0,
+        rpcStakeSol: 0,
+        jitoStakeSol: 0,
+      },
+    ];
+  }
   const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
   const txFormat = values['tx-format'] ?? 'legacy';
   if (txFormat !== 'legacy' && txFormat !== 'v1' && txFormat !== 'mixed') throw new ConfigError('--tx-format: legacy, v1 or mixed');

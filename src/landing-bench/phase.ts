@@ -20,6 +20,8 @@ export interface ReceiptView {
   readonly routes: Record<string, { outcome: string; targets: number }>;
   readonly firstRoute: string | null;
   readonly slotsToLand: number | null;
+  /** The relay's reason for a transaction it did not land (issue #26; null: landed, or not known yet). */
+  readonly reason?: { readonly code: string; readonly sent: boolean; readonly closeCode: number | null; readonly detail: string | null } | null;
 }
 
 export interface TxRecord {
@@ -227,6 +229,7 @@ interface ReceiptJson {
   rebroadcasts: number;
   routes: Record<string, { outcome: string; targets: number }>;
   landed?: { slotsToLand: number | null; firstRoute: string | null } | null;
+  reason?: { code: string; sent: boolean; closeCode: number | null; detail: string | null } | null;
 }
 
 async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> {
@@ -249,6 +252,7 @@ async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> 
             routes: Object.fromEntries(Object.entries(j.routes).map(([k, v]) => [k, { outcome: v.outcome, targets: v.targets }])),
             firstRoute: j.landed?.firstRoute ?? null,
             slotsToLand: j.landed?.slotsToLand ?? null,
+            reason: j.reason ?? null,
           };
         }
         break;

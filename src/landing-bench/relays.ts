@@ -32,8 +32,30 @@ export interface BenchRelay {
 const VALIDATORS = 4;
 
 /** The config `localnet:` section for a scenario (docs/localnet.md, "Network model"). */
-export function localnetSection(s: Scenario): Record<string, unknown> {
-  const section: Record<string, unknown> = { slotMs: s.slotMs, qos: { enabled: s.qos } };
+export function localnetSection(s: Scenario, relayIdentity?: string, blockEnginePort?: number): Record<string, unknown> {
+  const qos: Record<string, unknown> = { enabled: s.qos };
+  if (s.qosModel !== 'throttle') qos.model = s.qosModel;
+  if (s.capacityTps !== null) qos.capacityTps = s.capacityTps;
+  const section: Record<string, unknown> = { slotMs: s.slotMs, qos };
+  if (s.blockCapacity !== null) section.blockCapacity = s.blockCapacity;
+  const c = s.competitor;
+  if (c !== null) {
+    section.competitors = [
+      {
+        name: 'competitor',
+        tps: c.tps,
+        stakeSol: c.stakeSol,
+        microLamportsPerCu: c.microLamportsPerCu,
+        ...(c.hot === 'leader' ? { validator: 0 } : { everySlots: c.everySlots, hotSlots: c.hotSlots }),
+      },
+    ];
+  }
+  if (s.relayStakeSol > 0 && relayIdentity !== undefined) section.stakedPeers = [{ identity: relayIdentity, stakeSol: s.relayStakeSol }];
+  // The block engine: unlimited for the bench (its 50/s per-IP default would refuse a 100 tx/s jito route), on a port
+  // the relays' jito route is pointed at, forwarding with a staked identity when the scenario says so.
+  if (blockEnginePort !== undefined || s.jitoStakeSol > 0) {
+    section.blockEngine = { rateLimitPerSecond: 0, ...(blockEnginePort !== undefined ? { port: blockEnginePort } : {}), stakeSol: s.jitoStakeSol };
+  }
   if (s.leaderLossPct > 0 || s.leaderTxDropPct > 0 || s.linkDelayMs > 0) {
     // Validator 0 has the largest stake and so leads the most slots: "a lossy leader".
     section.links = Array.from({ length: VALIDATORS }, (_, i) => ({
@@ -42,7 +64,7 @@ export function localnetSection(s: Scenario): Record<string, unknown> {
       txDropPct: i === 0 ? s.leaderTxDropPct : 0,
     }));
   }
-  if (s.rpcDelayMs > 0) section.rpc = { oneWayDelayMs: s.rpcDelayMs };
+  if (s.rpcDelayMs > 0 || s.rpcStakeSol > 0) section.rpc = { oneWayDelayMs: s.rpcDelayMs, ...(s.rpcStakeSol > 0 ? { stakeSol: s.rpcStakeSol } : {}) };
   return section;
 }
 
@@ -62,6 +84,10 @@ export interface StartRelayOptions {
   readonly upstream?: string;
   readonly localnet?: Record<string, unknown>;
   readonly cliPath: string;
+  /** The relay's identity keypair file (identity.keypairPath); absent: a fresh identity. */
+  readonly keypairPath?: string;
+  /** The jito route's block engine URL; absent: no jito route. */
+  readonly jitoUrl?: string;
 }
 
 export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay> {
@@ -79,10 +105,12 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
       direct: { enabled: true, fanout: o.fanout },
       defaultRoutes: ['direct'],
       ...(o.upstream !== undefined ? { rpc: { endpoints: [o.upstream] } } : {}),
+      ...(o.jitoUrl !== undefined ? { jito: { url: o.jitoUrl } } : {}),
     },
     keys: [{ key: apiKey, name: 'landing-bench', rateLimit: budget, readLimit: budget, simulateLimit: budget, preflight: 'skip' }],
   };
   if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream };
+  if (o.keypairPath !== undefined) config.identity = { keypairPath: o.keypairPath };
   if (o.localnet !== undefined) config.localnet = o.localnet;
   writeFileSync(file, stringify(config));
   const child: ChildProcess = spawn(process.execPath, [o.cliPath, 'start', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });

@@ -120,6 +120,15 @@ export interface LeaderLegend {
   readonly label: string;
 }
 
+/** Load band colour: white (idle) to amber by the share of the busiest slot; red when the leader's QoS was saturated. */
+function loadColour(share: number, saturated: boolean): string {
+  if (saturated) return '#c0392b';
+  const t = Math.max(0, Math.min(1, share));
+  const g = Math.round(255 - t * 120);
+  const b = Math.round(255 - t * 220);
+  return `rgb(255,${g},${b})`;
+}
+
 /**
  * Sends and landings per slot against the leader schedule: a band coloured by each slot's leader, sends per slot
  * above the axis (grey), landings per slot below it (the set's colour), sends that never landed as black ticks.
@@ -129,7 +138,10 @@ export function timelineChart(s: TimelineSeries, colour: string, title: string, 
   const L = 52;
   const R = 12;
   const T = 28;
-  const band = 14;
+  const leaderBand = 14;
+  // With the leaders' load: a second band under the leaders, its heat the share of the run's busiest slot.
+  const loadBand = s.load !== undefined ? 10 : 0;
+  const band = leaderBand + loadBand;
   const half = 46;
   const H = T + band + 8 + 2 * half + 34;
   const n = Math.max(1, s.sends.length);
@@ -142,7 +154,18 @@ export function timelineChart(s: TimelineSeries, colour: string, title: string, 
   for (let i = 0; i < n; i++) {
     const who = s.leaders[i];
     const c = who === undefined ? '#ffffff' : LEADER_COLOURS[(rank.get(who) ?? LEADER_COLOURS.length - 1) % LEADER_COLOURS.length];
-    parts.push(`<rect x="${f1(L + i * sw)}" y="${T}" width="${f1(sw + 0.5)}" height="${band}" fill="${c}"/>`);
+    parts.push(`<rect x="${f1(L + i * sw)}" y="${T}" width="${f1(sw + 0.5)}" height="${leaderBand}" fill="${c}"/>`);
+  }
+  if (s.load !== undefined) {
+    const ld = s.load;
+    const busiest = ld.received.reduce((a, b) => Math.max(a, b), 1);
+    for (let i = 0; i < n; i++) {
+      const r = ld.received[i] ?? 0;
+      const fill = loadColour(r / busiest, ld.saturated[i] ?? false);
+      const why = `${r} tx read by the leader${ld.saturated[i] ? ', QoS saturated' : ''}${(ld.blockFull[i] ?? 0) > 0 ? `, ${ld.blockFull[i]} dropped: block full` : ''}`;
+      parts.push(`<rect x="${f1(L + i * sw)}" y="${T + leaderBand}" width="${f1(sw + 0.5)}" height="${loadBand}" fill="${fill}"><title>${esc(why)}</title></rect>`);
+    }
+    parts.push(`<text x="${L - 6}" y="${T + leaderBand + 9}" text-anchor="end" ${FONT}>load</text>`);
   }
   for (let i = 0; i < n; i++) {
     const x0 = f1(L + i * sw + sw * 0.1);
@@ -165,6 +188,8 @@ export function timelineChart(s: TimelineSeries, colour: string, title: string, 
     parts.push(`<text x="${lx + 14}" y="${H - 5}" ${FONT}>${esc(l.label)}</text>`);
     lx += 16 + l.label.length * 6.2;
   });
-  parts.push(`<text x="${W - R}" y="${H - 5}" text-anchor="end" ${FONT}>slot; peak ${peak}/slot; black: sent, never landed</text>`);
+  parts.push(
+    `<text x="${W - R}" y="${H - 5}" text-anchor="end" ${FONT}>slot; peak ${peak}/slot; black: sent, never landed${s.load !== undefined ? '; load: amber = tx the leader read, red = QoS saturated' : ''}</text>`,
+  );
   return `<svg class="chart timeline" xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img">${parts.join('')}</svg>`;
 }

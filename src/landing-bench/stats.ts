@@ -54,6 +54,20 @@ export interface TimelineSeries {
   /** Sends (by send slot) that never landed. */
   readonly lost: readonly number[];
   readonly leaders: readonly string[];
+  /**
+   * The leader's load per slot (localnet_getSlotLoad; absent on a remote cluster): transactions its TPU read from
+   * every sender (the competitor's included), whether its flow-control QoS was saturated, and what it dropped for
+   * want of block space.
+   */
+  readonly load?: { readonly received: readonly number[]; readonly saturated: readonly boolean[]; readonly blockFull: readonly number[] };
+}
+
+/** A slot's load as localnet_getSlotLoad answers it. */
+export interface SlotLoad {
+  readonly slot: number;
+  readonly received: number;
+  readonly blockFull: number;
+  readonly saturated: boolean;
 }
 
 /** Nearest-rank percentile of sorted values. */
@@ -84,7 +98,7 @@ function counterDelta(c: { before: LocalnetCounters; after: LocalnetCounters }):
     const b = c.before.validators[id];
     received += a.received - (b?.received ?? 0);
     notLeader += (a.dropped.not_leader ?? 0) - (b?.dropped.not_leader ?? 0);
-    for (const k of ['undecodable', 'invalid'] as const) {
+    for (const k of ['undecodable', 'invalid', 'block_full'] as const) {
       const d = (a.dropped[k] ?? 0) - (b?.dropped[k] ?? 0);
       if (d > 0) other[k] = (other[k] ?? 0) + d;
     }
@@ -123,6 +137,9 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
       add(r.statusSeenAt !== undefined ? 'not_landed:processed_only' : 'not_landed');
       // What the relay says its routes did with it (its receipt), for the ones that did not land.
       for (const [route, v] of Object.entries(r.receipt?.routes ?? {})) if (v.outcome !== 'sent') add(`${route}:${v.outcome}`);
+      // The relay's own reason (its receipt), when it knows one: refusal codes and route errors in full.
+      const why = r.receipt?.reason;
+      if (why) add(`reason:${why.sent ? 'sent' : 'not_sent'}:${why.code}${why.closeCode !== null ? `:${why.closeCode}` : ''}${why.detail !== null ? `:${why.detail}` : ''}`);
     }
   }
   // Route outcomes other than sent, over every accepted transaction (landed or not): failures the fanout hid.
@@ -172,7 +189,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
   };
 }
 
-export function timelineSeries(phase: PhaseResult): TimelineSeries {
+export function timelineSeries(phase: PhaseResult, slotLoad?: readonly SlotLoad[]): TimelineSeries {
   const recs = phase.records;
   const from = phase.leadersFrom;
   let last = from;
@@ -186,5 +203,19 @@ export function timelineSeries(phase: PhaseResult): TimelineSeries {
     if (isLanded(r)) landings[r.landedSlot! - from]++;
     else lost[r.sendSlot - from]++;
   }
-  return { from, sends, landings, lost, leaders: phase.leaders.slice(0, n) };
+  let load: TimelineSeries['load'];
+  if (slotLoad !== undefined && slotLoad.length > 0) {
+    const received = new Array<number>(n).fill(0);
+    const saturated = new Array<boolean>(n).fill(false);
+    const blockFull = new Array<number>(n).fill(0);
+    for (const l of slotLoad) {
+      const i = l.slot - from;
+      if (i < 0 || i >= n) continue;
+      received[i] = l.received;
+      saturated[i] = l.saturated;
+      blockFull[i] = l.blockFull;
+    }
+    load = { received, saturated, blockFull };
+  }
+  return { from, sends, landings, lost, leaders: phase.leaders.slice(0, n), ...(load !== undefined ? { load } : {}) };
 }

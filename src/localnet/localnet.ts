@@ -3,6 +3,8 @@
 // prioritization fees, gate (held transactions), PubSub; RPC facade (HTTP + WebSocket) over all of it. The bank is
 // synchronous and CPU-bound: run this in its own process (run-localnet.ts via `slotrelay localnet`; the relay
 // starts it as a child, src/localnet-child.ts), never on the relay's front thread. Tests may run it in-process.
+import { createHash } from 'node:crypto';
+import { Keypair } from '@solana/web3.js';
 import { Bank, BLOCKHASH_WINDOW_SLOTS } from './bank.js';
 import { BlockEngineServer } from './block-engine/block-engine-server.js';
 import { BundleEngine } from './block-engine/bundle-engine.js';
@@ -16,9 +18,12 @@ import { LeaderSchedule } from './leader-schedule.js';
 import { PrioritizationFees } from './prioritization-fees.js';
 import { RpcTpuSender, type RpcSendCounters, type TpuTarget } from './rpc-tpu-sender.js';
 import { SlotClock } from './slot-clock.js';
+import { SlotLoadLog } from './slot-load.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
 import { TpuQos } from './tpu-qos.js';
+import { FlowControlQos } from './tpu-qos-flow-control.js';
+import { Competitors, competitorIdentity, type CompetitorCounters, type LocalnetCompetitorOptions } from './competitors.js';
 import { makeValidators } from './validators.js';
 import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
 import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRegionOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
@@ -51,6 +56,10 @@ export interface LocalnetOptions {
   readonly qos?: LocalnetQosOptions;
   /** Peers counted as staked by the QoS besides the validators (not in the leader schedule). */
   readonly stakedPeers?: readonly LocalnetStakedPeer[];
+  /** Other senders loading the validators' TPUs (competitors.ts): hot leader, hot window, stake, priority fee. */
+  readonly competitors?: readonly LocalnetCompetitorOptions[];
+  /** Transactions a leader executes per slot, highest priority first (tpu-gate.ts); absent = no limit. */
+  readonly blockCapacity?: number;
   /** How long before its window the next leader accepts transactions; default half a slot. */
   readonly graceMs?: number;
   /**
@@ -71,6 +80,8 @@ export interface LocalnetOptions {
   readonly blockEnginePort?: number;
   /** Its per-IP request limit (HTTP 429 / -32097 above it); 0 = unlimited. Default 50 per second. */
   readonly blockEngineRateLimitPerSecond?: number;
+  /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
+  readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
 }
 
@@ -103,8 +114,10 @@ export interface Localnet {
   /** Each validator's TPU listener (index = validator): counters for tests and benches. */
   readonly listeners: readonly TpuListener[];
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
-  readonly qos: readonly TpuQos[];
+  readonly qos: readonly (TpuQos | FlowControlQos)[];
   readonly slotMs: number;
+  /** The competing senders' counters (one per options.competitors entry). */
+  readonly competitors: readonly CompetitorCounters[];
   /** The facade's send-transaction service: sends, resends and why transactions left its retry pool. */
   readonly rpcSend: RpcSendCounters;
   readonly bundles: BundleEngine;
@@ -136,21 +149,39 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     seed,
   );
   const clock = new SlotClock(slotMs);
-  const gate = new TpuGate(schedule, clock, producer, landings, { graceMs: options.graceMs ?? slotMs / 2, maxTransactionBytes });
+  const gate = new TpuGate(schedule, clock, producer, landings, {
+    graceMs: options.graceMs ?? slotMs / 2,
+    maxTransactionBytes,
+    blockCapacity: options.blockCapacity,
+    slotMs,
+  });
 
   const listeners: TpuListener[] = [];
-  const qosList: TpuQos[] = [];
+  const qosList: (TpuQos | FlowControlQos)[] = [];
   const validators: LocalnetValidator[] = [];
   const targets = new Map<string, TpuTarget>();
   // The QoS stake table: the validators' identities and any extra staked peers (Agave's StakedNodes).
   const stakes = new Map<string, bigint>(specs.map((v, i) => [identities[i], v.stake]));
   for (const p of options.stakedPeers ?? []) stakes.set(p.identity, (stakes.get(p.identity) ?? 0n) + p.stake);
+  // The RPC node's and the block engine's own TPU identities (seeded): staked when given a stake.
+  const rpcSeed = createHash('sha256').update(`slotrelay-localnet/${seed}/rpc-node`).digest();
+  const engineSeed = createHash('sha256').update(`slotrelay-localnet/${seed}/block-engine`).digest();
+  if ((options.rpc?.stake ?? 0n) > 0n) stakes.set(Keypair.fromSeed(rpcSeed).publicKey.toBase58(), options.rpc!.stake!);
+  if ((options.blockEngineStake ?? 0n) > 0n) stakes.set(Keypair.fromSeed(engineSeed).publicKey.toBase58(), options.blockEngineStake!);
+  (options.competitors ?? []).forEach((c, i) => {
+    if ((c.stake ?? 0n) > 0n) stakes.set(competitorIdentity(seed, i).publicKey.toBase58(), c.stake!);
+  });
   if ((options.links?.length ?? 0) > n) throw new Error(`links has ${options.links?.length} entries for ${n} validators`);
   try {
     for (let i = 0; i < n; i++) {
       const link = options.links?.[i] ?? {};
       const oneWayDelayMs = link.oneWayDelayMs ?? options.oneWayDelaysMs?.[i] ?? 0;
-      const qos = options.qos?.enabled === true ? new TpuQos(options.qos, stakes) : undefined;
+      const qos =
+        options.qos?.enabled !== true
+          ? undefined
+          : options.qos.model === 'flow-control'
+            ? new FlowControlQos(options.qos, stakes, 2 * oneWayDelayMs)
+            : new TpuQos(options.qos, stakes);
       if (qos !== undefined) qosList.push(qos);
       const l = new TpuListener({
         host,
@@ -189,8 +220,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
-  const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc);
+  const slotLoad = new SlotLoadLog(schedule, identities, listeners, landings, (i) => {
+    const q = qosList[i];
+    return q instanceof FlowControlQos ? q.saturatedSinceLastAsked() : false;
+  });
+  const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, rpcSeed);
+  // The block engine's forwarding (Jito's relayer): its own identity, staked or not; resends like the RPC node's.
+  const engineSender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, engineSeed);
   const ctx: FacadeContext = {
+    slotLoad,
     bank,
     producer,
     schedule,
@@ -241,7 +279,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
 
   const bundles = new BundleEngine(producer, localnetTipAccounts(seed));
   const blockEngine = new BlockEngineServer(
-    { engine: bundles, producer, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, maxTransactionBytes, sendToTpu: ctx.sendToTpu },
+    {
+      engine: bundles,
+      producer,
+      clock,
+      confirmedDepth: ctx.confirmedDepth,
+      finalizedDepth: ctx.finalizedDepth,
+      maxTransactionBytes,
+      sendToTpu: (tx, signature, maxRetries) => engineSender.send(tx, signature, maxRetries),
+    },
     { host, port: options.blockEnginePort ?? 0, rateLimitPerSecond: options.blockEngineRateLimitPerSecond ?? 50, onInternalError: options.onInternalError },
   );
   try {
@@ -256,12 +302,15 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   // Order per slot: the bank's new blockhash first, then what the new leader held, then the bundles queued for it,
   // then subscribers.
   clock.onSlot((slot) => producer.startSlot(slot));
+  clock.onSlot((slot) => slotLoad.onSlot(slot));
   clock.onSlot((slot) => gate.onSlot(slot));
   clock.onSlot((slot) => bundles.onSlot(slot));
   clock.onSlot((slot) => server.pubsub.onSlot(slot));
   clock.onSlot((slot) => sender.onSlot(slot));
+  clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   clock.start();
+  const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
 
   let stopped = false;
   return {
@@ -277,6 +326,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     listeners,
     qos: qosList,
     slotMs,
+    competitors: competitors.counters,
     rpcSend: sender.counters,
     bundles,
     blockEngine,
@@ -292,9 +342,12 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       if (stopped) return;
       stopped = true;
       clock.stop();
+      gate.stop();
+      await competitors.stop();
       server.stop();
       await blockEngine.stop();
       await sender.stop();
+      await engineSender.stop();
       for (const r of links) r.stop();
       for (const l of listeners) await l.stop();
     },

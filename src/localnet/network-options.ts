@@ -29,6 +29,25 @@ export interface LocalnetLinkOptions {
 export interface LocalnetQosOptions {
   /** Default false: no per-peer limits (the localnet before issue #13). */
   readonly enabled?: boolean;
+  /**
+   * Which of Agave's QoS: `throttle` (default; the older per-100 ms unstaked stream throttle, tpu-qos.ts) or
+   * `flow-control` (agave PR #10666: MAX_STREAMS by RTT and stake share, unstaked parked when the leader is
+   * saturated; tpu-qos-flow-control.ts).
+   */
+  readonly model?: 'throttle' | 'flow-control';
+  /**
+   * flow-control: the leader's capacity in streams per second (Agave: max_streams_per_ms 500 x 1000 = 500,000).
+   * A localnet sets it low (e.g. 2,000) so a competing sender can saturate it. Default maxStreamsPerMs x 1000.
+   */
+  readonly capacityTps?: number;
+  /** flow-control: Agave's max_streams_per_ms (500); also sets the minimum stake ratio 1 / (this x 100). */
+  readonly maxStreamsPerMs?: number;
+  /** flow-control: MAX_STREAMS at 100 ms RTT when not saturated (Agave: 2048 staked, 20 unstaked). */
+  readonly baseMaxStreamsStaked?: number;
+  readonly baseMaxStreamsUnstaked?: number;
+  /** flow-control: connection tables (Agave: 2,000 staked, 500 unstaked in all). */
+  readonly maxStakedConnections?: number;
+  readonly maxUnstakedConnections?: number;
   /** Connections open at once per unstaked peer; one more is closed with code 4 "too_many". Agave: 8. */
   readonly maxConnectionsPerUnstakedPeer?: number;
   /** Per staked peer. Agave: 16. */
@@ -66,6 +85,8 @@ export interface LocalnetRpcOptions {
   readonly retryRateMs?: number;
   /** Resends per transaction when the request names no maxRetries (Agave: until its blockhash expires). */
   readonly defaultMaxRetries?: number;
+  /** The node's stake (lamports) for the QoS: a staked RPC node's TPU sends are staked traffic. Default 0. */
+  readonly stake?: bigint;
 }
 
 /** Agave figures (streamer/src/quic.rs, stream_throttle.rs, send-transaction-service). */

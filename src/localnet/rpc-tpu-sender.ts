@@ -14,7 +14,7 @@
 // its clients (rpc.oneWayDelayMs) is applied by the facade server before send() is called.
 import { ConnectionWorker } from '../egress/quic/connection-worker.js';
 import { createLogger } from '../log/logger.js';
-import { KEEP_ALIVE_MS, MAX_IDLE_TIMEOUT_MS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
+import { KEEP_ALIVE_MS, MAX_IDLE_TIMEOUT_MS, createIdentityCertificate, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { Errors, RelayError } from '../errors/registry.js';
 import type { Bank } from './bank.js';
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderSchedule } from './leader-schedule.js';
@@ -89,6 +89,8 @@ export class RpcTpuSender {
     private readonly bank: Bank,
     private readonly maxTransactionBytes: number,
     opts: LocalnetRpcOptions = {},
+    /** The node's QUIC identity (a 32-byte seed), e.g. a staked one; default a random (unstaked) identity. */
+    private readonly identitySeed?: Uint8Array,
   ) {
     this.leaderCount = Math.max(1, opts.leaderForwardCount ?? AGAVE_STS_LEADER_FORWARD_COUNT);
     this.retryRateMs = opts.retryRateMs ?? AGAVE_STS_RETRY_RATE_MS;
@@ -97,7 +99,7 @@ export class RpcTpuSender {
 
   /** The leader's connection worker; a new one (a new connection) when there is none or the last one ended. */
   private async connection(t: TpuTarget): Promise<ConnectionWorker> {
-    this.identity ??= createRandomIdentityCertificate();
+    this.identity ??= this.identitySeed !== undefined ? createIdentityCertificate(this.identitySeed) : createRandomIdentityCertificate();
     const identity = await this.identity;
     // From here to the return nothing awaits: concurrent sends share one worker.
     let w = this.connections.get(t.identity);

@@ -107,7 +107,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     ...bench,
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
-    blockEnginePort: int('block-engine-port', values['block-engine-port']),
+    // 0 (the relay's first start of its child: ephemeral) leaves a port the config section names.
+    blockEnginePort: int('block-engine-port', values['block-engine-port']) || bench.blockEnginePort,
     blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']) ?? bench.blockEngineRateLimitPerSecond,
     validators: validators ?? bench.validators,
     slotMs: slotMs ?? bench.slotMs,

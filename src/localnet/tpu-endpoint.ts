@@ -364,6 +364,22 @@ export class QuicServerEndpoint extends QuicServerCore<ServerConn> {
     return true;
   }
 
+  /** Localnet QoS (cold: an eviction): close connection `id` with an application code; false if it is gone. */
+  closePeer(id: number, code: number, reason: string): boolean {
+    for (const c of this.bySlot.values()) {
+      if (c.id !== id || c.closed) continue;
+      try {
+        c.conn.close(true, code, Buffer.from(reason));
+      } catch {
+        return false; // already closing
+      }
+      this.flush(c);
+      this.afterIo(c);
+      return true;
+    }
+    return false;
+  }
+
   /** What the core's accept() did not start a connection for. */
   protected override onAcceptEvent(event: AcceptEvent): void {
     if (event === 'ignored') this.counters.packetsIgnored++;

@@ -5,19 +5,31 @@
 // (a leader buffers what arrives just before its window); anything else is dropped and counted per validator as
 // not_leader. Undecodable/insane transactions and those the bank refuses (expired blockhash, duplicate, bad
 // signature, no funds for the fee) are counted by reason.
+// With `blockCapacity` (transactions per slot) the leader is a congested one: what reaches it waits in a queue and is
+// executed on banking ticks (TICKS_PER_SLOT per slot), highest compute-unit price first, at most the slot's capacity
+// spread evenly over its ticks (what a tick leaves unused rolls to the next); what is still queued when the leader's
+// window ends is dropped as block_full (Agave's scheduler also takes by priority and drops what its leader slots had
+// no room for). Without it every transaction is executed on arrival, as before.
 import type { BlockProducer, TpuArrival } from './block-producer.js';
 import type { LandingLog } from './landings.js';
 import type { LeaderSchedule } from './leader-schedule.js';
 import type { SlotClock } from './slot-clock.js';
 import { parseWireTransaction, WireError, type ParsedTx } from './wire.js';
 
-export type GateVerdict = 'landed' | 'buffered' | 'not_leader' | 'undecodable' | 'invalid' | 'rejected';
+export type GateVerdict = 'landed' | 'buffered' | 'not_leader' | 'undecodable' | 'invalid' | 'rejected' | 'block_full';
 
 export interface TpuGateOptions {
   /** How long before its first slot the next leader already accepts transactions (ms). */
   readonly graceMs: number;
   readonly maxTransactionBytes: number;
+  /** Transactions a leader executes per slot; absent = no limit (executed on arrival). */
+  readonly blockCapacity?: number;
+  /** The slot time (ms), for the banking ticks; needed with blockCapacity. */
+  readonly slotMs?: number;
 }
+
+/** Banking ticks per slot with blockCapacity. */
+const TICKS_PER_SLOT = 8;
 
 interface Held {
   readonly tx: Uint8Array;
@@ -28,6 +40,12 @@ interface Held {
 export class TpuGate {
   private readonly held = new Map<number, Held[]>();
   private readonly graceNs: bigint;
+  /** blockCapacity: arrivals for the current leader not executed yet. */
+  private queue: Held[] = [];
+  private readonly queuedSigs = new Set<string>();
+  private used = 0;
+  private ticks = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly schedule: LeaderSchedule,
@@ -37,6 +55,35 @@ export class TpuGate {
     private readonly opts: TpuGateOptions,
   ) {
     this.graceNs = BigInt(Math.round(opts.graceMs * 1e6));
+    if (opts.blockCapacity !== undefined) {
+      if (!(opts.blockCapacity >= 1) || opts.slotMs === undefined) throw new RangeError('blockCapacity needs a positive capacity and slotMs');
+      this.timer = setInterval(() => this.tick(), Math.max(1, opts.slotMs / TICKS_PER_SLOT));
+      this.timer.unref();
+    }
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Transactions waiting in the leader's queue (blockCapacity only). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** A banking tick: execute the queue by priority, up to this tick's share of the slot's capacity. */
+  private tick(): void {
+    if (this.ticks < TICKS_PER_SLOT) this.ticks++;
+    const cap = this.opts.blockCapacity!;
+    const budget = Math.floor((cap * this.ticks) / TICKS_PER_SLOT) - this.used;
+    if (budget <= 0 || this.queue.length === 0) return;
+    // Highest compute-unit price first; arrival order among equals (a stable sort).
+    this.queue.sort((a, b) => (a.parsed.computeUnitPrice === b.parsed.computeUnitPrice ? 0 : a.parsed.computeUnitPrice > b.parsed.computeUnitPrice ? -1 : 1));
+    const take = this.queue.splice(0, budget);
+    for (const h of take) this.queuedSigs.delete(h.parsed.signatures[0]);
+    // Block space goes to what executes: a duplicate or an expired transaction is refused before it takes any.
+    for (const h of take) if (this.run(h.tx, h.parsed, h.arrival) === 'landed') this.used++;
   }
 
   /**
@@ -78,6 +125,25 @@ export class TpuGate {
       c.buffered++;
       return 'buffered';
     }
+    if (this.timer !== null) {
+      // A copy of what is queued or already executed takes no room (Agave's sigverify dedup and status-cache check
+      // drop duplicates before the scheduler): counted as the bank would refuse it, AlreadyProcessed.
+      const sig = parsed.signatures[0];
+      if (this.queuedSigs.has(sig) || this.producer.bank.status(sig) !== undefined) {
+        c.dropped.rejected++;
+        c.rejectedBy.AlreadyProcessed = (c.rejectedBy.AlreadyProcessed ?? 0) + 1;
+        return 'rejected';
+      }
+      // Bounded: four slots' worth of capacity waits at most; beyond it the arrival is dropped (no room).
+      if (this.queue.length >= this.opts.blockCapacity! * 4) {
+        c.dropped.block_full++;
+        return 'block_full';
+      }
+      this.queue.push({ tx, parsed, arrival });
+      this.queuedSigs.add(sig);
+      c.buffered++;
+      return 'buffered';
+    }
     return this.run(tx, parsed, arrival);
   }
 
@@ -96,10 +162,36 @@ export class TpuGate {
 
   /** Slot listener (after the bank advanced): execute what the new leader held for this slot. */
   onSlot(slot: number): void {
+    if (this.timer !== null) {
+      // A new block: its capacity is whole again. What the previous leader could not fit is dropped when its window
+      // ended; its own next slot keeps it queued.
+      this.used = 0;
+      this.ticks = 0;
+      const leader = this.schedule.leaderAt(slot);
+      if (this.queue.length > 0) {
+        const keep: Held[] = [];
+        for (const h of this.queue) {
+          if (h.arrival.validatorIdentity === leader) keep.push(h);
+          else {
+            this.queuedSigs.delete(h.parsed.signatures[0]);
+            this.landings.countersOf(h.arrival.validatorIdentity).dropped.block_full++;
+          }
+        }
+        this.queue = keep;
+      }
+    }
     for (const [s, list] of this.held) {
       if (s > slot) continue;
       this.held.delete(s);
-      for (const h of list) this.run(h.tx, h.parsed, h.arrival);
+      if (this.timer !== null) {
+        for (const h of list) {
+          const sig = h.parsed.signatures[0];
+          if (this.queuedSigs.has(sig)) continue; // a copy: no room taken
+          this.queuedSigs.add(sig);
+          this.queue.push(h);
+        }
+      }
+      else for (const h of list) this.run(h.tx, h.parsed, h.arrival);
     }
   }
 }

@@ -8,7 +8,7 @@
 // nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts).
 import { MAX_TRANSACTION_BYTES_SIMD_0296, UNSTAKED_MAX_CONCURRENT_UNI_STREAMS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { QuicServerEndpoint, type QuicServerPeer } from './tpu-endpoint.js';
-import type { TpuQos } from './tpu-qos.js';
+import type { ListenerQos } from './tpu-qos-flow-control.js';
 
 export interface TpuTransactionInfo {
   /** The identity of the validator this listener stands for. */
@@ -40,8 +40,8 @@ export interface TpuListenerOptions {
   txDropPct?: number;
   /** A dead host: every datagram is ignored (no handshake). Default false. */
   down?: boolean;
-  /** Agave's QoS (per-peer connections, connection rate, unstaked stream throttle); default none. */
-  qos?: TpuQos;
+  /** Agave's QoS: the throttle (tpu-qos.ts) or flow-control (tpu-qos-flow-control.ts) model; default none. */
+  qos?: ListenerQos;
   /** The server certificate; default a fresh random one (clients do not verify it). */
   certificate?: IdentityCertificate;
   /**
@@ -108,6 +108,8 @@ export class TpuListener {
         onTransaction(copy ? new Uint8Array(view) : view, info);
       },
     });
+    const endpoint = this.endpoint;
+    if (qos !== undefined) qos.evict = (id, code, reason) => void endpoint.closePeer(id, code, reason);
   }
 
   async stop(): Promise<void> {

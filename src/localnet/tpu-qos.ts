@@ -62,6 +62,7 @@ interface PeerState {
 }
 
 export class TpuQos {
+  evict?: (id: number, code: number, reason: string) => void;
   readonly counters: TpuQosCounters = { rateLimited: 0, tooMany: 0, throttled: 0, stakedConnections: 0, unstakedConnections: 0 };
   private readonly peers = new Map<string, PeerState>();
   /** Peer of each admitted connection (by endpoint connection id). */

@@ -19,6 +19,11 @@ import type { LeaderSource } from '../telemetry/leader-source.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
 import { LANDING, type ReceiptTable } from './receipt-table.js';
 import type { ReceiptMetrics } from './receipt-metrics.js';
+
+/** A blockhash is valid for 150 slots (Agave MAX_PROCESSING_AGE); one more for the slot it was taken in. */
+const BLOCKHASH_LIFETIME_SLOTS = 151;
+/** Distinct blockhashes asked of isBlockhashValid per poll (cold, bounded). */
+const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
 
@@ -101,10 +106,51 @@ export class LandingTracker {
     }
   }
 
+  /**
+   * Receipts without a status after trackForMs: not landed, and why (src/receipts/not-landed-reason.ts). For one
+   * that was sent, whether its blockhash expired: surely so when the cluster is more than a blockhash lifetime past
+   * the slot it was accepted in (its blockhash can only be older), else as the upstream's isBlockhashValid says (at
+   * most MAX_BLOCKHASH_CHECKS distinct blockhashes per poll; the others stay unknown).
+   */
+  private async conclude(seqs: readonly number[]): Promise<void> {
+    const slot = this.leaders?.currentSlot() ?? -1;
+    const valid = new Map<string, boolean | null>();
+    for (const seq of seqs) {
+      if (!this.table.current(seq)) continue;
+      let expired: boolean | null = null;
+      const accepted = this.table.acceptedSlotOf(seq);
+      if (slot >= 0 && accepted >= 0 && slot - accepted > BLOCKHASH_LIFETIME_SLOTS) expired = true;
+      else {
+        const hash = this.table.blockhashOf(seq);
+        if (hash !== null) {
+          if (!valid.has(hash) && valid.size < MAX_BLOCKHASH_CHECKS) valid.set(hash, await this.blockhashValid(hash));
+          const v = valid.get(hash);
+          expired = v === undefined || v === null ? null : !v;
+        }
+      }
+      this.table.setBlockhashExpired(seq, expired);
+      this.table.setLandingState(seq, LANDING.notLanded);
+      this.metrics.notLanded++;
+      const r = this.table.reasonOf(seq);
+      if (r !== null) this.metrics.notLandedReason(r.code, r.sent);
+    }
+  }
+
+  /** isBlockhashValid at processed commitment; null when the upstream cannot say. */
+  private async blockhashValid(hash: string): Promise<boolean | null> {
+    try {
+      const r = await this.upstream.call<{ value?: unknown }>('isBlockhashValid', [hash, { commitment: 'processed' }], this.o.timeoutMs);
+      return typeof r?.value === 'boolean' ? r.value : null;
+    } catch {
+      return null;
+    }
+  }
+
   private async pollStatuses(): Promise<void> {
     if (this.tracked === 0) return;
     const now = Date.now();
     const p = this.pending;
+    const concluded: number[] = [];
     // Drop the head: overwritten by newer receipts, or followed long enough (not_landed unless it landed).
     let h = this.head;
     for (; h < p.length; h++) {
@@ -112,8 +158,7 @@ export class LandingTracker {
       if (!this.table.current(seq)) continue;
       if (now - this.table.acceptedAt(seq) <= this.o.trackForMs) break;
       if (this.table.landingState(seq) !== LANDING.landed) {
-        this.table.setLandingState(seq, LANDING.notLanded);
-        this.metrics.notLanded++;
+        concluded.push(seq);
       }
     }
     if (h > 1024 && h * 2 > p.length) {
@@ -121,6 +166,8 @@ export class LandingTracker {
       h = 0;
     }
     this.head = h;
+    // Not landed after trackForMs: why, as far as the relay can know (a blockhash check may ask the upstream).
+    if (concluded.length > 0) await this.conclude(concluded);
     const ask = this.pending.slice(h, h + ASK_PER_POLL);
     const done = new Set<number>();
     for (let i = 0; i < ask.length; i += MAX_SIGNATURES_PER_CALL) {

@@ -28,6 +28,13 @@ export class ReceiptMetrics {
   private landedFailed = 0;
   private notExecuted = 0;
   notLanded = 0;
+  /** Not landed, by reason and whether it was sent ("reason|sent"). */
+  private readonly reasons = new Map<string, number>();
+
+  notLandedReason(code: string, sent: boolean): void {
+    const k = `${code}|${sent ? 'true' : 'false'}`;
+    this.reasons.set(k, (this.reasons.get(k) ?? 0) + 1);
+  }
   untracked = 0;
   private readonly buckets = new Float64Array(SLOT_BUCKETS.length + 1);
   /** The same buckets per first route (the status page's slots-to-land per route; not rendered in /metrics). */
@@ -78,6 +85,15 @@ export class ReceiptMetrics {
     tb.sample('slotrelay_receipts_not_executed_total', {}, this.notExecuted);
     tb.declare('slotrelay_receipts_not_landed_total', 'counter', 'Accepted transactions with no status within receipts.trackForMs');
     tb.sample('slotrelay_receipts_not_landed_total', {}, this.notLanded);
+    tb.declare(
+      'slotrelay_receipts_not_landed_reason_total',
+      'counter',
+      'Transactions that did not land, by reason (docs/receipts.md "Why it did not land") and whether any route sent them',
+    );
+    for (const [k, n] of this.reasons) {
+      const [reason, sent] = k.split('|');
+      tb.sample('slotrelay_receipts_not_landed_reason_total', { reason, sent }, n);
+    }
     tb.declare('slotrelay_receipts_untracked_total', 'counter', 'Accepted transactions whose landing was not followed (receipts.maxTracked reached)');
     tb.sample('slotrelay_receipts_untracked_total', {}, this.untracked);
     tb.declare('slotrelay_receipts_tracked', 'gauge', 'Receipts whose landing is being followed now');

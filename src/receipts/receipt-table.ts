@@ -7,6 +7,8 @@
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import { createReceiptsBuffer, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';
+import { notLandedReason, type NotLandedReason, type RouteFacts } from './not-landed-reason.js';
+import { encodePubkeyBase58 } from '../tx/base58.js';
 
 /** Where a receipt's landing stands. */
 export const LANDING = Object.freeze({ pending: 0, landed: 1, notLanded: 2, untracked: 3 } as const);
@@ -42,6 +44,11 @@ export interface ReceiptJson {
   /** Set when the transaction went in a bundle (sendBundle): the bundle service's id and its place in the bundle. */
   readonly bundle: { readonly id: string; readonly index: number } | null;
   readonly status: 'pending' | 'landed' | 'landed_failed' | 'not_landed' | 'untracked';
+  /**
+   * Why it did not land, as far as the relay knows (issue #26; docs/receipts.md "Why it did not land"): set when
+   * `status` is not_landed, and while pending once every route answered without sending it; null otherwise.
+   */
+  readonly reason: NotLandedReason | null;
   readonly landed: {
     readonly slot: number;
     readonly leader: string | null;
@@ -104,6 +111,11 @@ export class ReceiptTable {
   /** Bundle id of a transaction accepted in a bundle (null otherwise), and its index in the bundle. */
   private readonly bundleIds: (string | null)[];
   private readonly bundleIndexes: Uint8Array;
+  /** Each receipt's recent blockhash (32 bytes; all zero = unknown), to tell an expired one when it did not land. */
+  private readonly blockhashes: Uint8Array;
+  /** 1: its blockhash is known expired, 2: known still valid when it was concluded, 0: unknown. */
+  private readonly expired: Uint8Array;
+  private readonly blockhashKnown: Uint8Array;
   /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
   private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
   private notLandedCount = 0;
@@ -122,6 +134,51 @@ export class ReceiptTable {
     this.landings = new Array<Landing | null>(n).fill(null);
     this.bundleIds = new Array<string | null>(n).fill(null);
     this.bundleIndexes = new Uint8Array(n);
+    this.blockhashes = new Uint8Array(n * 32);
+    this.expired = new Uint8Array(n);
+    this.blockhashKnown = new Uint8Array(n);
+  }
+
+  /** HOT (accept): the transaction's recent blockhash, 32 bytes at `at` in `bytes`. */
+  setBlockhash(seq: number, bytes: Uint8Array, at: number): void {
+    if (at + 32 > bytes.length) return;
+    const e = seq & this.v.mask;
+    const o = e * 32;
+    const b = this.blockhashes;
+    for (let i = 0; i < 32; i++) b[o + i] = bytes[at + i];
+    this.blockhashKnown[e] = 1;
+  }
+
+  /** The receipt's blockhash (base58), or null when unknown (cold). */
+  blockhashOf(seq: number): string | null {
+    const e = seq & this.v.mask;
+    return this.blockhashKnown[e] === 1 ? encodePubkeyBase58(this.blockhashes, e * 32) : null;
+  }
+
+  /** The landing tracker's finding about the blockhash of a receipt it concluded not landed. */
+  setBlockhashExpired(seq: number, expired: boolean | null): void {
+    if (this.current(seq)) this.expired[seq & this.v.mask] = expired === null ? 0 : expired ? 1 : 2;
+  }
+
+  /** Why the receipt did not land (cold), or null (landed, or not known yet). */
+  reasonOf(seq: number): NotLandedReason | null {
+    const e = seq & this.v.mask;
+    const state = this.landing[e];
+    if (state === LANDING.landed) return null;
+    const v = this.v;
+    const mask = this.routeMasks[e];
+    const facts: RouteFacts[] = [];
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      const i = e * ROUTE_COUNT + id;
+      const o = v.outcome[i];
+      if ((mask & (1 << id)) === 0 && o === 0) continue;
+      facts.push({ route: ROUTE_BY_ID[id], outcome: o === 0 ? 'pending' : EGRESS_OUTCOMES[o - 1], cause: v.cause[i], causeCode: v.causeCode[i], sent: v.sentAtMs[i] > 0 });
+    }
+    if (facts.length === 0 && this.bundleIds[e] !== null) return null; // the bundle service's: not this table's to say
+    const r = notLandedReason(facts, this.expired[e] === 1 ? true : null);
+    // While pending, only "not sent" is known for sure (a sent one may still land).
+    if (state !== LANDING.notLanded && (r === null || r.sent)) return null;
+    return r;
   }
 
   get size(): number {
@@ -147,6 +204,8 @@ export class ReceiptTable {
       v.targets[i] = 0;
       v.sentAtMs[i] = 0;
       v.targetSlot[i] = -1;
+      v.cause[i] = 0;
+      v.causeCode[i] = 0;
     }
     this.signatures[e] = signature;
     this.requestIds[e] = requestId;
@@ -157,6 +216,8 @@ export class ReceiptTable {
     this.landing[e] = LANDING.pending;
     this.landings[e] = null;
     this.bundleIds[e] = null;
+    this.expired[e] = 0;
+    this.blockhashKnown[e] = 0;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
     return seq;
@@ -183,6 +244,11 @@ export class ReceiptTable {
 
   acceptedAt(seq: number): number {
     return this.acceptedAtMs[seq & this.v.mask];
+  }
+
+  /** The cluster slot at acceptance, -1 unknown. */
+  acceptedSlotOf(seq: number): number {
+    return this.acceptedSlot[seq & this.v.mask];
   }
 
   landingState(seq: number): number {
@@ -328,6 +394,7 @@ export class ReceiptTable {
       rebroadcasts: v.rebroadcasts[e],
       bundle: this.bundleIds[e] !== null ? { id: this.bundleIds[e]!, index: this.bundleIndexes[e] } : null,
       status,
+      reason: this.reasonOf(seq),
       landed:
         state === LANDING.landed && l !== null
           ? {

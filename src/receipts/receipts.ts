@@ -39,9 +39,10 @@ export class Receipts implements ReceiptSink {
   }
 
   /** HOT: a receipt for a transaction being published; returns the sequence number its ring record carries. */
-  accept(signature: string, t: AcceptedTransaction, routeMask: number): number {
+  accept(signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt = -1): number {
     const slot = this.leaders?.currentSlot() ?? -1;
     const seq = this.table.accept(signature, t.keyId, routeMask, t.traceId, t.receivedAtMs, slot);
+    if (bytes !== undefined && blockhashAt >= 0) this.table.setBlockhash(seq, bytes, blockhashAt);
     if (this.tracker !== null) this.tracker.track(seq);
     else this.table.setLandingState(seq, LANDING.untracked);
     return seq;

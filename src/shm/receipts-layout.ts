@@ -12,10 +12,33 @@
 //     targets       Uint8[N * R]     per route: leaders or peers the transaction was written to (direct, static)
 //     sentAtMs      Float64[N * R]   per route: wall-clock ms of the first `sent` (0 = none)
 //     targetSlot    Float64[N * R]   per route: the slot whose leader the direct route aimed at first (-1 = none)
+//     cause         Uint8[N * R]     per route: why it did not send (ROUTE_CAUSES index; 0 = none / unknown)
+//     causeCode     Uint16[N * R]    per route: the cause's number (a QUIC close code, an HTTP status, -JSON-RPC code)
 import { ROUTE_COUNT } from './layout.js';
 
 export const RECEIPTS_MAGIC = 0x52435054; // 'RCPT'
-export const RECEIPTS_LAYOUT_VERSION = 1;
+export const RECEIPTS_LAYOUT_VERSION = 2;
+
+/**
+ * Why a route did not send, as far as the egress side knows (written beside its outcome; docs/receipts.md "Why it
+ * did not land"). Index 0 = none or unknown.
+ */
+export const ROUTE_CAUSES = Object.freeze([
+  'none',
+  'no_stream_credit', // direct/static: queued on an open connection that had no stream credit (MAX_STREAMS withheld)
+  'congestion', // direct/static: queued on an open connection with no congestion-window room
+  'connecting', // direct/static: still in its handshake when the transaction went stale
+  'timed_out', // direct/static: the connect attempt timed out (no answer from the peer)
+  'refused', // direct/static: the peer closed the connection with an application code (causeCode: Agave's code)
+  'closed', // direct/static: the connection ended otherwise (idle, transport error, local close)
+  'relay_queue_full', // the relay's own queue for the target was full (relay overload)
+  'route_timeout', // HTTP routes: the endpoint did not answer within the route's timeout
+  'route_network', // HTTP routes: connection refused / reset
+  'route_http', // HTTP routes: an HTTP error status (causeCode)
+  'route_upstream', // HTTP routes: a JSON-RPC error answer (causeCode: -code)
+] as const);
+export type RouteCause = (typeof ROUTE_CAUSES)[number];
+export const CAUSE = Object.freeze(Object.fromEntries(ROUTE_CAUSES.map((c, i) => [c, i])) as Record<RouteCause, number>);
 const HEADER_BYTES = 64;
 
 export interface ReceiptViews {
@@ -27,9 +50,21 @@ export interface ReceiptViews {
   readonly targets: Uint8Array;
   readonly sentAtMs: Float64Array;
   readonly targetSlot: Float64Array;
+  readonly cause: Uint8Array;
+  readonly causeCode: Uint16Array;
 }
 
-function offsets(capacity: number): { seq: number; rebroadcasts: number; outcome: number; targets: number; sentAtMs: number; targetSlot: number; total: number } {
+function offsets(capacity: number): {
+  seq: number;
+  rebroadcasts: number;
+  outcome: number;
+  targets: number;
+  sentAtMs: number;
+  targetSlot: number;
+  cause: number;
+  causeCode: number;
+  total: number;
+} {
   const seq = HEADER_BYTES;
   const rebroadcasts = seq + capacity * 4;
   const outcome = rebroadcasts + capacity * 2;
@@ -37,7 +72,9 @@ function offsets(capacity: number): { seq: number; rebroadcasts: number; outcome
   // Float64 regions start on an 8-byte boundary.
   const sentAtMs = Math.ceil((targets + capacity * ROUTE_COUNT) / 8) * 8;
   const targetSlot = sentAtMs + capacity * ROUTE_COUNT * 8;
-  return { seq, rebroadcasts, outcome, targets, sentAtMs, targetSlot, total: targetSlot + capacity * ROUTE_COUNT * 8 };
+  const cause = targetSlot + capacity * ROUTE_COUNT * 8;
+  const causeCode = Math.ceil((cause + capacity * ROUTE_COUNT) / 2) * 2;
+  return { seq, rebroadcasts, outcome, targets, sentAtMs, targetSlot, cause, causeCode, total: causeCode + capacity * ROUTE_COUNT * 2 };
 }
 
 /** A fresh receipts buffer for `capacity` entries (a power of two). Cold: once at start. */
@@ -67,6 +104,8 @@ export function receiptViews(sab: SharedArrayBuffer): ReceiptViews {
     targets: new Uint8Array(sab, o.targets, capacity * ROUTE_COUNT),
     sentAtMs: new Float64Array(sab, o.sentAtMs, capacity * ROUTE_COUNT),
     targetSlot: new Float64Array(sab, o.targetSlot, capacity * ROUTE_COUNT),
+    cause: new Uint8Array(sab, o.cause, capacity * ROUTE_COUNT),
+    causeCode: new Uint16Array(sab, o.causeCode, capacity * ROUTE_COUNT),
   };
 }
 

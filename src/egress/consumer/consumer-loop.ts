@@ -110,6 +110,8 @@ export interface ConsumerDeps {
 
 export interface RouteInputs {
   readonly snapshot?: SharedArrayBuffer;
+  /** The landing receipts' shared part: routes write there why a transaction was not sent (absent: receipts off). */
+  readonly receipts?: SharedArrayBuffer;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
   /** Build only this family's routes (the others stay null); absent = all. */
@@ -129,8 +131,9 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   if (config.routes.discard) return family === 'quic' ? routes : routes.map((_, id) => new DiscardRoute(id));
   const http = family !== 'quic';
   const quicFamily = family !== 'workers';
+  const receipts = telemetry.receipts !== undefined ? new ReceiptWriter(telemetry.receipts) : null;
   if (http && (plan === undefined || plan.rpc)) {
-    const rpc = new RpcRoute(config.routes.rpc, log);
+    const rpc = new RpcRoute(config.routes.rpc, log, receipts);
     routes[rpc.id] = rpc;
   }
   // direct + static share one identity certificate and one QUIC connection cache (the QUIC thread's: one connection
@@ -143,11 +146,11 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges, links: telemetry.quicLinks, slotMs }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
-    if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log);
+    if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log, receipts);
   }
   if (quic !== null && telemetry.measurementPort !== undefined) quic.reportMeasurementsTo(telemetry.measurementPort);
-  if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log);
-  if (http && config.routes.jito !== undefined && (plan === undefined || plan.jito)) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log);
+  if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log, receipts);
+  if (http && config.routes.jito !== undefined && (plan === undefined || plan.jito)) routes[ROUTE_IDS.jito] = new JitoRoute(config.routes.jito, log, receipts);
   return routes;
 }
 

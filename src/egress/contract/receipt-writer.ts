@@ -31,6 +31,21 @@ export class ReceiptWriter {
     if (outcomeIndex === SENT && v.sentAtMs[i] === 0) v.sentAtMs[i] = nowMs;
   }
 
+  /**
+   * Why a route did not send the transaction carrying receipt `seq` (CAUSE index, and its number: a QUIC close code,
+   * an HTTP status, -JSON-RPC code). Written before the route's outcome; a later send leaves it (the receipt reads it
+   * only for a route that did not send).
+   */
+  routeCause(seq: number, routeId: number, cause: number, code: number): void {
+    if (seq === 0 || cause === 0) return;
+    const v = this.v;
+    const entry = seq & v.mask;
+    if (v.seq[entry] !== seq) return;
+    const i = entry * ROUTE_COUNT + routeId;
+    v.cause[i] = cause;
+    v.causeCode[i] = code < 0 ? 0 : code > MAX_U16 ? MAX_U16 : code;
+  }
+
   /** A rebroadcast outcome: a route that had not sent before and sends now gets its first-send time and targets. */
   rebroadcastOutcome(seq: number, routeId: number, outcomeIndex: number, targets: number, targetSlot: number, nowMs: number): void {
     if (seq === 0 || outcomeIndex !== SENT) return;

@@ -32,6 +32,7 @@ import {
 import type { Logger } from '../../log/logger.js';
 
 import { CONNECTION_STATES } from '../../shm/layout.js';
+import { CAUSE } from '../../shm/receipts-layout.js';
 
 export { CONNECTION_STATES };
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
@@ -138,6 +139,18 @@ export class ConnectionWorker {
   /** Date.now() of the last send() (LRU and idle decisions). */
   lastUsedMs = Date.now();
   /**
+   * Why this target's last answer other than `sent` was given (CAUSE of src/shm/receipts-layout.ts) and its number
+   * (the peer's application close code for `refused`): the fanout reads it for the landing receipt when the
+   * transaction was not sent anywhere. The cause of the last such answer, not of each: answers of one burst share it.
+   */
+  cause = 0;
+  causeCode = 0;
+  /** Why the last connection ended or connect failed (answers dropped:no_connection until the next one is up). */
+  private endCause: number = CAUSE.closed;
+  private endCode = 0;
+  /** What stopped the last write: the peer's stream credit or the congestion window. */
+  private blockedBy: 'no-credit' | 'no-room' = 'no-room';
+  /**
    * Settles when the first connect attempt ended: true once the handshake completed, false when it failed or the
    * worker closed first (start-up readiness: StaticRoute.warm). Never rejects.
    */
@@ -181,6 +194,8 @@ export class ConnectionWorker {
     }
     if (st !== 'active' && st !== 'connecting') {
       this.droppedNoConnection++;
+      this.cause = this.endCause;
+      this.causeCode = this.endCode;
       return 'dropped:no_connection';
     }
     const c = this.conn;
@@ -195,11 +210,14 @@ export class ConnectionWorker {
         this.failed++;
         return 'failed';
       }
+      this.blockedBy = r;
       // A transaction partly on the wire (window edge) must be the one offered next: it heads the queue, whatever the bound.
       if (c.partial) return this.enqueue(tx);
     }
     if (this.queued >= this.o.maxQueued) {
       this.droppedQueueFull++;
+      this.cause = CAUSE.relay_queue_full;
+      this.causeCode = 0;
       return 'dropped:queue_full';
     }
     return this.enqueue(tx);
@@ -289,7 +307,10 @@ export class ConnectionWorker {
     if (c === null) return;
     while (this.qHead < this.qTx.length) {
       const r = c.tryWrite(this.qTx[this.qHead]);
-      if (r === 'no-credit' || r === 'no-room') break;
+      if (r === 'no-credit' || r === 'no-room') {
+        this.blockedBy = r;
+        break;
+      }
       // A write quiche refused outright (not a lack of room) must not block the queue: it is answered `failed`.
       this.shift(r === 'written' ? 'sent' : 'failed');
     }
@@ -342,6 +363,8 @@ export class ConnectionWorker {
     if (this.qHead >= this.qTx.length || this.qDeadline[this.qHead] > now) return;
     const waitedMs = now - (this.qDeadline[this.qHead] - this.staleMs());
     if (this.conn?.partial === true) this.conn.abandonPartial();
+    this.cause = this.st === 'connecting' ? CAUSE.connecting : this.blockedBy === 'no-credit' ? CAUSE.no_stream_credit : CAUSE.congestion;
+    this.causeCode = 0;
     let n = 0;
     while (this.qHead < this.qTx.length && this.qDeadline[this.qHead] <= now) {
       this.shift('dropped:stale');
@@ -354,6 +377,10 @@ export class ConnectionWorker {
   /** Every queued transaction ends with `o` (the connection ended). Returns how many. */
   private answerAll(o: TargetOutcome): number {
     const n = this.queued;
+    if (n > 0) {
+      this.cause = this.endCause;
+      this.causeCode = this.endCode;
+    }
     while (this.qHead < this.qTx.length) this.shift(o);
     this.afterShift();
     return n;
@@ -405,12 +432,26 @@ export class ConnectionWorker {
       (err: unknown) => {
         // socket could not even be opened (bad address): treat as a failed connect
         this.o.log.warn({ target: this.target, err: err instanceof Error ? err.message : String(err) }, 'egress: connection open failed');
+        this.endCause = CAUSE.closed;
+        this.endCode = 0;
         this.failedConnect();
       },
     );
   }
 
   private readonly onClose = (info: QuicCloseInfo): void => {
+    // Why: the peer's application code (Agave's TPU refusals: 2 disallowed, 4 too_many, 1 dropped), a handshake that
+    // timed out, or another end (idle, transport error, our own close).
+    if (info.by === 'peer' && info.isApp) {
+      this.endCause = CAUSE.refused;
+      this.endCode = info.code;
+    } else if (info.by === 'handshake-timeout' || (!info.wasEstablished && info.by === 'idle')) {
+      this.endCause = CAUSE.timed_out;
+      this.endCode = 0;
+    } else {
+      this.endCause = CAUSE.closed;
+      this.endCode = 0;
+    }
     if (this.graceTimer !== null) clearTimeout(this.graceTimer);
     this.graceTimer = null;
     if (this.livenessTimer !== null) clearTimeout(this.livenessTimer);

@@ -9,6 +9,12 @@ export interface TargetSender {
   send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome>;
   /** Settles when the first connect attempt ended (start-up readiness); true when established. */
   readonly firstAttempt: Promise<boolean>;
+  /**
+   * Why its last answer other than `sent` was given (CAUSE, src/shm/receipts-layout.ts) and the number with it; a
+   * target another QUIC thread owns does not say (absent: unknown).
+   */
+  readonly cause?: number;
+  readonly causeCode?: number;
 }
 
 export interface Connections {

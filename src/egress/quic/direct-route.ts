@@ -19,7 +19,8 @@ import type { LeaderSource } from '../../telemetry/leader-source.js';
 import { SnapshotLeaderSource } from '../../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
 import { DropLog } from '../contract/drop-log.js';
-import { fanout } from './fanout.js';
+import { fanout, type CauseTarget } from './fanout.js';
+import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 import { Scheduler } from './scheduler.js';
@@ -53,13 +54,17 @@ export class DirectRoute implements EgressRoute {
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
   private readonly workers: (TargetSender | null)[] = [];
+  /** Where the fanout writes why a transaction was sent nowhere (the landing receipt). */
+  private readonly why: CauseTarget;
 
   constructor(
     private readonly quic: QuicEgress,
     private readonly source: LeaderSource & { start?(): void; close?(): void },
     opts: Config['routes']['direct'],
     log: Logger,
+    receipts: ReceiptWriter | null = null,
   ) {
+    this.why = { receipts, routeId: ROUTE_IDS.direct };
     this.scheduler = new Scheduler(source, {
       fanout: opts.fanout,
       leaders: opts.leaders,
@@ -101,7 +106,7 @@ export class DirectRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = targets.length;
     for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);
-    return this.drops.settle(fanout(ws, tx.bytes), tx.traceId, this);
+    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0), tx.traceId, this);
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,8 @@ import type { Logger } from '../../log/logger.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
 import type { TargetSender } from './connections.js';
 import { DropLog } from '../contract/drop-log.js';
-import { fanout } from './fanout.js';
+import { fanout, type CauseTarget } from './fanout.js';
+import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
@@ -24,11 +25,16 @@ export class StaticRoute implements EgressRoute {
   /** The cache's name for each peer's pinned connection, built once (send() is hot). */
   private readonly labels: readonly string[];
 
+  /** Where the fanout writes why a transaction was sent nowhere (the landing receipt). */
+  private readonly why: CauseTarget;
+
   constructor(
     private readonly quic: QuicEgress,
     private readonly peers: readonly string[],
     log: Logger,
+    receipts: ReceiptWriter | null = null,
   ) {
+    this.why = { receipts, routeId: ROUTE_IDS.static };
     this.drops = new DropLog(log, 'static');
     this.labels = peers.map((p) => `static:${p}`);
     // Connect at once: the first transaction should not pay for the handshake.
@@ -59,7 +65,7 @@ export class StaticRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = this.peers.length;
     for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], this.labels[i]);
-    return this.drops.settle(fanout(ws, tx.bytes), tx.traceId, this);
+    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0), tx.traceId, this);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,8 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
+import { CAUSE } from '../../shm/receipts-layout.js';
+import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
@@ -35,6 +37,8 @@ export class JitoSendError extends Error {
     message: string,
     /** Stable short reason for logs: timeout, rate_limited, upstream_error, http_error, network, shutdown. */
     readonly reason: string,
+    /** The HTTP status (http_error, rate_limited) or -JSON-RPC code (upstream_error) for the landing receipt; 0 = none. */
+    readonly code = 0,
   ) {
     super(message);
   }
@@ -61,7 +65,11 @@ export class JitoRoute implements EgressRoute {
   private nextId = 1;
   private readonly failures: SummarizedLog;
 
-  constructor(options: JitoRouteOptions, log: Logger) {
+  constructor(
+    options: JitoRouteOptions,
+    log: Logger,
+    private readonly receipts: ReceiptWriter | null = null,
+  ) {
     this.failures = new SummarizedLog(log);
     const url = jitoTransactionsUrl(options.url, options.bundleOnly);
     this.label = url.origin + url.pathname;
@@ -85,6 +93,12 @@ export class JitoRoute implements EgressRoute {
   private failed(tx: TxView, err: unknown): EgressOutcome {
     if (this.closed || (err instanceof JitoSendError && err.reason === 'shutdown')) return 'dropped:shutdown';
     const reason = err instanceof JitoSendError ? err.reason : 'network';
+    if (this.receipts !== null) {
+      const code = err instanceof JitoSendError ? err.code : 0;
+      const cause =
+        reason === 'timeout' ? CAUSE.route_timeout : reason === 'upstream_error' ? CAUSE.route_upstream : reason === 'network' ? CAUSE.route_network : CAUSE.route_http;
+      this.receipts.routeCause(tx.receiptSeq ?? 0, ROUTE_IDS.jito, cause, code);
+    }
     this.failures.note(
       'warn',
       reason,
@@ -128,14 +142,14 @@ export function jitoAnswerError(status: number, body: Buffer): JitoSendError | n
   const err = o.error !== undefined && o.error !== null && typeof o.error === 'object' ? o.error : undefined;
   if (status === 429 || err?.code === JITO_RATE_LIMITED_CODE) {
     const detail = err !== undefined && typeof err.message === 'string' ? `: ${err.message}` : '';
-    return new JitoSendError(`rate-limited by the block engine (HTTP ${status}, code ${String(err?.code ?? 'none')})${detail}`, 'rate_limited');
+    return new JitoSendError(`rate-limited by the block engine (HTTP ${status}, code ${String(err?.code ?? 'none')})${detail}`, 'rate_limited', status);
   }
   if (status === 200 && o.result !== undefined && o.result !== null && err === undefined) return null;
   if (err !== undefined) {
-    return new JitoSendError(`block engine error ${String(err.code)}: ${String(err.message)} (HTTP ${status})`, 'upstream_error');
+    return new JitoSendError(`block engine error ${String(err.code)}: ${String(err.message)} (HTTP ${status})`, 'upstream_error', -Number(err.code) || 0);
   }
   if (parsed === undefined) {
-    return new JitoSendError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`, 'http_error');
+    return new JitoSendError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`, 'http_error', status);
   }
-  return new JitoSendError(`HTTP ${status}, no JSON-RPC result in answer`, 'http_error');
+  return new JitoSendError(`HTTP ${status}, no JSON-RPC result in answer`, 'http_error', status);
 }

@@ -11,6 +11,8 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
+import { CAUSE } from '../../shm/receipts-layout.js';
+import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 
@@ -28,9 +30,19 @@ class EndpointError extends Error {
   constructor(
     message: string,
     readonly reason: EndpointFailure,
+    /** The HTTP status (http_error) or -JSON-RPC code (upstream_error) for the landing receipt; 0 = none. */
+    readonly code = 0,
   ) {
     super(message);
   }
+}
+
+/** The landing receipt's cause for an endpoint failure (src/shm/receipts-layout.ts). */
+function causeOf(e: unknown): { cause: number; code: number } {
+  if (!(e instanceof EndpointError)) return { cause: CAUSE.route_network, code: 0 };
+  const cause =
+    e.reason === 'timeout' ? CAUSE.route_timeout : e.reason === 'http_error' || e.reason === 'too_large' ? CAUSE.route_http : e.reason === 'upstream_error' ? CAUSE.route_upstream : CAUSE.route_network;
+  return { cause, code: e.code };
 }
 
 export type RpcRouteOptions = Config['routes']['rpc'];
@@ -54,7 +66,11 @@ export class RpcRoute implements EgressRoute {
   private nextId = 1;
   private readonly failures: SummarizedLog;
 
-  constructor(options: RpcRouteOptions, log: Logger) {
+  constructor(
+    options: RpcRouteOptions,
+    log: Logger,
+    private readonly receipts: ReceiptWriter | null = null,
+  ) {
     this.failures = new SummarizedLog(log);
     this.timeoutMs = options.timeoutMs;
     this.endpoints = options.endpoints.map((u) => {
@@ -94,6 +110,11 @@ export class RpcRoute implements EgressRoute {
       const e = errors[i];
       const reason: EndpointFailure = e instanceof EndpointError ? e.reason : 'network';
       if (reason === 'shutdown') continue;
+      if (shutdown && this.receipts !== null) {
+        // The first endpoint's failure stands for the route's (cold: a failure).
+        const c = causeOf(e);
+        this.receipts.routeCause(tx.receiptSeq ?? 0, ROUTE_IDS.rpc, c.cause, c.code);
+      }
       shutdown = false;
       const endpoint = eps[i].label;
       this.failures.note(
@@ -131,14 +152,14 @@ function answerError(status: number, body: Buffer): Error | null {
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return new EndpointError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`, 'http_error');
+    return new EndpointError(`HTTP ${status}, body is not JSON: ${body.subarray(0, 120).toString('utf8')}`, 'http_error', status);
   }
   if (parsed !== null && typeof parsed === 'object') {
     const o = parsed as { result?: unknown; error?: { code?: unknown; message?: unknown } };
     if (o.result !== undefined && o.error === undefined) return null;
     if (o.error !== undefined && o.error !== null && typeof o.error === 'object') {
-      return new EndpointError(`upstream error ${String(o.error.code)}: ${String(o.error.message)} (HTTP ${status})`, 'upstream_error');
+      return new EndpointError(`upstream error ${String(o.error.code)}: ${String(o.error.message)} (HTTP ${status})`, 'upstream_error', -Number(o.error.code) || 0);
     }
   }
-  return new EndpointError(`HTTP ${status}, no JSON-RPC result in answer`, 'http_error');
+  return new EndpointError(`HTTP ${status}, no JSON-RPC result in answer`, 'http_error', status);
 }

@@ -1,6 +1,7 @@
 // What the facade's method handlers see (localnet process, main thread; built once, cold), plus the helpers every
 // method shares: commitment -> slot, the {context, value} wrapper, Agave-worded parameter errors.
 import { Errors, RelayError, type ErrorSpec } from '../../errors/registry.js';
+import type { SlotLoadLog } from '../slot-load.js';
 import { configObject, optionalCommitment, optionalUsize, type Commitment } from '../../jsonrpc/params.js';
 import type { Bank } from '../bank.js';
 import type { BlockProducer } from '../block-producer.js';
@@ -31,6 +32,8 @@ export interface FacadeValidator {
 export type TpuSender = (tx: Uint8Array, signature: string, maxRetries?: number) => Promise<void>;
 
 export interface FacadeContext {
+  /** Per-slot leader load (localnet_getSlotLoad); absent in contexts built without it (tests). */
+  readonly slotLoad?: SlotLoadLog;
   readonly bank: Bank;
   readonly producer: BlockProducer;
   readonly schedule: LeaderSchedule;

@@ -10,7 +10,11 @@
 //   listener (or the facade's own sendTransaction, which uses the TPU path) are recorded; airdrops are not.
 // localnet_getCounters [] -> {slot, totalLandings, validators: {identity: {received, landed, buffered, dropped:
 //   {not_leader, undecodable, invalid, rejected}, rejectedBy: {BlockhashNotFound: n, ...}}}}
-//   Per-validator TPU gate counters: what reached each validator and why it did or did not land.
+//   Per-validator TPU gate counters: what reached each validator and why it did or did not land (block_full: the
+//   leader's block capacity was used up, localnet.blockCapacity).
+// localnet_getSlotLoad [{from?: number, limit?: number}] -> {slots: [{slot, leader, received, blockFull, saturated}]}
+//   Per ended slot: its leader, the transactions that leader's TPU listener read during it, those it dropped as
+//   block_full, and whether its flow-control QoS was saturated at the end of it (src/localnet/slot-load.ts).
 // localnet_getArrivals [{from?: number, limit?: number}] -> {total, first, next, sig8: [...], arrivalNs: [...]}
 //   Every transaction any TPU listener read (before the leader gate), when the localnet runs with arrivalLog > 0
 //   (else error -32601-like "arrival log is off"): the first 8 bytes of its first signature (hex) and its arrival
@@ -64,8 +68,17 @@ const getArrivals: H = (params, ctx) => {
 
 export const MAX_ARRIVALS_PER_CALL = 50_000;
 
+const getSlotLoad: H = (params, ctx) => {
+  const p = paramsArray(params, 0, 1);
+  const cfg = configObject(p[0]) ?? {};
+  const from = optionalUsize(cfg.from, 'from') ?? 0;
+  const limit = Math.min(optionalUsize(cfg.limit, 'limit') ?? MAX_LANDINGS_PER_CALL, MAX_LANDINGS_PER_CALL);
+  return JSON.stringify({ slots: ctx.slotLoad?.since(from, limit) ?? [] });
+};
+
 export const localnetMethods: ReadonlyArray<readonly [string, H]> = [
   ['localnet_getLandings', getLandings],
   ['localnet_getCounters', getCounters],
   ['localnet_getArrivals', getArrivals],
+  ['localnet_getSlotLoad', getSlotLoad],
 ];

@@ -35,7 +35,7 @@ const report: LandingReport = {
   host: { cpus: 2, node: 'v20', platform: 'linux x64', loadAvg1m: [1, 2] },
   params: { ratePerSecond: 10, durationMs: 1000, tailMs: 1000, payers: 1, maxRetries: null, target: 'embedded localnet', command: 'slotrelay bench landing' },
   scenarios: [0, 1].map((n) => ({
-    scenario: { name: `s${n}`, slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0 },
+    scenario: { name: `s${n}`, slotMs: 400, leaderLossPct: 0, leaderTxDropPct: 0, qos: true, linkDelayMs: 0, rpcDelayMs: 0, qosModel: 'throttle', capacityTps: null, blockCapacity: null, competitor: null, relayStakeSol: 0, rpcStakeSol: 0, jitoStakeSol: 0 },
     validators: [{ identity: 'V1', stake: 1, label: 'V1 (100% stake)' }],
     slotSource: 'slotSubscribe',
     localnet: {},

@@ -1,6 +1,7 @@
 // The landing bench's definitions on records made by hand: nearest-rank percentiles over landed transactions, the
 // CDF over everything sent, what counts as landed, drop reasons from refusals / receipts / TPU counters, duplicates,
 // whose copy landed; and the route-set and scenario flags.
+import { configSchema } from '../../../src/config/schema.js';
 import { describe, expect, it } from 'vitest';
 import { parseLandingArgs, parseRouteSet, parseScenario } from '../../../src/landing-bench/options.js';
 import type { LocalnetCounters, PhaseResult, TxRecord } from '../../../src/landing-bench/phase.js';
@@ -147,6 +148,31 @@ describe('landing bench flags', () => {
     expect(localnetSection(parseScenario('slot-ms=400,qos=off'))).toEqual({ slotMs: 400, qos: { enabled: false } });
     expect(() => parseScenario('slot-ms=100')).toThrow(/slot-ms/);
     expect(() => parseScenario('qos=maybe')).toThrow(/qos=on/);
+  });
+
+  it('congestion scenarios (issue #26): presets, overrides, and the localnet section they make', () => {
+    const hot = parseScenario('hot-leader');
+    expect(hot).toMatchObject({ name: 'hot-leader', qosModel: 'flow-control', capacityTps: 600, blockCapacity: 40, relayStakeSol: 0 });
+    expect(hot.competitor).toMatchObject({ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, hot: 'leader' });
+    const id = '11111111111111111111111111111112';
+    const section = localnetSection(parseScenario('unstaked-vs-staked'), id, 4242);
+    expect(section).toMatchObject({
+      qos: { enabled: true, model: 'flow-control', capacityTps: 600 },
+      blockCapacity: 40,
+      competitors: [{ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, validator: 0 }],
+      stakedPeers: [{ identity: id, stakeSol: 100_000 }],
+      blockEngine: { rateLimitPerSecond: 0, port: 4242, stakeSol: 20_000 },
+      rpc: { stakeSol: 20_000 },
+    });
+    expect(localnetSection(parseScenario('hot-window,every=8,hot-slots=2')).competitors).toEqual([
+      { name: 'competitor', tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, everySlots: 8, hotSlots: 2 },
+    ]);
+    // Every section a preset makes is one the relay's config accepts.
+    for (const p of ['hot-leader', 'hot-window', 'unstaked-vs-staked', 'flow-control']) {
+      expect(() => configSchema.parse({ localnet: localnetSection(parseScenario(p), id, 4242) }), p).not.toThrow();
+    }
+    expect(() => parseScenario('hot-spot')).toThrow(/unknown scenario/);
+    expect(() => parseScenario('capacity=100')).toThrow(/qos-model=flow-control/);
   });
 
   it('a remote target needs all of --rpc, --relay, --keypair and a key', () => {

@@ -12,9 +12,15 @@ describe('localnet: config section', () => {
   it('defaults: 4 validators, 400 ms slots, perfect links, QoS off, Agave send-transaction-service figures', () => {
     const c = configSchema.parse({}).localnet;
     expect(c).toMatchObject({ validators: 4, slotMs: 400, links: [], stakedPeers: [] });
-    expect(c.rpc).toEqual({ oneWayDelayMs: 0, leaderForwardCount: 2, retryRateMs: 2_000 });
+    expect(c.rpc).toEqual({ oneWayDelayMs: 0, leaderForwardCount: 2, retryRateMs: 2_000, stakeSol: 0 });
     expect(c.qos).toEqual({
       enabled: false,
+      model: 'throttle',
+      maxStreamsPerMs: 500,
+      baseMaxStreamsStaked: 2048,
+      baseMaxStreamsUnstaked: 20,
+      maxStakedConnections: 2_000,
+      maxUnstakedConnections: 500,
       maxConnectionsPerUnstakedPeer: 8,
       maxConnectionsPerStakedPeer: 16,
       maxConnectionsPerIpPerMinute: 8,
