@@ -32,8 +32,8 @@ import { renderHealth } from './health/health-metrics.js';
 import { KeyUsage } from './admission/key-usage.js';
 import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
-import { describeBuild, loadUws } from './native/uws.js';
-import { httpRuntimeInfo, renderHttpRuntime } from './http/runtime-info.js';
+import { describeBuild } from './native/uws.js';
+import { loadHttpRuntime, renderHttpRuntime } from './http/runtime-info.js';
 import { responseOptions } from './http/response.js';
 import { addedRouteMasks } from './config/route-policy.js';
 import { HealthMonitor } from './health/health-monitor.js';
@@ -50,6 +50,7 @@ import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
 import { QuicIngressService } from './ingress/quic-ingress-service.js';
 import { ReloadService } from './reload/reload-service.js';
+import { SighupReload } from './reload/sighup.js';
 import { AdminServer } from './status/admin-server.js';
 import { StatusCollector } from './status/status-collector.js';
 
@@ -81,6 +82,68 @@ function withLocalnet(config: Readonly<Config>, rpcUrl: string, blockEngineUrl: 
   });
 }
 
+/** The parts of a running relay that its one shutdown path stops, in order. */
+interface RunningRelay {
+  readonly log: Logger;
+  readonly config: Readonly<Config>;
+  readonly sighup: SighupReload;
+  readonly healthMonitor: HealthMonitor;
+  readonly reloader: ReloadService;
+  readonly intake: Intake;
+  readonly front: FrontServer;
+  readonly admin: AdminServer | null;
+  readonly pubsub: ReturnType<typeof createPubsub>;
+  readonly quicIngress: QuicIngressService | null;
+  readonly pool: EgressPool;
+  readonly threadMemory: ThreadMemory;
+  readonly identityStake: IdentityStake | null;
+  readonly receipts: Receipts | null;
+  readonly bundles: ReturnType<typeof createBundles>;
+  readonly telemetry: TelemetryThread | null;
+  readonly cluster: ClusterService | null;
+  readonly localnet: LocalnetChild | null;
+}
+
+/**
+ * The one shutdown path (SIGTERM, SIGINT, a part that failed for good): no new requests, drain the rings into the
+ * routes (bounded by shutdown.drainTimeoutMs), stop every part, log the run's accounting and exit. Exit codes (README,
+ * "Running it under a supervisor"): 0 = every accepted transaction was handed to its routes before the drain timeout;
+ * 1 = not, or a part the relay depends on failed for good (relay_fatal), or a runtime failure; 2 = bad usage or
+ * configuration (cli.ts).
+ */
+async function stopRelay(p: RunningRelay, signal: string, failedFor: string | null): Promise<void> {
+  if (p.sighup.shuttingDown) return;
+  p.sighup.shuttingDown = true;
+  const { log, config } = p;
+  log.info({ signal }, 'shutting down: no new requests; draining rings into the routes');
+  p.healthMonitor.markShuttingDown();
+  p.reloader.removeFiles(); // a SIGHUP from now on is ignored (src/reload/sighup.ts), never fatal
+  p.intake.close();
+  p.front.stopListening();
+  p.admin?.stop();
+  p.pubsub?.close();
+  await p.quicIngress?.stop();
+  const drained = await p.pool.drain(config.shutdown.drainTimeoutMs);
+  if (drained.undelivered > 0) {
+    log.error(
+      { records: drained.undelivered, drainTimeoutMs: config.shutdown.drainTimeoutMs },
+      'drain timed out: records left in the rings end as dropped:shutdown (shutdown_undelivered lines)',
+    );
+  }
+  p.healthMonitor.stop();
+  p.threadMemory.close();
+  p.identityStake?.stop();
+  p.receipts?.stop();
+  p.bundles?.close();
+  await p.telemetry?.stop();
+  await p.cluster?.stop();
+  p.localnet?.stop();
+  const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
+  // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
+  log.info({ event: 'relay_stopped', ...drained, exitCode, ...p.pool.deliverySummary(p.intake.joinedRecords) }, 'slotrelay stopped');
+  process.exit(exitCode);
+}
+
 export async function runRelay(opts: RunOptions): Promise<void> {
   let configFile = opts.configFile;
   let newKey: string | undefined;
@@ -97,30 +160,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   if (missingCopies !== null) throw new ConfigError(missingCopies);
   const log = createLogger(config.log.level, 'front');
   // SIGHUP reloads (src/reload/); until the relay is ready it is logged and ignored rather than killing the process.
-  let reloader: ReloadService | null = null;
-  let shuttingDown = false;
-  const onSighup = (): void => {
-    if (reloader === null) log.warn({ event: 'config_reload_early' }, 'SIGHUP before the relay is ready: ignored (send it again once relay_ready is printed)');
-    else if (!shuttingDown) {
-      try {
-        reloader.reload('SIGHUP');
-      } catch (err) {
-        // A fault in applying (not a bad file: that is a refusal) must not take the relay down with it.
-        log.error({ event: 'config_reload_failed', err }, 'configuration reload failed while applying: the relay keeps running; restart it to be sure of its state');
-      }
-    }
-  };
-  process.on('SIGHUP', onSighup);
+  const sighup = new SighupReload(log);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
-  const uwsRuntime = loadUws(config.http.idleTimeoutSeconds);
-  const httpRuntime = httpRuntimeInfo(uwsRuntime);
-  log.info({ event: 'http_runtime', ...httpRuntime }, `HTTP runtime: ${describeBuild(uwsRuntime.build)} on Node ${process.versions.node}`);
-  if (config.http.idleTimeoutSeconds !== uwsRuntime.idleTimeoutSeconds) {
-    log.warn(
-      { event: 'http_idle_timeout', configured: config.http.idleTimeoutSeconds, seconds: uwsRuntime.idleTimeoutSeconds },
-      `the ${uwsRuntime.build.id} uWS build closes idle keep-alive connections ${uwsRuntime.idleTimeoutSeconds}-12 s after the last answer, not http.idleTimeoutSeconds (docs/http-runtime.md)`,
-    );
-  }
+  const { uwsRuntime, httpRuntime } = loadHttpRuntime(config.http.idleTimeoutSeconds, log);
 
   let localnet: LocalnetChild | null = null;
   // Set when the relay must stop because a part it depends on failed for good (exit code 1).
@@ -261,12 +303,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       receipts?.render(tb);
       bundles?.render(tb);
       quicIngress?.render(tb);
-      reloader?.render(tb);
+      sighup.reloader?.render(tb);
       return tb.text();
     },
     health: () => {
       const r = cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current());
-      return reloader === null ? r : { ...r, config: reloader.health() };
+      return sighup.reloader === null ? r : { ...r, config: sighup.reloader.health() };
     },
     receipts,
     httpRuntime,
@@ -308,7 +350,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     localnet?.stop();
     throw err;
   }
-  reloader = new ReloadService({
+  const reloader = new ReloadService({
     configFile,
     flags: opts.flags,
     env: opts.env,
@@ -323,43 +365,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     },
   });
   reloader.writePidFile();
+  sighup.reloader = reloader;
 
-  const shutdown = async (signal: string): Promise<void> => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    log.info({ signal }, 'shutting down: no new requests; draining rings into the routes');
-    healthMonitor.markShuttingDown();
-    reloader?.removeFiles(); // a SIGHUP from now on is ignored (onSighup), never fatal
-    intake.close();
-    front.stopListening();
-    admin?.stop();
-    pubsub?.close();
-    await quicIngress?.stop();
-    const drained = await pool.drain(config.shutdown.drainTimeoutMs);
-    if (drained.undelivered > 0) {
-      log.error(
-        { records: drained.undelivered, drainTimeoutMs: config.shutdown.drainTimeoutMs },
-        'drain timed out: records left in the rings end as dropped:shutdown (shutdown_undelivered lines)',
-      );
-    }
-    healthMonitor.stop();
-    threadMemory.close();
-    identityStake?.stop();
-    receipts?.stop();
-    bundles?.close();
-    await telemetry?.stop();
-    await cluster?.stop();
-    localnet?.stop();
-    // Exit codes (README, "Running it under a supervisor"): 0 = every accepted transaction was handed to its routes
-    // before the drain timeout; 1 = not, or a part the relay depends on failed for good (relay_fatal), or a runtime
-    // failure; 2 = bad usage or configuration (cli.ts).
-    const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
-    // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
-    log.info({ event: 'relay_stopped', ...drained, exitCode, ...pool.deliverySummary(intake.joinedRecords) }, 'slotrelay stopped');
-    process.exit(exitCode);
-  };
+  const parts: RunningRelay = { log, config, sighup, healthMonitor, reloader, intake, front, admin, pubsub, quicIngress, pool, threadMemory, identityStake, receipts, bundles, telemetry, cluster, localnet };
   // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.
   let failedFor: string | null = null;
+  const shutdown = (signal: string): Promise<void> => stopRelay(parts, signal, failedFor);
   fatal = (reason: string): void => {
     failedFor = reason;
     log.error({ event: 'relay_fatal', reason }, 'a part the relay depends on failed for good: stopping');

@@ -1,7 +1,8 @@
 // What the process's HTTP runtime is (cold: built once at start), as reported in relay_ready, the start banner,
 // GET /health?detail (`http`) and /metrics (`slotrelay_http_runtime_info`): which uWS build on which Node and glibc.
 import type { TextBuilder } from '../metrics/prometheus.js';
-import { glibcVersion, type UwsRuntime } from '../native/uws.js';
+import type { Logger } from '../log/logger.js';
+import { describeBuild, glibcVersion, loadUws, type UwsRuntime } from '../native/uws.js';
 import type { UwsBuildId } from '../native/uws-builds.js';
 
 export interface HttpRuntimeInfo {
@@ -43,4 +44,21 @@ export function renderHttpRuntime(tb: TextBuilder, info: HttpRuntimeInfo): void 
     { build: info.build, uws: info.uws, package: info.package, glibc_compat: String(info.glibcCompat), node: info.node, glibc: info.glibc ?? 'none' },
     1,
   );
+}
+
+/**
+ * Loads the uWS build for this host (src/native/uws.ts; throws where none loads, so the relay stops before anything
+ * else starts) and logs which one, warning when it cannot honour http.idleTimeoutSeconds.
+ */
+export function loadHttpRuntime(idleTimeoutSeconds: number, log: Logger): { uwsRuntime: UwsRuntime; httpRuntime: HttpRuntimeInfo } {
+  const uwsRuntime = loadUws(idleTimeoutSeconds);
+  const httpRuntime = httpRuntimeInfo(uwsRuntime);
+  log.info({ event: 'http_runtime', ...httpRuntime }, `HTTP runtime: ${describeBuild(uwsRuntime.build)} on Node ${process.versions.node}`);
+  if (idleTimeoutSeconds !== uwsRuntime.idleTimeoutSeconds) {
+    log.warn(
+      { event: 'http_idle_timeout', configured: idleTimeoutSeconds, seconds: uwsRuntime.idleTimeoutSeconds },
+      `the ${uwsRuntime.build.id} uWS build closes idle keep-alive connections ${uwsRuntime.idleTimeoutSeconds}-12 s after the last answer, not http.idleTimeoutSeconds (docs/http-runtime.md)`,
+    );
+  }
+  return { uwsRuntime, httpRuntime };
 }
