@@ -55,22 +55,11 @@ export interface RouteFacts {
 /** Agave ConnectionCloseCode names. */
 const CLOSE_NAMES: Readonly<Record<number, string>> = { 0: 'none', 1: 'dropped', 2: 'disallowed', 3: 'exceed_max_stream_count', 4: 'too_many', 5: 'invalid_stream' };
 
-/** Most telling first: a leader's explicit refusal, then withheld credit, our own overload, silence, ... */
-const RANK: readonly NotLandedReasonCode[] = [
-  'connection_refused',
-  'no_stream_credit',
-  'relay_overload',
-  'timed_out',
-  'route_failed',
-  'congestion',
-  'connecting',
-  'connection_closed',
-  'no_leader',
-  'no_endpoint',
-  'route_unavailable',
-  'shutdown',
-  'not_sent',
-];
+/**
+ * Most telling first: a leader's explicit refusal, then withheld credit, our own overload, silence, ... The "not sent"
+ * codes of NOT_LANDED_REASONS are listed in that order, so the rank is their position there.
+ */
+const RANK: readonly NotLandedReasonCode[] = NOT_LANDED_REASONS.slice(0, NOT_LANDED_REASONS.indexOf('blockhash_expired'));
 
 /** The not-sent reason one route's failure stands for. */
 function routeReason(f: RouteFacts): { code: NotLandedReasonCode; closeCode: number | null; detail: string | null } {
