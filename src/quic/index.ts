@@ -12,8 +12,8 @@ export type { QuicCloseInfo } from './close-info.js';
 export type { CongestionControl } from './quiche-config.js';
 export {
   QuicClientConnection,
-  quicServerName,
   type QuicClientOptions,
   type QuicClientState,
   type QuicClientStats,
 } from './client-connection.js';
+export { quicServerName } from './server-name.js';

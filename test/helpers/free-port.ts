@@ -1,5 +1,6 @@
-// A TCP port on 127.0.0.1 that nothing listens on right now (bound to port 0, read, released): for a server the test
-// starts later on a known port, or a "connection refused" target. Cold, test-only.
+// Free ports on 127.0.0.1 (TCP and UDP), bound to port 0, read, released. Cold, test-only.
+// freePort: a TCP port nothing listens on right now: for a server the test starts later on a known port, or a
+// "connection refused" target.
 import { createServer } from 'node:net';
 
 export function freePort(): Promise<number> {
@@ -11,4 +12,17 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A UDP port on 127.0.0.1 that nothing is bound to right now: a datagram sent there draws ICMP port unreachable. */
+export async function freeUdpPort(): Promise<number> {
+  const { createSocket } = await import('node:dgram');
+  const s = createSocket('udp4');
+  await new Promise<void>((res, rej) => {
+    s.once('error', rej);
+    s.bind(0, '127.0.0.1', () => res());
+  });
+  const port = s.address().port;
+  await new Promise<void>((res) => s.close(() => res()));
+  return port;
 }

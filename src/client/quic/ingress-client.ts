@@ -3,18 +3,14 @@
 // streams (one MessagePack request + FIN, one MessagePack answer + FIN). Streams wait for stream credit (MAX_STREAMS)
 // and congestion room instead of failing; a refused stream resolves with the code of its STOP_SENDING / RESET_STREAM.
 // Used by the tests and benchmarks, and a reference for a client in another language. Also has the knobs the tests
-// need to misbehave: unfinished streams, not reading answers.
-import dgram from 'node:dgram';
-import { isIPv6 } from 'node:net';
-import { randomFillSync } from 'node:crypto';
+// need to misbehave: unfinished streams, not reading answers. The socket, send loop, ACK hold, timer and close are the
+// shared client loop's (src/quic/client-driver.ts); this file is the protocol on top.
 import { Packr, Unpackr } from 'msgpackr';
-import { quiche, type QuicheConnection } from '../../quic/quiche.js';
-import { DatagramSlab } from '../../quic/datagram-slab.js';
-import { DeadlineTimer } from '../../quic/deadline-timer.js';
-import { closeInfoOf, type QuicCloseInfo } from '../../quic/close-info.js';
-import { quicServerName } from '../../quic/client-connection.js';
+import { quiche, type QuicheConfig } from '../../quic/quiche.js';
+import { QuicClientDriver } from '../../quic/client-driver.js';
+import type { QuicCloseInfo } from '../../quic/close-info.js';
 import type { IdentityCertificate } from '../../quic/identity-certificate.js';
-import { LOCAL_CID_LEN, MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, TLS_SIGALGS } from '../../quic/constants.js';
+import { MAX_RECV_UDP_PAYLOAD, MAX_SEND_UDP_PAYLOAD, TLS_SIGALGS } from '../../quic/constants.js';
 import { ALPN_SLOTRELAY } from '../../ingress/codes.js';
 
 export interface IngressClientOptions {
@@ -30,6 +26,8 @@ export interface IngressClientOptions {
   readonly readAnswers?: boolean;
   readonly connectTimeoutMs?: number;
   readonly idleTimeoutMs?: number;
+  /** PING when nothing went out for this long (capped at half the negotiated idle timeout); default none. */
+  readonly keepAliveMs?: number;
 }
 
 /** How a stream ended for the client. */
@@ -72,12 +70,7 @@ function codeOf(err: unknown, kind: 'StreamStopped' | 'StreamReset'): number {
 export class IngressClient {
   readonly established: Promise<void>;
   readonly closed: Promise<QuicCloseInfo>;
-  private readonly sock: dgram.Socket;
-  private conn!: QuicheConnection;
-  private readonly slab = new DatagramSlab(MAX_SEND_UDP_PAYLOAD);
-  private readonly timer: DeadlineTimer;
-  private recvInfo!: { from: { host: string; port: number }; to: { host: string; port: number } };
-  private state: 'connecting' | 'established' | 'closed' = 'connecting';
+  private readonly d: QuicClientDriver;
   private nextUni = 2;
   private nextBidi = 0;
   /** Streams waiting for credit, in order. */
@@ -87,35 +80,40 @@ export class IngressClient {
   /** Bidi streams waiting for their answer. */
   private readonly answers = new Map<number, { resolve: (r: StreamResult) => void; buf: Buffer[] }>();
   private readonly rx = Buffer.allocUnsafe(65_536);
-  private resolveEstablished!: () => void;
-  private rejectEstablished!: (e: Error) => void;
-  private resolveClosed!: (i: QuicCloseInfo) => void;
-  private connectTimer: NodeJS.Timeout | null = null;
   private readonly readAnswers: boolean;
   /** Uni streams written (with FIN). */
   uniWritten = 0;
-  /** Answers settled, and stream writes made, while handling the current datagram (onMessage). */
+  /** Answers settled, and stream writes made, while handling the current datagram (onPeerData). */
   private answeredNow = 0;
   private wroteNow = 0;
-  /** performance.now() by which a held ACK must go out (Infinity: none held). */
-  private ackDueMs = Infinity;
 
-  private constructor(private readonly o: IngressClientOptions) {
+  private constructor(o: IngressClientOptions) {
     this.readAnswers = o.readAnswers ?? true;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
-    this.timer = new DeadlineTimer(this.onTimer);
-    this.established = new Promise<void>((res, rej) => {
-      this.resolveEstablished = res;
-      this.rejectEstablished = rej;
-    });
-    this.established.catch(() => undefined);
-    this.closed = new Promise<QuicCloseInfo>((res) => (this.resolveClosed = res));
+    const idle = o.idleTimeoutMs ?? 30_000;
+    this.d = new QuicClientDriver(
+      {
+        host: o.host,
+        port: o.port,
+        config: ingressClientConfig(o, idle, this.readAnswers),
+        connectTimeoutMs: o.connectTimeoutMs ?? 5_000,
+        keepAliveMs: o.keepAliveMs ?? null,
+        maxIdleTimeoutMs: idle,
+        ackHoldMs: ACK_HOLD_MS,
+      },
+      {
+        onPeerData: this.onPeerData,
+        onTick: () => this.pump(),
+        onEnded: () => this.settleAll(),
+      },
+    );
+    this.established = this.d.established;
+    this.closed = this.d.closed;
   }
 
   /** Connects and waits for the handshake; rejects with an Error carrying `closeInfo` if it fails. */
   static async connect(o: IngressClientOptions): Promise<IngressClient> {
     const c = new IngressClient(o);
-    await c.start();
+    await c.d.start();
     await c.established;
     return c;
   }
@@ -123,63 +121,13 @@ export class IngressClient {
   /** The handshake's outcome without throwing: the client, or how the connection ended. */
   static async tryConnect(o: IngressClientOptions): Promise<IngressClient | QuicCloseInfo> {
     const c = new IngressClient(o);
-    await c.start();
+    await c.d.start();
     try {
       await c.established;
       return c;
     } catch {
       return c.closed;
     }
-  }
-
-  private async start(): Promise<void> {
-    const o = this.o;
-    await new Promise<void>((resolve, reject) => {
-      this.sock.once('error', reject);
-      this.sock.connect(o.port, o.host, () => {
-        this.sock.off('error', reject);
-        resolve();
-      });
-    });
-    this.sock.on('error', () => undefined);
-    this.sock.on('message', this.onMessage);
-    const local = this.sock.address();
-    this.recvInfo = { from: { host: o.host, port: o.port }, to: { host: local.address, port: local.port } };
-    const window = o.answerWindowBytes ?? 65_536;
-    const config = quiche.Config.withBoringSslCtx(
-      false,
-      false,
-      null,
-      o.certificate === null ? null : [encoder.encode(o.certificate.keyPem)],
-      o.certificate === null ? null : [encoder.encode(o.certificate.certPem)],
-      TLS_SIGALGS,
-    );
-    config.setApplicationProtos([o.alpn ?? ALPN_SLOTRELAY]);
-    config.setMaxIdleTimeout(o.idleTimeoutMs ?? 30_000);
-    config.setMaxSendUdpPayloadSize(MAX_SEND_UDP_PAYLOAD);
-    config.setMaxRecvUdpPayloadSize(MAX_RECV_UDP_PAYLOAD);
-    config.setInitialMaxStreamDataBidiLocal(window);
-    config.setInitialMaxStreamDataBidiRemote(0);
-    config.setInitialMaxStreamDataUni(0);
-    config.setInitialMaxData(this.readAnswers ? window * 1024 : window);
-    config.setInitialMaxStreamsBidi(0);
-    config.setInitialMaxStreamsUni(0);
-    config.setDisableActiveMigration(true);
-    config.enablePacing(false);
-    const scid = new Uint8Array(LOCAL_CID_LEN);
-    randomFillSync(scid);
-    this.conn = quiche.Connection.connect(quicServerName(o.host, o.port), scid, this.recvInfo.to, this.recvInfo.from, config);
-    this.connectTimer = setTimeout(() => {
-      if (this.state !== 'connecting') return;
-      try {
-        this.conn.close(false, 0, encoder.encode('handshake timeout'));
-      } catch {
-        // nothing to close
-      }
-      this.finalize('handshake-timeout');
-    }, o.connectTimeoutMs ?? 5_000);
-    this.flush();
-    this.afterIo();
   }
 
   /** One wire transaction on a uni stream (+ FIN). Resolves once written (after credit and room). */
@@ -207,12 +155,12 @@ export class IngressClient {
 
   /** Tests of a late FIN: `head` without FIN on a new uni stream, then `tail` + FIN `delayMs` after `head` was written. */
   async sendUniLate(head: Uint8Array, tail: Uint8Array, delayMs: number): Promise<StreamResult> {
-    if (this.state === 'closed') return { kind: 'closed' };
+    if (this.d.state === 'closed') return { kind: 'closed' };
     let w!: Outgoing;
     const r = await new Promise<StreamResult>((resolve) => {
       w = { data: head, off: 0, fin: false, bidi: false, sid: -1, reset: null, resolve };
       this.waiting.push(w);
-      if (this.state === 'established') this.enqueued();
+      if (this.d.state === 'established') this.enqueued();
     });
     if (r.kind !== 'written') return r;
     await new Promise((res) => setTimeout(res, delayMs));
@@ -221,7 +169,7 @@ export class IngressClient {
 
   /** More bytes + FIN on an open uni stream (sendUniLate). */
   private enqueueOn(sid: number, data: Uint8Array): Promise<StreamResult> {
-    if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
+    if (this.d.state === 'closed') return Promise.resolve({ kind: 'closed' });
     return new Promise<StreamResult>((resolve) => {
       const w: Outgoing = { data, off: 0, fin: true, bidi: false, sid, reset: null, resolve };
       if (!this.write(w)) this.partial.set(sid, w);
@@ -231,18 +179,18 @@ export class IngressClient {
 
   private enqueued(): void {
     this.pump();
-    this.flush();
-    this.afterIo();
+    this.d.flush();
+    this.d.afterIo();
   }
 
   private enqueue(data: Uint8Array, fin: boolean, bidi: boolean, reset: number | null = null): Promise<StreamResult> {
-    if (this.state === 'closed') return Promise.resolve({ kind: 'closed' });
+    if (this.d.state === 'closed') return Promise.resolve({ kind: 'closed' });
     return new Promise<StreamResult>((resolve) => {
       this.waiting.push({ data, off: 0, fin, bidi, sid: -1, reset, resolve });
-      if (this.state === 'established') {
+      if (this.d.state === 'established') {
         this.pump();
-        this.flush();
-        this.afterIo();
+        this.d.flush();
+        this.d.afterIo();
       }
     });
   }
@@ -253,19 +201,12 @@ export class IngressClient {
   }
 
   close(code = 0, reason = ''): void {
-    if (this.state === 'closed') return;
-    try {
-      this.conn.close(true, code, encoder.encode(reason));
-    } catch {
-      // closing
-    }
-    this.flush();
-    this.finalize('local');
+    this.d.close(code, reason);
   }
 
   /** Opens streams while credit lasts and writes what fits. */
   private pump(): void {
-    const conn = this.conn;
+    const conn = this.d.conn;
     for (const [sid, w] of this.partial) {
       if (!this.write(w)) return;
       this.partial.delete(sid);
@@ -297,7 +238,7 @@ export class IngressClient {
     const rest = w.off === 0 ? w.data : w.data.subarray(w.off);
     let n: number | null;
     try {
-      n = this.conn.streamSend(w.sid, rest.length === 0 ? EMPTY : rest, w.fin);
+      n = this.d.conn.streamSend(w.sid, rest.length === 0 ? EMPTY : rest, w.fin);
     } catch (err) {
       this.settle(w, { kind: 'stopped', code: codeOf(err, 'StreamStopped') });
       return true;
@@ -307,7 +248,7 @@ export class IngressClient {
     if (w.off < w.data.length || (n === null && w.data.length === 0 && w.fin)) return false;
     if (w.reset !== null) {
       try {
-        this.conn.streamShutdown(w.sid, quiche.Shutdown.Write, w.reset);
+        this.d.conn.streamShutdown(w.sid, quiche.Shutdown.Write, w.reset);
       } catch {
         // stopped by the relay already
       }
@@ -328,33 +269,15 @@ export class IngressClient {
     if (resolve !== null) resolve(r);
   }
 
-  private readonly onMessage = (msg: Buffer): void => {
-    if (this.state === 'closed') return;
-    try {
-      this.conn.recv(msg, this.recvInfo);
-    } catch {
-      // discarded by quiche
-    }
-    if (this.state === 'connecting' && this.conn.isEstablished()) {
-      this.state = 'established';
-      if (this.connectTimer !== null) clearTimeout(this.connectTimer);
-      this.resolveEstablished();
-    }
-    if (this.state === 'established') {
-      this.answeredNow = 0;
-      this.wroteNow = 0;
-      if (this.readAnswers && this.conn.isReadable()) this.readStreams();
-      this.checkStopped();
-      this.pump();
-      // Answers came and nothing of ours was written: hold the ACK (ACK_HOLD_MS) for the caller's next request.
-      if (this.answeredNow > 0 && this.wroteNow === 0 && !this.conn.isDraining() && !this.conn.isClosed()) {
-        if (this.ackDueMs === Infinity) this.ackDueMs = performance.now() + ACK_HOLD_MS;
-        this.afterIo();
-        return;
-      }
-    }
-    this.flush();
-    this.afterIo();
+  /** A datagram on the established connection: read answers, notice refusals, write what waits. */
+  private readonly onPeerData = (): boolean => {
+    this.answeredNow = 0;
+    this.wroteNow = 0;
+    if (this.readAnswers && this.d.conn.isReadable()) this.readStreams();
+    this.checkStopped();
+    this.pump();
+    // Answers came and nothing of ours was written: hold the ACK (ACK_HOLD_MS) for the caller's next request.
+    return this.answeredNow > 0 && this.wroteNow === 0;
   };
 
   private readStreams(): void {
@@ -363,10 +286,10 @@ export class IngressClient {
     let n = 0;
     for (const sid of this.answers.keys()) {
       if (n++ === 4) break;
-      if (this.conn.streamReadable(sid)) this.readStream(sid);
+      if (this.d.conn.streamReadable(sid)) this.readStream(sid);
     }
-    if (!this.conn.isReadable()) return;
-    for (const sid of this.conn.readable()) this.readStream(sid);
+    if (!this.d.conn.isReadable()) return;
+    for (const sid of this.d.conn.readable()) this.readStream(sid);
   }
 
   private readStream(sid: number): void {
@@ -374,7 +297,7 @@ export class IngressClient {
     for (;;) {
       let r: [number, boolean] | null;
       try {
-        r = this.conn.streamRecv(sid, this.rx);
+        r = this.d.conn.streamRecv(sid, this.rx);
       } catch (err) {
         if (a !== undefined) {
           this.answers.delete(sid);
@@ -406,7 +329,7 @@ export class IngressClient {
   private checkStopped(): void {
     for (const [sid, w] of this.partial) {
       try {
-        this.conn.streamCapacity(sid);
+        this.d.conn.streamCapacity(sid);
       } catch (err) {
         this.partial.delete(sid);
         this.settle(w, { kind: 'stopped', code: codeOf(err, 'StreamStopped') });
@@ -414,66 +337,39 @@ export class IngressClient {
     }
   }
 
-  private flush(): void {
-    this.ackDueMs = Infinity; // a held ACK goes out with whatever this sends
-    const scratch = this.slab.scratch;
-    for (;;) {
-      let r: [number, unknown] | null;
-      try {
-        r = this.conn.send(scratch);
-      } catch {
-        return;
-      }
-      if (r === null) return;
-      this.sock.send(this.slab.take(r[0]));
-    }
-  }
-
-  private afterIo(): void {
-    if (this.conn.isClosed() || this.conn.isDraining()) {
-      this.finalize('local');
-      return;
-    }
-    const now = performance.now();
-    let delay = this.conn.timeout();
-    if (this.ackDueMs !== Infinity) {
-      const ad = this.ackDueMs - now;
-      if (delay === null || ad < delay) delay = ad < 0 ? 0 : ad;
-    }
-    this.timer.arm(delay, now);
-  }
-
-  private readonly onTimer = (): void => {
-    if (this.state === 'closed') return;
-    this.conn.onTimeout();
-    if (this.state === 'established') this.pump();
-    this.flush();
-    this.afterIo();
-  };
-
-  private finalize(by: QuicCloseInfo['by']): void {
-    if (this.state === 'closed') return;
-    const wasEstablished = this.state === 'established';
-    this.state = 'closed';
-    this.timer.cancel();
-    if (this.connectTimer !== null) clearTimeout(this.connectTimer);
-    const info = by === 'handshake-timeout' ? { by, isApp: false, code: 0, reason: by, wasEstablished } : closeInfoOf(this.conn, wasEstablished, by);
-    try {
-      this.sock.close();
-    } catch {
-      // closed
-    }
+  /** The connection ended: every stream still waiting, being written or awaiting its answer settles as closed. */
+  private settleAll(): void {
     for (const w of this.waiting) this.settle(w, { kind: 'closed' });
     this.waiting.length = 0;
     for (const w of this.partial.values()) this.settle(w, { kind: 'closed' });
     this.partial.clear();
     for (const a of this.answers.values()) a.resolve({ kind: 'closed' });
     this.answers.clear();
-    if (!wasEstablished) {
-      const err = new Error(`QUIC connect failed: ${info.by} code=${info.code} ${info.reason}`);
-      (err as Error & { closeInfo: QuicCloseInfo }).closeInfo = info;
-      this.rejectEstablished(err);
-    }
-    this.resolveClosed(info);
   }
+}
+
+/** The client's quiche Config: ALPN, certificate, an answer window per bidi stream, no streams from the relay. */
+function ingressClientConfig(o: IngressClientOptions, idleTimeoutMs: number, readAnswers: boolean): QuicheConfig {
+  const window = o.answerWindowBytes ?? 65_536;
+  const config = quiche.Config.withBoringSslCtx(
+    false,
+    false,
+    null,
+    o.certificate === null ? null : [encoder.encode(o.certificate.keyPem)],
+    o.certificate === null ? null : [encoder.encode(o.certificate.certPem)],
+    TLS_SIGALGS,
+  );
+  config.setApplicationProtos([o.alpn ?? ALPN_SLOTRELAY]);
+  config.setMaxIdleTimeout(idleTimeoutMs);
+  config.setMaxSendUdpPayloadSize(MAX_SEND_UDP_PAYLOAD);
+  config.setMaxRecvUdpPayloadSize(MAX_RECV_UDP_PAYLOAD);
+  config.setInitialMaxStreamDataBidiLocal(window);
+  config.setInitialMaxStreamDataBidiRemote(0);
+  config.setInitialMaxStreamDataUni(0);
+  config.setInitialMaxData(readAnswers ? window * 1024 : window);
+  config.setInitialMaxStreamsBidi(0);
+  config.setInitialMaxStreamsUni(0);
+  config.setDisableActiveMigration(true);
+  config.enablePacing(false);
+  return config;
 }
