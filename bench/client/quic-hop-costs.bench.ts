@@ -35,7 +35,7 @@ async function ringHop(): Promise<number[]> {
       const c = new MessageRingConsumer(workerData.sab);
       const stamp = new Float64Array(workerData.stamp);
       while (!c.stopRequested()) {
-        while (c.take()) { stamp[c.header.streamId] = performance.timeOrigin + performance.now(); c.release(); }
+        while (c.take()) { stamp[c.header.f0] = performance.timeOrigin + performance.now(); c.release(); }
         await c.waitForMessages(1000);
       }
     })();`,

@@ -6,7 +6,7 @@
 // thread does per stream (datagrams, decryption, stream reads, the request ring, the verdict) is exactly the relay's;
 // the front's own work (intake, key bucket) is on this thread, as it is on the relay's front thread.
 import { pack } from 'msgpackr';
-import { MSG_KINDS } from '../../src/shm/ingress-layout.js';
+import { MSG_KINDS, ingressHeaderOf, publishIngress, pushIngress } from '../../src/shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../../src/shm/message-ring.js';
 import type { QuicIngressChannels } from '../../src/ingress/start-quic-ingress.js';
 
@@ -41,20 +41,21 @@ export class IngressFrontStub {
   private async run(): Promise<void> {
     const ring = this.requests;
     const replies = this.replies;
+    const header = ingressHeaderOf(ring.header);
     while (!this.stopped && !ring.stopRequested()) {
       let n = 0;
       // Like the front: take a request only when its answer has a slot.
       while (n < PER_TURN && replies.free() > 0 && ring.take()) {
-        const h = ring.header;
+        const h = header;
         if (h.kind === MSG_KINDS.uniStream) {
           this.uniStreams++;
           replies.reserve();
-          replies.publish(MSG_KINDS.uniVerdict, 0, h.keyId, h.connId, h.streamId, 0, 0, 0);
+          publishIngress(replies, MSG_KINDS.uniVerdict, 0, h.keyId, h.connId, h.streamId, 0, 0, 0);
         } else if (h.kind === MSG_KINDS.authRequest) {
           this.authenticated++;
-          replies.push(MSG_KINDS.authResult, EMPTY, 0, h.connId, 0, 0, 0, 0);
+          pushIngress(replies, MSG_KINDS.authResult, EMPTY, 0, h.connId, 0, 0, 0, 0);
         } else if (h.kind === MSG_KINDS.bidiStream) {
-          replies.push(MSG_KINDS.bidiReply, REFUSED, h.keyId, h.connId, h.streamId, 0, 1, 0);
+          pushIngress(replies, MSG_KINDS.bidiReply, REFUSED, h.keyId, h.connId, h.streamId, 0, 1, 0);
         }
         ring.release();
         n++;

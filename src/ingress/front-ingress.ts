@@ -15,7 +15,7 @@ import { newLatencyHistogram } from '../metrics/front-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
-import { MSG_KINDS } from '../shm/ingress-layout.js';
+import { MSG_KINDS, ingressHeaderOf, publishIngress, pushIngress, type IngressHeader } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
 import type { KeyUsage } from '../admission/key-usage.js';
 import { STREAM_CODE } from './codes.js';
@@ -76,6 +76,8 @@ function nowMs(): number {
 
 export class FrontIngress {
   private readonly requests: MessageRingConsumer;
+  /** The requests ring's header in the ingress's words. */
+  private readonly header: IngressHeader;
   private readonly replies: MessageRingProducer;
   // Plain maps both ways (no msgpackr records extension), so any MessagePack library reads and writes them.
   private readonly packr = new Packr({ useRecords: false });
@@ -95,6 +97,7 @@ export class FrontIngress {
     channels: { readonly requests: SharedArrayBuffer; readonly replies: SharedArrayBuffer },
   ) {
     this.requests = new MessageRingConsumer(channels.requests);
+    this.header = ingressHeaderOf(this.requests.header);
     this.replies = new MessageRingProducer(channels.replies);
     this.scratch = Buffer.allocUnsafeSlow(this.requests.maxPayload);
   }
@@ -130,7 +133,7 @@ export class FrontIngress {
   }
 
   private handle(): void {
-    const h = this.requests.header;
+    const h = this.header;
     if (h.kind === MSG_KINDS.uniStream) return this.uni(h.keyId, h.connId, h.streamId, h.timeMs);
     if (h.kind === MSG_KINDS.bidiStream) return this.bidi(h.keyId, h.connId, h.streamId, h.timeMs);
     if (h.kind === MSG_KINDS.authRequest) return this.authenticate(h.connId, h.aux);
@@ -175,7 +178,7 @@ export class FrontIngress {
     }
     const r = this.replies;
     r.reserve();
-    r.publish(MSG_KINDS.uniVerdict, 0, keyId, connId, streamId, 0, code, 0);
+    publishIngress(r, MSG_KINDS.uniVerdict, 0, keyId, connId, streamId, 0, code, 0);
   }
 
   /** One MessagePack request {transaction: bin, routes?, maxRetries?}, answered like POST /v1/submit. */
@@ -212,7 +215,7 @@ export class FrontIngress {
       if (out.data !== undefined && out.data !== null) error.data = out.data;
       answer = this.packr.pack({ accepted: false, error });
     }
-    this.replies.push(MSG_KINDS.bidiReply, answer, keyId, connId, streamId, 0, code, 0);
+    pushIngress(this.replies, MSG_KINDS.bidiReply, answer, keyId, connId, streamId, 0, code, 0);
   }
 
   private parse(key: KeyEntry): { transaction: Uint8Array; mask: number; maxRetries: number } | Failure {
@@ -249,7 +252,7 @@ export class FrontIngress {
     if (entry === undefined) this.authRefused++;
     const r = this.replies;
     r.reserve();
-    r.publish(MSG_KINDS.authResult, 0, entry === undefined ? -1 : entry.id, connId, 0, 0, 0, 0);
+    publishIngress(r, MSG_KINDS.authResult, 0, entry === undefined ? -1 : entry.id, connId, 0, 0, 0, 0);
   }
 
   /** Cold (once per connection): the keys in force now, config and engine, revoked ones excluded. */

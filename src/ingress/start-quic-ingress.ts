@@ -5,7 +5,7 @@
 // questions go to the front thread; its answers come back and are applied to the connections.
 import { pack } from 'msgpackr';
 import { Errors } from '../errors/registry.js';
-import { attachIngressCounters, MSG_KINDS } from '../shm/ingress-layout.js';
+import { attachIngressCounters, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
 // The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
 // ingressPayloadBytes / parseAuthRequest and must not load the binding (only the QUIC thread does: route-plan.ts).
@@ -56,6 +56,7 @@ export function ingressPayloadBytes(maxTransactionBytes: number): number {
 export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressChannels): Promise<QuicIngressHandle> {
   const requests = new MessageRingProducer(ch.requests);
   const replies = new MessageRingConsumer(ch.replies);
+  const replyHeader = ingressHeaderOf(replies.header);
   const counters = attachIngressCounters(ch.counters);
   const maxBidiBytes = ingressPayloadBytes(o.maxTransactionBytes);
   if (requests.maxPayload < maxBidiBytes) throw new Error('quic ingress: request ring slots are smaller than a bidi request');
@@ -77,15 +78,15 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     counters,
     overloadedReply: pack({ accepted: false, error: { code: overloaded.rpcCode, reason: overloaded.reason, message: overloaded.message } }),
     onAuthenticate: (connId, commonName, identity, alpn) =>
-      requests.push(MSG_KINDS.authRequest, Buffer.from(`${commonName}\n${identity ?? ''}`), -1, connId, 0, 0, 0, alpn),
-    onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => requests.push(kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
+      pushIngress(requests, MSG_KINDS.authRequest, Buffer.from(`${commonName}\n${identity ?? ''}`), -1, connId, 0, 0, 0, alpn),
+    onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => pushIngress(requests, kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
   });
 
   const stopped = (async (): Promise<void> => {
     for (;;) {
       let n = 0;
       while (n < REPLIES_PER_TURN && replies.take()) {
-        const h = replies.header;
+        const h = replyHeader;
         if (h.kind === MSG_KINDS.bidiReply) endpoint.reply(h.connId, h.streamId, replies.payload(), h.code);
         else if (h.kind === MSG_KINDS.uniVerdict) endpoint.verdict(h.connId, h.streamId, h.code);
         else if (h.kind === MSG_KINDS.authResult) endpoint.authResult(h.connId, h.keyId);

@@ -1,41 +1,17 @@
 // Shared-memory layout of the QUIC ingress (imported by both ends, checked on attach; cold constants, read on every
-// push/pop as plain numbers). Two SPSC message rings connect the QUIC thread and the front thread:
+// push/pop as plain numbers). Two SPSC message rings (./message-ring-layout.ts) connect the QUIC thread and the front:
 //   requests  QUIC thread -> front: finished streams (uni / bidi) and authentication questions
 //   replies   front -> QUIC thread: bidi answers, uni verdicts and authentication answers
 // plus one Float64Array of QUIC-thread counters (single writer: the QUIC thread; the front reads them for /metrics).
-//
-// Message ring = one SharedArrayBuffer:
-//   bytes 0..255   control words (Int32Array `ctl`), each hot word on its own 64-byte line
-//     ctl[0] MAGIC, ctl[1] VERSION, ctl[2] slot count (power of two), ctl[3] slot size in bytes
-//     ctl[16] HEAD     messages published by the producer (free-running u32)
-//     ctl[32] TAIL     messages released by the consumer
-//     ctl[48] WAITING  1 while the consumer sleeps in Atomics.waitAsync on HEAD
-//     ctl[50] STOP     1 = the consumer should return (shutdown)
-//   bytes 256..    slot i at 256 + i * slotBytes: a 40-byte header, then the payload (stream bytes / MessagePack)
-
-export const MSG_RING_MAGIC = 0x51494e47; // 'QING'
-export const MSG_RING_VERSION = 1;
-
-export const MCTL_BYTES = 256;
-export const MCTL_MAGIC = 0;
-export const MCTL_VERSION = 1;
-export const MCTL_SLOT_COUNT = 2;
-export const MCTL_SLOT_BYTES = 3;
-export const MCTL_HEAD = 16;
-export const MCTL_TAIL = 32;
-export const MCTL_WAITING = 48;
-export const MCTL_STOP = 50;
-
-// Message header, byte offsets inside a slot.
-export const MSG_KIND = 0; // u32: MSG_KINDS
-export const MSG_LENGTH = 4; // u32: payload bytes
-export const MSG_KEY_ID = 8; // i32: API key id (-1: none / refused)
-export const MSG_CONN_ID = 12; // u32: QUIC-thread connection number
-export const MSG_STREAM_ID = 16; // f64: QUIC stream id (< 2^53 in practice: 2^51 streams of a kind)
-export const MSG_TIME_MS = 24; // f64: performance.timeOrigin + performance.now() when the stream's FIN was read
-export const MSG_CODE = 32; // u32: application error code (replies/verdicts; 0 = accepted)
-export const MSG_AUX = 36; // u32: kind-specific (auth: ALPN index)
-export const MSG_HEADER_BYTES = 40;
+// Payload: the stream's bytes (uni / bidi), a MessagePack answer (bidiReply), "CN\nidentity" (authRequest).
+// The header's protocol words, as the ingress names them (IngressHeader, read by ingressHeaderOf):
+//   i0 keyId    API key id (-1: none / refused)
+//   u0 connId   QUIC-thread connection number
+//   f0 streamId QUIC stream id (< 2^53 in practice: 2^51 streams of a kind)
+//   f1 timeMs   performance.timeOrigin + performance.now() when the stream's FIN was read
+//   u1 code     application error code (replies/verdicts; 0 = accepted)
+//   u2 aux      kind-specific (authRequest: the ALPN index)
+import type { MessageHeader, MessageRingProducer } from './message-ring.js';
 
 export const MSG_KINDS = Object.freeze({
   /** QUIC -> front: one unidirectional stream's bytes (a wire transaction). */
@@ -52,12 +28,75 @@ export const MSG_KINDS = Object.freeze({
   uniVerdict: 6,
 } as const);
 
-export function msgSlotBytes(maxPayloadBytes: number): number {
-  return Math.ceil((MSG_HEADER_BYTES + maxPayloadBytes) / 64) * 64;
+/** A message header in the ingress's words. */
+export interface IngressHeader {
+  readonly kind: number;
+  readonly keyId: number;
+  readonly connId: number;
+  readonly streamId: number;
+  readonly timeMs: number;
+  readonly code: number;
+  readonly aux: number;
 }
 
-export function msgRingByteLength(slotCount: number, slotBytes: number): number {
-  return MCTL_BYTES + slotCount * slotBytes;
+/**
+ * The ingress's view of a consumer's (reused) header: getters over the ring's words, so reading a message allocates
+ * nothing (one view per consumer, made once).
+ */
+export function ingressHeaderOf(h: MessageHeader): IngressHeader {
+  return {
+    get kind() {
+      return h.kind;
+    },
+    get keyId() {
+      return h.i0;
+    },
+    get connId() {
+      return h.u0;
+    },
+    get streamId() {
+      return h.f0;
+    },
+    get timeMs() {
+      return h.f1;
+    },
+    get code() {
+      return h.u1;
+    },
+    get aux() {
+      return h.u2;
+    },
+  };
+}
+
+/** Publishes the reserved slot as an ingress message (HOT: one per stream / answer). */
+export function publishIngress(
+  r: MessageRingProducer,
+  kind: number,
+  length: number,
+  keyId: number,
+  connId: number,
+  streamId: number,
+  timeMs: number,
+  code: number,
+  aux: number,
+): void {
+  r.publish(kind, length, keyId, connId, streamId, timeMs, code, aux);
+}
+
+/** Copies `payload` into a slot and publishes it as an ingress message; false when the ring is full or it does not fit. */
+export function pushIngress(
+  r: MessageRingProducer,
+  kind: number,
+  payload: Uint8Array,
+  keyId: number,
+  connId: number,
+  streamId: number,
+  timeMs: number,
+  code: number,
+  aux: number,
+): boolean {
+  return r.push(kind, payload, keyId, connId, streamId, timeMs, code, aux);
 }
 
 // QUIC-thread counters: one Float64Array (plain stores by its one writer; f64 counts exactly up to 2^53). The first

@@ -1,5 +1,6 @@
-// SPSC message ring between the QUIC thread and the front thread (layout: ./ingress-layout.ts). HOT on both sides:
-// one push per finished stream, one pop per message. Fixed-size slots (a header + up to maxPayloadBytes), consumed in
+// SPSC message ring between two threads with event loops (layout: ./message-ring-layout.ts; the QUIC ingress's
+// QUIC thread <-> front rings and the links between QUIC threads, each protocol naming the header's words in its own
+// layout). HOT on both sides: one push per message, one pop per message. Fixed-size slots (a header + up to maxPayloadBytes), consumed in
 // order and released at once (each side handles a message synchronously). Both ends are threads with an event loop
 // doing I/O; the consumer parks and the producer wakes it by the rings' one doorbell (./doorbell.ts), with the
 // `first-then-end-of-turn` policy: the first message of an event-loop turn wakes at once, the rest of the turn once
@@ -14,20 +15,20 @@ import {
   MCTL_TAIL,
   MCTL_VERSION,
   MCTL_WAITING,
-  MSG_AUX,
-  MSG_CODE,
-  MSG_CONN_ID,
+  MSG_F0,
+  MSG_F1,
   MSG_HEADER_BYTES,
-  MSG_KEY_ID,
+  MSG_I0,
   MSG_KIND,
   MSG_LENGTH,
   MSG_RING_MAGIC,
   MSG_RING_VERSION,
-  MSG_STREAM_ID,
-  MSG_TIME_MS,
+  MSG_U0,
+  MSG_U1,
+  MSG_U2,
   msgRingByteLength,
   msgSlotBytes,
-} from './ingress-layout.js';
+} from './message-ring-layout.js';
 
 import { ConsumerDoorbell, ProducerDoorbell, requestStopOn, type DoorbellWords } from './doorbell.js';
 
@@ -83,14 +84,15 @@ abstract class MessageRingEnd {
   }
 }
 
+/** A message's header: its kind and the six protocol words (named by each protocol's layout). */
 export interface MessageHeader {
   kind: number;
-  keyId: number;
-  connId: number;
-  streamId: number;
-  timeMs: number;
-  code: number;
-  aux: number;
+  i0: number;
+  u0: number;
+  f0: number;
+  f1: number;
+  u1: number;
+  u2: number;
 }
 
 export class MessageRingProducer extends MessageRingEnd {
@@ -127,19 +129,20 @@ export class MessageRingProducer extends MessageRingEnd {
     return base + MSG_HEADER_BYTES;
   }
 
-  publish(kind: number, length: number, keyId: number, connId: number, streamId: number, timeMs: number, code: number, aux: number): void {
+  /** Publishes the reserved slot: its kind, payload length and protocol words. Use a protocol's publish helper. */
+  publish(kind: number, length: number, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): void {
     const base = this.reservedBase;
     if (base < 0) throw new Error('message ring: publish() without a successful reserve()');
     if (length < 0 || length > this.maxPayload) throw new RangeError(`message ring: payload length ${length}`);
     this.reservedBase = -1;
     this.u32[(base + MSG_KIND) >> 2] = kind;
     this.u32[(base + MSG_LENGTH) >> 2] = length;
-    this.i32[(base + MSG_KEY_ID) >> 2] = keyId;
-    this.u32[(base + MSG_CONN_ID) >> 2] = connId;
-    this.f64[(base + MSG_STREAM_ID) >> 3] = streamId;
-    this.f64[(base + MSG_TIME_MS) >> 3] = timeMs;
-    this.u32[(base + MSG_CODE) >> 2] = code;
-    this.u32[(base + MSG_AUX) >> 2] = aux;
+    this.i32[(base + MSG_I0) >> 2] = i0;
+    this.u32[(base + MSG_U0) >> 2] = u0;
+    this.f64[(base + MSG_F0) >> 3] = f0;
+    this.f64[(base + MSG_F1) >> 3] = f1;
+    this.u32[(base + MSG_U1) >> 2] = u1;
+    this.u32[(base + MSG_U2) >> 2] = u2;
     const head = (this.nextHead + 1) | 0;
     this.nextHead = head;
     Atomics.store(this.ctl, MCTL_HEAD, head); // seq-cst: the header and payload above are visible with it
@@ -147,12 +150,12 @@ export class MessageRingProducer extends MessageRingEnd {
   }
 
   /** Copy `payload` into a slot and publish it; false when the ring is full or the payload does not fit. */
-  push(kind: number, payload: Uint8Array, keyId: number, connId: number, streamId: number, timeMs: number, code: number, aux: number): boolean {
+  push(kind: number, payload: Uint8Array, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): boolean {
     if (payload.length > this.maxPayload) return false;
     const off = this.reserve();
     if (off < 0) return false;
     this.bytes.set(payload, off);
-    this.publish(kind, payload.length, keyId, connId, streamId, timeMs, code, aux);
+    this.publish(kind, payload.length, i0, u0, f0, f1, u1, u2);
     return true;
   }
 
@@ -174,7 +177,7 @@ export class MessageRingConsumer extends MessageRingEnd {
   private cachedHead: number;
   private readonly doorbell: ConsumerDoorbell;
   /** Header of the message last returned by take() (reused: take() allocates nothing). */
-  readonly header: MessageHeader = { kind: 0, keyId: 0, connId: 0, streamId: 0, timeMs: 0, code: 0, aux: 0 };
+  readonly header: MessageHeader = { kind: 0, i0: 0, u0: 0, f0: 0, f1: 0, u1: 0, u2: 0 };
   /** Payload offset and length of the message last returned by take(). */
   payloadOffset = 0;
   payloadLength = 0;
@@ -198,12 +201,12 @@ export class MessageRingConsumer extends MessageRingEnd {
     const base = MCTL_BYTES + (this.next & this.mask) * this.slotBytes;
     const h = this.header;
     h.kind = this.u32[(base + MSG_KIND) >> 2];
-    h.keyId = this.i32[(base + MSG_KEY_ID) >> 2];
-    h.connId = this.u32[(base + MSG_CONN_ID) >> 2];
-    h.streamId = this.f64[(base + MSG_STREAM_ID) >> 3];
-    h.timeMs = this.f64[(base + MSG_TIME_MS) >> 3];
-    h.code = this.u32[(base + MSG_CODE) >> 2];
-    h.aux = this.u32[(base + MSG_AUX) >> 2];
+    h.i0 = this.i32[(base + MSG_I0) >> 2];
+    h.u0 = this.u32[(base + MSG_U0) >> 2];
+    h.f0 = this.f64[(base + MSG_F0) >> 3];
+    h.f1 = this.f64[(base + MSG_F1) >> 3];
+    h.u1 = this.u32[(base + MSG_U1) >> 2];
+    h.u2 = this.u32[(base + MSG_U2) >> 2];
     this.payloadOffset = base + MSG_HEADER_BYTES;
     this.payloadLength = this.u32[(base + MSG_LENGTH) >> 2];
     return true;

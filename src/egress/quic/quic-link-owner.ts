@@ -14,7 +14,7 @@ import { createLogger } from '../../log/logger.js';
 import { followLogLevel } from '../../log/log-level-message.js';
 import { workerCounterRegion } from '../../shm/counters.js';
 import { MessageRingConsumer, MessageRingProducer } from '../../shm/message-ring.js';
-import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, type QuicLink } from '../../shm/quic-link-layout.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, linkHeaderOf, publishLinkAnswer, type QuicLink } from '../../shm/quic-link-layout.js';
 import type { TargetOutcome } from './connection-worker.js';
 import { CONSUMER_READY } from '../contract/consumer-ready.js';
 import { QuicEgress } from './quic-egress.js';
@@ -78,12 +78,12 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
       backlog.push({ id, code });
       return;
     }
-    answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, id, 0, code, 0);
+    publishLinkAnswer(answers, id, code);
   };
   const flushBacklog = (): void => {
     let i = 0;
     while (i < backlog.length && answers.reserve() >= 0) {
-      answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, backlog[i].id, 0, backlog[i].code, 0);
+      publishLinkAnswer(answers, backlog[i].id, backlog[i].code);
       i++;
     }
     backlog.splice(0, i);
@@ -98,19 +98,22 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
 
   const crashAfter = task.testHooks?.crashAfterSends ?? -1;
   let sends = 0;
+  const header = linkHeaderOf(requests.header);
   const handle = (): void => {
-    const h = requests.header;
+    const h = header;
     if (h.kind === QUIC_LINK_KINDS.send) {
       if (sends++ === crashAfter) process.exit(70); // test hook: the thread dies holding this send (never released)
-      const id = h.streamId;
+      const id = h.requestId;
       if (cache === null) return answer(id, 'failed'); // no identity: logged by QuicEgress
-      const txLength = h.keyId;
+      const txLength = h.txBytes;
       const off = requests.payloadOffset;
       // Decoded per send rather than cached by a number thread 0 gives (which a restarted thread 0 would give afresh):
       // this whole handler was 0.4 % of the thread's busy time in a CPU profile of quic-threads.bench, sendmsg ~50 %.
       const t0 = off + txLength;
-      const target = requests.bytes.toString('latin1', t0, t0 + h.aux);
-      const label = h.code > 0 ? requests.bytes.toString('latin1', t0 + h.aux, t0 + h.aux + h.code) : undefined;
+      const targetBytes = h.targetBytes;
+      const labelBytes = h.labelBytes;
+      const target = requests.bytes.toString('latin1', t0, t0 + targetBytes);
+      const label = labelBytes > 0 ? requests.bytes.toString('latin1', t0 + targetBytes, t0 + targetBytes + labelBytes) : undefined;
       const w = cache.get(target, label);
       if (w === null) return answer(id, 'dropped:no_connection');
       // The ring slot is released after this returns: the connection copies what it queues (ConnectionWorker.send).
@@ -119,7 +122,7 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
       else void r.then((o) => answer(id, o));
     } else if (h.kind === QUIC_LINK_KINDS.prewarm) {
       warmParts += requests.bytes.toString('latin1', requests.payloadOffset, requests.payloadOffset + requests.payloadLength);
-      if (h.aux !== 1) return;
+      if (!h.lastPart) return;
       const set = warmParts.split('\n').filter((l) => l.length > 0).map((l) => {
         const sp = l.indexOf(' ');
         const label = l.slice(sp + 1);

@@ -10,9 +10,9 @@
 //                                                        dropped:shutdown once closed)
 import type { Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
-import { MCTL_BYTES, MCTL_HEAD } from '../../shm/ingress-layout.js';
+import { MCTL_BYTES, MCTL_HEAD } from '../../shm/message-ring-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../../shm/message-ring.js';
-import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, QUIC_LINK_MAX_TEXT, type QuicLink } from '../../shm/quic-link-layout.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_MAX_TEXT, linkHeaderOf, publishLinkPrewarm, publishLinkSend, type QuicLink } from '../../shm/quic-link-layout.js';
 import type { TargetOutcome } from './connection-worker.js';
 import type { TargetSender } from './connections.js';
 
@@ -111,7 +111,7 @@ export class QuicLinkEnd {
     r.bytes.set(t.text, off + tx.length);
     const id = this.nextRequest++;
     const now = Date.now();
-    r.publish(QUIC_LINK_KINDS.send, tx.length + t.text.length, tx.length, 0, id, now, t.text.length - t.targetBytes, t.targetBytes);
+    publishLinkSend(r, tx.length, t.targetBytes, t.text.length - t.targetBytes, id, now);
     // One promise and one map entry per hand-over, like a ConnectionWorker's queued send: the fanout awaits it only when
     // no target wrote the transaction synchronously (docs/quic-sharding.md has the measured cost of the whole hop).
     return new Promise<TargetOutcome>((resolve) => this.pending.set(id, { resolve, atMs: now }));
@@ -129,7 +129,7 @@ export class QuicLinkEnd {
       const off = r.reserve();
       if (off < 0) return; // the owner is behind; the next window sends the set again
       const n = r.bytes.write(part, off, 'latin1');
-      r.publish(QUIC_LINK_KINDS.prewarm, n, 0, 0, 0, Date.now(), 0, i >= lines.length ? 1 : 0);
+      publishLinkPrewarm(r, n, i >= lines.length, Date.now());
     } while (i < lines.length);
   }
 
@@ -154,11 +154,11 @@ export class QuicLinkEnd {
 
   private async readAnswers(): Promise<void> {
     const a = this.answers;
-    const h = a.header;
+    const h = linkHeaderOf(a.header);
     while (!this.closed) {
       while (a.take()) {
-        const id = h.streamId;
-        const code = h.code;
+        const id = h.requestId;
+        const code = h.answer;
         a.release();
         const p = this.pending.get(id);
         if (p === undefined) continue; // overdue and already answered `failed` by the sweep

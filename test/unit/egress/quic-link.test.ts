@@ -8,7 +8,7 @@ import { QuicLinkEnd } from '../../../src/egress/quic/quic-link.js';
 import { quicThreadOf } from '../../../src/egress/quic/shard-owner.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { MessageRingConsumer, MessageRingProducer, createMessageRing } from '../../../src/shm/message-ring.js';
-import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, quicLinkPayloadBytes, type QuicLink } from '../../../src/shm/quic-link-layout.js';
+import { QUIC_LINK_ANSWERS, QUIC_LINK_KINDS, linkHeaderOf, publishLinkAnswer, quicLinkPayloadBytes, type QuicLink } from '../../../src/shm/quic-link-layout.js';
 
 const log = createLogger('silent', 'test');
 const links: QuicLinkEnd[] = [];
@@ -38,16 +38,17 @@ describe('QUIC link, thread 0 end', () => {
     expect(p).toBeInstanceOf(Promise);
     tx.fill(0); // the caller may reuse its bytes at once: the link copied them
     expect(owner.requests.take()).toBe(true);
-    const h = owner.requests.header;
+    const h = linkHeaderOf(owner.requests.header);
     expect(h.kind).toBe(QUIC_LINK_KINDS.send);
     const body = owner.requests.payload();
-    expect([...body.subarray(0, h.keyId)]).toEqual(Array.from({ length: 300 }, (_, i) => i & 0xff));
-    expect(body.toString('latin1', h.keyId, h.keyId + h.aux)).toBe('10.0.0.7:8009');
-    expect(body.toString('latin1', h.keyId + h.aux, h.keyId + h.aux + h.code)).toBe('Validator1111');
-    const id = h.streamId;
+    expect(body.length).toBe(h.txBytes + h.targetBytes + h.labelBytes);
+    expect([...body.subarray(0, h.txBytes)]).toEqual(Array.from({ length: 300 }, (_, i) => i & 0xff));
+    expect(body.toString('latin1', h.txBytes, h.txBytes + h.targetBytes)).toBe('10.0.0.7:8009');
+    expect(body.toString('latin1', h.txBytes + h.targetBytes, h.txBytes + h.targetBytes + h.labelBytes)).toBe('Validator1111');
+    const id = h.requestId;
     owner.requests.release();
     expect(owner.answers.reserve()).toBeGreaterThanOrEqual(0);
-    owner.answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, id, 0, QUIC_LINK_ANSWERS.indexOf('dropped:stale'), 0);
+    publishLinkAnswer(owner.answers, id, QUIC_LINK_ANSWERS.indexOf('dropped:stale'));
     expect(await p).toBe('dropped:stale');
     expect(e.inFlight).toBe(0);
     // One sender object per target.
@@ -88,20 +89,20 @@ describe('QUIC link, thread 0 end', () => {
     const before = end(link);
     void before.target('10.0.0.7:8009', undefined).send(new Uint8Array(10));
     expect(owner.requests.take()).toBe(true);
-    const oldId = owner.requests.header.streamId;
+    const oldId = linkHeaderOf(owner.requests.header).requestId;
     owner.requests.release();
     await before.close(); // the crash: its routes closed, its requests answered failed
     await new Promise((r) => setTimeout(r, 2)); // the next end starts later (its numbers start at its start time)
     const after = end(link);
     const p = after.target('10.0.0.7:8009', undefined).send(new Uint8Array(10));
     expect(owner.requests.take()).toBe(true);
-    const newId = owner.requests.header.streamId;
+    const newId = linkHeaderOf(owner.requests.header).requestId;
     owner.requests.release();
     expect(newId).not.toBe(oldId);
     // The owner answers the old request late (sent), then the new one (stale): the new end takes only its own.
     for (const [id, o] of [[oldId, 'sent'], [newId, 'dropped:stale']] as const) {
       expect(owner.answers.reserve()).toBeGreaterThanOrEqual(0);
-      owner.answers.publish(QUIC_LINK_KINDS.answer, 0, 0, 0, id, 0, QUIC_LINK_ANSWERS.indexOf(o), 0);
+      publishLinkAnswer(owner.answers, id, QUIC_LINK_ANSWERS.indexOf(o));
     }
     expect(await p).toBe('dropped:stale');
   });
@@ -113,10 +114,11 @@ describe('QUIC link, thread 0 end', () => {
     e.prewarm(set);
     let text = '';
     const lasts: number[] = [];
+    const h = linkHeaderOf(owner.requests.header);
     while (owner.requests.take()) {
       expect(owner.requests.header.kind).toBe(QUIC_LINK_KINDS.prewarm);
       text += owner.requests.payload().toString('latin1');
-      lasts.push(owner.requests.header.aux);
+      lasts.push(h.lastPart ? 1 : 0);
       owner.requests.release();
     }
     expect(lasts.length).toBeGreaterThan(1);

@@ -4,7 +4,7 @@
 // timeout (1 s here). Worker threads run the compiled JS (dist/), built when stale.
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { MCTL_BYTES, MCTL_WAITING } from '../../../src/shm/ingress-layout.js';
+import { MCTL_BYTES, MCTL_WAITING } from '../../../src/shm/message-ring-layout.js';
 import { MessageRingProducer, createMessageRing, requestMessageRingStop } from '../../../src/shm/message-ring.js';
 import { distUrl, ensureDist } from '../../integration/egress/dist-build.js';
 
@@ -18,7 +18,7 @@ function startConsumer(sab: SharedArrayBuffer, seen: Int32Array): Worker {
       const seen = new Int32Array(workerData.seen);
       while (!c.stopRequested()) {
         while (c.take()) {
-          Atomics.add(seen, 1, c.header.streamId);
+          Atomics.add(seen, 1, c.header.f0);
           c.release();
           Atomics.add(seen, 0, 1);
         }
