@@ -1,16 +1,8 @@
 // The route plan (cold: built once at start by main, frozen, handed to every thread): which routes this relay
-// delivers by and which thread owns each one. Every decision "does route X exist here" reads this object, so the front
-// (what it accepts and publishes where), the telemetry thread (its txPaths rows and its probe), the egress workers and
-// the QUIC thread (which routes they build) cannot disagree.
-//
-// Two families (ROUTE_FAMILY): the QUIC routes (direct, static) live in the QUIC thread, the only thread of the process
-// that loads the quiche binding and holds QUIC sockets (one connection per leader per process); the HTTP routes (rpc,
-// jito) live in the egress workers. A record asking for routes of both families is published into both rings
-// (src/admission/intake.ts) and joined once both sides answered (src/shm/join.ts). With routes.discard every route is a
-// discard route in the egress workers (benchmarks of the front). The QUIC thread also runs the telemetry probe's
-// handshakes and the QUIC ingress listener (src/ingress/), so every QUIC socket of the process is in it. With
-// rings.quicThreads > 1 the QUIC connections are spread over that many threads, each leader's in one of them
-// (docs/quic-sharding.md); the routes, the ring and the accounting stay in QUIC thread 0.
+// delivers by and which thread owns each one. Every "does route X exist here" reads this object, so the front, the
+// telemetry thread and the consumers cannot disagree. Two families (ROUTE_FAMILY): the QUIC routes (direct, static)
+// in the QUIC thread, the HTTP routes (rpc, jito) in the egress workers; a record asking for both goes into both rings
+// and is joined once (src/shm/join.ts). Threads and rings: docs/architecture.md.
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import type { Config, RouteName } from './schema.js';
 import { QUIC_PORT_DISABLED } from './quic-ingress-schema.js';

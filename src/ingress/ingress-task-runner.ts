@@ -1,11 +1,8 @@
-// Runs the QUIC ingress task (main thread side, cold). In the relay the task is hosted by its one QUIC thread, next to
-// the egress connections (EgressPool.hostInQuicThread: src/main.ts passes the host); only a relay without a QUIC
-// thread (routes.discard, the benches) gets a Piscina pool of one thread of its own (workers/quic-ingress-thread.ts).
-// Either way that thread owns the QUIC ingress's socket and connections and loads the quiche binding. The
-// front talks to it only through the two message rings and the counters made here (src/shm/ingress-layout.ts).
-// Piscina runs with atomics 'disabled' (its 'sync' mode parks idle threads in Atomics.wait, which would stop the
-// thread's event loop) and idleTimeout Infinity, as the egress pool does (src/egress/consumer/pool.ts). If the task ends
-// before stop() (a crash), it is started again after a short delay on the same rings and port.
+// Runs the QUIC ingress task (main thread side, cold): in the relay it is hosted by the QUIC thread
+// (EgressPool.hostInQuicThread); a relay without one (routes.discard, the benches) gets a Piscina pool of one thread
+// of its own (workers/quic-ingress-thread.ts). Piscina with atomics 'disabled' (its 'sync' mode parks idle threads in
+// Atomics.wait, which would stop the thread's event loop). A task that ends before stop() (a crash) is started again
+// after a short delay on the same rings and port.
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from '../log/logger.js';

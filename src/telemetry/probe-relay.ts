@@ -1,9 +1,6 @@
-// The telemetry probe's handshakes run in the QUIC thread (the only thread that loads the quiche binding and holds QUIC
-// sockets: src/config/route-plan.ts). Cold: one request per probe round (a few targets every probe.intervalMs).
-//   telemetry thread  --ProbeRequest-->  main thread (TelemetryThread)  --> EgressPool.probe() --> QUIC thread
-//   telemetry thread  <--ProbeAnswer---  main thread                    <--                     <-- serveProbes()
-// Relaying through the main thread keeps both ends restartable: a restarted telemetry thread or QUIC thread simply
-// talks to whichever other end is current. A request nobody answers in time gets every target null (unmeasured).
+// The telemetry probe's handshakes run in the QUIC thread (docs/architecture.md: every QUIC socket is there). Cold:
+// one request per probe round. Relayed through the main thread, so a restarted telemetry or QUIC thread simply talks
+// to whichever other end is current; a request nobody answers in time gets every target null (unmeasured).
 import type { MessagePort } from 'node:worker_threads';
 import { probeHandshakes, type ProbeResult, type ProbeTarget } from './probe.js';
 

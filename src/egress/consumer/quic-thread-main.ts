@@ -1,9 +1,7 @@
-// The QUIC thread's body (its own Piscina pool of size 1, one long-lived task; HOT: the ring consumer and every QUIC
-// socket of the process). It consumes the QUIC ring with the QUIC routes only (direct, static: src/config/route-plan.ts),
-// answers the telemetry probe's handshake requests (src/telemetry/probe-relay.ts), and hosts the QUIC ingress listener
-// when the front asks for it on the host port (src/ingress/start-quic-ingress.ts, through EgressPool.hostInQuicThread):
-// so the quiche binding is loaded by this thread alone — one connection per leader per process, and no private copy of
-// the native library (src/quic/quiche.ts). Returns when the pool sets the ring's STOP word, like every egress consumer.
+// The QUIC thread's body (its own Piscina pool of size 1, one long-lived task; HOT): consumes the QUIC ring with the
+// QUIC routes, answers the telemetry probe's handshakes and hosts the QUIC ingress listener when the front asks, so
+// every QUIC socket of the process and the one quiche load are here (docs/architecture.md). Returns when the pool sets
+// the ring's STOP word, like every egress consumer.
 import type { MessagePort } from 'node:worker_threads';
 import { serveProbes } from '../../telemetry/probe-relay.js';
 import { runEgressConsumer, type EgressTask } from './consumer-loop.js';
