@@ -17,6 +17,7 @@ import { clusterSchema } from './cluster-schema.js';
 import { keySchema, ROUTE_NAMES } from './keys-schema.js';
 import { listener, port, positiveInt, uuid } from './schema-parts.js';
 import { telemetrySchema } from './telemetry-schema.js';
+import { WAIT_POLICIES } from './wait-policy.js';
 
 export { burstForRate } from './schema-parts.js';
 export { keySchema, ROUTE_NAMES, type KeyConfig, type RouteName } from './keys-schema.js';
@@ -146,6 +147,12 @@ export const configSchema = z
          * worker while transactions keep arriving closer together than this. 0 (default) = park at once.
          */
         pollBeforeParkUs: z.number().int().min(0).max(1_000_000).default(0),
+        /**
+         * How each ring consumer waits for records (src/config/wait-policy.ts): park, spin-then-park (bounded by
+         * pollBeforeParkUs, 2,000 us when that is 0), spin (never park: a core per consumer), or auto (default):
+         * spin-then-park only where the host's core count leaves a core to spare, else park.
+         */
+        waitPolicy: z.enum(WAIT_POLICIES).default('auto'),
         /**
          * QUIC threads (docs/quic-sharding.md). 1 (default): one thread owns every QUIC socket of the process. N > 1:
          * thread 0 keeps the QUIC ring, the routes, the ingress listener and the probe, and each leader or static peer

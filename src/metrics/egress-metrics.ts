@@ -28,6 +28,14 @@ export interface EgressMetricsSource {
   /** CPU seconds used per QUIC thread, thread 0 first; empty = unknown (no QUIC thread, not Linux). */
   quicThreadCpuSeconds?(): number[];
   readonly latency: { readonly byRoute: readonly Histogram[] };
+  /** The wait policy each kind of ring consumer runs; absent = not reported. */
+  waitPolicies?(): ConsumerWaitPolicy[];
+}
+
+export interface ConsumerWaitPolicy {
+  readonly consumer: string;
+  readonly policy: string;
+  readonly spinUs: number;
 }
 
 export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): void {
@@ -86,6 +94,11 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   tb.sample('slotrelay_quic_queued_transactions', {}, c[QUIC_COUNTER.queued]);
   tb.declare('slotrelay_quic_connection_events_total', 'counter', 'QUIC connection cache events: connections created, evicted (LRU), idle-closed, refused (cache full), cycled by an identity change.');
   for (let i = 0; i < CACHE_EVENTS.length; i++) tb.sample('slotrelay_quic_connection_events_total', { event: CACHE_EVENTS[i] }, c[QUIC_COUNTER.eventBase + i]);
+  const policies = src.waitPolicies?.() ?? [];
+  if (policies.length > 0) {
+    tb.declare('slotrelay_ring_wait_policy', 'gauge', 'How each kind of ring consumer waits for records (rings.waitPolicy): 1 for the policy it runs; spin_us = its spin bound.');
+    for (const p of policies) tb.sample('slotrelay_ring_wait_policy', { consumer: p.consumer, policy: p.policy, spin_us: String(p.spinUs) }, 1);
+  }
   tb.declare('slotrelay_egress_worker_restarts_total', 'counter', 'Egress consumer restarts (worker crashed or its task ended unexpectedly).');
   tb.sample('slotrelay_egress_worker_restarts_total', {}, src.restartCount);
   const byRoute = src.latency.byRoute;

@@ -20,6 +20,7 @@
 // route policy needs nothing here.
 import { newRecordSlots } from './record-slots.js';
 import type { MessagePort } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
 import type { Config } from '../../config/schema.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
@@ -30,6 +31,7 @@ import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS, WORKER_COUNTER, e
 import { RingConsumer } from '../../shm/ring.js';
 import { JOIN_FLAG, JoinSide } from '../../shm/join.js';
 import { ringMaskOf, type RouteFamily, type RoutePlan } from '../../config/route-plan.js';
+import { resolveWaitPolicy } from '../../config/wait-policy.js';
 import { OUTCOME_INDEX, type EgressRoute, type TxView } from '../contract/route.js';
 import { firstSignatureOffset } from '../../tx/wire-offsets.js';
 import { RpcRoute } from '../worker-routes/rpc-route.js';
@@ -381,8 +383,12 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     settle(slot);
   };
 
-  // Adaptive polling (rings.pollBeforeParkUs): poll once per loop turn until this long after the last record.
-  const pollMs = task.config.rings.pollBeforeParkUs / 1000;
+  // The wait policy (src/config/wait-policy.ts): park at once, or poll once per loop turn (setImmediate: I/O keeps
+  // running) until spinUs after the last record (spin-then-park), or always (spin).
+  const wait = resolveWaitPolicy(task.config.rings, task.family === 'quic' ? 'quic-thread' : 'egress-worker', availableParallelism());
+  log.info({ waitPolicy: wait.policy, spinUs: wait.spinUs, why: wait.reason }, 'egress: ring wait policy');
+  const spinForever = wait.policy === 'spin';
+  const pollMs = wait.spinUs / 1000;
   let lastRecordAt = -Infinity;
   try {
     for (;;) {
@@ -396,7 +402,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
         dispatch(slot);
         batch++;
       }
-      if (batch === TAKE_BATCH) {
+      if (batch === TAKE_BATCH || spinForever) {
         await yieldToIo();
       } else if (pollMs > 0) {
         const now = performance.now();

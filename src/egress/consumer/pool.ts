@@ -24,6 +24,9 @@
 // to more than `undelivered`.
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { availableParallelism } from 'node:os';
+import { resolveWaitPolicy, type ConsumerKind } from '../../config/wait-policy.js';
+import type { ConsumerWaitPolicy } from '../../metrics/egress-metrics.js';
 import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log/logger.js';
 import { LatencyAggregator, isLatencyFinal } from '../../metrics/histogram-merge.js';
@@ -463,6 +466,14 @@ export class EgressPool {
       out.push(s);
     }
     return out;
+  }
+
+  /** The wait policy each kind of ring consumer runs (src/config/wait-policy.ts), as each resolves it. Cold: per scrape. */
+  waitPolicies(): ConsumerWaitPolicy[] {
+    const cores = availableParallelism();
+    const rings = this.options.config.rings;
+    const kinds: ConsumerKind[] = this.quicRing === null ? ['egress-worker'] : ['quic-thread', 'egress-worker'];
+    return kinds.map((consumer) => ({ consumer, ...resolveWaitPolicy(rings, consumer, cores) }));
   }
 
   /** Open QUIC connections per QUIC thread (thread 0: the QUIC ring's consumer; then 1..N-1), from their gauges. */

@@ -1,7 +1,10 @@
 // The gauges /metrics carries for alerting (src/health/health-metrics.ts, src/admission/key-usage.ts; docs/monitoring.md),
 // read from a real relay on a recording upstream: health status, route deliverability and upstream reachability follow
 // the upstream going away; per-key counts follow what each key sends, by key name, never the key.
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { configSchema } from '../../../src/config/schema.js';
+import { resolveWaitPolicy } from '../../../src/config/wait-policy.js';
 import { relayOnFakeRpcUpstream } from '../../helpers/relay-on-upstream.js';
 import { OTHER_KEY, TEST_KEY } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
@@ -40,6 +43,13 @@ describe('alerting gauges on /metrics', () => {
     expect(sampleValue(after, 'slotrelay_key_rate_limited_total', 'key_name="test-bot"')).toBe(0);
     expect(after).not.toContain(TEST_KEY);
     expect(after).not.toContain(OTHER_KEY);
+  });
+
+  it('says which wait policy each ring consumer runs: auto, chosen from this host\'s core count', async () => {
+    const text = await scrape(env.relay.rpcUrl);
+    const expected = resolveWaitPolicy(configSchema.parse({}).rings, 'egress-worker', availableParallelism());
+    expect(sampleValue(text, 'slotrelay_ring_wait_policy', `consumer="egress-worker",policy="${expected.policy}",spin_us="${expected.spinUs}"`)).toBe(1);
+    expect(text.split('\n').filter((l) => l.startsWith('slotrelay_ring_wait_policy{consumer="egress-worker"'))).toHaveLength(1);
   });
 
   it('health status, rpc route and upstream gauges say ok while the upstream answers, and unhealthy once it is gone', async () => {

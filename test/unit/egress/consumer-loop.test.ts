@@ -120,6 +120,30 @@ describe('egress consumer loop', () => {
     expect(workerCounterRegion(counters, 0)[WORKER_COUNTER.released]).toBe(21);
   });
 
+  it('rings.waitPolicy spin: never parks, idle or not, and still stops; park: sleeps at once between records', async () => {
+    for (const waitPolicy of ['spin', 'park'] as const) {
+      const cfg = configSchema.parse({ rings: { workers: 1, slotsPerRing: 16, waitPolicy }, log: { level: 'silent' } });
+      const ring = createRing(16, 1232);
+      const ctl = new Int32Array(ring, 0, CTL_BYTES >> 2);
+      const counters = createWorkerCounters(1);
+      const p = new RingProducer(ring);
+      const direct = new SyncRoute(ROUTE_IDS.direct, 'direct');
+      const loop = runEgressConsumer({ ringIndex: 0, ring, counters, config: cfg, attempt: 0 }, { routes: [null, direct, null, null], log, retry: null });
+      let parked = 0;
+      for (let n = 0; n < 5; n++) {
+        publish(p, n, DIRECT);
+        await until(() => direct.seen.includes(n));
+        await new Promise((r) => setTimeout(r, 60)); // idle between records
+        if (ctl[CTL_WAITING] === 1) parked++;
+      }
+      if (waitPolicy === 'spin') expect(parked, 'a spinning consumer went to sleep').toBe(0);
+      else expect(parked, 'a parking consumer stayed awake while idle').toBe(5);
+      requestStop(ring);
+      await loop;
+      expect(workerCounterRegion(counters, 0)[WORKER_COUNTER.released]).toBe(5);
+    }
+  });
+
   it('a crashed consumer leaves unfinished records in the ring, and the next one sends them', async () => {
     const ring = createRing(16, 1232);
     const counters = createWorkerCounters(1);
