@@ -63,6 +63,73 @@ export function exchange(url: string, chunks: readonly (string | Buffer)[], o: E
   });
 }
 
+/**
+ * Requests in turn on one kept-alive connection: each (its segments written `gapMs` apart) only once the answer to
+ * the one before it is complete, as an HTTP/1.1 client without pipelining does. Stops at the first request left
+ * unanswered within `waitMs`, or at the close.
+ */
+export function exchangeInTurn(url: string, requests: readonly (readonly string[])[], o: { readonly gapMs?: number; readonly waitMs?: number } = {}): Promise<Exchange> {
+  const { hostname, port } = new URL(url);
+  const gapMs = o.gapMs ?? 25;
+  const waitMs = o.waitMs ?? 3_000;
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    socket.setNoDelay(true);
+    let text = '';
+    let closedAt: number | undefined;
+    let startedAt = 0;
+    let finished = false;
+    const done = (): void => {
+      if (finished) return;
+      finished = true;
+      socket.destroy();
+      resolve({ text, statuses: statusesOf(text), closed: closedAt !== undefined, closedAfterMs: closedAt === undefined ? undefined : closedAt - startedAt });
+    };
+    const answered = (n: number): boolean => completeAnswers(text) >= n;
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (text += d));
+    socket.on('error', () => undefined); // a reset is a close: recorded below
+    socket.on('close', () => {
+      closedAt ??= Date.now();
+      done();
+    });
+    socket.once('connect', () => {
+      startedAt = Date.now();
+      void (async () => {
+        for (let i = 0; i < requests.length; i++) {
+          for (const [k, segment] of requests[i]!.entries()) {
+            if (k > 0) await new Promise((r) => setTimeout(r, gapMs));
+            if (socket.destroyed) return;
+            socket.write(segment);
+          }
+          const deadline = Date.now() + waitMs;
+          while (!answered(i + 1) && !socket.destroyed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+          if (!answered(i + 1)) break;
+        }
+        // A close right after the last answer is part of what the server did: give it a moment.
+        await new Promise((r) => setTimeout(r, 300));
+        done();
+      })().catch(reject);
+    });
+  });
+}
+
+/** How many answers in `text` are complete (head and content-length body). */
+function completeAnswers(text: string): number {
+  let n = 0;
+  let at = 0;
+  while (at < text.length) {
+    const end = text.indexOf('\r\n\r\n', at);
+    if (end < 0) break;
+    const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(at, end));
+    if (length === null) return n + 1; // uWS's own error answers: their body runs to the close
+    if (text.length < end + 4 + Number(length[1])) break;
+    n++;
+    at = end + 4 + Number(length[1]);
+  }
+  return n;
+}
+
 /** Status codes of the complete-headed responses in `text`, walking each by its content-length. */
 export function statusesOf(text: string): number[] {
   const out: number[] = [];

@@ -135,7 +135,7 @@ describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60),
   for (const build of BUILDS) {
     // Concurrent with the body test above: one wait for uWS's timers instead of three.
     const test = build === 'maintained' ? it.concurrent.fails : it.concurrent;
-    test(`${build}: a request line, headers or garbage dribbled after an answer are closed within the slow-client bound${build === 'maintained' ? ' (KNOWN OPEN: held 60 s)' : ''}`, { timeout: 40_000 }, async () => {
+    test(`${build}: a request line, headers or garbage dribbled after an answer are closed within the slow-client bound${build === 'maintained' ? ' (KNOWN OPEN on the maintained prebuilt build only, issue #30 item 9: held http.idleTimeoutSeconds, 60 s; our source build fixes it with patch 0002)' : ''}`, { timeout: 40_000 }, async () => {
       const late = await held(relays.get(build)!, lineCases);
       if (late.length > 0) throw new Error(`connections held past the slow-client bound: ${late.join('; ')}`);
     });
