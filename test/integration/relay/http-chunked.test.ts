@@ -10,6 +10,7 @@ import { exchange, exchangeInTurn, loadableUwsBuilds, type Exchange } from '../.
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
+import { waitFor } from '../../helpers/wait-for.js';
 
 const BUILDS = loadableUwsBuilds();
 
@@ -83,7 +84,8 @@ describe.each(BUILDS)('chunked request bodies with extensions and trailers on th
   async function expectSentOnce(e: Exchange, tx: SignedTx, what: string): Promise<void> {
     expect(e.statuses, what).toEqual([200]);
     expect(e.text, what).toContain(tx.signature);
-    await up.waitForSends(1);
+    // This transaction's own send (the upstream's total already counts the earlier cases'), then no second one.
+    await waitFor(`${what}: sent`, async () => timesSent(tx.base64), (n) => n >= 1, 10_000);
     await new Promise((r) => setTimeout(r, 200));
     expect(timesSent(tx.base64), what).toBe(1);
   }
@@ -121,7 +123,7 @@ describe.each(BUILDS)('chunked request bodies with extensions and trailers on th
     const perByte = [bytes3.slice(0, start), ...bytes3.slice(start).split('')];
     const b = await exchange(relay.relayUrl, perByte, { gapMs: 5, untilStatuses: 1, waitMs: 3_000 });
     expect(b.statuses).toEqual([200]);
-    await up.waitForSends(2);
+    await waitFor('one byte per segment: sent', async () => timesSent(tx3.base64), (n) => n >= 1, 10_000);
     await new Promise((r) => setTimeout(r, 200));
     expect(timesSent(tx3.base64)).toBe(1);
   });
@@ -140,7 +142,7 @@ describe.each(BUILDS)('chunked request bodies with extensions and trailers on th
     expect(e.text).toContain(b.signature);
     expect(e.text).toMatch(/\r\n\r\nok$/);
     expect(e.closed).toBe(false);
-    await up.waitForSends(2);
+    await waitFor('both kept-alive submissions sent', async () => Math.min(timesSent(a.base64), timesSent(b.base64)), (n) => n >= 1, 10_000);
     await new Promise((r) => setTimeout(r, 200));
     expect([timesSent(a.base64), timesSent(b.base64)]).toEqual([1, 1]);
   });
@@ -213,7 +215,7 @@ describe.each(BUILDS)('chunked request bodies with extensions and trailers on th
     const late = await exchange(relay.rpcUrl, [bytes.slice(0, cut), bytes.slice(cut)], { gapMs: 300, waitMs: 2_000 });
     expect(late.statuses).toEqual([200, 505]);
     expect(late.closed).toBe(true);
-    await up.waitForSends(1);
+    await waitFor('the late-trailer request sent', async () => timesSent(c.base64), (n) => n >= 1, 10_000);
     expect(timesSent(c.base64)).toBe(1);
   });
 });
