@@ -144,7 +144,7 @@ async function stopRelay(p: RunningRelay, signal: string, failedFor: string | nu
   p.localnet?.stop();
   const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
   // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
-  log.info({ event: 'relay_stopped', ...drained, exitCode, ...p.pool.deliverySummary(p.intake.joinedRecords) }, 'slotrelay stopped');
+  log.info({ event: 'relay_stopped', ...drained, exitCode, ...p.pool.deliverySummary(p.intake.joinedRecords, p.quicIngress?.metrics.localAdmitted() ?? 0) }, 'slotrelay stopped');
   process.exit(exitCode);
 }
 

@@ -47,6 +47,8 @@ export interface IngressEndpointOptions {
    * and sent in this thread (empty for a uni stream), null = onStream decides. `bytes` is valid only during the call.
    */
   readonly onLocal?: (bidi: boolean, keyId: number, connId: number, streamId: number, bytes: Uint8Array, finAtMs: number) => Uint8Array | null;
+  /** Called right after onLocal admitted a stream and its answer left: the send to the leaders (local-admission.ts). */
+  readonly afterLocal?: () => void;
   /** A precomputed MessagePack answer for a bidi stream refused as overloaded on this thread. */
   readonly overloadedReply: Uint8Array;
 }
@@ -324,7 +326,13 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       if (answer !== null) {
         this.k[streamCounterIndex('accepted')]++;
         this.k[INGRESS_COUNTER.localAdmitted]++;
-        if (bidi) this.writeReply(c, sid, answer);
+        if (bidi) {
+          // The acknowledgement leaves now, before the send it acknowledges (accepted = in the slab, replayable): the
+          // client does not wait for the egress's sendmsg, as it does not over HTTP.
+          this.writeReply(c, sid, answer);
+          this.flush(c);
+        }
+        this.o.afterLocal!();
         return;
       }
     }

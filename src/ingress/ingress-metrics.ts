@@ -23,6 +23,11 @@ export class IngressMetrics {
     this.k = attachIngressCounters(counters);
   }
 
+  /** Streams admitted and sent in the QUIC thread (the relay_stopped line's `accepted` counts them). */
+  localAdmitted(): number {
+    return this.k[INGRESS_COUNTER.localAdmitted];
+  }
+
   /** The QUIC thread's counter of one stream outcome (tests, benches). */
   streams(outcome: (typeof INGRESS_STREAM_OUTCOMES)[number]): number {
     return this.k[streamCounterIndex(outcome)];

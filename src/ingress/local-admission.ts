@@ -89,6 +89,8 @@ export class LocalAdmission {
   /** The dispatch each in-flight slot went to: one that is not the current one ended with its loop (replayed). */
   private readonly sentBy: (LocalDispatch | null)[];
   private lastDispatch: LocalDispatch | null = null;
+  /** The slot admit() accepted, until sendAdmitted() sends it (-1: none). */
+  private pendingSlot = -1;
 
   constructor(private readonly o: LocalAdmissionOptions) {
     this.budgets = new BudgetTable(o.budgets);
@@ -186,19 +188,34 @@ export class LocalAdmission {
     }
     const sigAt = off + p.firstSignatureOffset;
     const hashAt = off + p.recentBlockhashOffset;
-    // The note is built before the send: the slot may be reused as soon as dispatch's routes answered.
+    // The note is built now: the slot may be reused as soon as the routes answered.
     const note = this.note;
     buf.copy(note, 0, sigAt, sigAt + 64);
     buf.copy(note, LOCAL_NOTE_BLOCKHASH_AT, hashAt, hashAt + 32);
-    // In the slab before the send and the answer: a replacement thread sends it again if this one ends first.
+    // In the slab before the answer and the send: a replacement thread sends it again if this one ends first.
     this.slab.claim(slot, tx.length, keyId, mask, seq, finAtMs, connId, streamId);
-    this.sentBy[slot] = dispatch;
-    dispatch(this.slab.sab, off, tx.length, keyId, mask, finAtMs, `quic-${connId}-${streamId}`, seq, () => this.release(slot));
-    note.writeDoubleLE(nowMs(), LOCAL_NOTE_DISPATCHED_AT);
-    this.o.notes.push(MSG_KINDS.localAccepted, note, keyId, connId, streamId, finAtMs, seq, mask);
+    this.pendingSlot = slot;
     this.admitted++;
     if (!bidi) return UNI_ACCEPTED;
     return this.packr.pack({ accepted: true, signature: encodeSignatureBase58(note, 0), routes: ROUTE_NAMES_BY_MASK[mask] });
+  }
+
+  /**
+   * Sends what admit() just accepted (HOT; the caller calls it right after admit() returned an answer, once that answer
+   * is on its way: the client's acknowledgement does not wait for the send to the leader, as over HTTP), then tells the
+   * front (the receipt's front half, the key's counts) off the path.
+   */
+  sendAdmitted(): void {
+    const slot = this.pendingSlot;
+    if (slot < 0) return;
+    this.pendingSlot = -1;
+    const dispatch = this.lastDispatch!;
+    const r = this.slab.record(slot);
+    this.sentBy[slot] = dispatch;
+    dispatch(this.slab.sab, this.slab.txOffset(slot), r.length, r.keyId, r.routeMask, r.receivedAtMs, `quic-${r.connId}-${r.streamId}`, r.seq, () => this.release(slot));
+    const note = this.note;
+    note.writeDoubleLE(nowMs(), LOCAL_NOTE_DISPATCHED_AT);
+    this.o.notes.push(MSG_KINDS.localAccepted, note, r.keyId, r.connId, r.streamId, r.receivedAtMs, r.seq, r.routeMask);
   }
 
   /**

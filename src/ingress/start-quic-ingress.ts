@@ -103,6 +103,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
       requests.push(MSG_KINDS.authRequest, Buffer.from(`${commonName}\n${identity ?? ''}`), -1, connId, 0, 0, 0, alpn),
     onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => requests.push(kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
     onLocal: local === null ? undefined : (bidi, keyId, connId, streamId, bytes, finAtMs) => local.admit(bidi, keyId, connId, streamId, bytes, finAtMs),
+    afterLocal: local === null ? undefined : () => local.sendAdmitted(),
   });
 
   const stopped = (async (): Promise<void> => {
