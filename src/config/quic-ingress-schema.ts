@@ -38,8 +38,9 @@ const quicIngressSchema = z
     /**
      * Admit a stream in the QUIC thread that read it and send it there, without the front, when its key's effective
      * routes are within {direct, static} (docs/quic-ingress.md "Local admission"). Other keys keep the front's path.
+     * false: every stream through the front, as before.
      */
-    localAdmission: z.boolean().default(false),
+    localAdmission: z.boolean().default(true),
   })
   .strict()
   .refine((q) => (q.certFile === undefined) === (q.keyFile === undefined), 'certFile and keyFile go together')

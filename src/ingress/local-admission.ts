@@ -211,11 +211,13 @@ export class LocalAdmission {
     this.pendingSlot = -1;
     const dispatch = this.lastDispatch!;
     const r = this.slab.record(slot);
-    this.sentBy[slot] = dispatch;
-    dispatch(this.slab.sab, this.slab.txOffset(slot), r.length, r.keyId, r.routeMask, r.receivedAtMs, `quic-${r.connId}-${r.streamId}`, r.seq, () => this.release(slot));
+    // The note first: should the thread die in the send, the replacement resends the transaction, and its receipt's
+    // front half is filed already (a replay sends no note).
     const note = this.note;
     note.writeDoubleLE(nowMs(), LOCAL_NOTE_DISPATCHED_AT);
     this.o.notes.push(MSG_KINDS.localAccepted, note, r.keyId, r.connId, r.streamId, r.receivedAtMs, r.seq, r.routeMask);
+    this.sentBy[slot] = dispatch;
+    dispatch(this.slab.sab, this.slab.txOffset(slot), r.length, r.keyId, r.routeMask, r.receivedAtMs, `quic-${r.connId}-${r.streamId}`, r.seq, () => this.release(slot));
   }
 
   /**

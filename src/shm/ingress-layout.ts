@@ -53,7 +53,7 @@ export const MSG_KINDS = Object.freeze({
   /**
    * QUIC -> front: a stream admitted and sent in the QUIC thread (src/ingress/local-admission.ts): the front files its
    * receipt (MSG_CODE = the reserved sequence number, MSG_AUX = the record's route mask) and counts it. Payload:
-   * signature (64 bytes), recent blockhash (32), dispatch time (f64 ms).
+   * signature (64 bytes), recent blockhash (32), dispatch time (f64 ms: when the send began).
    */
   localAccepted: 7,
 } as const);
