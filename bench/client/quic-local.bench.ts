@@ -28,6 +28,8 @@ const { values } = parseArgs({
   options: {
     calls: { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '4' },
+    /** `http`: the HTTP rows only (does the flag cost HTTP anything, without QUIC traffic in between). */
+    rows: { type: 'string', default: 'all' },
     json: { type: 'string' },
   },
 });
@@ -179,7 +181,7 @@ async function main(): Promise<void> {
         (['off', 'on'] as const).flatMap((v) => [
           { relay: v, name: 'HTTP keep-alive (undici Agent)', submit: async (i: number) => void (await clients[v].http.submit(b64[i % TXS])) },
           { relay: v, name: 'QUIC acknowledged', submit: async (i: number) => void (await clients[v].quic.submit(txs[i % TXS])) },
-        ]),
+        ]).filter((x) => values.rows !== 'http' || x.name !== 'QUIC acknowledged'),
       );
       rounds.push(rows);
       console.log(`round ${r + 1} (load ${os.loadavg()[0].toFixed(2)})`);
@@ -192,7 +194,7 @@ async function main(): Promise<void> {
     relays.on.child.kill('SIGTERM');
     sink.child.kill('SIGTERM');
   }
-  const p50 = (rows: Row[], relay: 'off' | 'on', name: string): number => rows.find((x) => x.relay === relay && x.name === name)!.p50Us;
+  const p50 = (rows: Row[], relay: 'off' | 'on', name: string): number => rows.find((x) => x.relay === relay && x.name === name)?.p50Us ?? NaN;
   const ratios = rounds.map((rows) => ({
     quicOverHttpOff: p50(rows, 'off', 'QUIC acknowledged') / p50(rows, 'off', 'HTTP keep-alive (undici Agent)'),
     quicOverHttpOn: p50(rows, 'on', 'QUIC acknowledged') / p50(rows, 'on', 'HTTP keep-alive (undici Agent)'),
