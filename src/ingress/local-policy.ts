@@ -25,9 +25,9 @@ export class LocalPolicy {
   constructor(private readonly d: LocalPolicyDeps) {}
 
   start(): void {
-    this.refresh();
     this.timer = setInterval(() => this.refresh(), POLICY_REFRESH_MS);
     this.timer.unref();
+    this.refresh(); // open from the start, not one interval later
   }
 
   /** Nothing is admitted locally from now on (the relay stops). */
