@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -107,6 +107,11 @@ bench-egress: build
 # bench/results/client-http.json. QUIC rows come with the QUIC ingress (issue #12).
 bench-client: build
 	$(NODE) dist/bench/client/http-submit.bench.js --json bench/results/client-http.json
+
+# Acknowledged QUIC submit vs HTTP keep-alive with the QUIC thread's local admission off and on (two relays, a static
+# peer in a child process, rounds alternated; issue #28 item 3, docs/quic-ingress.md "Local admission").
+bench-client-local: build
+	$(NODE) dist/bench/client/quic-local.bench.js --json bench/results/client-quic-local.json
 
 # Landing benchmark (issue #13, docs/landing.md): real transfers at 100 tx/s for 60 s per route set (direct
 # window-aware, direct next-leaders, rpc, direct+rpc) through relays on the embedded localnet, with 400 ms slots,

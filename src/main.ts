@@ -49,6 +49,10 @@ import { ClusterService, clusterTelemetryOptions } from './cluster/cluster-servi
 import { buildRoutePlan, type RoutePlan } from './config/route-plan.js';
 import { JoinAllocator } from './shm/join.js';
 import { QuicIngressService } from './ingress/quic-ingress-service.js';
+import { BudgetTable, createBudgetBuffer } from './shm/budget-layout.js';
+/** Budget buffer: submit buckets ever made (each plan change makes one) and key ids (config, reloads, engine). */
+const BUDGET_SLOTS = 65_536;
+const BUDGET_KEYS = 16_384;
 import { ReloadService } from './reload/reload-service.js';
 import { SighupReload } from './reload/sighup.js';
 import { AdminServer } from './status/admin-server.js';
@@ -140,7 +144,7 @@ async function stopRelay(p: RunningRelay, signal: string, failedFor: string | nu
   p.localnet?.stop();
   const exitCode = drained.undelivered > 0 || failedFor !== null ? 1 : 0;
   // The accounting of the whole run: accepted = each route's outcomes summed (sent + failed + dropped:*).
-  log.info({ event: 'relay_stopped', ...drained, exitCode, ...p.pool.deliverySummary(p.intake.joinedRecords) }, 'slotrelay stopped');
+  log.info({ event: 'relay_stopped', ...drained, exitCode, ...p.pool.deliverySummary(p.intake.joinedRecords, p.quicIngress?.metrics.localAdmitted() ?? 0) }, 'slotrelay stopped');
   process.exit(exitCode);
 }
 
@@ -229,7 +233,10 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   pool.start();
   telemetry?.setProber(pool.probe);
 
-  const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now());
+  // Submit budgets in shared memory when the QUIC thread admits locally (relayHost.quic.localAdmission): one budget
+  // per key across HTTP and QUIC (src/shm/budget-layout.ts). Room for every key a reload or the engine may add.
+  const budgets = config.relayHost.quic.localAdmission && plan.ingress && plan.quicRing !== 0 ? new BudgetTable(createBudgetBuffer(BUDGET_SLOTS, BUDGET_KEYS)) : null;
+  const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now(), budgets);
   if (keys.entries.length === 0) log.warn('no API keys configured: every request will be refused with 401');
   cluster = ClusterService.create(config, keys, log);
   cluster?.start();
@@ -322,7 +329,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
-    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host });
+    const local = budgets !== null && host !== undefined ? { budgets, quicMask: plan.quicRing } : undefined;
+    quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host, receipts, local });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
     // The status page (docs/status-page.md): its own uWS App in this thread; a failed listen is logged, not fatal.
     if (config.admin.enabled) {

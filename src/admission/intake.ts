@@ -95,6 +95,16 @@ export class Intake {
     this.closed = true;
   }
 
+  /** Whether it still accepts (the QUIC thread's local admission follows it: src/ingress/local-policy.ts). */
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
+  /** Routes that can deliver now (-1 = all, no health state yet). */
+  get deliverable(): number {
+    return this.unavailable === null ? -1 : this.deliverableMask;
+  }
+
   /** Routes that can deliver now (health monitor, src/health/); a transaction with none of them is refused. */
   private deliverableMask = -1;
   /** The ROUTES_UNAVAILABLE refusal for the current health state, built when the state changes, not per request. */

@@ -7,6 +7,7 @@ import type { KeyConfig, RouteName } from '../config/schema.js';
 import { keyHash } from './key-hash.js';
 import { ROUTE_IDS } from '../shm/layout.js';
 import { TokenBucket } from './rate-limit.js';
+import type { BudgetTable } from '../shm/budget-layout.js';
 
 /** What a key may do: every field of a config key but the key itself (an engine entry knows only its hash). */
 export type KeyPlan = Omit<KeyConfig, 'key'>;
@@ -95,6 +96,8 @@ export class KeyTable {
     keys: readonly Readonly<KeyConfig>[],
     private defaultRoutes: readonly RouteName[],
     nowMs: number,
+    /** Where submit buckets keep their tokens when shared with the QUIC thread (src/shm/budget-layout.ts); null = private. */
+    readonly budgets: BudgetTable | null = null,
   ) {
     for (const k of keys) {
       const hash = keyHash(k.key);
@@ -262,7 +265,7 @@ export class KeyTable {
       source,
       allowedMask: routeMask(k.allowedRoutes),
       defaultMask: this.defaultMaskOf(k),
-      submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs),
+      submitBucket: new TokenBucket(k.rateLimit.perSecond, k.rateLimit.burst, nowMs, this.budgets),
       simulateBucket: new TokenBucket(k.simulateLimit.perSecond, k.simulateLimit.burst, nowMs),
       readBucket: new TokenBucket(k.readLimit.perSecond, k.readLimit.burst, nowMs),
       revoked: false,

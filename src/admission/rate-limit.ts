@@ -1,5 +1,9 @@
 // Token buckets for per-key rate limits (front thread, hot: one take() per request element). No timers: tokens are
-// refilled lazily from the elapsed time on each take, so an idle key costs nothing.
+// refilled lazily from the elapsed time on each take, so an idle key costs nothing. A submit bucket made with a
+// BudgetTable (src/shm/budget-layout.ts) keeps its tokens in shared memory instead, so the QUIC thread, admitting a
+// stream locally, draws from the same budget (same arithmetic, under the slot's lock); a cluster budget still decides
+// first while attached and active.
+import type { BudgetTable } from '../shm/budget-layout.js';
 
 /**
  * A budget shared with the service's other relays (src/cluster/leased-budget.ts, docs/multi-region.md). While one is
@@ -18,13 +22,18 @@ export class TokenBucket {
   /** Set once at start by the cluster's budget agent (null: this relay alone). */
   shared: SharedBudget | null = null;
 
+  /** The shared slot holding this bucket's tokens (-1: the private fields above). */
+  readonly slot: number;
+
   constructor(
     private readonly perSecond: number,
     private readonly burst: number,
     nowMs: number,
+    private readonly table: BudgetTable | null = null,
   ) {
     this.tokens = burst;
     this.updatedMs = nowMs;
+    this.slot = table === null ? -1 : table.allocate(perSecond, burst, nowMs);
   }
 
   /**
@@ -35,6 +44,7 @@ export class TokenBucket {
   take(n: number, nowMs: number): number {
     const shared = this.shared;
     if (shared !== null && shared.active) return shared.take(n, nowMs);
+    if (this.slot >= 0) return this.table!.take(this.slot, n, nowMs);
     const elapsed = nowMs - this.updatedMs;
     if (elapsed > 0) {
       this.tokens = Math.min(this.burst, this.tokens + (elapsed * this.perSecond) / 1000);
@@ -50,15 +60,23 @@ export class TokenBucket {
 
   /** A reload changed the plan (cold): start from the tokens `prev` has left now, at most this bucket's burst. */
   carryFrom(prev: TokenBucket, nowMs: number): void {
-    const elapsed = Math.max(0, nowMs - prev.updatedMs);
-    this.tokens = Math.min(this.burst, prev.burst, prev.tokens + (elapsed * prev.perSecond) / 1000);
+    const left = Math.min(this.burst, prev.leftAt(nowMs));
+    if (this.slot >= 0) this.table!.setTokens(this.slot, left, nowMs);
+    this.tokens = left;
     this.updatedMs = nowMs;
+  }
+
+  /** Tokens this bucket would have at `nowMs` (cold: carryFrom). */
+  private leftAt(nowMs: number): number {
+    if (this.slot >= 0) return this.table!.leftAt(this.slot, nowMs);
+    return Math.min(this.burst, this.tokens + (Math.max(0, nowMs - this.updatedMs) * this.perSecond) / 1000);
   }
 
   /** Give back tokens taken by take() for a request that was refused by another bucket. */
   refund(n: number): void {
     const shared = this.shared;
     if (shared !== null && shared.active) return shared.refund(n);
+    if (this.slot >= 0) return this.table!.refund(this.slot, n);
     this.tokens = Math.min(this.burst, this.tokens + n);
   }
 }

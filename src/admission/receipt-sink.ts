@@ -17,4 +17,9 @@ export interface ReceiptSink {
    * whether its blockhash expired.
    */
   accept(signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt?: number): number;
+  /**
+   * The front's half of a receipt whose sequence number another thread reserved and claimed in shared memory (the QUIC
+   * thread's local admission): signature, request id, landing tracking. Absent = receipts cannot be reserved elsewhere.
+   */
+  acceptReserved?(seq: number, signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt?: number): void;
 }

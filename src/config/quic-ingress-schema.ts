@@ -35,6 +35,12 @@ const quicIngressSchema = z
       .max(1 << 20)
       .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
       .default(4_096),
+    /**
+     * Admit a stream in the QUIC thread that read it and send it there, without the front, when its key's effective
+     * routes are within {direct, static} (docs/quic-ingress.md "Local admission"). Other keys keep the front's path.
+     * false: every stream through the front, as before.
+     */
+    localAdmission: z.boolean().default(true),
   })
   .strict()
   .refine((q) => (q.certFile === undefined) === (q.keyFile === undefined), 'certFile and keyFile go together')

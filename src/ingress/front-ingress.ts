@@ -18,6 +18,9 @@ import { ROUTE_BY_ID } from '../shm/layout.js';
 import { MSG_KINDS, ingressHeaderOf, publishIngress, pushIngress, type IngressHeader } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
 import type { KeyUsage } from '../admission/key-usage.js';
+import type { ReceiptSink } from '../admission/receipt-sink.js';
+import { encodeSignatureBase58 } from '../tx/index.js';
+import { LOCAL_NOTE_BLOCKHASH_AT, LOCAL_NOTE_DISPATCHED_AT } from './local-admission.js';
 import { STREAM_CODE } from './codes.js';
 import { parseAuthRequest } from './start-quic-ingress.js';
 
@@ -29,6 +32,8 @@ export interface FrontIngressDeps {
   readonly log: Logger;
   /** Per-key counts on /metrics (src/admission/key-usage.ts); absent = not counted. */
   readonly keyUsage?: KeyUsage;
+  /** Landing receipts: the front's half of the receipts of streams admitted in the QUIC thread. */
+  readonly receipts?: ReceiptSink | null;
 }
 
 /** Messages handled per turn before yielding to uWS (HTTP keeps being served under a QUIC burst). */
@@ -137,6 +142,26 @@ export class FrontIngress {
     if (h.kind === MSG_KINDS.uniStream) return this.uni(h.keyId, h.connId, h.streamId, h.timeMs);
     if (h.kind === MSG_KINDS.bidiStream) return this.bidi(h.keyId, h.connId, h.streamId, h.timeMs);
     if (h.kind === MSG_KINDS.authRequest) return this.authenticate(h.connId, h.aux);
+    if (h.kind === MSG_KINDS.localAccepted) return this.localAccepted(h.keyId, h.connId, h.streamId, h.timeMs, h.code, h.aux);
+  }
+
+  /**
+   * A stream the QUIC thread admitted and sent itself (src/ingress/local-admission.ts): what the front does for an
+   * accepted stream besides the ring: the key's counts, the receipt's front half (its number reserved there), the
+   * FIN -> send latency. No answer: the QUIC thread answered already.
+   */
+  private localAccepted(keyId: number, connId: number, streamId: number, finAtMs: number, seq: number, mask: number): void {
+    const key = this.deps.keys.entries[keyId];
+    if (key !== undefined) key.usage.requests++;
+    this.deps.keyUsage?.accepted(keyId);
+    const payload = this.requests.payload();
+    const r = this.deps.receipts;
+    if (seq !== 0 && r !== null && r !== undefined && r.acceptReserved !== undefined) {
+      const t = { keyId, routeMask: mask, receivedAtMs: finAtMs, traceId: `quic-${connId}-${streamId}` };
+      r.acceptReserved(seq, encodeSignatureBase58(payload, 0), t, mask, payload, LOCAL_NOTE_BLOCKHASH_AT);
+    }
+    const sentAt = payload.readDoubleLE(LOCAL_NOTE_DISPATCHED_AT);
+    this.finToRing.recordValue(Math.max(1, Math.round((sentAt - finAtMs) * 1000)));
   }
 
   /** The key of an authenticated connection as it is now (a plan change replaces the entry; a revoked one is gone). */

@@ -42,6 +42,13 @@ export interface IngressEndpointOptions {
    * front's queue is full (the stream is refused as overloaded).
    */
   onStream(kind: number, keyId: number, connId: number, streamId: number, bytes: Uint8Array, finAtMs: number): boolean;
+  /**
+   * Local admission (src/ingress/local-admission.ts), tried before onStream: the answer when the stream was admitted
+   * and sent in this thread (empty for a uni stream), null = onStream decides. `bytes` is valid only during the call.
+   */
+  readonly onLocal?: (bidi: boolean, keyId: number, connId: number, streamId: number, bytes: Uint8Array, finAtMs: number) => Uint8Array | null;
+  /** Called right after onLocal admitted a stream and its answer left: the send to the leaders (local-admission.ts). */
+  readonly afterLocal?: () => void;
   /** A precomputed MessagePack answer for a bidi stream refused as overloaded on this thread. */
   readonly overloadedReply: Uint8Array;
 }
@@ -313,8 +320,24 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   }
 
   private deliver(c: IngressConn, sid: number, bidi: boolean, bytes: Uint8Array): void {
+    const finAtMs = now();
+    if (this.o.onLocal !== undefined) {
+      const answer = this.o.onLocal(bidi, c.keyId, c.id, sid, bytes, finAtMs);
+      if (answer !== null) {
+        this.k[streamCounterIndex('accepted')]++;
+        this.k[INGRESS_COUNTER.localAdmitted]++;
+        if (bidi) {
+          // The acknowledgement leaves now, before the send it acknowledges (accepted = in the slab, replayable): the
+          // client does not wait for the egress's sendmsg, as it does not over HTTP.
+          this.writeReply(c, sid, answer);
+          this.flush(c);
+        }
+        this.o.afterLocal!();
+        return;
+      }
+    }
     const kind = bidi ? MSG_KINDS.bidiStream : MSG_KINDS.uniStream;
-    if (this.o.onStream(kind, c.keyId, c.id, sid, bytes, now())) {
+    if (this.o.onStream(kind, c.keyId, c.id, sid, bytes, finAtMs)) {
       this.k[INGRESS_COUNTER.streamsPending]++;
       if (bidi) this.answerDue = true;
       return;

@@ -23,6 +23,11 @@ export class IngressMetrics {
     this.k = attachIngressCounters(counters);
   }
 
+  /** Streams admitted and sent in the QUIC thread (the relay_stopped line's `accepted` counts them). */
+  localAdmitted(): number {
+    return this.k[INGRESS_COUNTER.localAdmitted];
+  }
+
   /** The QUIC thread's counter of one stream outcome (tests, benches). */
   streams(outcome: (typeof INGRESS_STREAM_OUTCOMES)[number]): number {
     return this.k[streamCounterIndex(outcome)];
@@ -41,6 +46,8 @@ export class IngressMetrics {
     tb.sample('slotrelay_quic_ingress_connections_active', {}, k[INGRESS_COUNTER.connectionsActive]);
     tb.declare('slotrelay_quic_ingress_streams_total', 'counter', 'QUIC ingress streams by outcome');
     for (const o of INGRESS_STREAM_OUTCOMES) tb.sample('slotrelay_quic_ingress_streams_total', { outcome: o }, k[streamCounterIndex(o)]);
+    tb.declare('slotrelay_quic_ingress_local_admitted_total', 'counter', 'QUIC ingress streams admitted and sent in the QUIC thread (local admission), also counted accepted');
+    tb.sample('slotrelay_quic_ingress_local_admitted_total', {}, k[INGRESS_COUNTER.localAdmitted]);
     tb.declare('slotrelay_quic_ingress_streams_pending', 'gauge', 'QUIC ingress streams handed to the front thread and not answered yet');
     tb.sample('slotrelay_quic_ingress_streams_pending', {}, k[INGRESS_COUNTER.streamsPending]);
     tb.declare('slotrelay_quic_ingress_bytes_total', 'counter', 'QUIC ingress UDP payload bytes');

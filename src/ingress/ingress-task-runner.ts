@@ -8,6 +8,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from '../log/logger.js';
 import { createIngressCounters } from '../shm/ingress-layout.js';
 import { createMessageRing, requestMessageRingStop } from '../shm/message-ring.js';
+import { createLocalSlab } from '../shm/local-slab-layout.js';
 import { ingressPayloadBytes, type QuicIngressChannels, type QuicIngressOptions } from './start-quic-ingress.js';
 
 /** What the QUIC thread's task receives (structured-cloned; the rings and counters are shared, not copied). */
@@ -39,13 +40,18 @@ export class IngressTaskRunner {
     private readonly log: Logger,
     workerFile: URL = new URL('../../workers/quic-ingress-thread.js', import.meta.url),
     private readonly host: QuicTaskHost | null = null,
+    /** The per-key budgets (src/shm/budget-layout.ts), for local admission (options.localAdmission); null = none. */
+    budgets: SharedArrayBuffer | null = null,
   ) {
     this.options = options;
     const payload = ingressPayloadBytes(options.maxTransactionBytes);
+    const local = options.localAdmission === true && budgets !== null && host !== null;
     this.channels = {
       requests: createMessageRing(queueSlots, payload),
       replies: createMessageRing(queueSlots, payload),
       counters: createIngressCounters(),
+      // The slab lives here, not in the QUIC thread, so a replacement thread replays what its predecessor accepted.
+      ...(local ? { budgets: budgets, slab: createLocalSlab(queueSlots, options.maxTransactionBytes) } : {}),
     };
     this.piscina = host !== null ? null : new Piscina({
       filename: workerFile.href,

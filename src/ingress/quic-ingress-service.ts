@@ -15,6 +15,9 @@ import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
 import { IngressTaskRunner, type QuicTaskHost } from './ingress-task-runner.js';
 import type { KeyUsage } from '../admission/key-usage.js';
+import type { ReceiptSink } from '../admission/receipt-sink.js';
+import type { BudgetTable } from '../shm/budget-layout.js';
+import { LocalPolicy } from './local-policy.js';
 
 export interface QuicIngressServiceDeps {
   readonly config: Readonly<Config>;
@@ -29,6 +32,10 @@ export interface QuicIngressServiceDeps {
   readonly keyUsage?: KeyUsage;
   /** Runs the listener in the relay's QUIC thread (EgressPool.hostInQuicThread); absent = a thread of its own. */
   readonly host?: QuicTaskHost;
+  /** Landing receipts: locally admitted streams' receipts are filed here (front-ingress.ts). */
+  readonly receipts?: ReceiptSink | null;
+  /** Local admission (relayHost.quic.localAdmission): the key table's budget buffer and the QUIC thread's route bits. */
+  readonly local?: { readonly budgets: BudgetTable; readonly quicMask: number };
 }
 
 export class QuicIngressService {
@@ -37,6 +44,7 @@ export class QuicIngressService {
     private readonly thread: IngressTaskRunner,
     private readonly front: FrontIngress,
     readonly metrics: IngressMetrics,
+    private readonly policy: LocalPolicy | null,
   ) {}
 
   static async start(d: QuicIngressServiceDeps): Promise<QuicIngressService | null> {
@@ -68,18 +76,26 @@ export class QuicIngressService {
         idleTimeoutMs: q.idleTimeoutMs,
         streamTimeoutMs: q.streamTimeoutMs,
         replyTimeoutMs: q.replyTimeoutMs,
+        localAdmission: q.localAdmission && d.local !== undefined && d.host !== undefined,
       },
       q.queueSlots,
       d.log,
       undefined,
       d.host ?? null,
+      d.local?.budgets.sab ?? null,
     );
+    const policy =
+      thread.channels.budgets !== undefined && d.local !== undefined
+        ? new LocalPolicy({ keys: d.keys, intake: d.intake, budgets: d.local.budgets, availableRouteMask: d.availableRouteMask, addedRouteMasks: d.addedRouteMasks, quicMask: d.local.quicMask })
+        : null;
+    policy?.start();
     const front = new FrontIngress(d, thread.channels);
     front.start();
     let address: { host: string; port: number };
     try {
       address = await thread.start();
     } catch (err) {
+      policy?.stop();
       await front.stop();
       await thread.stop();
       throw new Error(`cannot start the QUIC ingress on udp ${rh.host}:${rh.quicPort}: ${(err as Error).message}`);
@@ -87,7 +103,7 @@ export class QuicIngressService {
     const requests = thread.channels.requests;
     const metrics = new IngressMetrics(thread.channels.counters, front, () => messageRingDepth(requests), () => thread.restartCount);
     d.log.info({ event: 'quic_ingress_listening', host: address.host, port: address.port }, 'QUIC ingress listening');
-    return new QuicIngressService(address, thread, front, metrics);
+    return new QuicIngressService(address, thread, front, metrics, policy);
   }
 
   render(tb: TextBuilder): void {
@@ -101,6 +117,7 @@ export class QuicIngressService {
 
   /** Closes every QUIC connection (code 4), then stops taking streams. */
   async stop(): Promise<void> {
+    this.policy?.stop(); // nothing admitted in the QUIC thread from now on
     await this.thread.stop();
     await this.front.stop();
   }

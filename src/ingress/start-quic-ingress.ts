@@ -7,10 +7,12 @@ import { pack } from 'msgpackr';
 import { Errors } from '../errors/registry.js';
 import { attachIngressCounters, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
+import type { Logger } from '../log/logger.js';
 // The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
 // ingressPayloadBytes / parseAuthRequest and must not load the binding (only the QUIC thread does: route-plan.ts).
 import type { IngressEndpoint as IngressEndpointType } from './ingress-endpoint.js';
 import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
+import { LocalAdmission, type LocalDispatch } from './local-admission.js';
 
 export interface QuicIngressOptions {
   readonly host: string;
@@ -25,6 +27,8 @@ export interface QuicIngressOptions {
   readonly idleTimeoutMs: number;
   readonly streamTimeoutMs: number;
   readonly replyTimeoutMs: number;
+  /** Admit eligible keys' streams in this thread (relayHost.quic.localAdmission; needs channels.budgets and a dispatch). */
+  readonly localAdmission?: boolean;
 }
 
 /** The shared memory the ingress talks through (made by the front side: src/ingress/ingress-task-runner.ts). */
@@ -34,6 +38,19 @@ export interface QuicIngressChannels {
   /** front -> QUIC thread: answers. Its STOP word stops the ingress. */
   readonly replies: SharedArrayBuffer;
   readonly counters: SharedArrayBuffer;
+  /** The per-key budgets and admission policy (src/shm/budget-layout.ts); absent = no local admission. */
+  readonly budgets?: SharedArrayBuffer;
+  /** Local admission's slab (src/shm/local-slab-layout.ts), made by the front so it outlives this thread. */
+  readonly slab?: SharedArrayBuffer;
+}
+
+/** What the hosting QUIC thread lends the ingress for local admission (src/egress/consumer/quic-thread-main.ts). */
+export interface LocalSendHost {
+  /** The consumer loop's dispatch now (null while it does not run). */
+  readonly dispatch: () => LocalDispatch | null;
+  /** The receipts buffer (absent: receipts off). */
+  readonly receipts?: SharedArrayBuffer;
+  readonly log: Logger;
 }
 
 export interface QuicIngressHandle {
@@ -53,7 +70,7 @@ export function ingressPayloadBytes(maxTransactionBytes: number): number {
   return maxTransactionBytes + BIDI_REQUEST_OVERHEAD_BYTES;
 }
 
-export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressChannels): Promise<QuicIngressHandle> {
+export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressChannels, host?: LocalSendHost): Promise<QuicIngressHandle> {
   const requests = new MessageRingProducer(ch.requests);
   const replies = new MessageRingConsumer(ch.replies);
   const replyHeader = ingressHeaderOf(replies.header);
@@ -62,6 +79,12 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
   if (requests.maxPayload < maxBidiBytes) throw new Error('quic ingress: request ring slots are smaller than a bidi request');
   const overloaded = Errors.OVERLOADED;
   const { IngressEndpoint } = await import('./ingress-endpoint.js');
+  const local =
+    o.localAdmission === true && ch.budgets !== undefined && ch.slab !== undefined && host !== undefined
+      ? new LocalAdmission({ budgets: ch.budgets, slab: ch.slab, receipts: host.receipts, maxTransactionBytes: o.maxTransactionBytes, notes: requests, dispatch: host.dispatch })
+      : null;
+  // What a previous thread accepted and did not finish sending goes out again first (cold; waits for the consumer loop).
+  if (local !== null && host !== undefined) void local.replay(host.log);
   const endpoint: IngressEndpointType = await IngressEndpoint.listen({
     host: o.host,
     port: o.port,
@@ -80,6 +103,8 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     onAuthenticate: (connId, commonName, identity, alpn) =>
       pushIngress(requests, MSG_KINDS.authRequest, Buffer.from(`${commonName}\n${identity ?? ''}`), -1, connId, 0, 0, 0, alpn),
     onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => pushIngress(requests, kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
+    onLocal: local === null ? undefined : (bidi, keyId, connId, streamId, bytes, finAtMs) => local.admit(bidi, keyId, connId, streamId, bytes, finAtMs),
+    afterLocal: local === null ? undefined : () => local.sendAdmitted(),
   });
 
   const stopped = (async (): Promise<void> => {

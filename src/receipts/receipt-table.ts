@@ -5,7 +5,7 @@
 // The per-route part (outcome, first send, targets, rebroadcasts) lives in a SharedArrayBuffer the egress workers
 // write (src/shm/receipts-layout.ts, src/egress/contract/receipt-writer.ts); the rest lives here.
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
-import { createReceiptsBuffer, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
+import { claimReceipt, createReceiptsBuffer, lastReceiptSeq, receiptViews, reserveReceiptSeq, type ReceiptViews } from '../shm/receipts-layout.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';
 import { notLandedReason, type NotLandedReason, type RouteFacts } from './not-landed-reason.js';
 import { encodePubkeyBase58 } from '../tx/base58.js';
@@ -98,7 +98,6 @@ const NOT_LANDED_KEPT = 32;
 export class ReceiptTable {
   readonly sab: SharedArrayBuffer;
   private readonly v: ReceiptViews;
-  private nextSeq = 1;
   private readonly bySignature = new Map<string, number>();
   private readonly signatures: (string | null)[];
   private readonly requestIds: (string | null)[];
@@ -190,22 +189,29 @@ export class ReceiptTable {
    * `slot` is the cluster slot the relay knows now (-1 unknown).
    */
   accept(signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): number {
-    const seq = this.nextSeq;
-    this.nextSeq = seq === 0xffffffff ? 1 : seq + 1; // 0 means "no receipt"
+    const seq = reserveReceiptSeq(this.v);
+    claimReceipt(this.v, seq);
+    this.fill(seq, signature, keyId, routeMask, requestId, acceptedAtMs, slot);
+    return seq;
+  }
+
+  /**
+   * A receipt whose number the QUIC thread reserved and claimed (its local admission, src/ingress/local-admission.ts):
+   * the front's half, filled when the QUIC thread's note arrives (cold relative to the send, which already happened).
+   */
+  acceptReserved(seq: number, signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): void {
+    if (!this.current(seq)) return; // overwritten already (a full table wrapped past it)
+    this.fill(seq, signature, keyId, routeMask, requestId, acceptedAtMs, slot);
+  }
+
+  private fill(seq: number, signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): void {
     const v = this.v;
     const e = seq & v.mask;
     const old = this.signatures[e];
-    if (old !== null && this.bySignature.get(old) === v.seq[e]) this.bySignature.delete(old);
-    Atomics.store(v.seq, e, seq);
-    v.rebroadcasts[e] = 0;
-    // Plain stores, not TypedArray.fill(): four elements each, and fill()'s call overhead was a third of accept().
-    for (let i = e * ROUTE_COUNT, end = i + ROUTE_COUNT; i < end; i++) {
-      v.outcome[i] = 0;
-      v.targets[i] = 0;
-      v.sentAtMs[i] = 0;
-      v.targetSlot[i] = -1;
-      v.cause[i] = 0;
-      v.causeCode[i] = 0;
+    if (old !== null) {
+      // The entry's previous receipt: its signature no longer finds it (unless resubmitted since, to a newer entry).
+      const s = this.bySignature.get(old);
+      if (s !== undefined && (s & v.mask) === e && s !== seq) this.bySignature.delete(old);
     }
     this.signatures[e] = signature;
     this.requestIds[e] = requestId;
@@ -220,7 +226,6 @@ export class ReceiptTable {
     this.blockhashKnown[e] = 0;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
-    return seq;
   }
 
   /** The live receipt of `signature` for `keyId`, or -1 (unknown, another key's, overwritten, or expired). */
@@ -313,7 +318,7 @@ export class ReceiptTable {
   recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number } {
     const v = this.v;
     const out: ReceiptFailure[] = [];
-    const newest = this.nextSeq - 1;
+    const newest = lastReceiptSeq(v);
     const lowest = Math.max(1, floor, newest - Math.min(scanMax, this.signatures.length) + 1);
     let nextFloor = newest + 1;
     for (let seq = newest; seq >= lowest; seq--) {

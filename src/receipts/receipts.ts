@@ -48,6 +48,16 @@ export class Receipts implements ReceiptSink {
     return seq;
   }
 
+  /** The front's half of a receipt the QUIC thread reserved (src/ingress/local-admission.ts); blockhash at 0 of `bytes`. */
+  acceptReserved(seq: number, signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt = -1): void {
+    const slot = this.leaders?.currentSlot() ?? -1;
+    this.table.acceptReserved(seq, signature, t.keyId, routeMask, t.traceId, t.receivedAtMs, slot);
+    if (!this.table.current(seq)) return;
+    if (bytes !== undefined && blockhashAt >= 0) this.table.setBlockhash(seq, bytes, blockhashAt);
+    if (this.tracker !== null) this.tracker.track(seq);
+    else this.table.setLandingState(seq, LANDING.untracked);
+  }
+
   /** Receipts for the transactions of a bundle the bundle service accepted (cold: sendBundle), landing followed. */
   acceptBundle(signatures: readonly string[], bundleId: string, t: AcceptedTransaction): void {
     for (let i = 0; i < signatures.length; i++) {

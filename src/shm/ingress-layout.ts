@@ -26,6 +26,12 @@ export const MSG_KINDS = Object.freeze({
   bidiReply: 5,
   /** front -> QUIC: a uni stream's verdict (MSG_CODE, 0 = accepted); counted, STOP_SENDING if still open. */
   uniVerdict: 6,
+  /**
+   * QUIC -> front: a stream admitted and sent in the QUIC thread (src/ingress/local-admission.ts): the front files its
+   * receipt (MSG_CODE = the reserved sequence number, MSG_AUX = the record's route mask) and counts it. Payload:
+   * signature (64 bytes), recent blockhash (32), dispatch time (f64 ms: when the send began).
+   */
+  localAccepted: 7,
 } as const);
 
 /** A message header in the ingress's words. */
@@ -130,6 +136,8 @@ export const INGRESS_COUNTER = Object.freeze({
   datagramsSent: 5,
   /** Streams whose bytes are in the ring, waiting for the front's answer. */
   streamsPending: 6,
+  /** Streams admitted and sent in the QUIC thread (relayHost.quic.localAdmission; also counted `accepted`). */
+  localAdmitted: 7,
   connectionBase: 8,
   streamBase: 8 + INGRESS_CONNECTION_OUTCOMES.length,
 } as const);

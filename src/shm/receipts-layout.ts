@@ -4,7 +4,9 @@
 // everything when a receipt is asked for. Egress workers: write the per-route outcome, first-send time and targets,
 // and count rebroadcasts, each (receipt, route) having exactly one writer (the worker that took the record).
 //
-//   bytes 0..63   header (Int32 words): [0] MAGIC, [1] LAYOUT_VERSION, [2] capacity (power of two)
+//   bytes 0..63   header (Int32 words): [0] MAGIC, [1] LAYOUT_VERSION, [2] capacity (power of two), [3] the last
+//                 sequence number handed out (u32; Atomics.add: the front and the QUIC thread's local admission both
+//                 reserve numbers, src/ingress/local-admission.ts)
 //   then, for capacity N (entry i = seq & (N - 1); seq 0 = "no receipt", so seqs start at 1):
 //     seq           Uint32[N]        the receipt now in entry i (a worker writes only while it still matches)
 //     rebroadcasts  Uint16[N]        rebroadcast sends (retry scheduler), saturating
@@ -17,7 +19,8 @@
 import { ROUTE_COUNT } from './layout.js';
 
 export const RECEIPTS_MAGIC = 0x52435054; // 'RCPT'
-export const RECEIPTS_LAYOUT_VERSION = 2;
+export const RECEIPTS_LAYOUT_VERSION = 3;
+const H_LAST_SEQ = 3;
 
 /**
  * Why a route did not send, as far as the egress side knows (written beside its outcome; docs/receipts.md "Why it
@@ -42,6 +45,7 @@ export const CAUSE = Object.freeze(Object.fromEntries(ROUTE_CAUSES.map((c, i) =>
 const HEADER_BYTES = 64;
 
 export interface ReceiptViews {
+  readonly header: Int32Array;
   readonly capacity: number;
   readonly mask: number;
   readonly seq: Uint32Array;
@@ -96,6 +100,7 @@ export function receiptViews(sab: SharedArrayBuffer): ReceiptViews {
   const capacity = header[2];
   const o = offsets(capacity);
   return {
+    header,
     capacity,
     mask: capacity - 1,
     seq: new Uint32Array(sab, o.seq, capacity),
@@ -112,4 +117,35 @@ export function receiptViews(sab: SharedArrayBuffer): ReceiptViews {
 /** Bytes a receipts buffer of `capacity` entries takes (for docs and the memory bound). */
 export function receiptsBufferBytes(capacity: number): number {
   return offsets(capacity).total;
+}
+
+/** HOT. The next receipt sequence number (never 0, which means "no receipt"); any thread. */
+export function reserveReceiptSeq(v: ReceiptViews): number {
+  let seq = (Atomics.add(v.header, H_LAST_SEQ, 1) + 1) >>> 0;
+  if (seq === 0) seq = (Atomics.add(v.header, H_LAST_SEQ, 1) + 1) >>> 0;
+  return seq;
+}
+
+/** The last sequence number handed out (0 = none yet). */
+export function lastReceiptSeq(v: ReceiptViews): number {
+  return Atomics.load(v.header, H_LAST_SEQ) >>> 0;
+}
+
+/**
+ * HOT. Entry `seq & mask` now belongs to `seq`, every route pending: done by whoever reserved `seq`, before any route
+ * can write an outcome for it (the front's accept, or the QUIC thread before a local dispatch).
+ */
+export function claimReceipt(v: ReceiptViews, seq: number): void {
+  const e = seq & v.mask;
+  Atomics.store(v.seq, e, seq);
+  v.rebroadcasts[e] = 0;
+  // Plain stores, not TypedArray.fill(): four elements each, and fill()'s call overhead was a third of accept().
+  for (let i = e * ROUTE_COUNT, end = i + ROUTE_COUNT; i < end; i++) {
+    v.outcome[i] = 0;
+    v.targets[i] = 0;
+    v.sentAtMs[i] = 0;
+    v.targetSlot[i] = -1;
+    v.cause[i] = 0;
+    v.causeCode[i] = 0;
+  }
 }

@@ -47,6 +47,7 @@ import { ShutdownReport } from './shutdown-report.js';
 import { announceWhenWarm } from '../contract/consumer-ready.js';
 import type { QuicLink } from '../../shm/quic-link-layout.js';
 import { slotMsSource } from '../../telemetry/slot-ms.js';
+import type { LocalDispatch } from '../../ingress/local-admission.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
 const TAKE_BATCH = 64;
@@ -59,6 +60,8 @@ const CLOSE_SETTLE_MS = 1_000;
 export interface EgressTestHooks {
   /** On the first attempt only: crash when taking record number N + 1. */
   readonly crashAfterRecords?: number;
+  /** On the first attempt only: crash when dispatching local transaction number N + 1 (QUIC thread, local admission). */
+  readonly crashAfterLocal?: number;
   /** 'throw': the task rejects (thread survives); 'exit': process.exit() ends the worker thread. */
   readonly crashMode?: 'throw' | 'exit';
 }
@@ -103,6 +106,11 @@ export interface EgressTask {
 }
 
 export interface ConsumerDeps {
+  /**
+   * QUIC thread: receives this loop's local dispatch (src/ingress/local-admission.ts) once the routes are built, and
+   * null when the loop ended (the QUIC ingress then sends everything through the front again).
+   */
+  readonly exposeLocal?: (d: LocalDispatch | null) => void;
   /** Routes by id (index = ROUTE_IDS value); null = not available in this relay. Default: built from config. */
   readonly routes?: readonly (EgressRoute | null)[];
   readonly log?: Logger;
@@ -188,6 +196,8 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     deps.retry !== undefined ? deps.retry : task.config.routes.discard ? null : new RetryScheduler({ config: task.config, routes, counters, log, receipts, slotMs: slotMsSource(task.snapshot) });
   const hooks = task.attempt === 0 ? task.testHooks : undefined;
   const crashAfter = hooks?.crashAfterRecords ?? -1;
+  const crashAfterLocal = hooks?.crashAfterLocal ?? -1;
+  let localTaken = 0;
 
   const slotCount = consumer.slotCount;
   // The per-slot state, named in ./record-slots.ts; locals here because the closures below index them per record.
@@ -383,6 +393,84 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     settle(slot);
   };
 
+  /**
+   * A transaction the QUIC ingress admitted in this thread (src/ingress/local-admission.ts): the same routes, outcome
+   * counters, receipt writes, latency and rebroadcast admission as a ring record, without the ring. `done` is called
+   * once every route answered (the bytes may be reused then). Counted consumed/released like a record.
+   */
+  const dispatchLocal: LocalDispatch = (sab, byteOffset, length, keyId, routeMask, receivedAtMs, traceId, seq, done) => {
+    if (localTaken++ === crashAfterLocal) crash(hooks?.crashMode ?? 'exit', localTaken);
+    const mask = routeMask & ownMask;
+    counters[WORKER_COUNTER.consumed]++;
+    const bytes = Buffer.from(sab, byteOffset, length);
+    const view: TxView = { bytes, sab, byteOffset, length, signatureOffset: firstSignatureOffset(bytes, 0, length), keyId, maxRetries: -1, traceId, receivedAtMs, receiptSeq: seq, targets: 0, targetSlot: -1 };
+    let pendingRoutes = 1;
+    let sent = false;
+    let troubles: Record<string, string> | null = null;
+    const answer = (id: number, o: EgressOutcome, targets: number, targetSlot: number): void => {
+      if (closed) return;
+      let idx = OUTCOME_INDEX[o];
+      if (idx === undefined) idx = OUTCOME_INDEX.failed;
+      if (idx === OUTCOME_INDEX.sent) sent = true;
+      else if (idx !== OUTCOME_INDEX['dropped:discarded']) (troubles ??= {})[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[idx];
+      if (receipts !== null && seq !== 0) receipts.routeOutcome(seq, id, idx, targets, targetSlot, nowMs());
+      counters[egressCounterIndex(id, idx)]++;
+      latency.record(id, (nowMs() - receivedAtMs) * 1000);
+    };
+    const finish = (): void => {
+      if (--pendingRoutes !== 0) return;
+      // A crash (not a stop): the slot stays in flight for the next loop's replay, as a ring record stays in its ring.
+      if (detached) return;
+      if (retry !== null && !closed) retry.admit(view, mask, sent);
+      counters[WORKER_COUNTER.released]++;
+      if (!sent) counters[WORKER_COUNTER.undelivered]++;
+      if (troubles !== null && accSummary.enabled(sent ? 'info' : 'warn')) {
+        const fields = { traceId, keyId, outcomes: troubles, retry: 'none' };
+        if (sent) accSummary.note('info', 'local partial', fields, 'egress: delivered, but not by every requested route');
+        else accSummary.note('warn', 'local undelivered', fields, 'egress: transaction not delivered by any route');
+      }
+      done();
+    };
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      if ((mask & (1 << id)) === 0) continue;
+      const route = routes[id];
+      if (route === null || route === undefined) {
+        answer(id, 'dropped:route_unavailable', 0, -1);
+        continue;
+      }
+      view.targets = 0;
+      view.targetSlot = -1;
+      let r: Promise<EgressOutcome> | EgressOutcome;
+      try {
+        r = route.send(view);
+      } catch (err) {
+        failures.note('error', 'threw ' + id, { traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'egress: route threw');
+        answer(id, 'failed', 0, -1);
+        continue;
+      }
+      const targets = view.targets ?? 0;
+      const targetSlot = view.targetSlot ?? -1;
+      if (typeof r === 'string') {
+        answer(id, r, targets, targetSlot);
+        continue;
+      }
+      pendingRoutes++;
+      r.then(
+        (o) => {
+          answer(id, o, targets, targetSlot);
+          finish();
+        },
+        () => {
+          answer(id, 'failed', targets, targetSlot);
+          finish();
+        },
+      );
+    }
+    finish();
+  };
+  deps.exposeLocal?.(dispatchLocal);
+
+
   // The wait policy (src/config/wait-policy.ts): park at once, or poll once per loop turn (setImmediate: I/O keeps
   // running) until spinUs after the last record (spin-then-park), or always (spin).
   const wait = resolveWaitPolicy(task.config.rings, task.family === 'quic' ? 'quic-thread' : 'egress-worker', availableParallelism());
@@ -414,6 +502,7 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
       }
     }
   } finally {
+    deps.exposeLocal?.(null);
     // A stop (shutdown): nothing will take these records again, so each ends here with its outcomes. A throw (crash):
     // release nothing more, records still in flight stay in the ring for the next consumer (at-least-once).
     if (consumer.stopRequested()) shutdown = new ShutdownReport(log);

@@ -546,7 +546,8 @@ export class EgressPool {
   }
 
   /** Totals of the counters; exact once the consumers stopped (after drain()). */
-  deliverySummary(joinedRecords = 0): DeliverySummary {
+  /** `localAdmitted`: transactions the QUIC thread admitted and sent without a ring (src/ingress/local-admission.ts). */
+  deliverySummary(joinedRecords = 0, localAdmitted = 0): DeliverySummary {
     const c = this.summedCounters();
     const outcomes: Record<string, Record<string, number>> = {};
     for (let r = 0; r < ROUTE_COUNT; r++) {
@@ -556,7 +557,7 @@ export class EgressPool {
       }
     }
     // A record in two rings is one accepted transaction (the front counts those: Intake.joinedRecords).
-    let accepted = -joinedRecords;
+    let accepted = localAdmitted - joinedRecords;
     for (const r of this.allRings) accepted += ringPublished(r);
     return {
       accepted,

@@ -7,20 +7,31 @@ import { serveProbes } from '../../telemetry/probe-relay.js';
 import { runEgressConsumer, type EgressTask } from './consumer-loop.js';
 import { isHostRequest, type HostAnswer } from '../quic/hosted-jobs.js';
 import { THREAD_ID_KIND, currentThreadId, type ThreadIdMessage } from '../../metrics/thread-cpu.js';
+import { createLogger } from '../../log/logger.js';
+import type { LocalDispatch } from '../../ingress/local-admission.js';
+import type { LocalSendHost } from '../../ingress/start-quic-ingress.js';
+
+/**
+ * The consumer loop's local dispatch (consumer-loop.ts dispatchLocal) while it runs: the QUIC ingress's local admission
+ * sends through it (src/ingress/local-admission.ts). One per thread; a restarted loop sets its own.
+ */
+let localDispatch: LocalDispatch | null = null;
 
 export function runQuicThread(task: EgressTask): Promise<void> {
   const tid = currentThreadId();
   if (tid !== null) task.latencyPort?.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   if (task.probePort !== undefined) serveProbes(task.probePort);
-  if (task.hostPort !== undefined) serveHostRequests(task.hostPort);
-  return runEgressConsumer(task);
+  if (task.hostPort !== undefined) serveHostRequests(task.hostPort, task);
+  return runEgressConsumer(task, { exposeLocal: (d) => (localDispatch = d) });
 }
 
 /** Runs each hosted job (the QUIC ingress) in this thread; answers when it ends. */
-function serveHostRequests(port: MessagePort): void {
+function serveHostRequests(port: MessagePort, egress: EgressTask): void {
+  const log = createLogger(egress.config.log.level, 'quic-ingress');
+  const host: LocalSendHost = { dispatch: () => localDispatch, receipts: egress.receipts, log };
   port.on('message', (m: unknown) => {
     if (!isHostRequest(m)) return;
-    void runHosted(m.job, m.task).then(
+    void runHosted(m.job, m.task, host).then(
       () => port.postMessage({ type: 'host-ended', id: m.id, error: null } satisfies HostAnswer),
       (err: unknown) => port.postMessage({ type: 'host-ended', id: m.id, error: err instanceof Error ? err.message : String(err) } satisfies HostAnswer),
     );
@@ -28,14 +39,14 @@ function serveHostRequests(port: MessagePort): void {
   port.unref();
 }
 
-async function runHosted(job: 'quic-ingress', task: unknown): Promise<void> {
+async function runHosted(job: 'quic-ingress', task: unknown, host: LocalSendHost): Promise<void> {
   if (job !== 'quic-ingress') throw new Error(`QUIC thread: unknown hosted job ${String(job)}`);
   // The QUIC ingress's own task (workers/quic-ingress-thread.ts does the same in a thread of its own): start the listener, say
   // where it listens, return once the front asked it to stop. Imported here so a QUIC thread without it never loads it.
   const { startQuicIngress } = await import('../../ingress/start-quic-ingress.js');
   const t = task as import('../../ingress/ingress-task-runner.js').QuicThreadTask;
   try {
-    const h = await startQuicIngress(t.ingress, t.channels);
+    const h = await startQuicIngress(t.ingress, t.channels, host);
     t.port.postMessage({ event: 'listening', host: h.address.host, port: h.address.port });
     await h.stopped;
   } finally {
