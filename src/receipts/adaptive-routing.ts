@@ -8,8 +8,10 @@
 //   - as soon as a route answered: direct not sent for a QUIC reason (stream credit withheld, congestion, refused with
 //     a close code, connect timed out, still connecting, its queue full) is bad evidence for the leader it aimed at; an
 //     rpc/jito route that failed, for the leader at acceptance;
-//   - `judgeAfterMs` after acceptance: landed at the leader aimed at is good for every route that sent it; landed
-//     later at another leader is half a bad for direct (that leader did not take it); not landed yet is bad.
+//   - `judgeAfterMs` after acceptance: for direct, landed at the leader aimed at is good, landed later at another
+//     leader half a bad (that leader did not take it), not landed yet a bad; for a partner route that sent it,
+//     landed is good and not landed yet is no evidence (it lands on its own schedule: an RPC node's, a block
+//     engine's resends).
 // The scoreboard (./scoreboard.ts) decays it. A leader whose direct good share is below parkedBelow (with at least
 // minEvidence) parks the relay: for its slots, the direct route's fanout gets maxExtraCopies more leaders (the widen
 // table the QUIC thread reads, src/shm/widen-layout.ts) and intake adds the partner routes (routing.adaptive.partners)
@@ -222,8 +224,12 @@ export class AdaptiveRouting implements RouteAdvisor {
       for (let r = 0; r < ROUTE_COUNT; r++) {
         if (t.sentAtOf(seq, r) <= 0 || r === ROUTE_IDS.static) continue;
         const aimed = this.aimedAt(seq, r);
-        if (landing === null) this.note(aimed, r, false, 1, nowMs);
-        else if (landedLeader === aimed || r !== DIRECT) this.note(aimed, r, true, 1, nowMs);
+        if (r !== DIRECT) {
+          // A partner lands on its own schedule (an RPC node's or a block engine's resends): landed by now is good,
+          // not yet is no evidence; only its failures (readOutcomes) count against it.
+          if (landing !== null) this.note(aimed, r, true, 1, nowMs);
+        } else if (landing === null) this.note(aimed, r, false, 1, nowMs);
+        else if (landedLeader === aimed) this.note(aimed, r, true, 1, nowMs);
         else this.note(aimed, r, false, 0.5, nowMs);
       }
     }
