@@ -190,22 +190,18 @@ export class AdaptiveRouting implements RouteAdvisor {
     for (let n = 0; seq <= newest && n < SCAN_MAX; seq++, n++) {
       if (!t.current(seq)) continue;
       const mask = t.routeMaskOf(seq);
+      // Read once every route answered (or the wait is over), so that no answer is noted twice.
       let waiting = false;
+      for (let r = 0; r < ROUTE_COUNT; r++) if ((mask & (1 << r)) !== 0 && t.outcomeByte(seq, r) === 0) waiting = true;
+      if (waiting && nowMs - t.acceptedAt(seq) < OUTCOME_WAIT_MS) break;
       for (let r = 0; r < ROUTE_COUNT; r++) {
         if ((mask & (1 << r)) === 0) continue;
         const o = t.outcomeByte(seq, r);
-        if (o === 0) {
-          waiting = true;
-          continue;
-        }
-        if (o === OUTCOME_SENT) continue;
-        if (r === DIRECT || r === ROUTE_IDS.static) {
-          if (r === DIRECT && PARKING_CAUSES.has(t.causeOf(seq, r))) this.note(this.aimedAt(seq, r), r, false, 1, nowMs);
-        } else if (o === OUTCOME_FAILED) this.note(this.aimedAt(seq, r), r, false, 1, nowMs);
+        if (o === 0 || o === OUTCOME_SENT) continue;
+        if (r === DIRECT) {
+          if (PARKING_CAUSES.has(t.causeOf(seq, r))) this.note(this.aimedAt(seq, r), r, false, 1, nowMs);
+        } else if (r !== ROUTE_IDS.static && o === OUTCOME_FAILED) this.note(this.aimedAt(seq, r), r, false, 1, nowMs);
       }
-      // A route still to answer: read this receipt again next tick (the others are read again too: a route that had
-      // answered is noted once more only if it had failed, which the wait bounds to OUTCOME_WAIT_MS).
-      if (waiting && nowMs - t.acceptedAt(seq) < OUTCOME_WAIT_MS) break;
     }
     this.outcomeCursor = seq;
   }
