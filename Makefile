@@ -143,9 +143,11 @@ bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing
 
 # Landing under congestion (issue #26, docs/landing.md "Congestion scenarios"): the flow-control QoS, block capacity,
-# a staked competitor on the largest-stake leader / in hot windows, the relay unstaked then staked; direct, direct+rpc,
-# direct+jito; ~6 min at 30 s per set; writes bench/results/landing-congestion.json and .html.
-CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito --rate 100 --duration 30 --tail 15 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
+# a staked competitor (2,000,000 SOL: its share keeps the leader saturated) on the largest-stake leader, the relay
+# unstaked then staked; direct, direct+rpc, direct+jito and adaptive (routing.adaptive on); no rebroadcasts
+# (--max-retries 0: one copy per route, so what a leader drops is lost); ~6 min; writes
+# bench/results/landing-congestion.json and .html. hot-window and flow-control: name them in CONGESTION_ARGS.
+CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 10 --tail 10 --max-retries 0 --scenario hot-leader,competitor-stake=2000000 --scenario unstaked-vs-staked,competitor-stake=2000000
 bench-landing-congestion: build
 	$(NODE) dist/src/cli.js bench landing $(CONGESTION_ARGS) --out bench/results/landing-congestion
 

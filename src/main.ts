@@ -56,6 +56,8 @@ const BUDGET_KEYS = 16_384;
 import { ReloadService } from './reload/reload-service.js';
 import { SighupReload } from './reload/sighup.js';
 import { AdminServer } from './status/admin-server.js';
+import { AdaptiveRouting } from './receipts/adaptive-routing.js';
+import { createWidenBuffer } from './shm/widen-layout.js';
 import { StatusCollector } from './status/status-collector.js';
 
 export interface RunOptions {
@@ -220,9 +222,13 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         log,
       )
     : null;
+  // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.
+  const adaptiveOn = config.routing.adaptive.enabled && receipts !== null && telemetry !== null && plan.direct;
+  const widen = adaptiveOn ? createWidenBuffer() : undefined;
   const pool = new EgressPool({
     config,
     rings,
+    widen,
     log,
     snapshot: telemetry?.snapshot,
     measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
@@ -246,14 +252,27 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       ? { producer: new RingProducer(pool.quicRing, { coalesceWakeups: true }), mask: plan.quicRing, join: new JoinAllocator(pool.join) }
       : null;
   const keyUsage = new KeyUsage(keys);
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage);
+  const adaptive =
+    widen !== undefined && receipts !== null && telemetry !== null
+      ? new AdaptiveRouting({
+          config: config.routing.adaptive,
+          table: receipts.table,
+          leaders: new SnapshotLeaderSource(telemetry.snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs }),
+          keys,
+          available: plan.available,
+          widen,
+          judgeAfterMs: config.routing.adaptive.judgeAfterMs,
+        })
+      : null;
+  adaptive?.start();
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive);
   receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
   // Bundles (docs/bundles.md): forwarded to the configured bundle service, or the embedded localnet's block engine.
   const bundles = createBundles(config, intake, receipts);
-  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null }, leaderSnapshot);
+  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null, adaptive }, leaderSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream }, leaderSnapshot);
   // The QUIC ingress (docs/quic-ingress.md): in the QUIC thread; null when relayHost.quicPort is 0. Set once listening.
   let quicIngress: QuicIngressService | null = null;
@@ -308,13 +327,17 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       pubsub?.render(tb);
       cluster?.render(tb);
       receipts?.render(tb);
+      adaptive?.render(tb);
       bundles?.render(tb);
       quicIngress?.render(tb);
       sighup.reloader?.render(tb);
       return tb.text();
     },
     health: () => {
-      const r = cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current());
+      const c = cluster === null ? healthMonitor.current() : cluster.health(healthMonitor.current());
+      // The direct route's status says which leaders park it (additive: docs/adaptive-routing.md).
+      const direct = c.routes.direct;
+      const r = adaptive === null || direct === undefined ? c : { ...c, routes: { ...c.routes, direct: { ...direct, adaptive: adaptive.status() } } };
       return sighup.reloader === null ? r : { ...r, config: sighup.reloader.health() };
     },
     receipts,

@@ -12,6 +12,7 @@
 import type { JoinAllocator } from '../shm/join.js';
 import { Errors, Failure, failureOf } from '../errors/registry.js';
 import type { ReceiptSink } from './receipt-sink.js';
+import type { RouteAdvisor } from './route-advisor.js';
 import type { KeyUsage } from './key-usage.js';
 import type { RingProducer } from '../shm/ring.js';
 import {
@@ -77,7 +78,19 @@ export class Intake {
     private readonly quic: QuicRingTarget | null = null,
     /** Per-key counts on /metrics (src/admission/key-usage.ts); null = not counted. */
     private readonly usage: KeyUsage | null = null,
+    /** The adaptive routing (docs/adaptive-routing.md); null = routes are the request's and the relay's only. */
+    private readonly advisor: RouteAdvisor | null = null,
   ) {}
+
+  /** The routes of the record being reserved and published (set by routesOf, read by publish). */
+  private recordMask = 0;
+
+  /** HOT: the record's routes: the request's, those the relay adds for the key, and the adaptive routing's. */
+  private routesOf(meta: SubmissionMeta): number {
+    const m = meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0);
+    this.recordMask = this.advisor === null ? m : this.advisor.adjust(meta.keyId, m);
+    return this.recordMask;
+  }
 
   /** Records published into two rings (each is one accepted transaction: EgressPool.deliverySummary). */
   joinedRecords = 0;
@@ -87,7 +100,7 @@ export class Intake {
   /** The landing receipt's sequence number for a transaction about to be published (0 = receipts off). */
   private receiptFor(signature: string, meta: SubmissionMeta, bytes: Uint8Array, blockhashAt: number): number {
     const r = this.receipts;
-    return r === null ? 0 : r.accept(signature, meta, meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0), bytes, blockhashAt);
+    return r === null ? 0 : r.accept(signature, meta, this.recordMask, bytes, blockhashAt);
   }
 
   /** Stop accepting (shutdown). Later submissions get SHUTTING_DOWN. */
@@ -191,8 +204,9 @@ export class Intake {
     }
     if (this.trickling !== 0) this.trickleMask &= ~this.trickling; // spent only by a transaction actually sent
     const seq = this.receiptFor(signature, meta, ring.bytes, blockhashAt);
+    this.advisor?.filed(seq);
     // The record carries the routes the relay adds (the egress consumers add none: a reload changes them here only).
-    const mask = meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0);
+    const mask = this.recordMask;
     ring.publish(length, meta.keyId, mask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
     if (join !== 0) {
       this.quic!.producer.publish(length, meta.keyId, mask, meta.maxRetries, meta.receivedAtMs, meta.traceId, seq, join);
@@ -204,7 +218,7 @@ export class Intake {
 
   /** Base58/base64 text -> ring. Returns the first signature (base58), or the refusal. */
   submitEncoded(encoded: string, encoding: TransactionEncoding, meta: SubmissionMeta): string | Failure {
-    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
+    const ring = this.reserve(this.routesOf(meta));
     if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     // Decode straight into the slot: this is the single copy of the transaction on its way to the worker.
@@ -222,7 +236,7 @@ export class Intake {
         `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
       );
     }
-    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
+    const ring = this.reserve(this.routesOf(meta));
     if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
     ring.bytes.set(tx, offset);
@@ -249,7 +263,7 @@ export class Intake {
 
   /** Publish a transaction that passed check() (and its preflight): its signature, or the refusal. */
   publishChecked(tx: CheckedTransaction, meta: SubmissionMeta): string | Failure {
-    const ring = this.reserve(meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0));
+    const ring = this.reserve(this.routesOf(meta));
     if (ring instanceof Failure) return ring;
     ring.bytes.set(tx.bytes, this.reservedOffset);
     return this.publish(ring, this.reservedOffset, tx.bytes.length, meta, tx.signature, this.reservedOffset + tx.blockhashOffset);

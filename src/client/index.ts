@@ -51,6 +51,7 @@ export {
   type SubmitResult,
   type TransactionReceipt,
   type NotLandedReason,
+  type AdaptiveDecision,
   type TransportKind,
   type TxPath,
   type UnacknowledgedSubmitResult,

@@ -184,7 +184,26 @@ export interface TransactionReceipt {
    * not_landed, and while pending once no route sent it; null otherwise. Absent from relays before issue #26.
    */
   readonly reason?: NotLandedReason | null;
+  /**
+   * What the relay's adaptive routing did for it (docs/adaptive-routing.md), null when nothing. Absent from relays
+   * before issue #26 item 3.
+   */
+  readonly adaptive?: AdaptiveDecision | null;
+  /** The routes that sent it, first sender first. Absent from relays before issue #26 item 3. */
+  readonly routesTried?: readonly string[];
   readonly landed: ReceiptLanding | null;
+}
+
+/** The adaptive routing's decision for one transaction (docs/adaptive-routing.md). */
+export interface AdaptiveDecision {
+  /** The leader that was parking the relay when the transaction was accepted. */
+  readonly leader: string;
+  /** `widen` (the direct route reached more leaders) and/or `add_route` (partner routes added). */
+  readonly decisions: readonly string[];
+  /** Leaders the direct route reached beyond its fanout policy. */
+  readonly extraCopies: number;
+  /** Routes added: only routes the key allows and the relay runs. */
+  readonly addedRoutes: readonly string[];
 }
 
 /** A receipt's reason for not landing (`code` is one of docs/receipts.md's table; new codes may appear). */

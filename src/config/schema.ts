@@ -18,6 +18,7 @@ import { keySchema, ROUTE_NAMES } from './keys-schema.js';
 import { listener, port, positiveInt, uuid } from './schema-parts.js';
 import { telemetrySchema } from './telemetry-schema.js';
 import { WAIT_POLICIES } from './wait-policy.js';
+import { routingSchema } from './routing-schema.js';
 
 export { burstForRate } from './schema-parts.js';
 export { keySchema, ROUTE_NAMES, type KeyConfig, type RouteName } from './keys-schema.js';
@@ -387,6 +388,8 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Adaptive routing (docs/adaptive-routing.md): a leader that parks the direct route gets a wider fanout and partner routes. */
+    routing: routingSchema,
     /** Landing receipts (docs/receipts.md): what became of every accepted transaction, per route, and where it landed. */
     receipts: z
       .object({

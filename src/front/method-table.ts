@@ -4,7 +4,7 @@ import type { MethodTable, MethodHandler } from '../jsonrpc/dispatch.js';
 import type { CallContext } from '../admission/call-context.js';
 import type { FrontDeps } from './front-deps.js';
 import { sendTransactionMethod, type SendTransactionDeps } from './methods/send-transaction.js';
-import { getLeaderSlotsMethod } from './methods/get-leader-slots.js';
+import { getLeaderSlotsMethod, type AdaptiveRows } from './methods/get-leader-slots.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { simulateTransactionMethod } from '../rpc/simulate/simulate-transaction.js';
 import { passthroughMethods } from '../rpc/passthrough/passthrough-methods.js';
@@ -16,6 +16,8 @@ export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'> & {
   readonly receipts?: FrontDeps['receipts'];
   /** The bundle methods (src/bundles/), when a bundle service is configured. */
   readonly bundles?: MethodTable<CallContext> | null;
+  /** The adaptive routing (docs/adaptive-routing.md): getLeaderSlots rows of a leader that parks the relay say so. */
+  readonly adaptive?: AdaptiveRows | null;
 };
 
 function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): SendTransactionDeps {
@@ -36,6 +38,7 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
     reader: leaderSnapshot,
     defaultLimit: deps.config.telemetry.defaultLimit,
     maxSnapshotAgeMs: deps.config.telemetry.maxSnapshotAgeMs,
+    adaptive: deps.adaptive ?? undefined,
   });
   // Passthrough reads first (src/rpc/passthrough/): the relay's own methods below win over a same-named entry,
   // which the config schema refuses anyway. The passthrough pool is created here, once.

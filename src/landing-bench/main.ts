@@ -74,46 +74,63 @@ interface Driver {
   stop(): Promise<void>;
 }
 
+/** A relay the bench starts: its fanout policy, and whether its adaptive routing is on. */
+interface RelayVariant {
+  readonly fanout: Fanout;
+  readonly adaptive: boolean;
+}
+
+function variantKey(v: RelayVariant): string {
+  return v.adaptive ? `${v.fanout}, adaptive` : v.fanout;
+}
+
 async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Promise<Driver> {
   const cliPath = fileURLToPath(new URL('../cli.js', import.meta.url));
-  const fanouts: Fanout[] = [];
-  for (const s of o.sets) if (s.fanout !== null && !fanouts.includes(s.fanout)) fanouts.push(s.fanout);
-  if (fanouts.length === 0) fanouts.push('window-aware');
+  // One relay per fanout policy, and one more per policy for the adaptive set (its own config: routing.adaptive).
+  const variants: RelayVariant[] = [];
+  for (const s of o.sets) {
+    if (s.fanout === null) continue;
+    const v = { fanout: s.fanout, adaptive: s.adaptive === true };
+    if (!variants.some((x) => variantKey(x) === variantKey(v))) variants.push(v);
+  }
+  if (variants.length === 0) variants.push({ fanout: 'window-aware', adaptive: false });
   // One identity for every relay of the run (a file, so a scenario can stake it before the localnet starts), and a
   // port for the block engine when a set names the jito route (its URL must be in the relays' config at start).
   const idDir = mkdtempSync(join(tmpdir(), 'slotrelay-landing-id-'));
   const keypair = Keypair.generate();
   const keypairPath = join(idDir, 'relay-identity.json');
   writeFileSync(keypairPath, JSON.stringify(Array.from(keypair.secretKey)));
-  const jitoPort = o.sets.some((s) => s.routes.includes('jito')) ? await freePort() : undefined;
+  // The adaptive set's relay may add jito, so it has the route too.
+  const jitoPort = o.sets.some((s) => s.routes.includes('jito') || s.adaptive === true) ? await freePort() : undefined;
   const jitoUrl = jitoPort === undefined ? undefined : `http://127.0.0.1:${jitoPort}`;
   const section = localnetSection(sc, keypair.publicKey.toBase58(), jitoPort);
-  const relays = new Map<Fanout, BenchRelay>();
+  const relays = new Map<string, BenchRelay>();
   const stopAll = async (): Promise<void> => {
     for (const r of [...relays.values()].reverse()) await r.stop();
     rmSync(idDir, { recursive: true, force: true });
   };
   try {
-    log(`[${sc.name}] starting the relay (${fanouts[0]}) with its embedded localnet ${JSON.stringify(section)}`);
-    const first = await startBenchRelay({ fanout: fanouts[0], localnet: section, cliPath, keypairPath, jitoUrl });
-    relays.set(fanouts[0], first);
-    for (const f of fanouts.slice(1)) {
-      log(`[${sc.name}] starting a relay (${f}) on the same localnet`);
-      relays.set(f, await startBenchRelay({ fanout: f, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl }));
+    const v0 = variants[0];
+    log(`[${sc.name}] starting the relay (${variantKey(v0)}) with its embedded localnet ${JSON.stringify(section)}`);
+    const first = await startBenchRelay({ fanout: v0.fanout, localnet: section, cliPath, keypairPath, jitoUrl, adaptive: v0.adaptive });
+    relays.set(variantKey(v0), first);
+    for (const v of variants.slice(1)) {
+      log(`[${sc.name}] starting a relay (${variantKey(v)}) on the same localnet`);
+      relays.set(variantKey(v), await startBenchRelay({ fanout: v.fanout, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl, adaptive: v.adaptive }));
     }
     for (const r of relays.values()) await waitRelayReady(r.relayUrl);
   } catch (err) {
     await stopAll();
     throw err;
   }
-  const first = relays.get(fanouts[0])!;
+  const first = relays.get(variantKey(variants[0]))!;
   return {
     rpcUrl: first.localnetUrl,
     wsUrl: defaultWsUrl(first.localnetUrl),
     localnet: section,
     payers: () => airdropPayers(first.localnetUrl, o.payers),
     target: (set) => {
-      const r = relays.get(set.fanout ?? fanouts[0])!;
+      const r = set.fanout === null ? first : relays.get(variantKey({ fanout: set.fanout, adaptive: set.adaptive === true }))!;
       return { rpcUrl: first.localnetUrl, relayUrl: r.relayUrl, apiKey: r.apiKey, localnet: true, identity: r.identity || null };
     },
     stop: stopAll,

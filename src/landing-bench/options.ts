@@ -18,6 +18,11 @@ export interface RouteSet {
   readonly routes: readonly SetRoute[];
   /** null: the relay's own setting (a relay given with --relay, or a set without the direct route). */
   readonly fanout: Fanout | null;
+  /**
+   * The `adaptive` set: `direct` sent to a relay of its own with routing.adaptive on (docs/adaptive-routing.md), its
+   * key allowing every route, so the relay may add rpc and jito for a leader that parks it. Absent: false.
+   */
+  readonly adaptive?: boolean;
 }
 
 /** One localnet condition every route set is run under. */
@@ -92,9 +97,16 @@ export interface LandingBenchOptions {
 
 export const DEFAULT_SETS = 'direct:window-aware,direct:next-leaders,rpc,direct+rpc';
 
-/** `direct:window-aware` | `direct:next-leaders` | `rpc` | `direct+rpc` | `direct+rpc:next-leaders` ... */
+/** `direct:window-aware` | `direct:next-leaders` | `rpc` | `direct+rpc` | `direct+rpc:next-leaders` | `adaptive` ... */
 export function parseRouteSet(spec: string, remote: boolean): RouteSet {
   const [routePart, fanoutPart, ...extra] = spec.trim().split(':');
+  if (routePart === 'adaptive' && extra.length === 0) {
+    // The relay's adaptive routing: a relay the bench starts, so not with --relay (that relay's own config decides).
+    if (remote) throw new ConfigError(`--sets: "adaptive" is a relay the bench starts with routing.adaptive on; with --relay, turn it on in that relay's config and name routes only`);
+    if (fanoutPart !== undefined && !(FANOUTS as readonly string[]).includes(fanoutPart)) throw new ConfigError(`--sets: unknown fanout "${fanoutPart}" (${FANOUTS.join(', ')})`);
+    const fanout = (fanoutPart ?? 'window-aware') as Fanout;
+    return { name: fanout === 'window-aware' ? 'adaptive' : `adaptive (${fanout})`, routes: ['direct'], fanout, adaptive: true };
+  }
   if (extra.length > 0 || routePart === undefined || routePart === '') throw new ConfigError(`--sets: bad route set "${spec}"`);
   const routes = routePart.split('+').map((r) => r.trim());
   for (const r of routes) {

@@ -22,6 +22,8 @@ export interface ReceiptView {
   readonly slotsToLand: number | null;
   /** The relay's reason for a transaction it did not land (issue #26; null: landed, or not known yet). */
   readonly reason?: { readonly code: string; readonly sent: boolean; readonly closeCode: number | null; readonly detail: string | null } | null;
+  /** The adaptive routing's decisions and added routes for it (docs/adaptive-routing.md); null: none. */
+  readonly adaptive?: { readonly decisions: readonly string[]; readonly addedRoutes: readonly string[] } | null;
 }
 
 export interface TxRecord {
@@ -230,6 +232,7 @@ interface ReceiptJson {
   routes: Record<string, { outcome: string; targets: number }>;
   landed?: { slotsToLand: number | null; firstRoute: string | null } | null;
   reason?: { code: string; sent: boolean; closeCode: number | null; detail: string | null } | null;
+  adaptive?: { decisions: string[]; addedRoutes: string[] } | null;
 }
 
 async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> {
@@ -253,6 +256,7 @@ async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> 
             firstRoute: j.landed?.firstRoute ?? null,
             slotsToLand: j.landed?.slotsToLand ?? null,
             reason: j.reason ?? null,
+            adaptive: j.adaptive ? { decisions: j.adaptive.decisions, addedRoutes: j.adaptive.addedRoutes } : null,
           };
         }
         break;

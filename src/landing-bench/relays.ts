@@ -88,7 +88,16 @@ export interface StartRelayOptions {
   readonly keypairPath?: string;
   /** The jito route's block engine URL; absent: no jito route. */
   readonly jitoUrl?: string;
+  /** routing.adaptive on (the `adaptive` route set; docs/adaptive-routing.md). */
+  readonly adaptive?: boolean;
 }
+
+/**
+ * The adaptive set's policy: faster and more eager than the schema's defaults, because a bench set runs for seconds,
+ * not hours: a transaction is judged 6 slots of 250 ms after acceptance, evidence halves every 5 s, 4 of it suffice,
+ * and a leader where fewer than 80% of the direct route's transactions land parks the relay.
+ */
+export const BENCH_ADAPTIVE = Object.freeze({ enabled: true, judgeAfterMs: 1_500, halfLifeMs: 5_000, minEvidence: 4, parkedBelow: 0.8 });
 
 export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-landing-'));
@@ -109,6 +118,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
     },
     keys: [{ key: apiKey, name: 'landing-bench', rateLimit: budget, readLimit: budget, simulateLimit: budget, preflight: 'skip' }],
   };
+  if (o.adaptive === true) config.routing = { adaptive: BENCH_ADAPTIVE };
   if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream };
   if (o.keypairPath !== undefined) config.identity = { keypairPath: o.keypairPath };
   if (o.localnet !== undefined) config.localnet = o.localnet;

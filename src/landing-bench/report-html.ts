@@ -21,7 +21,7 @@ function summaryTable(s: ScenarioResult): string {
     const f = x.figures;
     return `<tr><td><span class="sw" style="background:${x.colour}"></span>${esc(x.set.name)}</td><td>${f.sent}</td><td>${f.accepted}</td>
 <td><b>${f.landedPct}%</b></td><td>${f.landedFailed}</td><td>${pct(f.slotsToLand)}</td><td>${pct(f.msToLand)}</td><td>${f.duplicates ?? '-'}</td>
-<td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}</td><td class="small">${reasons(f.dropReasons)}</td>
+<td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}${f.relayView.adaptive !== undefined && Object.keys(f.relayView.adaptive).length > 0 ? `<br><span class="small">adaptive: ${via(f.relayView.adaptive)}</span>` : ''}</td><td class="small">${reasons(f.dropReasons)}</td>
 <td>${f.submitMs.p50 ?? '-'} / ${f.submitMs.p99 ?? '-'}</td><td>${f.benchLoopDelayMs.p99} / ${f.benchLoopDelayMs.max}</td></tr>`;
   });
   return `<table><thead><tr><th>route set</th><th>sent</th><th>accepted</th><th>landed</th><th>landed with error</th>

@@ -39,7 +39,14 @@ export interface SetFigures {
   /** Landed transactions by whose copy landed: `direct` (the relay's identity), `rpc-node`, or `other`. */
   readonly landedVia: Record<string, number>;
   /** The relay's own receipts: landed slots-to-land p50/p90 by its acceptedSlot, rebroadcasts, first routes. */
-  readonly relayView: { readonly receipts: number; readonly slotsToLand: Percentiles; readonly rebroadcasts: number; readonly firstRoute: Record<string, number> };
+  readonly relayView: {
+    readonly receipts: number;
+    readonly slotsToLand: Percentiles;
+    readonly rebroadcasts: number;
+    readonly firstRoute: Record<string, number>;
+    /** The adaptive routing's decisions (docs/adaptive-routing.md): transactions per `widen`, `add_route:<route>`. */
+    readonly adaptive?: Record<string, number>;
+  };
   /** Request written -> the relay's answer read, as the bench saw it (includes the bench's own queueing). */
   readonly submitMs: Percentiles;
   /** The bench's event-loop delay while it sent (a figure to distrust the run by when it is large). */
@@ -183,6 +190,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
       slotsToLand: percentiles(receipts.map((r) => r.receipt!.slotsToLand).filter((x): x is number => x !== null)),
       rebroadcasts: receipts.reduce((a, r) => a + r.receipt!.rebroadcasts, 0),
       firstRoute,
+      adaptive: adaptiveTally(receipts.map((r) => r.receipt!.adaptive ?? null)),
     },
     submitMs: percentiles(recs.filter((r) => r.submitMs !== undefined).map((r) => r.submitMs!)),
     benchLoopDelayMs: phase.loopDelayMs,
@@ -218,4 +226,15 @@ export function timelineSeries(phase: PhaseResult, slotLoad?: readonly SlotLoad[
     load = { received, saturated, blockFull };
   }
   return { from, sends, landings, lost, leaders: phase.leaders.slice(0, n), ...(load !== undefined ? { load } : {}) };
+}
+
+/** Transactions per adaptive decision: `widen`, `add_route:<route>` (empty when the relay adapted nothing). */
+function adaptiveTally(decisions: readonly ({ readonly decisions: readonly string[]; readonly addedRoutes: readonly string[] } | null)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of decisions) {
+    if (d === null) continue;
+    if (d.decisions.includes('widen')) out.widen = (out.widen ?? 0) + 1;
+    for (const r of d.addedRoutes) out[`add_route:${r}`] = (out[`add_route:${r}`] ?? 0) + 1;
+  }
+  return out;
 }

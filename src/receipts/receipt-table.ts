@@ -49,6 +49,18 @@ export interface ReceiptJson {
    * `status` is not_landed, and while pending once every route answered without sending it; null otherwise.
    */
   readonly reason: NotLandedReason | null;
+  /**
+   * What the adaptive routing did for it (docs/adaptive-routing.md), null when it did nothing: the leader that parked
+   * the relay when it was accepted, the leaders its direct route reached beyond the fanout policy, the routes it added.
+   */
+  readonly adaptive: {
+    readonly leader: string;
+    readonly decisions: readonly string[];
+    readonly extraCopies: number;
+    readonly addedRoutes: readonly string[];
+  } | null;
+  /** The routes that sent it (a first send), in the order they did; `landed.firstRoute` is the first of them. */
+  readonly routesTried: readonly string[];
   readonly landed: {
     readonly slot: number;
     readonly leader: string | null;
@@ -115,6 +127,10 @@ export class ReceiptTable {
   /** 1: its blockhash is known expired, 2: known still valid when it was concluded, 0: unknown. */
   private readonly expired: Uint8Array;
   private readonly blockhashKnown: Uint8Array;
+  /** The adaptive routing's decision (docs/adaptive-routing.md): routes added, extra leaders, and the leader why. */
+  private readonly adaptiveAdded: Uint8Array;
+  private readonly adaptiveExtra: Uint8Array;
+  private readonly adaptiveLeader: (string | null)[];
   /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
   private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
   private notLandedCount = 0;
@@ -136,6 +152,9 @@ export class ReceiptTable {
     this.blockhashes = new Uint8Array(n * 32);
     this.expired = new Uint8Array(n);
     this.blockhashKnown = new Uint8Array(n);
+    this.adaptiveAdded = new Uint8Array(n);
+    this.adaptiveExtra = new Uint8Array(n);
+    this.adaptiveLeader = new Array<string | null>(n).fill(null);
   }
 
   /** HOT (accept): the transaction's recent blockhash, 32 bytes at `at` in `bytes`. */
@@ -224,6 +243,7 @@ export class ReceiptTable {
     this.bundleIds[e] = null;
     this.expired[e] = 0;
     this.blockhashKnown[e] = 0;
+    this.adaptiveLeader[e] = null;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
   }
@@ -236,6 +256,46 @@ export class ReceiptTable {
     if (this.keyIds[e] !== keyId) return -1;
     if (nowMs - this.acceptedAtMs[e] > this.o.ttlMs) return -1;
     return seq;
+  }
+
+  /** HOT (after accept): what the adaptive routing did for this transaction (`leader` parked the relay). */
+  setAdaptive(seq: number, added: number, extra: number, leader: string): void {
+    const e = seq & this.v.mask;
+    this.adaptiveAdded[e] = added;
+    this.adaptiveExtra[e] = extra;
+    this.adaptiveLeader[e] = leader;
+  }
+
+  /** Entries kept. */
+  get capacity(): number {
+    return this.o.capacity;
+  }
+
+  /** The newest sequence number handed out (0 before the first). */
+  get newestSeq(): number {
+    return lastReceiptSeq(this.v);
+  }
+
+  /** Routes the record went with (the key's, the relay's additions and the adaptive routing's). */
+  routeMaskOf(seq: number): number {
+    return this.routeMasks[seq & this.v.mask];
+  }
+
+  /** Cold readers of the per-route part the egress side writes (the adaptive scoreboard's scan). */
+  outcomeByte(seq: number, route: number): number {
+    return this.v.outcome[(seq & this.v.mask) * ROUTE_COUNT + route];
+  }
+
+  causeOf(seq: number, route: number): number {
+    return this.v.cause[(seq & this.v.mask) * ROUTE_COUNT + route];
+  }
+
+  targetSlotOf(seq: number, route: number): number {
+    return this.v.targetSlot[(seq & this.v.mask) * ROUTE_COUNT + route];
+  }
+
+  sentAtOf(seq: number, route: number): number {
+    return this.v.sentAtMs[(seq & this.v.mask) * ROUTE_COUNT + route];
   }
 
   /** Whether `seq` still owns its entry. */
@@ -389,6 +449,16 @@ export class ReceiptTable {
     const acceptedAt = this.acceptedAtMs[e];
     const acceptedSlot = this.acceptedSlot[e];
     let status: ReceiptJson['status'] = LANDING_NAMES[state];
+    const tried: { route: string; at: number }[] = [];
+    for (let id = 0; id < ROUTE_COUNT; id++) {
+      const at = v.sentAtMs[e * ROUTE_COUNT + id];
+      if (at > 0) tried.push({ route: ROUTE_BY_ID[id], at });
+    }
+    tried.sort((a, b) => a.at - b.at);
+    const leader = this.adaptiveLeader[e];
+    const added = this.adaptiveAdded[e];
+    const extra = this.adaptiveExtra[e];
+    const addedRoutes = ROUTE_BY_ID.filter((_, id) => (added & (1 << id)) !== 0);
     if (state === LANDING.landed && l !== null && l.err !== null) status = 'landed_failed';
     return {
       signature: this.signatures[e] ?? '',
@@ -400,6 +470,16 @@ export class ReceiptTable {
       bundle: this.bundleIds[e] !== null ? { id: this.bundleIds[e]!, index: this.bundleIndexes[e] } : null,
       status,
       reason: this.reasonOf(seq),
+      adaptive:
+        leader === null
+          ? null
+          : {
+              leader,
+              decisions: [...(extra > 0 ? ['widen'] : []), ...(added !== 0 ? ['add_route'] : [])],
+              extraCopies: extra,
+              addedRoutes,
+            },
+      routesTried: tried.map((t) => t.route),
       landed:
         state === LANDING.landed && l !== null
           ? {

@@ -89,6 +89,8 @@ export interface EgressTask {
   readonly identitySecret?: Uint8Array;
   /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
   readonly receipts?: SharedArrayBuffer;
+  /** The adaptive routing's widen table (src/shm/widen-layout.ts); absent = routing.adaptive off. */
+  readonly widen?: SharedArrayBuffer;
   /**
    * The frozen route plan (src/config/route-plan.ts) and which family of routes this consumer owns: 'workers' (rpc,
    * jito) in the egress pool, 'quic' (direct, static) in the QUIC thread. Absent (tests, benches): every route here.
@@ -122,6 +124,8 @@ export interface RouteInputs {
   readonly snapshot?: SharedArrayBuffer;
   /** The landing receipts' shared part: routes write there why a transaction was not sent (absent: receipts off). */
   readonly receipts?: SharedArrayBuffer;
+  /** The adaptive routing's widen table, for the direct route (absent: routing.adaptive off). */
+  readonly widen?: SharedArrayBuffer;
   readonly measurementPort?: MessagePort;
   readonly identitySecret?: Uint8Array;
   /** Build only this family's routes (the others stay null); absent = all. */
@@ -156,7 +160,7 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
   const quic = wantDirect || wantStatic ? new QuicEgress(config, log, { identitySecret: telemetry.identitySecret, gauges: telemetry.quicGauges, links: telemetry.quicLinks, slotMs }) : null;
   if (quic !== null && wantDirect) {
     const source = createLeaderSource(config, log, telemetry.snapshot);
-    if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log, receipts);
+    if (source !== null) routes[ROUTE_IDS.direct] = new DirectRoute(quic, source, config.routes.direct, log, receipts, telemetry.widen);
   }
   if (quic !== null && telemetry.measurementPort !== undefined) quic.reportMeasurementsTo(telemetry.measurementPort);
   if (quic !== null && wantStatic) routes[ROUTE_IDS.static] = new StaticRoute(quic, config.routes.static.peers, log, receipts);

@@ -85,6 +85,8 @@ export interface EgressPoolOptions {
   readonly identitySecret?: Uint8Array;
   /** The landing receipts' shared part (src/shm/receipts-layout.ts); absent = receipts off. */
   readonly receipts?: SharedArrayBuffer;
+  /** The adaptive routing's widen table (src/shm/widen-layout.ts), for the direct route; absent = routing.adaptive off. */
+  readonly widen?: SharedArrayBuffer;
   /**
    * The frozen route plan. With it the workers build only the HTTP routes, and when plan.quicThread the QUIC thread
    * runs (its ring: quicRing). Absent (tests, benches): every worker builds every route, no QUIC thread.
@@ -360,6 +362,7 @@ export class EgressPool {
       measurementPort: this.options.measurementPort?.(),
       identitySecret: this.options.identitySecret,
       receipts: this.options.receipts,
+      widen: this.options.widen,
       plan,
       family: plan === undefined ? undefined : st.quic ? 'quic' : 'workers',
       join: this.join ?? undefined,

@@ -24,6 +24,7 @@ import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import type { QuicEgress } from './quic-egress.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
 import { Scheduler } from './scheduler.js';
+import { WidenReader } from '../../shm/widen-layout.js';
 import type { TargetSender } from './connections.js';
 
 /** How often the pre-warm set is re-checked (ms); it changes once per 4-slot leader window. */
@@ -63,6 +64,8 @@ export class DirectRoute implements EgressRoute {
     opts: Config['routes']['direct'],
     log: Logger,
     receipts: ReceiptWriter | null = null,
+    /** The adaptive routing's widen table (src/shm/widen-layout.ts); absent = the fanout policy alone. */
+    widen?: SharedArrayBuffer,
   ) {
     this.why = { receipts, routeId: ROUTE_IDS.direct };
     this.scheduler = new Scheduler(source, {
@@ -71,6 +74,7 @@ export class DirectRoute implements EgressRoute {
       windowTailSlots: opts.windowTailSlots,
       lookahead: opts.lookahead,
       staleLeaderMs: opts.staleLeaderMs,
+      widen: widen === undefined ? undefined : new WidenReader(widen),
     });
     this.drops = new DropLog(log, 'direct');
     source.start?.();

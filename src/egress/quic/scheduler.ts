@@ -6,6 +6,8 @@
 //                  of a 4-slot window by default), also the next `leaders` distinct leaders (Jet SmartFanout)
 // Pre-warm set: the distinct leaders of the current window and the next `lookahead` windows (Jet: 4; Agave: N+1),
 // a superset of every target in those slots, so no handshake lands on a transaction's path.
+// Adaptive routing (docs/adaptive-routing.md): a slot whose leader parks the relay gets `extra` more next leaders from
+// the front's widen table (src/shm/widen-layout.ts), in every slot of it (window-aware's tail rule does not apply).
 // Leaders with no advertised tpuQuic are skipped (counted); stale or missing leader data gives no target at all
 // (the route answers dropped:no_leader: fail closed rather than guess).
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderInfo, type LeaderSource } from '../../telemetry/leader-source.js';
@@ -24,6 +26,8 @@ export interface SchedulerOptions {
   readonly lookahead: number;
   /** Leader data older than this answers no targets. */
   readonly staleLeaderMs: number;
+  /** The adaptive widen table's reader (src/shm/widen-layout.ts); absent = the policy alone. */
+  readonly widen?: { generation(): number; extraFor(slot: number): number };
 }
 
 export interface Target {
@@ -46,6 +50,8 @@ export interface SchedulerCounters {
 
 export class Scheduler {
   private slot = -2;
+  /** The widen table's generation the cached targets were computed with. */
+  private widenGeneration = 0;
   private cached: readonly Target[] = NONE;
   private warmWindow = -1;
   private warm: readonly Target[] = NONE;
@@ -60,8 +66,10 @@ export class Scheduler {
   targets(): readonly Target[] {
     const slot = this.source.currentSlot();
     if (slot < 0 || this.source.ageMs() > this.o.staleLeaderMs) return NONE;
-    if (slot !== this.slot) {
+    const gen = this.o.widen === undefined ? 0 : this.o.widen.generation();
+    if (slot !== this.slot || gen !== this.widenGeneration) {
       this.slot = slot;
+      this.widenGeneration = gen;
       this.cached = this.compute(slot);
       this.counters.recomputed++;
     }
@@ -98,8 +106,9 @@ export class Scheduler {
     if (cur === undefined) return NONE;
     const out = new Map<string, Target>();
     this.add(out, cur);
-    let extra = this.o.leaders;
-    if (extra > 0 && this.o.fanout === 'window-aware') {
+    const widened = this.o.widen === undefined ? 0 : this.o.widen.extraFor(slot);
+    let extra = this.o.leaders + widened;
+    if (extra > 0 && widened === 0 && this.o.fanout === 'window-aware') {
       // Slots the current leader still holds, including this one (consecutive windows of the same leader count).
       const change = this.nextLeaderChange(slot, cur.identity);
       if (change < 0 || change - slot > this.o.windowTailSlots) extra = 0;

@@ -8,7 +8,7 @@ import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import { paramsArray } from '../../jsonrpc/params.js';
 import { serdeType } from '../../errors/serde-type.js';
 import { SNAPSHOT_SCHEMA_VERSION } from '../../shm/snapshot-layout.js';
-import { rowsSlice, type SnapshotReader } from '../../telemetry/snapshot.js';
+import { rowsSlice, type SnapshotReader, type SnapshotView } from '../../telemetry/snapshot.js';
 import { slotMsMeasured, slotMsOf } from '../../telemetry/slot-ms.js';
 
 /** The v1 cap on `limit` (spec section 8): larger values are served as 100. */
@@ -22,6 +22,30 @@ export interface GetLeaderSlotsOptions {
   /** telemetry.maxSnapshotAgeMs. */
   readonly maxSnapshotAgeMs: number;
   readonly now?: () => number;
+  /** The adaptive routing's verdicts (docs/adaptive-routing.md); absent = rows as the snapshot has them. */
+  readonly adaptive?: AdaptiveRows;
+}
+
+/** What a row of a leader that parks the relay gains: an `adaptive` object (additive; absent for the others). */
+export interface AdaptiveRows {
+  /** Leaders parking the relay now (0: the rows are served as the snapshot has them, no per-row work). */
+  readonly parkedCount: number;
+  verdictFor(identity: string): object | null;
+}
+
+/**
+ * Rows i..i+n-1 with `"adaptive":{...}` appended to those of a parking leader (cold-ish: only while some leader parks
+ * the relay; the row text is JSON objects joined by ',', each ending with '}').
+ */
+function rowsWithAdaptive(view: SnapshotView, i: number, n: number, a: AdaptiveRows): string {
+  let out = '';
+  for (let k = i; k < i + n; k++) {
+    const row = view.rowsText.slice(view.rowOffsets[k], view.rowOffsets[k + 1] - 1);
+    const leader = view.leaders[view.leaderIndex[k]];
+    const v = leader === undefined ? null : a.verdictFor(leader.identity);
+    out += (k > i ? ',' : '') + (v === null ? row : row.slice(0, -1) + ',"adaptive":' + JSON.stringify(v) + '}');
+  }
+  return out;
 }
 
 /**
@@ -91,7 +115,7 @@ export function getLeaderSlotsMethod<C>(o: GetLeaderSlotsOptions): MethodHandler
       '{"success":true,"total":' +
       n +
       ',"data":[' +
-      rowsSlice(view, i, n) +
+      (o.adaptive !== undefined && o.adaptive.parkedCount > 0 ? rowsWithAdaptive(view, i, n, o.adaptive) : rowsSlice(view, i, n)) +
       '],"snapshotSlot":' +
       view.snapshotSlot +
       ',"snapshotGeneratedAtUnixMs":' +

@@ -1,0 +1,106 @@
+// The adaptive routing's decisions on a real receipt table (src/receipts/adaptive-routing.ts), without a localnet:
+// route outcomes written the way the egress side writes them (ReceiptWriter), a fixed leader schedule, the key table.
+// A leader whose direct sends go stale for lack of stream credit parks the relay: its slots are widened (the widen
+// table) and get rpc, which the key allows, never jito, which it does not; a receipt is read once its routes answered.
+import { describe, expect, it } from 'vitest';
+import { AdaptiveRouting } from '../../../src/receipts/adaptive-routing.js';
+import { ReceiptTable } from '../../../src/receipts/receipt-table.js';
+import { ReceiptWriter } from '../../../src/egress/contract/receipt-writer.js';
+import { KeyTable, routeMask } from '../../../src/admission/key-table.js';
+import { keySchema } from '../../../src/config/schema.js';
+import { routingSchema } from '../../../src/config/routing-schema.js';
+import { EGRESS_OUTCOMES, ROUTE_IDS } from '../../../src/shm/layout.js';
+import { CAUSE } from '../../../src/shm/receipts-layout.js';
+import { createWidenBuffer, WidenReader } from '../../../src/shm/widen-layout.js';
+import type { LeaderInfo, LeaderSource } from '../../../src/telemetry/leader-source.js';
+
+const A = 'LeaderAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+const B = 'LeaderBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';
+const STALE = EGRESS_OUTCOMES.indexOf('dropped:stale');
+const SENT = EGRESS_OUTCOMES.indexOf('sent');
+const DIRECT = routeMask(['direct']);
+
+/** Slots 0..3 led by A, 4..7 by B, repeating; the current slot is set by the test. */
+class Schedule implements LeaderSource {
+  slot = 0;
+  currentSlot(): number {
+    return this.slot;
+  }
+  leaderAt(slot: number): LeaderInfo | undefined {
+    return { identity: Math.floor(slot / 4) % 2 === 0 ? A : B, tpuQuic: '127.0.0.1:1', stake: 1 };
+  }
+  ageMs(): number {
+    return 0;
+  }
+}
+
+function setup() {
+  const table = new ReceiptTable({ capacity: 1024, ttlMs: 60_000 });
+  const writer = new ReceiptWriter(table.sab);
+  const leaders = new Schedule();
+  const keys = new KeyTable([keySchema.parse({ key: '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19', name: 'k', allowedRoutes: ['direct', 'rpc'] })], ['direct'], 0);
+  const widen = createWidenBuffer();
+  const config = routingSchema.parse({ adaptive: { enabled: true, minEvidence: 4, halfLifeMs: 10_000, judgeAfterMs: 60_000 } }).adaptive;
+  // The relay runs rpc, direct and jito.
+  const available = routeMask(['rpc', 'direct', 'jito']);
+  const adaptive = new AdaptiveRouting({ config, table, leaders, keys, available, widen, judgeAfterMs: config.judgeAfterMs });
+  return { table, writer, leaders, adaptive, widen };
+}
+
+describe('adaptive routing decisions', () => {
+  it('parks a leader whose direct sends go stale for stream credit: widen its slots, add rpc (allowed), never jito (not)', () => {
+    const { table, writer, leaders, adaptive, widen } = setup();
+    const now = Date.now();
+    for (let i = 0; i < 6; i++) {
+      const seq = table.accept(`sig${i}`, 0, DIRECT, `r${i}`, now, 1);
+      writer.routeCause(seq, ROUTE_IDS.direct, CAUSE.no_stream_credit, 0);
+      writer.routeOutcome(seq, ROUTE_IDS.direct, STALE, 0, 1, now);
+    }
+    adaptive.tick(now + 10);
+    // Read once however many passes: 6 bad, not 6 per pass.
+    adaptive.tick(now + 20);
+    expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now + 20).bad).toBeCloseTo(6, 1);
+    expect(adaptive.status().parkedLeaders.map((l) => l.leader)).toEqual([A]);
+    // The widen table: A's slots ahead get maxExtraCopies (2), B's none.
+    const w = new WidenReader(widen);
+    expect(w.extraFor(1)).toBe(2);
+    expect(w.extraFor(5)).toBe(0);
+    expect(w.extraFor(8)).toBe(2);
+    // Intake in A's slot: direct + rpc; jito, which the relay runs, is not added (the key does not allow it).
+    leaders.slot = 2;
+    expect(adaptive.adjust(0, DIRECT)).toBe(DIRECT | routeMask(['rpc']));
+    const seq = table.accept('sigX', 0, DIRECT | routeMask(['rpc']), 'rX', now, 2);
+    adaptive.filed(seq);
+    expect(table.toJson(seq).adaptive).toEqual({ leader: A, decisions: ['widen', 'add_route'], extraCopies: 2, addedRoutes: ['rpc'] });
+    // In B's slot nothing changes, and the receipt says nothing.
+    leaders.slot = 5;
+    expect(adaptive.adjust(0, DIRECT)).toBe(DIRECT);
+    const other = table.accept('sigY', 0, DIRECT, 'rY', now, 5);
+    adaptive.filed(other);
+    expect(table.toJson(other).adaptive).toBeNull();
+    // A transaction without the direct route is left as it is.
+    leaders.slot = 2;
+    expect(adaptive.adjust(0, routeMask(['rpc']))).toBe(routeMask(['rpc']));
+  });
+
+  it('waits for every route of a receipt before reading it, and a sent direct is no evidence', () => {
+    const { table, writer, adaptive } = setup();
+    const now = Date.now();
+    const both = DIRECT | routeMask(['rpc']);
+    const seqs: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const seq = table.accept(`sig${i}`, 0, both, `r${i}`, now, 1);
+      writer.routeCause(seq, ROUTE_IDS.direct, CAUSE.refused, 4);
+      writer.routeOutcome(seq, ROUTE_IDS.direct, STALE, 0, 1, now);
+      seqs.push(seq);
+    }
+    const sent = table.accept('sent', 0, DIRECT, 'rs', now, 1);
+    writer.routeOutcome(sent, ROUTE_IDS.direct, SENT, 1, 1, now);
+    for (let k = 0; k < 5; k++) adaptive.tick(now + k);
+    expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now).bad).toBe(0); // rpc still pending
+    for (const seq of seqs) writer.routeOutcome(seq, ROUTE_IDS.rpc, SENT, 0, -1, now);
+    for (let k = 0; k < 5; k++) adaptive.tick(now + 10 + k);
+    expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now + 14).bad).toBeCloseTo(4, 1);
+    expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now + 14).good).toBe(0);
+  });
+});
