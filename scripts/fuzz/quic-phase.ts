@@ -31,7 +31,7 @@ const FAST_MS = 2_000;
 const CONNECT_BOUND_MS = 3_000;
 /** All of a session's streams opened and settled (a refusal that keeps its credit stalls here). */
 const STREAMS_BOUND_MS = 20_000;
-/** The close with code 5 after abandoned uni streams: stopped at streamTimeoutMs, checked on the relay's timer. */
+/** The close with code 5 once abandoned uni streams hold half the credit past streamTimeoutMs (the relay's timer). */
 const ABANDON_BOUND_MS = 3 * QUIC_LIMITS.streamTimeoutMs + 3_000;
 
 export interface QuicPhaseOptions {
@@ -93,7 +93,7 @@ function planSession(seed: number, index: number, pool: readonly PoolTx[]): Sess
   if (type === 'mixed' || type === 'tpu mixed') {
     const n = rng.range(3, 48);
     const streams = Array.from({ length: n }, () => streamCase(rng, pickStreamName(rng, tpu ? 'tpu' : 'bidi'), pool));
-    // A few uni streams left open (well under half the credit): stopped at streamTimeoutMs, the connection stays.
+    // A few uni streams left open (well under half the credit): they hold their credit, the connection stays.
     if (!tpu && rng.chance(0.2)) for (let i = rng.range(1, 3); i > 0; i--) streams.splice(rng.int(streams.length + 1), 0, streamCase(rng, 'uni abandoned', pool));
     return { type, alpn, streams, label: `${type}: ${n} streams` };
   }

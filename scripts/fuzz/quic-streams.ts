@@ -24,7 +24,7 @@ export interface StreamCase {
   readonly open: (c: IngressClient) => Promise<StreamResult>;
   readonly expect: StreamExpect;
   readonly outcome: StreamOutcome;
-  /** Ends without FIN or reset: stopped at streamTimeoutMs, its credit lost (docs/quic-ingress.md). */
+  /** Ends without FIN or reset: holds its credit past streamTimeoutMs (never stopped: docs/quic-ingress.md). */
   readonly abandoned: boolean;
   /** A transaction the relay must accept (counted for the ring accounting). */
   readonly sends: number;

@@ -76,8 +76,9 @@ class IngressConn extends ServerCoreConn {
   keyId = -1;
   partials: Map<number, PartialStream> | null = null;
   /**
-   * Uni streams refused as too large that are read and dropped to their end (FIN or the client's reset), so that
-   * quiche collects them and gives their credit back: sid -> when to give up (performance.now() ms).
+   * Uni streams refused as too large, or past streamTimeoutMs without their end, that are read and dropped to their
+   * end (FIN or the client's reset), so that quiche collects them and gives their credit back: sid -> when they stall
+   * (performance.now() ms; Infinity once stalled).
    */
   discards: Map<number, number> | null = null;
   /**
@@ -85,8 +86,11 @@ class IngressConn extends ServerCoreConn {
    * credit) only on a stream_recv after our RESET_STREAM was acknowledged, so they are read again until then.
    */
   resetBidi: Set<number> | null = null;
-  /** Uni streams stopped before their end: quiche 0.18 never returns their credit (docs/quic-ingress.md). */
-  creditLost = 0;
+  /**
+   * Uni streams past streamTimeoutMs that have not ended: never stopped (quiche 0.18 would not return a stopped
+   * stream's credit), they hold their credit until the client ends them (docs/quic-ingress.md).
+   */
+  stalledUni = 0;
   replies: Map<number, PendingReply> | null = null;
   /** Next client bidi (index 0) and uni (index 1) stream id above every one read so far: readStreams probes there. */
   readonly probe = [0, 2];
@@ -452,6 +456,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       }
       if (r === null) return false;
       if (r[1]) {
+        if (c.discards!.get(sid) === Infinity) c.stalledUni--; // its credit is back
         c.discards!.delete(sid);
         if (c.discards!.size === 0) c.discards = null;
         return true;
@@ -460,22 +465,24 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   }
 
   /**
-   * STOP_SENDING on a uni stream that did not end in time (sweep): quiche 0.18 then keeps it forever, its credit lost
-   * (docs/quic-ingress.md). A connection that lost half its uni credit that way is closed with code 5 so that the
-   * client learns at once, rather than stalling on credit until its idle timeout.
+   * A uni stream that did not end in time (sweep). It is not stopped: quiche 0.18 never collects a remote uni stream
+   * once stopped (shutdown Read), even after the client's RESET_STREAM, so its credit would be lost for the
+   * connection's life. It stays with the discards (read and dropped) and holds its credit until the client ends it
+   * (FIN or reset); a connection with half its uni credit held that way is closed with code 5 so that the client
+   * learns at once, rather than stalling on credit until its idle timeout.
    */
-  private stopUni(c: IngressConn, sid: number, code: number): void {
-    this.shutdown(c, sid, SHUTDOWN_READ, code);
-    if (++c.creditLost * 2 >= this.o.maxConcurrentStreams && c.state !== STATE_CLOSING) {
+  private stallUni(c: IngressConn, sid: number): void {
+    (c.discards ??= new Map()).set(sid, Infinity);
+    if (++c.stalledUni * 2 >= this.o.maxConcurrentStreams && c.state !== STATE_CLOSING) {
       this.refuseConnection(c, CONNECTION_CODE.streamsAbandoned, 'streams_abandoned', null);
     }
   }
 
-  /** STOP_SENDING (and RESET_STREAM on a bidi stream) with `code`; the connection stays open (uni: see stopUni). */
+  /** STOP_SENDING (and RESET_STREAM on a bidi stream) with `code`; the connection stays open (uni: see stallUni). */
   private refuseStream(c: IngressConn, sid: number, bidi: boolean, code: number, outcome: IngressStreamOutcome): void {
     this.k[streamCounterIndex(outcome)]++;
     if (c.partials !== null) c.partials.delete(sid);
-    if (!bidi) return this.stopUni(c, sid, code);
+    if (!bidi) return this.stallUni(c, sid);
     this.shutdown(c, sid, SHUTDOWN_READ, code);
     this.shutdown(c, sid, SHUTDOWN_WRITE, code);
   }
@@ -546,8 +553,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       if (c.discards !== null) {
         for (const [sid, deadline] of c.discards) {
           if (t < deadline) continue;
-          c.discards.delete(sid);
-          this.stopUni(c, sid, STREAM_CODE.tooLarge);
+          this.stallUni(c, sid);
           any = true;
         }
         if (c.discards !== null && c.discards.size === 0) c.discards = null;

@@ -167,6 +167,36 @@ export class IngressClient {
     return this.enqueueOn(w.sid, tail);
   }
 
+  /**
+   * Tests of a late reset: `head` without FIN on a new uni stream, then RESET_STREAM with `code` `delayMs` after `head`
+   * was written. Resolves with the head's result ('written': the reset was sent too).
+   */
+  async abandonLate(head: Uint8Array, code: number, delayMs: number): Promise<StreamResult> {
+    if (this.d.state === 'closed') return { kind: 'closed' };
+    let w!: Outgoing;
+    const r = await new Promise<StreamResult>((resolve) => {
+      w = { data: head, off: 0, fin: false, bidi: false, sid: -1, reset: null, resolve };
+      this.waiting.push(w);
+      if (this.d.state === 'established') this.enqueued();
+    });
+    if (r.kind !== 'written') return r;
+    await new Promise((res) => setTimeout(res, delayMs));
+    if (this.d.closeInfo !== null) return { kind: 'closed' };
+    try {
+      this.d.conn.streamShutdown(w.sid, quiche.Shutdown.Write, code);
+    } catch (err) {
+      return { kind: 'stopped', code: codeOf(err, 'StreamStopped') };
+    }
+    this.d.flush();
+    this.d.afterIo();
+    return r;
+  }
+
+  /** Uni streams the relay lets us open now (its MAX_STREAMS credit left); 0 unless established. */
+  get uniCreditLeft(): number {
+    return this.d.state === 'established' ? this.d.conn.peerStreamsLeftUni() : 0;
+  }
+
   /** More bytes + FIN on an open uni stream (sendUniLate). */
   private enqueueOn(sid: number, data: Uint8Array): Promise<StreamResult> {
     if (this.d.state === 'closed') return Promise.resolve({ kind: 'closed' });
