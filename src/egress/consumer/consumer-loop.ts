@@ -47,6 +47,7 @@ import { ShutdownReport } from './shutdown-report.js';
 import { announceWhenWarm } from '../contract/consumer-ready.js';
 import type { QuicLink } from '../../shm/quic-link-layout.js';
 import { slotMsSource } from '../../telemetry/slot-ms.js';
+import { localDispatcher } from './local-dispatch.js';
 import type { LocalDispatch } from '../../ingress/local-admission.js';
 
 /** Records taken per turn before yielding to I/O while the ring stays non-empty. */
@@ -397,81 +398,21 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
     settle(slot);
   };
 
-  /**
-   * A transaction the QUIC ingress admitted in this thread (src/ingress/local-admission.ts): the same routes, outcome
-   * counters, receipt writes, latency and rebroadcast admission as a ring record, without the ring. `done` is called
-   * once every route answered (the bytes may be reused then). Counted consumed/released like a record.
-   */
-  const dispatchLocal: LocalDispatch = (sab, byteOffset, length, keyId, routeMask, receivedAtMs, traceId, seq, done) => {
-    if (localTaken++ === crashAfterLocal) crash(hooks?.crashMode ?? 'exit', localTaken);
-    const mask = routeMask & ownMask;
-    counters[WORKER_COUNTER.consumed]++;
-    const bytes = Buffer.from(sab, byteOffset, length);
-    const view: TxView = { bytes, sab, byteOffset, length, signatureOffset: firstSignatureOffset(bytes, 0, length), keyId, maxRetries: -1, traceId, receivedAtMs, receiptSeq: seq, targets: 0, targetSlot: -1 };
-    let pendingRoutes = 1;
-    let sent = false;
-    let troubles: Record<string, string> | null = null;
-    const answer = (id: number, o: EgressOutcome, targets: number, targetSlot: number): void => {
-      if (closed) return;
-      let idx = OUTCOME_INDEX[o];
-      if (idx === undefined) idx = OUTCOME_INDEX.failed;
-      if (idx === OUTCOME_INDEX.sent) sent = true;
-      else if (idx !== OUTCOME_INDEX['dropped:discarded']) (troubles ??= {})[ROUTE_BY_ID[id]] = EGRESS_OUTCOMES[idx];
-      if (receipts !== null && seq !== 0) receipts.routeOutcome(seq, id, idx, targets, targetSlot, nowMs());
-      counters[egressCounterIndex(id, idx)]++;
-      latency.record(id, (nowMs() - receivedAtMs) * 1000);
-    };
-    const finish = (): void => {
-      if (--pendingRoutes !== 0) return;
-      // A crash (not a stop): the slot stays in flight for the next loop's replay, as a ring record stays in its ring.
-      if (detached) return;
-      if (retry !== null && !closed) retry.admit(view, mask, sent);
-      counters[WORKER_COUNTER.released]++;
-      if (!sent) counters[WORKER_COUNTER.undelivered]++;
-      if (troubles !== null && accSummary.enabled(sent ? 'info' : 'warn')) {
-        const fields = { traceId, keyId, outcomes: troubles, retry: 'none' };
-        if (sent) accSummary.note('info', 'local partial', fields, 'egress: delivered, but not by every requested route');
-        else accSummary.note('warn', 'local undelivered', fields, 'egress: transaction not delivered by any route');
-      }
-      done();
-    };
-    for (let id = 0; id < ROUTE_COUNT; id++) {
-      if ((mask & (1 << id)) === 0) continue;
-      const route = routes[id];
-      if (route === null || route === undefined) {
-        answer(id, 'dropped:route_unavailable', 0, -1);
-        continue;
-      }
-      view.targets = 0;
-      view.targetSlot = -1;
-      let r: Promise<EgressOutcome> | EgressOutcome;
-      try {
-        r = route.send(view);
-      } catch (err) {
-        failures.note('error', 'threw ' + id, { traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'egress: route threw');
-        answer(id, 'failed', 0, -1);
-        continue;
-      }
-      const targets = view.targets ?? 0;
-      const targetSlot = view.targetSlot ?? -1;
-      if (typeof r === 'string') {
-        answer(id, r, targets, targetSlot);
-        continue;
-      }
-      pendingRoutes++;
-      r.then(
-        (o) => {
-          answer(id, o, targets, targetSlot);
-          finish();
-        },
-        () => {
-          answer(id, 'failed', targets, targetSlot);
-          finish();
-        },
-      );
-    }
-    finish();
-  };
+  const dispatchLocal = localDispatcher({
+    ownMask,
+    routes,
+    counters,
+    receipts,
+    latency,
+    retry,
+    accSummary,
+    failures,
+    isClosed: () => closed,
+    isDetached: () => detached,
+    beforeEach: () => {
+      if (localTaken++ === crashAfterLocal) crash(hooks?.crashMode ?? 'exit', localTaken);
+    },
+  });
   deps.exposeLocal?.(dispatchLocal);
 
 
