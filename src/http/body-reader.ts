@@ -33,6 +33,7 @@ export function readBody(
   let done = false;
   // From here the handler waits for its body: until onData runs, nothing may rely on uWS's cork (RequestState.corked).
   st.corked = false;
+  st.bodyReading = true;
   res.onData((chunk, isLast) => {
     st.corked = true; // inside uWS's data callback: the socket is corked
     try {
