@@ -155,16 +155,8 @@ export class IngressClient {
 
   /** Tests of a late FIN: `head` without FIN on a new uni stream, then `tail` + FIN `delayMs` after `head` was written. */
   async sendUniLate(head: Uint8Array, tail: Uint8Array, delayMs: number): Promise<StreamResult> {
-    if (this.d.state === 'closed') return { kind: 'closed' };
-    let w!: Outgoing;
-    const r = await new Promise<StreamResult>((resolve) => {
-      w = { data: head, off: 0, fin: false, bidi: false, sid: -1, reset: null, resolve };
-      this.waiting.push(w);
-      if (this.d.state === 'established') this.enqueued();
-    });
-    if (r.kind !== 'written') return r;
-    await new Promise((res) => setTimeout(res, delayMs));
-    return this.enqueueOn(w.sid, tail);
+    const h = await this.headThenWait(head, delayMs);
+    return typeof h === 'number' ? this.enqueueOn(h, tail) : h;
   }
 
   /**
@@ -172,6 +164,21 @@ export class IngressClient {
    * was written. Resolves with the head's result ('written': the reset was sent too).
    */
   async abandonLate(head: Uint8Array, code: number, delayMs: number): Promise<StreamResult> {
+    const h = await this.headThenWait(head, delayMs);
+    if (typeof h !== 'number') return h;
+    if (this.d.closeInfo !== null) return { kind: 'closed' };
+    try {
+      this.d.conn.streamShutdown(h, quiche.Shutdown.Write, code);
+    } catch (err) {
+      return { kind: 'stopped', code: codeOf(err, 'StreamStopped') };
+    }
+    this.d.flush();
+    this.d.afterIo();
+    return { kind: 'written' };
+  }
+
+  /** `head` without FIN on a new uni stream, then `delayMs`: the stream's id, or how the write ended otherwise. */
+  private async headThenWait(head: Uint8Array, delayMs: number): Promise<number | StreamResult> {
     if (this.d.state === 'closed') return { kind: 'closed' };
     let w!: Outgoing;
     const r = await new Promise<StreamResult>((resolve) => {
@@ -181,15 +188,7 @@ export class IngressClient {
     });
     if (r.kind !== 'written') return r;
     await new Promise((res) => setTimeout(res, delayMs));
-    if (this.d.closeInfo !== null) return { kind: 'closed' };
-    try {
-      this.d.conn.streamShutdown(w.sid, quiche.Shutdown.Write, code);
-    } catch (err) {
-      return { kind: 'stopped', code: codeOf(err, 'StreamStopped') };
-    }
-    this.d.flush();
-    this.d.afterIo();
-    return r;
+    return w.sid;
   }
 
   /** Uni streams the relay lets us open now (its MAX_STREAMS credit left); 0 unless established. */
