@@ -213,7 +213,7 @@ describe('rebroadcast through the relay', () => {
     const undelivered = value(m, 'slotrelay_egress_records_total', 'stage="undelivered"');
     expect(await relay.stop('SIGTERM')).toBe(0);
     const accounting = relay.logs
-      .filter((l) => l.includes('"msg":"egress: '))
+      .filter((l) => l.includes('"msg":"egress: ') && l.includes('"outcomes":')) // the accounting lines, not the start's
       .map((l) => JSON.parse(l) as { traceId: string; outcomes: Record<string, string>; msg: string; count: number });
     const count = (lines: { count: number }[]): number => lines.reduce((n, l) => n + l.count, 0);
     expect(count(accounting.filter((a) => a.msg.includes('not delivered by any route')))).toBe(undelivered);
