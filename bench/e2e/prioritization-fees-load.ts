@@ -14,15 +14,14 @@
 // seconds apart, and the medians over rounds are the figures. Targets: relay rate >= 5x direct, relay p99 < 5 ms.
 // Next to each row, the answering process's CPU time per request (Linux /proc), and after the rounds each server's
 // floor: the cost of its cheapest JSON-RPC exchange.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startBenchRelay } from '../bench-relay.js';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
+import { startBare } from './relay-load-kit.js';
 
 const { values } = parseArgs({
   options: {
@@ -139,19 +138,6 @@ async function measure(
 
 const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
-/** The bound's server (bare-uws-answer.ts) answering `answer`; resolves with its URL once it listens. */
-async function startBare(dir: string, answer: string): Promise<{ child: ChildProcess; url: string }> {
-  const file = join(dir, 'answer.json');
-  writeFileSync(file, answer);
-  const script = fileURLToPath(new URL('./bare-uws-answer.js', import.meta.url));
-  const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`bare-uws-answer exited ${String(code)}`)));
-    createInterface({ input: child.stdout! }).once('line', (l) => resolve(Number(/^ready (\d+)$/.exec(l)?.[1] ?? NaN)));
-  });
-  if (!Number.isInteger(port)) throw new Error('bare-uws-answer did not say its port');
-  return { child, url: `http://127.0.0.1:${port}` };
-}
 const r2 = (n: number): number => Math.round(n * 100) / 100;
 
 if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed (apt-get install wrk)');

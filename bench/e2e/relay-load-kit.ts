@@ -1,10 +1,12 @@
 // Shared pieces of the end-to-end load benches (bench/e2e/send-transaction-load.ts, uws-build-compare.ts; harness
 // process, cold): signed request bodies, the wrk Lua script that rotates through them, waiting for a child's ready
-// line, the relay's own accept/refusal counters from /metrics, and a process's CPU time from /proc.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+// line, the relay's own accept/refusal counters from /metrics, a process's CPU time from /proc, and the bare uWS bound
+// (bare-uws-answer.ts: the same uWS answering a constant).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 
 function sendBody(id: number, tx: Uint8Array): string {
@@ -90,3 +92,16 @@ export async function relayCounts(url: string): Promise<RelayCounts> {
   return { ok, rejected };
 }
 
+/** The bound's server (bare-uws-answer.ts) answering `answer`; resolves with its URL once it listens. */
+export async function startBare(dir: string, answer: string): Promise<{ child: ChildProcess; url: string }> {
+  const file = join(dir, 'answer.json');
+  writeFileSync(file, answer);
+  const script = fileURLToPath(new URL('./bare-uws-answer.js', import.meta.url));
+  const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bare-uws-answer exited ${String(code)}`)));
+    createInterface({ input: child.stdout! }).once('line', (l) => resolve(Number(/^ready (\d+)$/.exec(l)?.[1] ?? NaN)));
+  });
+  if (!Number.isInteger(port)) throw new Error('bare-uws-answer did not say its port');
+  return { child, url: `http://127.0.0.1:${port}` };
+}

@@ -6,6 +6,9 @@
 // Both servers run side by side (each idle while the other is loaded) and the rounds alternate relay, baseline,
 // relay, ...: on a shared box whose speed drifts by 1.5x within minutes, each round's ratio compares two runs
 // seconds apart, and the medians over rounds are the figures to quote.
+// The bound (issue #28: relay / bare uWS >= 0.75): in each round, next to the relay row, the same uWS build answering
+// the relay's own sendTransaction answer as a constant (bare-uws-answer.ts: no key, no parse, no ring), loaded with the
+// same wrk script; relay / bare is what the relay's work costs against what uWS alone costs on this box.
 // Refusal rows (issue #18 defect 9: a flood of garbage is the cheapest attack, so refusing must cost no more than
 // accepting): in each round, after the accept and baseline rows, the same relay is loaded with an undecodable
 // transaction (-32602, HTTP 200), an unknown key (401) and a rate-limited key (429), each counted from the relay's own
@@ -22,7 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
-import { cpuTimes, makeBodies, relayCounts, waitForLine, writeScript, type RelayCounts } from './relay-load-kit.js';
+import { cpuTimes, makeBodies, relayCounts, startBare, waitForLine, writeScript, type RelayCounts } from './relay-load-kit.js';
 
 const { values } = parseArgs({
   options: {
@@ -97,6 +100,9 @@ interface Round {
   readonly relay: LoadResult;
   readonly baseline: LoadResult;
   readonly ratio: number;
+  /** The bare uWS bound's run (same round, right after the relay row) and relay / bare. */
+  readonly bare: LoadResult;
+  readonly bareRatio: number;
   readonly refusals: Record<string, RefusalResult>;
 }
 
@@ -135,8 +141,12 @@ async function main(): Promise<void> {
   const relayUrl = `http://127.0.0.1:${(ready.listeners as { port: number }[])[0].port}`;
   const relayPid = relay.pid ?? -1;
   const baseUrl = `http://127.0.0.1:${bReady.port as number}`;
+  // The bound answers with the relay's own answer to the same request (one of the bodies; its signature is fixed).
+  const relayAnswer = await (await fetch(relayUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: bodies.valid[0] })).text();
+  const bareServer = await startBare(dir, relayAnswer);
   runWrk('warmup', relayUrl, script);
   runWrk('warmup', baseUrl, script);
+  runWrk('warmup', bareServer.url, script);
   // The refusal paths get their own (shorter) warm-up, so no row is measured while its code is still being compiled.
   for (const f of refusals) runWrk('warmup', relayUrl, f.script, Math.min(DURATION_S, 3));
   const rounds: Round[] = [];
@@ -147,6 +157,7 @@ async function main(): Promise<void> {
     if (Object.keys(accept.others).length > 0) console.log(`round ${r + 1}: relay rejections`, accept.others);
     const relayResult = accept.run;
     const baseRun = runWrk('node:http baseline (same work)', baseUrl, script);
+    const bareRun = runWrk('bare uWS (constant answer)', bareServer.url, script);
     // Each refusal kind next to its own accept run (see the header); order of kinds rotated, of each pair alternated.
     const refused: Record<string, RefusalResult> = {};
     for (let k = 0; k < refusals.length; k++) {
@@ -159,18 +170,27 @@ async function main(): Promise<void> {
       if (Object.keys(paired.others).length > 0) console.log(`round ${r + 1}: accept paired with ${f.name}: relay rejections`, paired.others);
       refused[f.name] = { ...run, accept: paired.run, ratio: run.requestsPerSec / paired.run.requestsPerSec };
     }
-    rounds.push({ relay: relayResult, baseline: baseRun, ratio: relayResult.requestsPerSec / baseRun.requestsPerSec, refusals: refused });
+    rounds.push({
+      relay: relayResult,
+      baseline: baseRun,
+      ratio: relayResult.requestsPerSec / baseRun.requestsPerSec,
+      bare: bareRun,
+      bareRatio: relayResult.requestsPerSec / bareRun.requestsPerSec,
+      refusals: refused,
+    });
   }
   const metrics = await (await fetch(`${relayUrl}/metrics`)).text();
   relay.kill('SIGTERM');
   base.kill('SIGTERM');
-  await Promise.all([new Promise((r) => relay.once('exit', r)), new Promise((r) => base.once('exit', r))]);
+  bareServer.child.kill('SIGTERM');
+  await Promise.all([new Promise((r) => relay.once('exit', r)), new Promise((r) => base.once('exit', r)), new Promise((r) => bareServer.child.once('exit', r))]);
 
   const handed = Number(/slotrelay_egress_records_total\{stage="consumed"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
   console.table(
     rounds.flatMap((r, i) => [
       { round: i + 1, ...r.relay, requestsPerSec: Math.round(r.relay.requestsPerSec) },
       { round: i + 1, ...r.baseline, requestsPerSec: Math.round(r.baseline.requestsPerSec), ratio: r.ratio.toFixed(2) },
+      { round: i + 1, ...r.bare, requestsPerSec: Math.round(r.bare.requestsPerSec), ratio: r.bareRatio.toFixed(2) },
       ...refusals.flatMap((f) => {
         const { accept, ratio, ...x } = r.refusals[f.name];
         return [
@@ -180,7 +200,7 @@ async function main(): Promise<void> {
       }),
     ]),
   );
-  console.log('ratio: node:http row = relay / node:http; refusal rows = refusal / the accept run paired with it (listed above it)');
+  console.log('ratio: node:http row = relay / node:http; bare uWS row = relay / bare uWS; refusal rows = refusal / the accept run paired with it (listed above it)');
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -209,11 +229,15 @@ async function main(): Promise<void> {
     relayP99ms: median(rounds.map((r) => r.relay.p99ms)),
     baselineRequestsPerSec: Math.round(median(rounds.map((r) => r.baseline.requestsPerSec))),
     ratio: Number(median(rounds.map((r) => r.ratio)).toFixed(2)),
+    bareRequestsPerSec: Math.round(median(rounds.map((r) => r.bare.requestsPerSec))),
+    bareP99ms: median(rounds.map((r) => r.bare.p99ms)),
+    /** relay / bare uWS, median of the per-round ratios (issue #28: >= 0.75). */
+    bareRatio: Number(median(rounds.map((r) => r.bareRatio)).toFixed(2)),
     refusals: refusalSummary,
   };
   console.log(
     `medians over ${ROUNDS} rounds: relay ${summary.relayRequestsPerSec} req/s p99 ${summary.relayP99ms} ms; node:http ${summary.baselineRequestsPerSec} req/s; ` +
-      `uWS / node:http = ${summary.ratio}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, load generator on the same 2 cores)`,
+      `uWS / node:http = ${summary.ratio}x; bare uWS ${summary.bareRequestsPerSec} req/s p99 ${summary.bareP99ms} ms, relay / bare = ${summary.bareRatio}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, load generator on the same 2 cores)`,
   );
   for (const f of refusals) {
     const x = refusalSummary[f.name];
@@ -224,7 +248,7 @@ async function main(): Promise<void> {
   }
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
   console.log(
-    `targets (median): >= 25,000 req/s ${met(summary.relayRequestsPerSec >= 25_000)}; p99 < 5 ms ${met(summary.relayP99ms < 5)}; >= 1.5x ${met(summary.ratio >= 1.5)}`,
+    `targets (median): >= 25,000 req/s ${met(summary.relayRequestsPerSec >= 25_000)}; p99 < 5 ms ${met(summary.relayP99ms < 5)}; >= 1.5x ${met(summary.ratio >= 1.5)}; relay / bare uWS >= 0.75 ${met(summary.bareRatio >= 0.75)}`,
   );
   console.log(
     `refusing no dearer than accepting (each refusal row >= its paired accept run, median ratio): ` +
