@@ -10,7 +10,7 @@ export default async function quicWorker(task: QuicThreadTask): Promise<void> {
   const stopMemory = publishThreadMemory('quic-ingress');
   try {
     const h = await startQuicIngress(task.ingress, task.channels);
-    task.port.postMessage({ event: 'listening', host: h.address.host, port: h.address.port });
+    task.port.postMessage(h.listening);
     await h.stopped;
   } finally {
     stopMemory();

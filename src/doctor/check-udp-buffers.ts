@@ -1,6 +1,6 @@
 // Doctor check `udp-buffers` (cold): the kernel's UDP socket buffer sizes against what Agave asks validators for.
-// The relay sets no SO_RCVBUF/SO_SNDBUF, so its QUIC sockets get net.core.[rw]mem_default; the maxima bound what any
-// socket could ask for. Both matter (deploy/sysctl/60-slotrelay.conf).
+// The relay asks for SO_RCVBUF/SO_SNDBUF of 2-8 MiB (src/quic/socket-buffers.ts), capped by the kernel at the maxima;
+// sockets that ask nothing get the defaults. Agave's values cover both (deploy/sysctl/60-slotrelay.conf).
 import type { Config } from '../config/schema.js';
 import { fail, pass, skip, type Finding } from './finding.js';
 import type { HostFiles } from './host-files.js';

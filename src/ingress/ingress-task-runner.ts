@@ -9,13 +9,13 @@ import type { Logger } from '../log/logger.js';
 import { createIngressCounters } from '../shm/ingress-layout.js';
 import { createMessageRing, requestMessageRingStop } from '../shm/message-ring.js';
 import { createLocalSlab } from '../shm/local-slab-layout.js';
-import { ingressPayloadBytes, type QuicIngressChannels, type QuicIngressOptions } from './start-quic-ingress.js';
+import { ingressPayloadBytes, type IngressListening, type QuicIngressChannels, type QuicIngressOptions } from './start-quic-ingress.js';
 
 /** What the QUIC thread's task receives (structured-cloned; the rings and counters are shared, not copied). */
 export interface QuicThreadTask {
   readonly ingress: QuicIngressOptions;
   readonly channels: QuicIngressChannels;
-  /** Carries { event: 'listening', host, port } once the socket is bound. */
+  /** Carries an IngressListening (the bound address, the socket's buffers) once the socket is bound. */
   readonly port: import('node:worker_threads').MessagePort;
 }
 
@@ -65,16 +65,16 @@ export class IngressTaskRunner {
   }
 
   /** Starts the thread; resolves with the bound address, rejects when the listener cannot start (port in use...). */
-  start(): Promise<{ host: string; port: number }> {
+  start(): Promise<IngressListening> {
     return new Promise((resolve, reject) => {
       let listening = false;
       const { port1, port2 } = new MessageChannel();
-      port1.on('message', (m: { event: string; host: string; port: number }) => {
+      port1.on('message', (m: IngressListening) => {
         if (m.event !== 'listening') return;
         listening = true;
         // A restart keeps the port it got first, so clients reconnect to the same address.
         this.options = { ...this.options, port: m.port };
-        resolve({ host: m.host, port: m.port });
+        resolve(m);
       });
       const task: QuicThreadTask = { ingress: this.options, channels: this.channels, port: port2 };
       const run = this.host !== null ? this.host(task, [port2]) : this.piscina!.run(task, { transferList: [port2] });

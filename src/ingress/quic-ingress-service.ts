@@ -18,6 +18,8 @@ import type { KeyUsage } from '../admission/key-usage.js';
 import type { ReceiptSink } from '../admission/receipt-sink.js';
 import type { BudgetTable } from '../shm/budget-layout.js';
 import { LocalPolicy } from './local-policy.js';
+import type { IngressListening } from './start-quic-ingress.js';
+import { SERVER_SOCKET_BUFFER_BYTES } from '../quic/socket-buffers.js';
 
 export interface QuicIngressServiceDeps {
   readonly config: Readonly<Config>;
@@ -91,9 +93,9 @@ export class QuicIngressService {
     policy?.start();
     const front = new FrontIngress(d, thread.channels);
     front.start();
-    let address: { host: string; port: number };
+    let listening: IngressListening;
     try {
-      address = await thread.start();
+      listening = await thread.start();
     } catch (err) {
       policy?.stop();
       await front.stop();
@@ -102,7 +104,16 @@ export class QuicIngressService {
     }
     const requests = thread.channels.requests;
     const metrics = new IngressMetrics(thread.channels.counters, front, () => messageRingDepth(requests), () => thread.restartCount);
-    d.log.info({ event: 'quic_ingress_listening', host: address.host, port: address.port }, 'QUIC ingress listening');
+    const address = { host: listening.host, port: listening.port };
+    const buffers = { recvBufferBytes: listening.recvBufferBytes, sendBufferBytes: listening.sendBufferBytes };
+    d.log.info({ event: 'quic_ingress_listening', ...address, ...buffers }, 'QUIC ingress listening');
+    // Linux grants twice the ask (its bookkeeping) unless net.core.rmem_max caps it: then bursts drop at the socket.
+    if (listening.recvBufferBytes < 2 * SERVER_SOCKET_BUFFER_BYTES) {
+      d.log.warn(
+        { event: 'quic_socket_buffer_capped', asked: SERVER_SOCKET_BUFFER_BYTES, ...buffers },
+        'QUIC ingress: the kernel capped the socket receive buffer below the ask (net.core.rmem_max); raise it (deploy/sysctl/60-slotrelay.conf, slotrelay doctor)',
+      );
+    }
     return new QuicIngressService(address, thread, front, metrics, policy);
   }
 

@@ -53,8 +53,19 @@ export interface LocalSendHost {
   readonly log: Logger;
 }
 
+/** What the QUIC thread tells the front once the listener is bound (ingress-task-runner.ts). */
+export interface IngressListening {
+  readonly event: 'listening';
+  readonly host: string;
+  readonly port: number;
+  /** The socket's kernel buffers as granted (bytes as getsockopt says; the ask is ../quic/socket-buffers.ts's). */
+  readonly recvBufferBytes: number;
+  readonly sendBufferBytes: number;
+}
+
 export interface QuicIngressHandle {
   readonly address: { readonly host: string; readonly port: number };
+  readonly listening: IngressListening;
   /** Resolves once the front asked the ingress to stop (replies ring STOP) and every connection is closed. */
   readonly stopped: Promise<void>;
 }
@@ -126,7 +137,9 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     }
     await endpoint.close();
   })();
-  return { address: endpoint.address(), stopped };
+  const address = endpoint.address();
+  const buffers = endpoint.socketBuffers();
+  return { address, listening: { event: 'listening', ...address, recvBufferBytes: buffers.recv, sendBufferBytes: buffers.send }, stopped };
 }
 
 /** For logs: the payload of an authRequest message, split (front side). */

@@ -12,6 +12,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { closeInfoOf, type QuicCloseInfo } from './close-info.js';
 import { quicServerName } from './server-name.js';
 import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD } from './constants.js';
+import { CLIENT_SOCKET_BUFFER_BYTES, socketBufferOptions } from './socket-buffers.js';
 
 export type QuicClientState = 'connecting' | 'established' | 'closed';
 
@@ -48,6 +49,8 @@ export interface ClientDriverOptions {
    * (RFC 9000 13.2.1), so the peer's loss detection and RTT are not disturbed.
    */
   readonly ackHoldMs: number;
+  /** Kernel buffers asked for the socket, both ways (./socket-buffers.ts); default CLIENT_SOCKET_BUFFER_BYTES. */
+  readonly socketBufferBytes?: number;
 }
 
 export class QuicClientDriver {
@@ -86,7 +89,7 @@ export class QuicClientDriver {
     private readonly owner: ClientDriverOwner,
   ) {
     this.keepAliveEffMs = o.keepAliveMs ?? Infinity;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(o.socketBufferBytes ?? CLIENT_SOCKET_BUFFER_BYTES) });
     this.timer = new DeadlineTimer(this.onTimer);
     this.established = new Promise<void>((res, rej) => {
       this.resolveEstablished = res;

@@ -16,6 +16,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import type { RetryTokens } from './retry-token.js';
 import { LONG_TYPE_INITIAL, newLongHeader, readLongHeader } from './long-header.js';
 import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD, MIN_INITIAL_DATAGRAM } from './constants.js';
+import { SERVER_SOCKET_BUFFER_BYTES, grantedBuffers, socketBufferOptions } from './socket-buffers.js';
 
 /** One quiche connection as the core sees it; each endpoint extends it with its own per-connection state. */
 export class ServerCoreConn {
@@ -52,6 +53,8 @@ export interface ServerCoreOptions {
   /** Bind address (its family picks udp4 / udp6). */
   readonly host: string;
   readonly config: QuicheConfig;
+  /** Kernel buffers asked for the socket, both ways (./socket-buffers.ts); default SERVER_SOCKET_BUFFER_BYTES. */
+  readonly socketBufferBytes?: number;
   /** A connection not established by then is closed (error 0, "handshake timeout") and finalized. */
   readonly handshakeTimeoutMs: number;
   /** accept() starts no connection while this many exist (handshakes included): onAcceptEvent('over_limit'). */
@@ -134,7 +137,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     this.unvalidatedPerSecond = o.unvalidatedPerSecond ?? Infinity;
     this.unvalidatedLeft = this.unvalidatedPerSecond;
     this.junkValidateMs = o.junkValidateMs ?? JUNK_VALIDATE_MS;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4' });
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(o.socketBufferBytes ?? SERVER_SOCKET_BUFFER_BYTES) });
   }
 
   // ---- policy hooks (implemented by the endpoint) ----
@@ -180,6 +183,11 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
 
   address(): { host: string; port: number } {
     return { host: this.local.host, port: this.local.port };
+  }
+
+  /** The socket's kernel buffers as granted (./socket-buffers.ts; cold: logged at start). */
+  socketBuffers(): { recv: number; send: number } {
+    return grantedBuffers(this.sock);
   }
 
   get connectionCount(): number {

@@ -47,7 +47,7 @@ async function runHosted(job: 'quic-ingress', task: unknown, host: LocalSendHost
   const t = task as import('../../ingress/ingress-task-runner.js').QuicThreadTask;
   try {
     const h = await startQuicIngress(t.ingress, t.channels, host);
-    t.port.postMessage({ event: 'listening', host: h.address.host, port: h.address.port });
+    t.port.postMessage(h.listening);
     await h.stopped;
   } finally {
     t.port.close();

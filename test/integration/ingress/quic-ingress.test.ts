@@ -5,6 +5,7 @@
 // quicIdentities and lands; HTTP and QUIC draw from one submission budget; the metrics count what happened.
 import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IngressClient } from '../../../src/client/quic/ingress-client.js';
 import { ALPN_TPU } from '../../../src/ingress/codes.js';
@@ -72,6 +73,21 @@ describe('QUIC ingress', () => {
     expect(relay.quic).not.toBeNull();
     expect(relay.quic!.port).toBeGreaterThan(0);
     expect(relay.logs.some((l) => l.includes('QUIC ingress') && l.includes(`udp 127.0.0.1:${relay.quic!.port}`))).toBe(true);
+  });
+
+  it('asks the kernel for an 8 MiB socket buffer, says what it got, and warns when net.core.rmem_max capped it', () => {
+    // Linux grants twice the ask (its bookkeeping), capped at twice net.core.rmem_max; without an ask a socket gets
+    // rmem_default (212992 on Debian), which a burst of requests overflows (src/quic/socket-buffers.ts). Checked: with
+    // the ask removed this test reads 212992.
+    const rmemMax = Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8'));
+    const expected = Math.min(2 * 8 * 1024 * 1024, 2 * rmemMax);
+    const line = relay.logs.find((l) => l.includes('"quic_ingress_listening"'));
+    expect(line).toBeDefined();
+    const logged = JSON.parse(line!) as { recvBufferBytes: number; sendBufferBytes: number };
+    expect(logged.recvBufferBytes).toBe(expected);
+    expect(logged.sendBufferBytes).toBe(Math.min(2 * 8 * 1024 * 1024, 2 * Number(readFileSync('/proc/sys/net/core/wmem_max', 'utf8'))));
+    const warned = relay.logs.some((l) => l.includes('"quic_socket_buffer_capped"'));
+    expect(warned).toBe(expected < 2 * 8 * 1024 * 1024);
   });
 
   it('lands a transaction sent on a uni stream (certificate CN = API key)', async () => {
