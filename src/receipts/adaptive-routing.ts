@@ -35,6 +35,25 @@ const TICK_MS = 100;
 const SCAN_MAX = 20_000;
 /** A route that has not answered this long after acceptance is passed over by the outcome cursor. */
 const OUTCOME_WAIT_MS = 5_000;
+
+/**
+ * A receipt the QUIC thread admitted (src/ingress/local-admission.ts) owns its shared entry before the front files
+ * its route mask and acceptance time from the thread's note: read in between, those would be the previous
+ * occupant's. A scan waits for the note (the scan stops there) for at most OUTCOME_WAIT_MS, then passes it by.
+ */
+class UnfiledGate {
+  private seq = -1;
+  private sinceMs = 0;
+
+  /** true: stop the scan at `seq` for now; false: waited long enough, pass it. */
+  wait(seq: number, nowMs: number): boolean {
+    if (seq !== this.seq) {
+      this.seq = seq;
+      this.sinceMs = nowMs;
+    }
+    return nowMs - this.sinceMs < OUTCOME_WAIT_MS;
+  }
+}
 /** Slots ahead whose leaders' verdicts go into the widen table (a few leader windows). */
 const PUBLISH_AHEAD_SLOTS = 32;
 const DIRECT = ROUTE_IDS.direct;
@@ -89,6 +108,9 @@ export class AdaptiveRouting implements RouteAdvisor {
   private readonly verdicts = new Map<string, Verdict>();
   private outcomeCursor = 0;
   private landingCursor = 0;
+  /** A scan stops at a receipt whose front half is not filed yet (a locally admitted one), for a bounded time. */
+  private readonly outcomeGate = new UnfiledGate();
+  private readonly landingGate = new UnfiledGate();
   private timer: NodeJS.Timeout | null = null;
   /** The slot whose verdict `current` holds (intake looks it up once per slot). */
   private verdictSlot = -2;
@@ -189,6 +211,10 @@ export class AdaptiveRouting implements RouteAdvisor {
     let seq = Math.max(this.outcomeCursor, newest - t.capacity + 1, 1);
     for (let n = 0; seq <= newest && n < SCAN_MAX; seq++, n++) {
       if (!t.current(seq)) continue;
+      if (!t.filed(seq)) {
+        if (this.outcomeGate.wait(seq, nowMs)) break;
+        continue;
+      }
       const mask = t.routeMaskOf(seq);
       // Read once every route answered (or the wait is over), so that no answer is noted twice.
       let waiting = false;
@@ -212,6 +238,10 @@ export class AdaptiveRouting implements RouteAdvisor {
     let seq = Math.max(this.landingCursor, newest - t.capacity + 1, 1);
     for (let n = 0; seq <= newest && n < SCAN_MAX; seq++, n++) {
       if (!t.current(seq)) continue;
+      if (!t.filed(seq)) {
+        if (this.landingGate.wait(seq, nowMs)) break;
+        continue;
+      }
       if (nowMs - t.acceptedAt(seq) < this.o.judgeAfterMs) break;
       const state = t.landingState(seq);
       if (state === LANDING.untracked) continue;

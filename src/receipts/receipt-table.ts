@@ -114,6 +114,11 @@ export class ReceiptTable {
   private readonly signatures: (string | null)[];
   private readonly requestIds: (string | null)[];
   private readonly keyIds: Int32Array;
+  /**
+   * The sequence number whose front half (this class's arrays) an entry holds. It lags the shared `seq` for a receipt
+   * the QUIC thread reserved and claimed (local admission) until its note is filed here (acceptReserved).
+   */
+  private readonly filedSeqs: Float64Array;
   private readonly routeMasks: Uint8Array;
   private readonly acceptedAtMs: Float64Array;
   private readonly acceptedSlot: Float64Array;
@@ -142,6 +147,7 @@ export class ReceiptTable {
     this.signatures = new Array<string | null>(n).fill(null);
     this.requestIds = new Array<string | null>(n).fill(null);
     this.keyIds = new Int32Array(n).fill(-1);
+    this.filedSeqs = new Float64Array(n);
     this.routeMasks = new Uint8Array(n);
     this.acceptedAtMs = new Float64Array(n);
     this.acceptedSlot = new Float64Array(n);
@@ -232,6 +238,7 @@ export class ReceiptTable {
       const s = this.bySignature.get(old);
       if (s !== undefined && (s & v.mask) === e && s !== seq) this.bySignature.delete(old);
     }
+    this.filedSeqs[e] = seq;
     this.signatures[e] = signature;
     this.requestIds[e] = requestId;
     this.keyIds[e] = keyId;
@@ -301,6 +308,14 @@ export class ReceiptTable {
   /** Whether `seq` still owns its entry. */
   current(seq: number): boolean {
     return this.v.seq[seq & this.v.mask] === seq;
+  }
+
+  /**
+   * Whether `seq`'s front half (key, route mask, acceptance time, signature) is filed. false for a receipt the QUIC
+   * thread claimed and whose note the front has not read yet: its front half is still the previous occupant's.
+   */
+  filed(seq: number): boolean {
+    return this.filedSeqs[seq & this.v.mask] === seq;
   }
 
   signatureOf(seq: number): string {
