@@ -104,3 +104,19 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     },
   };
 }
+
+/**
+ * Several relays started side by side (each start is mostly waiting on its child's ready line, so three take about the
+ * time of one). If one fails to start, the others are stopped before its error is thrown: a failed beforeAll leaves no
+ * relay behind.
+ */
+export async function startRelays(specs: readonly { readonly config: Record<string, unknown>; readonly env?: NodeJS.ProcessEnv }[]): Promise<RelayHandle[]> {
+  const settled = await Promise.allSettled(specs.map((s) => startRelay(s.config, s.env)));
+  const started = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) {
+    await Promise.all(started.map((r) => r.stop('SIGKILL')));
+    throw failed.reason;
+  }
+  return started;
+}

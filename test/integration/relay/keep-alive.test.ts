@@ -8,7 +8,7 @@ import { Connection } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
-import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { startRelays, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer } from '../../helpers/transactions.js';
 
 const IDLE_TIMEOUT_S = 24;
@@ -79,21 +79,27 @@ const BUILDS = loadableUwsBuilds();
 
 describe('HTTP keep-alive (http.idleTimeoutSeconds: 24), every loadable uWS build side by side', () => {
   const envs = new Map<string, { up: FakeRpcUpstream; relay: RelayHandle }>();
+  // Started and stopped side by side, like the tests.
   beforeAll(async () => {
-    for (const build of BUILDS) {
-      const up = await startFakeRpcUpstream();
-      const relay = await startRelay(
-        { upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } }, http: { idleTimeoutSeconds: IDLE_TIMEOUT_S } },
-        { SLOTRELAY_UWS_BUILD: build },
-      );
-      envs.set(build, { up, relay });
-    }
+    const ups = await Promise.all(BUILDS.map(() => startFakeRpcUpstream()));
+    const relays = await startRelays(
+      BUILDS.map((build, i) => ({
+        config: { upstream: { rpcUrl: ups[i]!.url }, routes: { rpc: { endpoints: [ups[i]!.url] } }, http: { idleTimeoutSeconds: IDLE_TIMEOUT_S } },
+        env: { SLOTRELAY_UWS_BUILD: build },
+      })),
+    ).catch(async (err: unknown) => {
+      await Promise.all(ups.map((u) => u.close()));
+      throw err;
+    });
+    BUILDS.forEach((build, i) => envs.set(build, { up: ups[i]!, relay: relays[i]! }));
   });
   afterAll(async () => {
-    for (const { up, relay } of envs.values()) {
-      await relay.stop();
-      await up.close();
-    }
+    await Promise.all(
+      [...envs.values()].map(async ({ up, relay }) => {
+        await relay.stop();
+        await up.close();
+      }),
+    );
   });
 
   it.concurrent.for(BUILDS)(
