@@ -147,7 +147,7 @@ bench-landing: build
 # unstaked then staked; direct, direct+rpc, direct+jito and adaptive (routing.adaptive on); no rebroadcasts
 # (--max-retries 0: one copy per route, so what a leader drops is lost); ~6 min; writes
 # bench/results/landing-congestion.json and .html. hot-window and flow-control: name them in CONGESTION_ARGS.
-CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 10 --tail 10 --max-retries 0 --scenario hot-leader,competitor-stake=2000000 --scenario unstaked-vs-staked,competitor-stake=2000000
+CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 20 --tail 10 --warmup 5 --relay-retries 0 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
 bench-landing-congestion: build
 	$(NODE) dist/src/cli.js bench landing $(CONGESTION_ARGS) --out bench/results/landing-congestion
 

@@ -134,8 +134,7 @@ export class AdaptiveRouting implements RouteAdvisor {
     if (slot !== this.verdictSlot || this.gen !== this.verdictGen) {
       this.verdictSlot = slot;
       this.verdictGen = this.gen;
-      const l = slot < 0 ? undefined : this.o.leaders.leaderAt(slot);
-      this.current = l === undefined ? null : this.verdicts.get(l.identity) ?? null;
+      this.current = this.verdictNear(slot);
     }
     const v = this.current;
     if (v === null) return routeMask;
@@ -145,6 +144,26 @@ export class AdaptiveRouting implements RouteAdvisor {
     this.pendingExtra = v.extra;
     this.pendingLeader = v.extra > 0 || added !== 0 ? v.leader : null;
     return routeMask | added;
+  }
+
+  /**
+   * The verdict for a transaction accepted in `slot` (once per slot): the slot's leader's, else that of the leader
+   * of a slot within marginSlots after it (the window it reaches), else before it (a slot estimate behind).
+   */
+  private verdictNear(slot: number): Verdict | null {
+    if (slot < 0 || this.verdicts.size === 0) return null;
+    const m = this.o.config.marginSlots;
+    for (let d = 0; d <= m; d++) {
+      const after = this.leaderOf(slot + d);
+      const v = after === undefined ? undefined : this.verdicts.get(after);
+      if (v !== undefined) return v;
+    }
+    for (let d = 1; d <= m && slot - d >= 0; d++) {
+      const before = this.leaderOf(slot - d);
+      const v = before === undefined ? undefined : this.verdicts.get(before);
+      if (v !== undefined) return v;
+    }
+    return null;
   }
 
   filed(seq: number): void {
@@ -244,7 +263,9 @@ export class AdaptiveRouting implements RouteAdvisor {
         const ps = this.scoreboard.share(leader, r, nowMs, c.minEvidence);
         if (!(ps < c.parkedBelow)) partners |= 1 << r; // unknown or landing: worth a copy
       }
-      next.set(leader, { leader, partners, extra: c.maxExtraCopies, directShare: share });
+      // A partner that works there carries the transaction; the widened direct copies would only add reads.
+      const extra = partners !== 0 && !c.widenWithPartners ? 0 : c.maxExtraCopies;
+      next.set(leader, { leader, partners, extra, directShare: share });
     }
     let changed = next.size !== this.verdicts.size;
     for (const [k, v] of next) {

@@ -34,17 +34,26 @@ class Schedule implements LeaderSource {
   }
 }
 
-function setup() {
+function setup(policy: Record<string, unknown> = { widenWithPartners: true }, runs: readonly ('rpc' | 'direct' | 'jito')[] = ['rpc', 'direct', 'jito']) {
   const table = new ReceiptTable({ capacity: 1024, ttlMs: 60_000 });
   const writer = new ReceiptWriter(table.sab);
   const leaders = new Schedule();
   const keys = new KeyTable([keySchema.parse({ key: '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19', name: 'k', allowedRoutes: ['direct', 'rpc'] })], ['direct'], 0);
   const widen = createWidenBuffer();
-  const config = routingSchema.parse({ adaptive: { enabled: true, minEvidence: 4, halfLifeMs: 10_000, judgeAfterMs: 60_000 } }).adaptive;
-  // The relay runs rpc, direct and jito.
-  const available = routeMask(['rpc', 'direct', 'jito']);
+  const config = routingSchema.parse({ adaptive: { enabled: true, minEvidence: 4, halfLifeMs: 10_000, judgeAfterMs: 60_000, ...policy } }).adaptive;
+  // The relay runs rpc, direct and jito unless the test says otherwise.
+  const available = routeMask([...runs]);
   const adaptive = new AdaptiveRouting({ config, table, leaders, keys, available, widen, judgeAfterMs: config.judgeAfterMs });
   return { table, writer, leaders, adaptive, widen };
+}
+
+/** Six direct sends aimed at A that went stale for stream credit: enough to park the relay at A. */
+function parkAtA(table: ReceiptTable, writer: ReceiptWriter, now: number): void {
+  for (let i = 0; i < 6; i++) {
+    const seq = table.accept(`sig${i}`, 0, DIRECT, `r${i}`, now, 1);
+    writer.routeCause(seq, ROUTE_IDS.direct, CAUSE.no_stream_credit, 0);
+    writer.routeOutcome(seq, ROUTE_IDS.direct, STALE, 0, 1, now);
+  }
 }
 
 describe('adaptive routing decisions', () => {
@@ -102,5 +111,59 @@ describe('adaptive routing decisions', () => {
     for (let k = 0; k < 5; k++) adaptive.tick(now + 10 + k);
     expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now + 14).bad).toBeCloseTo(4, 1);
     expect(adaptive.scoreboard.score(A, ROUTE_IDS.direct, now + 14).good).toBe(0);
+  });
+
+  it('by default does not widen where a partner route is added, and widens where the relay runs no partner', () => {
+    const withPartner = setup({});
+    const now = Date.now();
+    parkAtA(withPartner.table, withPartner.writer, now);
+    withPartner.adaptive.tick(now + 10);
+    expect(withPartner.adaptive.status().parkedLeaders.map((l) => l.leader)).toEqual([A]);
+    expect(new WidenReader(withPartner.widen).extraFor(1)).toBe(0);
+    withPartner.leaders.slot = 2;
+    expect(withPartner.adaptive.adjust(0, DIRECT)).toBe(DIRECT | routeMask(['rpc']));
+    const seq = withPartner.table.accept('sigX', 0, DIRECT | routeMask(['rpc']), 'rX', now, 2);
+    withPartner.adaptive.filed(seq);
+    expect(withPartner.table.toJson(seq).adaptive).toEqual({ leader: A, decisions: ['add_route'], extraCopies: 0, addedRoutes: ['rpc'] });
+
+    const alone = setup({}, ['direct']);
+    parkAtA(alone.table, alone.writer, now);
+    alone.adaptive.tick(now + 10);
+    expect(new WidenReader(alone.widen).extraFor(1)).toBe(2);
+    alone.leaders.slot = 2;
+    expect(alone.adaptive.adjust(0, DIRECT)).toBe(DIRECT);
+    const s2 = alone.table.accept('sigZ', 0, DIRECT, 'rZ', now, 2);
+    alone.adaptive.filed(s2);
+    expect(alone.table.toJson(s2).adaptive).toEqual({ leader: A, decisions: ['widen'], extraCopies: 2, addedRoutes: [] });
+  });
+
+  it('treats marginSlots slots before and after a parking leader\'s window as its own', () => {
+    const { table, writer, leaders, adaptive } = setup({});
+    const now = Date.now();
+    parkAtA(table, writer, now);
+    adaptive.tick(now + 10);
+    const rpc = DIRECT | routeMask(['rpc']);
+    // A leads 0..3 and 8..11; B 4..7. marginSlots 1 (default): 7 (before A's window) and 4 (just after) get rpc.
+    leaders.slot = 7;
+    expect(adaptive.adjust(0, DIRECT)).toBe(rpc);
+    const before = table.accept('sigB', 0, rpc, 'rB', now, 7);
+    adaptive.filed(before);
+    expect(table.toJson(before).adaptive).toMatchObject({ leader: A, decisions: ['add_route'] });
+    leaders.slot = 4;
+    expect(adaptive.adjust(0, DIRECT)).toBe(rpc);
+    leaders.slot = 5;
+    expect(adaptive.adjust(0, DIRECT)).toBe(DIRECT);
+    leaders.slot = 6;
+    expect(adaptive.adjust(0, DIRECT)).toBe(DIRECT);
+
+    const strict = setup({ marginSlots: 0 });
+    parkAtA(strict.table, strict.writer, now);
+    strict.adaptive.tick(now + 10);
+    for (const slot of [4, 7]) {
+      strict.leaders.slot = slot;
+      expect(strict.adaptive.adjust(0, DIRECT)).toBe(DIRECT);
+    }
+    strict.leaders.slot = 8;
+    expect(strict.adaptive.adjust(0, DIRECT)).toBe(rpc);
   });
 });
