@@ -43,6 +43,12 @@ export const routingSchema = z
         marginSlots: z.number().int().min(0).max(4).default(1),
         /** Routes added for a parking leader's slots, each only when the request's key allows it and the relay runs it. */
         partners: z.array(z.enum(ADAPTIVE_PARTNERS)).max(ADAPTIVE_PARTNERS.length).default(['rpc', 'jito']),
+        /**
+         * Partner routes a transaction goes by at most, the ones its request named included: the best at that
+         * leader first (its share there; unknown counts as landing; ties in `partners` order). Each is a paid copy
+         * that its partner resends on its own schedule, so a second one mostly buys duplicates.
+         */
+        maxPartners: z.number().int().min(1).max(ADAPTIVE_PARTNERS.length).default(1),
         /** Leaders the scoreboard remembers at most (the least recently seen is forgotten first). */
         maxLeaders: z.number().int().min(16).max(65_536).default(1_024),
       })

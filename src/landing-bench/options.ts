@@ -150,8 +150,8 @@ const SCENARIO_KEYS =
  * -> 1 stream per ms, five times Agave's unstaked 200 TPS at 100 ms.
  */
 export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze({
-  // The model alone: the relay's own load against a small leader capacity.
-  'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+  // The model alone: the relay's own load (100 tx/s at the bench's default rate) above a small leader capacity.
+  'flow-control': 'qos-model=flow-control,capacity=80,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
   // A staked competitor (the cluster's staked senders: 27 M SOL, 90% of the stake with the validators' 1 M and the
   // RPC node's and block engine's 1 M each) saturates the largest-stake leader in every one of its slots: its stake
   // share keeps the leader saturated (the load debt barely refills), so an unstaked relay is parked there. The block

@@ -38,6 +38,8 @@ const OUTCOME_WAIT_MS = 5_000;
 /** Slots ahead whose leaders' verdicts go into the widen table (a few leader windows). */
 const PUBLISH_AHEAD_SLOTS = 32;
 const DIRECT = ROUTE_IDS.direct;
+/** A parking leader stops parking the relay once its direct share reaches parkedBelow + this (or its evidence lapses). */
+export const RELEASE_MARGIN = 0.1;
 const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
 const OUTCOME_FAILED = EGRESS_OUTCOMES.indexOf('failed') + 1;
 /** QUIC causes that mean the leader (or the path to it) did not take the transaction. */
@@ -49,6 +51,12 @@ const PARKING_CAUSES = new Set<number>([
   CAUSE.refused,
   CAUSE.relay_queue_full,
 ]);
+function popcount(m: number): number {
+  let n = 0;
+  for (let x = m; x !== 0; x &= x - 1) n++;
+  return n;
+}
+
 /** Decisions as counted: widen (the direct route's extra leaders) and add_route (a partner route added). */
 export const ADAPTIVE_DECISIONS = Object.freeze(['widen', 'add_route'] as const);
 
@@ -70,6 +78,8 @@ interface Verdict {
   readonly leader: string;
   /** Partner routes (bits) not failing at that leader. */
   readonly partners: number;
+  /** The same routes, best first (their share there; unknown counts as landing; ties in `partners` order). */
+  readonly ranked: readonly number[];
   readonly extra: number;
   readonly directShare: number;
 }
@@ -139,7 +149,16 @@ export class AdaptiveRouting implements RouteAdvisor {
     const v = this.current;
     if (v === null) return routeMask;
     const allowed = this.o.keys.entries[keyId]?.allowedMask ?? 0;
-    const added = v.partners & allowed & ~routeMask;
+    // At most maxPartners partner routes in all, the request's own included, best first.
+    let added = 0;
+    let n = popcount(routeMask & this.partnerMask);
+    for (let i = 0; i < v.ranked.length && n < this.o.config.maxPartners; i++) {
+      const bit = 1 << v.ranked[i];
+      if ((allowed & bit) !== 0 && (routeMask & bit) === 0) {
+        added |= bit;
+        n++;
+      }
+    }
     this.pendingAdded = added;
     this.pendingExtra = v.extra;
     this.pendingLeader = v.extra > 0 || added !== 0 ? v.leader : null;
@@ -256,21 +275,29 @@ export class AdaptiveRouting implements RouteAdvisor {
     const next = new Map<string, Verdict>();
     for (const { leader } of this.scoreboard.leaders(nowMs)) {
       const share = this.scoreboard.share(leader, DIRECT, nowMs, c.minEvidence);
-      if (!(share < c.parkedBelow)) continue;
+      // Hysteresis: a parking leader is released only above parkedBelow + RELEASE_MARGIN, so a share that hovers
+      // around the threshold does not switch the partner routes on and off from one tick to the next.
+      const threshold = this.verdicts.has(leader) ? Math.min(1, c.parkedBelow + RELEASE_MARGIN) : c.parkedBelow;
+      if (!(share < threshold)) continue;
       let partners = 0;
-      for (let r = 0; r < ROUTE_COUNT; r++) {
+      const ranked: { r: number; share: number }[] = [];
+      for (const name of c.partners) {
+        const r = ROUTE_IDS[name];
         if ((this.partnerMask & (1 << r)) === 0) continue;
         const ps = this.scoreboard.share(leader, r, nowMs, c.minEvidence);
-        if (!(ps < c.parkedBelow)) partners |= 1 << r; // unknown or landing: worth a copy
+        if (ps < c.parkedBelow) continue;
+        partners |= 1 << r; // unknown or landing: worth a copy
+        ranked.push({ r, share: Number.isNaN(ps) ? 1 : ps });
       }
+      ranked.sort((a, b) => b.share - a.share); // stable: ties keep the `partners` order
       // A partner that works there carries the transaction; the widened direct copies would only add reads.
       const extra = partners !== 0 && !c.widenWithPartners ? 0 : c.maxExtraCopies;
-      next.set(leader, { leader, partners, extra, directShare: share });
+      next.set(leader, { leader, partners, ranked: ranked.map((x) => x.r), extra, directShare: share });
     }
     let changed = next.size !== this.verdicts.size;
     for (const [k, v] of next) {
       const old = this.verdicts.get(k);
-      if (old === undefined || old.partners !== v.partners || old.extra !== v.extra) changed = true;
+      if (old === undefined || old.partners !== v.partners || old.extra !== v.extra || old.ranked.join() !== v.ranked.join()) changed = true;
     }
     if (changed) {
       this.verdicts.clear();
@@ -321,7 +348,8 @@ export class AdaptiveRouting implements RouteAdvisor {
   verdictFor(leader: string): { parked: true; directShare: number; extraCopies: number; addRoutes: string[] } | null {
     const v = this.verdicts.get(leader);
     if (v === undefined) return null;
-    return { parked: true, directShare: Math.round(v.directShare * 1000) / 1000, extraCopies: v.extra, addRoutes: ROUTE_BY_ID.filter((_, r) => (v.partners & (1 << r)) !== 0) };
+    // The partners a transaction of a key allowing them all would get: at most maxPartners, best first.
+    return { parked: true, directShare: Math.round(v.directShare * 1000) / 1000, extraCopies: v.extra, addRoutes: v.ranked.slice(0, this.o.config.maxPartners).map((r) => ROUTE_BY_ID[r]) };
   }
 
   render(tb: TextBuilder): void {

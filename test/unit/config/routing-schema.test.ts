@@ -19,6 +19,7 @@ describe('routing.adaptive', () => {
       maxExtraCopies: 2,
       widenWithPartners: false,
       marginSlots: 1,
+      maxPartners: 1,
       partners: ['rpc', 'jito'],
       maxLeaders: 1_024,
     });
