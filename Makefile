@@ -142,12 +142,13 @@ bench-wire: build
 bench-landing: build
 	$(NODE) dist/src/cli.js bench landing $(LANDING_ARGS) --out bench/results/landing
 
-# Landing under congestion (issue #26, docs/landing.md "Congestion scenarios"): the flow-control QoS, block capacity,
-# a staked competitor (2,000,000 SOL: its share keeps the leader saturated) on the largest-stake leader, the relay
-# unstaked then staked; direct, direct+rpc, direct+jito and adaptive (routing.adaptive on); no rebroadcasts
-# (--max-retries 0: one copy per route, so what a leader drops is lost); ~6 min; writes
-# bench/results/landing-congestion.json and .html. hot-window and flow-control: name them in CONGESTION_ARGS.
-CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 10 --tail 10 --max-retries 0 --scenario hot-leader,competitor-stake=2000000 --scenario unstaked-vs-staked,competitor-stake=2000000
+# Landing under congestion (issue #26, docs/landing.md "Congestion scenarios"): the flow-control QoS as the bottleneck
+# (a staked competitor with most of the stake keeps the largest-stake leader, or every leader 4 slots of 12, saturated;
+# blocks larger than the leader's stream capacity), the relay unstaked then staked, and the relay's own load alone
+# (flow-control); direct, direct+rpc, direct+jito and adaptive (routing.adaptive on); the relays never rebroadcast
+# (--relay-retries 0: one copy per route), while the RPC node and the block engine resend on their own as on mainnet;
+# a 5 s uncounted warm-up per set; ~10 min; writes bench/results/landing-congestion.json and .html.
+CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 20 --tail 10 --warmup 5 --relay-retries 0 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
 bench-landing-congestion: build
 	$(NODE) dist/src/cli.js bench landing $(CONGESTION_ARGS) --out bench/results/landing-congestion
 

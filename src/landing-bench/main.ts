@@ -23,6 +23,7 @@ import { setFigures, timelineSeries, type SlotLoad } from './stats.js';
 /** How long a remote run waits for the cluster's slot time to be measured (~16 slots at 250 ms) before the fallback. */
 const SLOT_TIME_WAIT_MS = 4_000;
 
+/** The warm-up's default length (--warmup). */
 const WARMUP_MS = 1_000;
 const WARMUP_RATE = 20;
 const LEGEND_VALIDATORS = 7;
@@ -112,11 +113,11 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
   try {
     const v0 = variants[0];
     log(`[${sc.name}] starting the relay (${variantKey(v0)}) with its embedded localnet ${JSON.stringify(section)}`);
-    const first = await startBenchRelay({ fanout: v0.fanout, localnet: section, cliPath, keypairPath, jitoUrl, adaptive: v0.adaptive });
+    const first = await startBenchRelay({ fanout: v0.fanout, localnet: section, cliPath, keypairPath, jitoUrl, adaptive: v0.adaptive, relayRetries: o.relayRetries });
     relays.set(variantKey(v0), first);
     for (const v of variants.slice(1)) {
       log(`[${sc.name}] starting a relay (${variantKey(v)}) on the same localnet`);
-      relays.set(variantKey(v), await startBenchRelay({ fanout: v.fanout, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl, adaptive: v.adaptive }));
+      relays.set(variantKey(v), await startBenchRelay({ fanout: v.fanout, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl, adaptive: v.adaptive, relayRetries: o.relayRetries }));
     }
     for (const r of relays.values()) await waitRelayReady(r.relayUrl);
   } catch (err) {
@@ -168,7 +169,7 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     for (const [i, set] of o.sets.entries()) {
       const target = driver.target(set);
       log(`[${sc.name}] ${set.name}: warm-up`);
-      await runPhase(target, factory, slots, { routes: set.routes, ratePerSecond: Math.min(WARMUP_RATE, o.ratePerSecond), durationMs: WARMUP_MS, tailMs: 5_000, pollMs, maxRetries: o.maxRetries });
+      await runPhase(target, factory, slots, { routes: set.routes, ratePerSecond: Math.min(WARMUP_RATE, o.ratePerSecond), durationMs: o.warmupMs ?? WARMUP_MS, tailMs: 5_000, pollMs, maxRetries: o.maxRetries });
       log(`[${sc.name}] ${set.name}: ${o.ratePerSecond} tx/s for ${o.durationMs / 1000} s`);
       const startedAt = new Date().toISOString();
       const phase = await runPhase(target, factory, slots, {
@@ -266,6 +267,8 @@ function writeReport(o: LandingBenchOptions, argv: readonly string[], scenarios:
       tailMs: o.tailMs,
       payers: o.payers,
       maxRetries: o.maxRetries ?? null,
+      relayRetries: o.relayRetries ?? null,
+      warmupMs: o.warmupMs ?? WARMUP_MS,
       target: o.remote ? `cluster ${new URL(o.remote.rpcUrl).host}, relay ${new URL(o.remote.relayUrl).host}` : 'embedded localnet (4 validators)',
       command: ['slotrelay bench landing', ...argv].join(' '),
     },

@@ -88,6 +88,17 @@ export interface LandingBenchOptions {
   readonly txFormat: TransferFormat;
   /** maxRetries sent with every submission; undefined = the relay's default (retries.defaultMaxRetries). */
   readonly maxRetries?: number;
+  /**
+   * The bench relays' own rebroadcast (their retries.defaultMaxRetries, for submissions without maxRetries);
+   * undefined = the schema's default (-1: every 2 s until landed or expired). Unlike --max-retries it is not carried
+   * to the rpc route, so the RPC node keeps its own send-transaction-service retries (docs/landing.md).
+   */
+  readonly relayRetries?: number;
+  /**
+   * The uncounted warm-up before each set, at 20 tx/s through the same relay and routes (--warmup seconds; default
+   * 1 s): connections, leader data, and for the adaptive set what its scoreboard learns before it is measured.
+   */
+  readonly warmupMs?: number;
   /** Output path without extension: {out}.json and {out}.html. */
   readonly out: string;
   readonly remote?: RemoteTarget;
@@ -139,17 +150,24 @@ const SCENARIO_KEYS =
  * -> 1 stream per ms, five times Agave's unstaked 200 TPS at 100 ms.
  */
 export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze({
-  // The model alone: the relay's own load against a small leader capacity.
-  'flow-control': 'qos-model=flow-control,capacity=150,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
-  // A staked competitor with a high priority fee saturates the largest-stake leader in every one of its slots.
+  // The model alone: the relay's own load (100 tx/s at the bench's default rate) above a small leader capacity.
+  'flow-control': 'qos-model=flow-control,capacity=80,block=40,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+  // A staked competitor (the cluster's staked senders: 27 M SOL, 90% of the stake with the validators' 1 M and the
+  // RPC node's and block engine's 1 M each) saturates the largest-stake leader in every one of its slots: its stake
+  // share keeps the leader saturated (the load debt barely refills), so an unstaked relay is parked there. The block
+  // (200 tx per 250 ms slot, 800/s) is larger than the leader's stream capacity (600/s): the QoS, not the block, is
+  // the bottleneck, and the competitor's fee matters only when a block fills.
   'hot-leader':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
+    'qos-model=flow-control,capacity=600,block=200,competitor-tps=1000,competitor-stake=27000000,competitor-fee=10000,hot=leader,rpc-stake=1000000,jito-stake=1000000,link-delay-ms=25',
   // The same competitor on whoever leads, 4 slots of every 12.
   'hot-window':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=20000,jito-stake=20000,link-delay-ms=25',
-  // hot-leader with the relay staked (100,000 SOL of 1.2 M: its share of a saturated leader).
+    'qos-model=flow-control,capacity=600,block=200,competitor-tps=1000,competitor-stake=27000000,competitor-fee=10000,hot=window,every=12,hot-slots=4,rpc-stake=1000000,jito-stake=1000000,link-delay-ms=25',
+  // hot-leader with the relay staked: 30 M SOL, half of the 60 M total, i.e. 300 of the leader's 600 streams/s while
+  // saturated, 150/s per connection with the bench's two relays connected (one identity): more than the 100 tx/s it
+  // sends. The leader's capacity is ~800x below Agave's 500,000 streams/s, so the share a 100 tx/s sender needs is
+  // ~800x mainnet's (100 of 500,000 streams/s: 0.02% of the stake).
   'unstaked-vs-staked':
-    'qos-model=flow-control,capacity=600,block=40,competitor-tps=1000,competitor-stake=100000,competitor-fee=10000,hot=leader,rpc-stake=20000,jito-stake=20000,relay-stake=100000,link-delay-ms=25',
+    'qos-model=flow-control,capacity=600,block=200,competitor-tps=1000,competitor-stake=27000000,competitor-fee=10000,hot=leader,rpc-stake=1000000,jito-stake=1000000,relay-stake=30000000,link-delay-ms=25',
 });
 
 /**
@@ -249,7 +267,7 @@ export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [-
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control[,key=value...] ...]
-         [--tail 20] [--payers 8] [--max-retries N] [--tx-format legacy|v1|mixed] [--out bench/results/landing] [--quiet]
+         [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
        the HTML again from a report's JSON: --render FILE.json [--out PATH]`;
@@ -264,6 +282,8 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
       tail: { type: 'string' },
       payers: { type: 'string' },
       'max-retries': { type: 'string' },
+      'relay-retries': { type: 'string' },
+      warmup: { type: 'string' },
       'tx-format': { type: 'string' },
       'slot-ms': { type: 'string' },
       'lossy-leader': { type: 'string' },
@@ -326,6 +346,8 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     ];
   }
   const maxRetries = values['max-retries'] === undefined ? undefined : num('max-retries', values['max-retries'], 0, 1_000_000);
+  const relayRetries = values['relay-retries'] === undefined ? undefined : num('relay-retries', values['relay-retries'], 0, 1_000_000);
+  if (relayRetries !== undefined && remote) throw new ConfigError('--relay-retries: with --relay the rebroadcast is that relay\'s retries.defaultMaxRetries');
   const txFormat = values['tx-format'] ?? 'legacy';
   if (txFormat !== 'legacy' && txFormat !== 'v1' && txFormat !== 'mixed') throw new ConfigError('--tx-format: legacy, v1 or mixed');
   return {
@@ -336,6 +358,8 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
     tailMs: Math.round((values.tail === undefined ? 20 : num('tail', values.tail, 1, 600)) * 1000),
     payers: values.payers === undefined ? 8 : num('payers', values.payers, 1, 256),
     maxRetries,
+    relayRetries,
+    warmupMs: values.warmup === undefined ? undefined : Math.round(num('warmup', values.warmup, 1, 600) * 1000),
     txFormat,
     out: values.out ?? 'bench/results/landing',
     remote,

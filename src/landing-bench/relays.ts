@@ -90,14 +90,17 @@ export interface StartRelayOptions {
   readonly jitoUrl?: string;
   /** routing.adaptive on (the `adaptive` route set; docs/adaptive-routing.md). */
   readonly adaptive?: boolean;
+  /** retries.defaultMaxRetries (the relay's own rebroadcast); absent: the schema's default. */
+  readonly relayRetries?: number;
 }
 
 /**
  * The adaptive set's policy: faster and more eager than the schema's defaults, because a bench set runs for seconds,
- * not hours: a transaction is judged 6 slots of 250 ms after acceptance, evidence halves every 5 s, 4 of it suffice,
- * and a leader where fewer than 80% of the direct route's transactions land parks the relay.
+ * not hours: a transaction is judged 4 slots of 250 ms after acceptance, 4 of evidence suffice, and a leader where
+ * fewer than 80% of the direct route's transactions land parks the relay. Evidence halves every 10 s (the schema's
+ * default; 5 s before): a steadier share for a leader that is congested only part of the time (hot-window).
  */
-export const BENCH_ADAPTIVE = Object.freeze({ enabled: true, judgeAfterMs: 1_500, halfLifeMs: 5_000, minEvidence: 4, parkedBelow: 0.8 });
+export const BENCH_ADAPTIVE = Object.freeze({ enabled: true, judgeAfterMs: 1_000, halfLifeMs: 10_000, minEvidence: 4, parkedBelow: 0.8 });
 
 export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-landing-'));
@@ -118,6 +121,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
     },
     keys: [{ key: apiKey, name: 'landing-bench', rateLimit: budget, readLimit: budget, simulateLimit: budget, preflight: 'skip' }],
   };
+  if (o.relayRetries !== undefined) config.retries = { defaultMaxRetries: o.relayRetries };
   if (o.adaptive === true) config.routing = { adaptive: BENCH_ADAPTIVE };
   if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream };
   if (o.keypairPath !== undefined) config.identity = { keypairPath: o.keypairPath };

@@ -59,7 +59,7 @@ svg{display:block}
 </style></head><body>
 <h1>slotrelay landing report</h1>
 <p class="small">${esc(r.createdAt)} · commit ${esc(r.commit ?? 'unknown')} · ${r.host.cpus} CPUs (load ${r.host.loadAvg1m.join(' -> ')}) · Node ${esc(r.host.node)} · target: ${esc(p.target)}<br>
-${p.ratePerSecond} tx/s for ${p.durationMs / 1000} s per route set, tail ${p.tailMs / 1000} s, ${p.payers} payers, maxRetries ${p.maxRetries ?? "relay's default"}<br>
+${p.ratePerSecond} tx/s for ${p.durationMs / 1000} s per route set, tail ${p.tailMs / 1000} s, ${p.payers} payers, maxRetries ${p.maxRetries ?? "relay's default"}${p.relayRetries !== undefined && p.relayRetries !== null ? `, relay rebroadcasts ${p.relayRetries}` : ''}${p.warmupMs !== undefined ? `, warm-up ${p.warmupMs / 1000} s` : ''}<br>
 <code>${esc(p.command)}</code></p>
 <div class="row">${bars}</div>
 ${sections.join('\n')}

@@ -44,6 +44,10 @@ export interface LandingReport {
     readonly tailMs: number;
     readonly payers: number;
     readonly maxRetries: number | null;
+    /** The bench relays' retries.defaultMaxRetries (--relay-retries); null/absent: the relay's default. */
+    readonly relayRetries?: number | null;
+    /** The uncounted warm-up before each set (--warmup), ms. */
+    readonly warmupMs?: number;
     readonly target: string;
     readonly command: string;
   };

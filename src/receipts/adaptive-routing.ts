@@ -57,6 +57,8 @@ class UnfiledGate {
 /** Slots ahead whose leaders' verdicts go into the widen table (a few leader windows). */
 const PUBLISH_AHEAD_SLOTS = 32;
 const DIRECT = ROUTE_IDS.direct;
+/** A parking leader stops parking the relay once its direct share reaches parkedBelow + this (or its evidence lapses). */
+export const RELEASE_MARGIN = 0.1;
 const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
 const OUTCOME_FAILED = EGRESS_OUTCOMES.indexOf('failed') + 1;
 /** QUIC causes that mean the leader (or the path to it) did not take the transaction. */
@@ -68,6 +70,12 @@ const PARKING_CAUSES = new Set<number>([
   CAUSE.refused,
   CAUSE.relay_queue_full,
 ]);
+function popcount(m: number): number {
+  let n = 0;
+  for (let x = m; x !== 0; x &= x - 1) n++;
+  return n;
+}
+
 /** Decisions as counted: widen (the direct route's extra leaders) and add_route (a partner route added). */
 export const ADAPTIVE_DECISIONS = Object.freeze(['widen', 'add_route'] as const);
 
@@ -89,6 +97,8 @@ interface Verdict {
   readonly leader: string;
   /** Partner routes (bits) not failing at that leader. */
   readonly partners: number;
+  /** The same routes, best first (their share there; unknown counts as landing; ties in `partners` order). */
+  readonly ranked: readonly number[];
   readonly extra: number;
   readonly directShare: number;
 }
@@ -156,17 +166,45 @@ export class AdaptiveRouting implements RouteAdvisor {
     if (slot !== this.verdictSlot || this.gen !== this.verdictGen) {
       this.verdictSlot = slot;
       this.verdictGen = this.gen;
-      const l = slot < 0 ? undefined : this.o.leaders.leaderAt(slot);
-      this.current = l === undefined ? null : this.verdicts.get(l.identity) ?? null;
+      this.current = this.verdictNear(slot);
     }
     const v = this.current;
     if (v === null) return routeMask;
     const allowed = this.o.keys.entries[keyId]?.allowedMask ?? 0;
-    const added = v.partners & allowed & ~routeMask;
+    // At most maxPartners partner routes in all, the request's own included, best first.
+    let added = 0;
+    let n = popcount(routeMask & this.partnerMask);
+    for (let i = 0; i < v.ranked.length && n < this.o.config.maxPartners; i++) {
+      const bit = 1 << v.ranked[i];
+      if ((allowed & bit) !== 0 && (routeMask & bit) === 0) {
+        added |= bit;
+        n++;
+      }
+    }
     this.pendingAdded = added;
     this.pendingExtra = v.extra;
     this.pendingLeader = v.extra > 0 || added !== 0 ? v.leader : null;
     return routeMask | added;
+  }
+
+  /**
+   * The verdict for a transaction accepted in `slot` (once per slot): the slot's leader's, else that of the leader
+   * of a slot within marginSlots after it (the window it reaches), else before it (a slot estimate behind).
+   */
+  private verdictNear(slot: number): Verdict | null {
+    if (slot < 0 || this.verdicts.size === 0) return null;
+    const m = this.o.config.marginSlots;
+    for (let d = 0; d <= m; d++) {
+      const after = this.leaderOf(slot + d);
+      const v = after === undefined ? undefined : this.verdicts.get(after);
+      if (v !== undefined) return v;
+    }
+    for (let d = 1; d <= m && slot - d >= 0; d++) {
+      const before = this.leaderOf(slot - d);
+      const v = before === undefined ? undefined : this.verdicts.get(before);
+      if (v !== undefined) return v;
+    }
+    return null;
   }
 
   filed(seq: number): void {
@@ -267,19 +305,29 @@ export class AdaptiveRouting implements RouteAdvisor {
     const next = new Map<string, Verdict>();
     for (const { leader } of this.scoreboard.leaders(nowMs)) {
       const share = this.scoreboard.share(leader, DIRECT, nowMs, c.minEvidence);
-      if (!(share < c.parkedBelow)) continue;
+      // Hysteresis: a parking leader is released only above parkedBelow + RELEASE_MARGIN, so a share that hovers
+      // around the threshold does not switch the partner routes on and off from one tick to the next.
+      const threshold = this.verdicts.has(leader) ? Math.min(1, c.parkedBelow + RELEASE_MARGIN) : c.parkedBelow;
+      if (!(share < threshold)) continue;
       let partners = 0;
-      for (let r = 0; r < ROUTE_COUNT; r++) {
+      const ranked: { r: number; share: number }[] = [];
+      for (const name of c.partners) {
+        const r = ROUTE_IDS[name];
         if ((this.partnerMask & (1 << r)) === 0) continue;
         const ps = this.scoreboard.share(leader, r, nowMs, c.minEvidence);
-        if (!(ps < c.parkedBelow)) partners |= 1 << r; // unknown or landing: worth a copy
+        if (ps < c.parkedBelow) continue;
+        partners |= 1 << r; // unknown or landing: worth a copy
+        ranked.push({ r, share: Number.isNaN(ps) ? 1 : ps });
       }
-      next.set(leader, { leader, partners, extra: c.maxExtraCopies, directShare: share });
+      ranked.sort((a, b) => b.share - a.share); // stable: ties keep the `partners` order
+      // A partner that works there carries the transaction; the widened direct copies would only add reads.
+      const extra = partners !== 0 && !c.widenWithPartners ? 0 : c.maxExtraCopies;
+      next.set(leader, { leader, partners, ranked: ranked.map((x) => x.r), extra, directShare: share });
     }
     let changed = next.size !== this.verdicts.size;
     for (const [k, v] of next) {
       const old = this.verdicts.get(k);
-      if (old === undefined || old.partners !== v.partners || old.extra !== v.extra) changed = true;
+      if (old === undefined || old.partners !== v.partners || old.extra !== v.extra || old.ranked.join() !== v.ranked.join()) changed = true;
     }
     if (changed) {
       this.verdicts.clear();
@@ -330,7 +378,8 @@ export class AdaptiveRouting implements RouteAdvisor {
   verdictFor(leader: string): { parked: true; directShare: number; extraCopies: number; addRoutes: string[] } | null {
     const v = this.verdicts.get(leader);
     if (v === undefined) return null;
-    return { parked: true, directShare: Math.round(v.directShare * 1000) / 1000, extraCopies: v.extra, addRoutes: ROUTE_BY_ID.filter((_, r) => (v.partners & (1 << r)) !== 0) };
+    // The partners a transaction of a key allowing them all would get: at most maxPartners, best first.
+    return { parked: true, directShare: Math.round(v.directShare * 1000) / 1000, extraCopies: v.extra, addRoutes: v.ranked.slice(0, this.o.config.maxPartners).map((r) => ROUTE_BY_ID[r]) };
   }
 
   render(tb: TextBuilder): void {

@@ -41,7 +41,7 @@ beforeAll(async () => {
       direct: { enabled: true, staleAfterMs: 300 },
       jito: { url: `http://127.0.0.1:${jitoPort}` },
     },
-    routing: { adaptive: { enabled: true, halfLifeMs: 5_000, minEvidence: 4, judgeAfterMs: 1_500, maxExtraCopies: 2 } },
+    routing: { adaptive: { enabled: true, halfLifeMs: 5_000, minEvidence: 4, judgeAfterMs: 1_500, maxExtraCopies: 2, widenWithPartners: true, maxPartners: 2 } },
     receipts: { pollMs: 100 },
     retries: { defaultMaxRetries: 0 },
     keys: [

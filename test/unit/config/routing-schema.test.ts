@@ -17,6 +17,9 @@ describe('routing.adaptive', () => {
       parkedBelow: 0.5,
       judgeAfterMs: 3_000,
       maxExtraCopies: 2,
+      widenWithPartners: false,
+      marginSlots: 1,
+      maxPartners: 1,
       partners: ['rpc', 'jito'],
       maxLeaders: 1_024,
     });
@@ -26,6 +29,7 @@ describe('routing.adaptive', () => {
     expect(issues({ adaptive: { parkedBelow: 1.5 } })[0]).toMatch(/^routing\.adaptive\.parkedBelow: /);
     expect(issues({ adaptive: { halfLifeMs: 10 } })[0]).toMatch(/^routing\.adaptive\.halfLifeMs: /);
     expect(issues({ adaptive: { maxExtraCopies: 9 } })[0]).toMatch(/^routing\.adaptive\.maxExtraCopies: /);
+    expect(issues({ adaptive: { marginSlots: 5 } })[0]).toMatch(/^routing\.adaptive\.marginSlots: /);
     expect(issues({ adaptive: { partners: ['direct'] } })[0]).toMatch(/^routing\.adaptive\.partners\.0: /);
     expect(issues({ adaptive: { window: 5 } })[0]).toMatch(/window/);
     expect(issues({ adaptive: { enabled: true, partners: ['rpc'], judgeAfterMs: 1_000 } })).toEqual([]);

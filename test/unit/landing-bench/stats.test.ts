@@ -152,20 +152,20 @@ describe('landing bench flags', () => {
 
   it('congestion scenarios (issue #26): presets, overrides, and the localnet section they make', () => {
     const hot = parseScenario('hot-leader');
-    expect(hot).toMatchObject({ name: 'hot-leader', qosModel: 'flow-control', capacityTps: 600, blockCapacity: 40, relayStakeSol: 0 });
-    expect(hot.competitor).toMatchObject({ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, hot: 'leader' });
+    expect(hot).toMatchObject({ name: 'hot-leader', qosModel: 'flow-control', capacityTps: 600, blockCapacity: 200, relayStakeSol: 0 });
+    expect(hot.competitor).toMatchObject({ tps: 1000, stakeSol: 27_000_000, microLamportsPerCu: 10_000, hot: 'leader' });
     const id = '11111111111111111111111111111112';
     const section = localnetSection(parseScenario('unstaked-vs-staked'), id, 4242);
     expect(section).toMatchObject({
       qos: { enabled: true, model: 'flow-control', capacityTps: 600 },
-      blockCapacity: 40,
-      competitors: [{ tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, validator: 0 }],
-      stakedPeers: [{ identity: id, stakeSol: 100_000 }],
-      blockEngine: { rateLimitPerSecond: 0, port: 4242, stakeSol: 20_000 },
-      rpc: { stakeSol: 20_000 },
+      blockCapacity: 200,
+      competitors: [{ tps: 1000, stakeSol: 27_000_000, microLamportsPerCu: 10_000, validator: 0 }],
+      stakedPeers: [{ identity: id, stakeSol: 30_000_000 }],
+      blockEngine: { rateLimitPerSecond: 0, port: 4242, stakeSol: 1_000_000 },
+      rpc: { stakeSol: 1_000_000 },
     });
     expect(localnetSection(parseScenario('hot-window,every=8,hot-slots=2')).competitors).toEqual([
-      { name: 'competitor', tps: 1000, stakeSol: 100_000, microLamportsPerCu: 10_000, everySlots: 8, hotSlots: 2 },
+      { name: 'competitor', tps: 1000, stakeSol: 27_000_000, microLamportsPerCu: 10_000, everySlots: 8, hotSlots: 2 },
     ]);
     // Every section a preset makes is one the relay's config accepts.
     for (const p of ['hot-leader', 'hot-window', 'unstaked-vs-staked', 'flow-control']) {
@@ -173,6 +173,17 @@ describe('landing bench flags', () => {
     }
     expect(() => parseScenario('hot-spot')).toThrow(/unknown scenario/);
     expect(() => parseScenario('capacity=100')).toThrow(/qos-model=flow-control/);
+  });
+
+  it('--relay-retries sets the bench relays\' own rebroadcast (not a request field), --warmup the uncounted warm-up', () => {
+    const o = parseLandingArgs(['--relay-retries', '0', '--warmup', '5'], {});
+    expect(o).toMatchObject({ relayRetries: 0, warmupMs: 5_000, maxRetries: undefined });
+    expect(parseLandingArgs([], {})).toMatchObject({ relayRetries: undefined, warmupMs: undefined });
+    expect(() => parseLandingArgs(['--relay-retries', '-1'], {})).toThrow(/--relay-retries/);
+    expect(() => parseLandingArgs(['--warmup', '0'], {})).toThrow(/--warmup/);
+    expect(() =>
+      parseLandingArgs(['--rpc', 'http://x:8899', '--relay', 'http://r:8080', '--keypair', 'k.json', '--relay-retries', '0'], { SLOTRELAY_KEY: 'k' }),
+    ).toThrow(/--relay-retries: with --relay/);
   });
 
   it('a remote target needs all of --rpc, --relay, --keypair and a key', () => {
