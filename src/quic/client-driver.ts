@@ -49,8 +49,6 @@ export interface ClientDriverOptions {
    * (RFC 9000 13.2.1), so the peer's loss detection and RTT are not disturbed.
    */
   readonly ackHoldMs: number;
-  /** Kernel buffers asked for the socket, both ways (./socket-buffers.ts); default CLIENT_SOCKET_BUFFER_BYTES. */
-  readonly socketBufferBytes?: number;
 }
 
 export class QuicClientDriver {
@@ -89,7 +87,7 @@ export class QuicClientDriver {
     private readonly owner: ClientDriverOwner,
   ) {
     this.keepAliveEffMs = o.keepAliveMs ?? Infinity;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(o.socketBufferBytes ?? CLIENT_SOCKET_BUFFER_BYTES) });
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(CLIENT_SOCKET_BUFFER_BYTES) });
     this.timer = new DeadlineTimer(this.onTimer);
     this.established = new Promise<void>((res, rej) => {
       this.resolveEstablished = res;

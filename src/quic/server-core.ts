@@ -53,8 +53,6 @@ export interface ServerCoreOptions {
   /** Bind address (its family picks udp4 / udp6). */
   readonly host: string;
   readonly config: QuicheConfig;
-  /** Kernel buffers asked for the socket, both ways (./socket-buffers.ts); default SERVER_SOCKET_BUFFER_BYTES. */
-  readonly socketBufferBytes?: number;
   /** A connection not established by then is closed (error 0, "handshake timeout") and finalized. */
   readonly handshakeTimeoutMs: number;
   /** accept() starts no connection while this many exist (handshakes included): onAcceptEvent('over_limit'). */
@@ -137,7 +135,7 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     this.unvalidatedPerSecond = o.unvalidatedPerSecond ?? Infinity;
     this.unvalidatedLeft = this.unvalidatedPerSecond;
     this.junkValidateMs = o.junkValidateMs ?? JUNK_VALIDATE_MS;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(o.socketBufferBytes ?? SERVER_SOCKET_BUFFER_BYTES) });
+    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(SERVER_SOCKET_BUFFER_BYTES) });
   }
 
   // ---- policy hooks (implemented by the endpoint) ----
