@@ -31,10 +31,13 @@ const { values } = parseArgs({
     /** `http`: the HTTP rows only (does the flag cost HTTP anything, without QUIC traffic in between). */
     rows: { type: 'string', default: 'all' },
     json: { type: 'string' },
+    /** Node flags for the relays, e.g. "--cpu-prof --cpu-prof-dir=DIR" (profiles of their threads). */
+    'relay-node-args': { type: 'string', default: '' },
   },
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Math.max(1, Number(values.rounds));
+const RELAY_NODE_ARGS = values['relay-node-args'].split(' ').filter((x) => x !== '');
 const KEY = '6f1c2a4e-9b7d-4c3a-8e21-5d0f4b6a7c19';
 const WARMUP = 500;
 const TXS = 2_000;
@@ -87,7 +90,7 @@ async function startRelay(localAdmission: boolean, sinkPort: number): Promise<{ 
       keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, defaultRoutes: ['static'] }],
     }),
   );
-  const child = spawn(process.execPath, [join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...RELAY_NODE_ARGS, join(root, 'dist/src/cli.js'), 'start', '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
   const ready = await new Promise<{ relayUrl: string; quicAddress: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('relay did not start')), 60_000);
     child.once('exit', (code) => reject(new Error(`relay exited ${String(code)}`)));

@@ -16,7 +16,7 @@
 // goes to the front as before, which answers it exactly as it always did (so refusals and their counts are unchanged).
 import { Packr, Unpackr } from 'msgpackr';
 import { BudgetTable, POLICY_LOCAL, POLICY_ROUTE_BITS, POLICY_VERIFY } from '../shm/budget-layout.js';
-import { MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
+import { MSG_KINDS, pushIngressNote } from '../shm/ingress-layout.js';
 import { ROUTE_BY_ID } from '../shm/layout.js';
 import type { MessageRingProducer } from '../shm/message-ring.js';
 import { claimReceipt, receiptViews, reserveReceiptSeq, type ReceiptViews } from '../shm/receipts-layout.js';
@@ -212,10 +212,11 @@ export class LocalAdmission {
     const dispatch = this.lastDispatch!;
     const r = this.slab.record(slot);
     // The note first: should the thread die in the send, the replacement resends the transaction, and its receipt's
-    // front half is filed already (a replay sends no note).
+    // front half is in the ring already (a replay sends no note). The front is woken for it at the end of this turn,
+    // after the send: the wake-up is a cross-thread post (~10-40 us here) that the leader's datagram need not wait for.
     const note = this.note;
     note.writeDoubleLE(nowMs(), LOCAL_NOTE_DISPATCHED_AT);
-    pushIngress(this.o.notes, MSG_KINDS.localAccepted, note, r.keyId, r.connId, r.streamId, r.receivedAtMs, r.seq, r.routeMask);
+    pushIngressNote(this.o.notes, MSG_KINDS.localAccepted, note, r.keyId, r.connId, r.streamId, r.receivedAtMs, r.seq, r.routeMask);
     this.sentBy[slot] = dispatch;
     dispatch(this.slab.sab, this.slab.txOffset(slot), r.length, r.keyId, r.routeMask, r.receivedAtMs, `quic-${r.connId}-${r.streamId}`, r.seq, () => this.release(slot));
   }

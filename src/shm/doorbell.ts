@@ -46,6 +46,8 @@ export const COALESCE_MAX = 64;
 /** The producer's side: call published() right after the seq-cst store of HEAD. */
 export class ProducerDoorbell {
   private wakeScheduled = false;
+  /** The check scheduled for this turn came from publishedLater() only: nothing was rung at once this turn. */
+  private onlyLater = false;
   private unwoken = 0;
 
   constructor(
@@ -64,14 +66,28 @@ export class ProducerDoorbell {
         else this.scheduleRing();
         return;
       case 'first-then-end-of-turn':
-        if (this.wakeScheduled) {
+        if (this.wakeScheduled && !this.onlyLater) {
           if (++this.unwoken >= COALESCE_MAX) this.ring();
         } else {
+          this.onlyLater = false;
           this.ring();
           this.scheduleRing();
         }
         return;
     }
+  }
+
+  /**
+   * A record nobody waits on (a note for the consumer's books): whatever the policy, the consumer is woken at the end
+   * of the producer's turn, so the wake-up's cross-thread post does not sit in front of the turn's own I/O.
+   */
+  publishedLater(): void {
+    if (++this.unwoken >= COALESCE_MAX) {
+      this.ring();
+      return;
+    }
+    if (!this.wakeScheduled) this.onlyLater = true;
+    this.scheduleRing();
   }
 
   /** Wake the consumer if it is parked (or about to park). */
@@ -93,6 +109,7 @@ export class ProducerDoorbell {
 
   private readonly scheduledRing = (): void => {
     this.wakeScheduled = false;
+    this.onlyLater = false;
     this.ring();
   };
 }

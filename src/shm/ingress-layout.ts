@@ -105,6 +105,24 @@ export function pushIngress(
   return r.push(kind, payload, keyId, connId, streamId, timeMs, code, aux);
 }
 
+/**
+ * pushIngress() for a note the front files for its books (the local admission's localAccepted): the front is woken at
+ * the end of the QUIC thread's turn, after the turn's sends, not in front of them.
+ */
+export function pushIngressNote(
+  r: MessageRingProducer,
+  kind: number,
+  payload: Uint8Array,
+  keyId: number,
+  connId: number,
+  streamId: number,
+  timeMs: number,
+  code: number,
+  aux: number,
+): boolean {
+  return r.pushLater(kind, payload, keyId, connId, streamId, timeMs, code, aux);
+}
+
 // QUIC-thread counters: one Float64Array (plain stores by its one writer; f64 counts exactly up to 2^53). The first
 // word is a magic so a stale or foreign buffer is refused.
 export const INGRESS_COUNTERS_MAGIC = 0x51434e54; // 'QCNT'

@@ -131,6 +131,37 @@ export class MessageRingProducer extends MessageRingEnd {
 
   /** Publishes the reserved slot: its kind, payload length and protocol words. Use a protocol's publish helper. */
   publish(kind: number, length: number, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): void {
+    this.store(kind, length, i0, u0, f0, f1, u1, u2);
+    this.doorbell.published();
+  }
+
+  /** Copy `payload` into a slot and publish it; false when the ring is full or the payload does not fit. */
+  push(kind: number, payload: Uint8Array, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): boolean {
+    if (!this.copyIn(payload)) return false;
+    this.publish(kind, payload.length, i0, u0, f0, f1, u1, u2);
+    return true;
+  }
+
+  /**
+   * push() for a message the consumer need not see at once (a note for its books): the consumer is woken at the end
+   * of this thread's turn, not before the rest of the turn's work (doorbell.ts publishedLater).
+   */
+  pushLater(kind: number, payload: Uint8Array, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): boolean {
+    if (!this.copyIn(payload)) return false;
+    this.store(kind, payload.length, i0, u0, f0, f1, u1, u2);
+    this.doorbell.publishedLater();
+    return true;
+  }
+
+  private copyIn(payload: Uint8Array): boolean {
+    if (payload.length > this.maxPayload) return false;
+    const off = this.reserve();
+    if (off < 0) return false;
+    this.bytes.set(payload, off);
+    return true;
+  }
+
+  private store(kind: number, length: number, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): void {
     const base = this.reservedBase;
     if (base < 0) throw new Error('message ring: publish() without a successful reserve()');
     if (length < 0 || length > this.maxPayload) throw new RangeError(`message ring: payload length ${length}`);
@@ -146,17 +177,6 @@ export class MessageRingProducer extends MessageRingEnd {
     const head = (this.nextHead + 1) | 0;
     this.nextHead = head;
     Atomics.store(this.ctl, MCTL_HEAD, head); // seq-cst: the header and payload above are visible with it
-    this.doorbell.published();
-  }
-
-  /** Copy `payload` into a slot and publish it; false when the ring is full or the payload does not fit. */
-  push(kind: number, payload: Uint8Array, i0: number, u0: number, f0: number, f1: number, u1: number, u2: number): boolean {
-    if (payload.length > this.maxPayload) return false;
-    const off = this.reserve();
-    if (off < 0) return false;
-    this.bytes.set(payload, off);
-    this.publish(kind, payload.length, i0, u0, f0, f1, u1, u2);
-    return true;
   }
 
 }

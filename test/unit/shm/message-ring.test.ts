@@ -75,4 +75,42 @@ describe('message ring wake-ups', () => {
       await worker.terminate();
     }
   }, 30_000);
+
+  it('a note (pushLater) wakes the consumer at the end of the turn, not during it; a message pushed after it in the same turn still wakes at once', async () => {
+    ensureDist();
+    const sab = createMessageRing(64, 64);
+    const seen = new Int32Array(new SharedArrayBuffer(8));
+    const worker = startConsumer(sab, seen);
+    const p = new MessageRingProducer(sab);
+    const payload = new Uint8Array(16);
+    try {
+      for (let round = 0; round < 3; round++) {
+        expect(await asleep(sab, 5_000)).toBe(true);
+        const before = Atomics.load(seen, 0);
+        // A note, then this thread stays busy for 300 ms: the sleeping consumer must not be woken for it meanwhile.
+        expect(p.pushLater(2, payload, 0, 1, 1, 0, 0, 0)).toBe(true);
+        const t0 = performance.now();
+        while (performance.now() - t0 < 300);
+        expect(Atomics.load(seen, 0), `round ${round}: the note woke the consumer during the producer's turn`).toBe(before);
+        // A message in the same turn: it wakes the consumer at once (the note's deferred check must not hold it back).
+        expect(p.push(1, payload, 0, 1, 10, 0, 0, 0)).toBe(true);
+        const t1 = performance.now();
+        while (Atomics.load(seen, 0) < before + 2 && performance.now() - t1 < 2_000);
+        expect(Atomics.load(seen, 0), `round ${round}: the message after a note was not taken during the turn`).toBe(before + 2);
+        // Woken, not the consumer's own 1 s timeout (it parked ~300 ms before this push).
+        expect(performance.now() - t1).toBeLessThan(250);
+        // A note alone: taken once the turn ends, well before the consumer's own 1 s timeout.
+        expect(await asleep(sab, 5_000)).toBe(true);
+        expect(p.pushLater(2, payload, 0, 1, 100, 0, 0, 0)).toBe(true);
+        const t2 = performance.now();
+        while (Atomics.load(seen, 0) < before + 3 && performance.now() - t2 < 2_000) await new Promise((r) => setImmediate(r));
+        expect(Atomics.load(seen, 0)).toBe(before + 3);
+        expect(performance.now() - t2).toBeLessThan(500);
+      }
+      expect(Atomics.load(seen, 1)).toBe(3 * (1 + 10 + 100));
+    } finally {
+      requestMessageRingStop(sab);
+      await worker.terminate();
+    }
+  }, 30_000);
 });
