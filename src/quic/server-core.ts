@@ -16,6 +16,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import type { RetryTokens } from './retry-token.js';
 import { LONG_TYPE_INITIAL, newLongHeader, readLongHeader } from './long-header.js';
 import { LOCAL_CID_LEN, MAX_SEND_UDP_PAYLOAD, MIN_INITIAL_DATAGRAM } from './constants.js';
+import { literalAddressLookup } from './literal-address-lookup.js';
 import { SERVER_SOCKET_BUFFER_BYTES, grantedBuffers, socketBufferOptions } from './socket-buffers.js';
 
 /** One quiche connection as the core sees it; each endpoint extends it with its own per-connection state. */
@@ -135,7 +136,11 @@ export abstract class QuicServerCore<C extends ServerCoreConn> {
     this.unvalidatedPerSecond = o.unvalidatedPerSecond ?? Infinity;
     this.unvalidatedLeft = this.unvalidatedPerSecond;
     this.junkValidateMs = o.junkValidateMs ?? JUNK_VALIDATE_MS;
-    this.sock = dgram.createSocket({ type: isIPv6(o.host) ? 'udp6' : 'udp4', ...socketBufferOptions(SERVER_SOCKET_BUFFER_BYTES) });
+    this.sock = dgram.createSocket({
+      type: isIPv6(o.host) ? 'udp6' : 'udp4',
+      lookup: literalAddressLookup, // each send reaches the kernel in the call that made it (literal-address-lookup.ts)
+      ...socketBufferOptions(SERVER_SOCKET_BUFFER_BYTES),
+    });
   }
 
   // ---- policy hooks (implemented by the endpoint) ----

@@ -142,9 +142,11 @@ describe('QUIC local admission across a QUIC-thread restart', () => {
     const first = await IngressClient.connect({ host: '127.0.0.1', port, certificate: cert, idleTimeoutMs: 1_000 });
     await load(first, 120, 8);
     first.close();
-    // The thread died at its 41st local dispatch: what followed on that connection was not answered.
+    // The thread died at its 41st local dispatch: what followed on that connection was not answered. The 41st itself
+    // was: its acknowledgement leaves before the send it acknowledges (it is in the slab, replayable), so the first 41
+    // admitted are all among the accepted, the one the thread died sending included.
     await until(() => pool.restartCount === 1, 10_000);
-    expect(accepted.length).toBeGreaterThanOrEqual(CRASH_AFTER - 8);
+    expect(accepted.length).toBeGreaterThanOrEqual(CRASH_AFTER + 1);
     expect(accepted.length).toBeLessThan(120);
     // The ingress is started again in the new thread (IngressTaskRunner, 500 ms later): connect and load again.
     let second: IngressClient | null = null;
@@ -156,11 +158,11 @@ describe('QUIC local admission across a QUIC-thread restart', () => {
     await load(second!, 100, 8);
     second!.close();
     expect(accepted.length).toBe(before + 100);
-    // Nothing accepted is lost, across the restart.
+    // Nothing accepted is lost, across the restart; that includes the transaction the thread died dispatching, which
+    // only the new thread's replay of the slab can have sent.
     await until(() => accepted.every((h) => got.has(h)), 10_000).catch(() => undefined);
     expect(accepted.filter((h) => !got.has(h))).toEqual([]);
-    // The transaction the thread died dispatching was in the slab: the new thread sent it though nobody was answered.
-    expect(unanswered.some((h) => got.has(h))).toBe(true);
+    expect(unanswered.length).toBeGreaterThan(0);
     expect(pool.restartCount).toBe(1);
   }, 60_000);
 });
