@@ -78,6 +78,7 @@ export class QuicIngressService {
         idleTimeoutMs: q.idleTimeoutMs,
         streamTimeoutMs: q.streamTimeoutMs,
         replyTimeoutMs: q.replyTimeoutMs,
+        holdTimeoutMs: q.holdTimeoutMs,
         localAdmission: q.localAdmission && d.local !== undefined && d.host !== undefined,
       },
       q.queueSlots,
