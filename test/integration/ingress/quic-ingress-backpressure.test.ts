@@ -62,10 +62,12 @@ describe(`QUIC ingress back-pressure: a burst far beyond a ${QUEUE_SLOTS}-slot f
   it(`${UNI_BURST} uni streams at once on one connection: all accepted, none overloaded, the connection held`, async () => {
     const c = await IngressClient.connect({ host: '127.0.0.1', port, certificate: cert });
     try {
+      // Distinct transactions (the relay does not deduplicate, but a sink would), signed before the clock starts.
+      const txs = Array.from({ length: UNI_BURST }, () => legacyTransfer().bytes);
       const before = await figures();
       const t0 = performance.now();
-      // Distinct transactions (the relay does not deduplicate, but a sink would): written as credit comes.
-      const written = await Promise.all(Array.from({ length: UNI_BURST }, () => c.sendUni(legacyTransfer().bytes)));
+      // All queued at once: the client writes them as stream credit comes.
+      const written = await Promise.all(txs.map((tx) => c.sendUni(tx)));
       for (const r of written) expect(r).toEqual({ kind: 'written' });
       // Every stream ends counted: accepted, or (before the change) overloaded. Waits for the sum, then compares.
       const after = await waitFor(
