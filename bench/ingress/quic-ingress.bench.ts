@@ -6,7 +6,9 @@
 // transaction in the egress ring (slotrelay_quic_ingress_fin_to_ring_seconds), HTTP request arrival -> answer
 // (slotrelay_request_duration_seconds{path="/v1/submit"}; the span closest to it the front measures). Rounds
 // alternate transports. A QUIC round also says how many streams the relay refused as overloaded (its front's queue
-// full: counted, no answer on a uni stream); its tx/s counts the accepted ones. Writes bench/results/quic-ingress.json.
+// full past relayHost.quic.holdTimeoutMs: counted, no answer on a uni stream), and how many streams waited unread in a
+// held connection (back-pressure by stream credit: the front's queue was full) and how many holds there were; its
+// tx/s counts the accepted ones. Writes bench/results/quic-ingress.json.
 // Run: npm run build && node dist/bench/ingress/quic-ingress.bench.js [N] [rounds]
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
@@ -59,6 +61,8 @@ async function main(): Promise<void> {
     const m0 = await metrics(relay.rpcUrl);
     const accepted0 = value(m0, 'slotrelay_quic_ingress_streams_total{outcome="accepted"}');
     const overloaded0 = value(m0, 'slotrelay_quic_ingress_streams_total{outcome="overloaded"}');
+    const held0 = value(m0, 'slotrelay_quic_ingress_streams_held_total');
+    const holds0 = value(m0, 'slotrelay_quic_ingress_holds_total');
     const cpu0 = cpuMs(pid);
     const t0 = performance.now();
     const per = Math.ceil(N / QUIC_CONNECTIONS);
@@ -81,6 +85,8 @@ async function main(): Promise<void> {
       txPerSecond: Math.round((accepted * 1000) / ms),
       relayCpuUsPerTx: Math.round((cpu * 1000) / (per * QUIC_CONNECTIONS)),
       overloaded,
+      streamsHeld: value(m, 'slotrelay_quic_ingress_streams_held_total') - held0,
+      holds: value(m, 'slotrelay_quic_ingress_holds_total') - holds0,
       finToRingP50Us: Math.round(value(m, 'slotrelay_quic_ingress_fin_to_ring_seconds{quantile="0.5"}') * 1e6),
       finToRingP99Us: Math.round(value(m, 'slotrelay_quic_ingress_fin_to_ring_seconds{quantile="0.99"}') * 1e6),
     };

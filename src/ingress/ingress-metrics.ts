@@ -33,9 +33,9 @@ export class IngressMetrics {
     return this.k[streamCounterIndex(outcome)];
   }
 
-  /** The status page's figures (cold): authenticated connections open now, and the QUIC thread -> front queue. */
-  live(): { readonly connections: number; readonly queueDepth: number } {
-    return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth() };
+  /** The status page's figures (cold): authenticated connections open now, the QUIC thread -> front queue, holds now. */
+  live(): { readonly connections: number; readonly queueDepth: number; readonly held: number } {
+    return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth(), held: this.k[INGRESS_COUNTER.connectionsHeld] };
   }
 
   render(tb: TextBuilder): void {
