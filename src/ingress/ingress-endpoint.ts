@@ -289,7 +289,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     // measured, on the path of every request. Clients open streams in order, so what became readable is almost always
     // the next new stream of its kind: probe those with streamReadable (a boolean) first, and take the iterator only
     // when something is still readable (a stream in several packets, or one that overtook a lost one).
-    // Each stream is read only if the front's queue has room (held(): else the connection is held and the stream,
+    // Each stream is read only if the front's queue has room (isHeld(): else the connection is held and the stream,
     // unread, keeps its credit); the probe moves past read streams only, so a held one is probed again on resume.
     const probe = c.probe;
     for (let k = 0; k < 2; k++) {
@@ -526,10 +526,10 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
         const n0 = this.delivered;
         if (c.state === STATE_OPEN && c.conn.isReadable()) this.readReadable(c);
         this.k[INGRESS_COUNTER.streamsHeld] += this.delivered - n0;
-      } else if (t - c.heldAtMs >= this.o.holdTimeoutMs) {
-        if (c.state === STATE_OPEN && c.conn.isReadable()) this.readStreams(c);
+      } else if (t - c.heldAtMs >= this.o.holdTimeoutMs && c.state === STATE_OPEN && c.conn.isReadable()) {
+        this.readStreams(c);
       } else {
-        continue;
+        continue; // held, or past its hold with nothing to read (it stays listed until there is room)
       }
       this.flush(c);
       this.afterIo(c);
