@@ -179,6 +179,8 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       unvalidatedPerSecond: UNVALIDATED_PER_SECOND,
     });
     this.k = o.counters;
+    // A gauge this endpoint owns: a QUIC thread that died holding connections left its count (the buffer outlives it).
+    this.k[INGRESS_COUNTER.connectionsHeld] = 0;
     this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
   }
 
