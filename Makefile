@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -101,6 +101,13 @@ bench-telemetry: build
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
 	$(NODE) dist/bench/egress/quic-thread.bench.js
+
+# QUIC ingress next to HTTP /v1/submit (20,000 uni streams over 4 connections per round), then the same with a 256-slot
+# queue to the front so that back-pressure by stream credit shows (holds, streams held, overloaded per round; issue #28,
+# docs/quic-ingress.md "Back-pressure"); ~1.5 min; writes bench/results/quic-ingress.json (the second run's).
+bench-ingress: build
+	$(NODE) dist/bench/ingress/quic-ingress.bench.js 20000 2
+	$(NODE) dist/bench/ingress/quic-ingress.bench.js 20000 2 256
 
 # Client library (issue #14): HTTP keep-alive submits/s and p50/p99 from one process against a discarding relay,
 # library (global fetch, undici Agent) next to a bare undici request in the same run; ~40 s; writes

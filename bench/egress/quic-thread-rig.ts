@@ -86,6 +86,7 @@ export async function rigFor(sinkPorts: number | readonly number[], quicThreads 
       idleTimeoutMs: q.idleTimeoutMs,
       streamTimeoutMs: q.streamTimeoutMs,
       replyTimeoutMs: q.replyTimeoutMs,
+      holdTimeoutMs: q.holdTimeoutMs,
     },
     q.queueSlots,
     log,

@@ -6,8 +6,12 @@
 // transaction in the egress ring (slotrelay_quic_ingress_fin_to_ring_seconds), HTTP request arrival -> answer
 // (slotrelay_request_duration_seconds{path="/v1/submit"}; the span closest to it the front measures). Rounds
 // alternate transports. A QUIC round also says how many streams the relay refused as overloaded (its front's queue
-// full: counted, no answer on a uni stream); its tx/s counts the accepted ones. Writes bench/results/quic-ingress.json.
-// Run: npm run build && node dist/bench/ingress/quic-ingress.bench.js [N] [rounds]
+// full past relayHost.quic.holdTimeoutMs: counted, no answer on a uni stream), and how many streams waited unread in a
+// held connection (back-pressure by stream credit: the front's queue was full) and how many holds there were; its
+// tx/s counts the accepted ones. Writes bench/results/quic-ingress.json.
+// Run: npm run build && node dist/bench/ingress/quic-ingress.bench.js [N] [rounds] [queueSlots]
+// queueSlots (relayHost.quic.queueSlots, default 4096): a small queue makes the QUIC thread -> front queue fill, to
+// watch back-pressure (holds, streams held) rather than the transports' cost.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { Pool } from 'undici';
@@ -17,6 +21,7 @@ import { BENCH_KEY, startBenchRelay } from '../bench-relay.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const ROUNDS = Number(process.argv[3] ?? 2);
+const QUEUE_SLOTS = Number(process.argv[4] ?? 4_096);
 const QUIC_CONNECTIONS = 4;
 const HTTP_IN_FLIGHT = 64;
 
@@ -36,7 +41,7 @@ function value(text: string, prefix: string): number {
 
 async function main(): Promise<void> {
   const relay = await startBenchRelay(1_000, { rateLimit: { perSecond: 10_000_000, burst: 10_000_000 } }, {
-    relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 512 } },
+    relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 512, queueSlots: QUEUE_SLOTS } },
     routes: { discard: true },
     rings: { workers: 1, slotsPerRing: 8_192 },
   });
@@ -59,6 +64,8 @@ async function main(): Promise<void> {
     const m0 = await metrics(relay.rpcUrl);
     const accepted0 = value(m0, 'slotrelay_quic_ingress_streams_total{outcome="accepted"}');
     const overloaded0 = value(m0, 'slotrelay_quic_ingress_streams_total{outcome="overloaded"}');
+    const held0 = value(m0, 'slotrelay_quic_ingress_streams_held_total');
+    const holds0 = value(m0, 'slotrelay_quic_ingress_holds_total');
     const cpu0 = cpuMs(pid);
     const t0 = performance.now();
     const per = Math.ceil(N / QUIC_CONNECTIONS);
@@ -81,6 +88,8 @@ async function main(): Promise<void> {
       txPerSecond: Math.round((accepted * 1000) / ms),
       relayCpuUsPerTx: Math.round((cpu * 1000) / (per * QUIC_CONNECTIONS)),
       overloaded,
+      streamsHeld: value(m, 'slotrelay_quic_ingress_streams_held_total') - held0,
+      holds: value(m, 'slotrelay_quic_ingress_holds_total') - holds0,
       finToRingP50Us: Math.round(value(m, 'slotrelay_quic_ingress_fin_to_ring_seconds{quantile="0.5"}') * 1e6),
       finToRingP99Us: Math.round(value(m, 'slotrelay_quic_ingress_fin_to_ring_seconds{quantile="0.99"}') * 1e6),
     };
@@ -126,7 +135,8 @@ async function main(): Promise<void> {
   relay.child.kill('SIGTERM');
   const out = {
     what: 'QUIC ingress (uni streams) next to HTTP POST /v1/submit, same relay (routes.discard), alternating rounds',
-    command: `node dist/bench/ingress/quic-ingress.bench.js ${N} ${ROUNDS}`,
+    command: `node dist/bench/ingress/quic-ingress.bench.js ${N} ${ROUNDS}${QUEUE_SLOTS === 4_096 ? '' : ` ${QUEUE_SLOTS}`}`,
+    queueSlots: QUEUE_SLOTS,
     machine: '2-core VM shared with other agents (numbers are noisy)',
     transactionsPerRound: N,
     quicConnections: QUIC_CONNECTIONS,

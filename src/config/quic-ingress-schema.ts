@@ -27,14 +27,22 @@ const quicIngressSchema = z
     streamTimeoutMs: z.number().int().min(100).max(60_000).default(2_000),
     /** A bidi answer the client has not taken (flow control) this long after it was ready: RESET_STREAM code 22. */
     replyTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
-    /** Slots of each queue between the QUIC thread and the front thread (a power of two); full = overloaded. */
+    /**
+     * Slots of each queue between the QUIC thread and the front thread (a power of two). Full: connections are held
+     * (their streams left unread, their stream credit with them) for up to holdTimeoutMs, then refused overloaded.
+     */
     queueSlots: z
       .number()
       .int()
-      .min(64)
+      .min(8)
       .max(1 << 20)
       .refine((n) => (n & (n - 1)) === 0, 'must be a power of two')
       .default(4_096),
+    /**
+     * Back-pressure: longest a connection's streams are left unread while the front's queue is full; past it they are
+     * refused overloaded (code 21) until the queue has room again (docs/quic-ingress.md "Back-pressure").
+     */
+    holdTimeoutMs: z.number().int().min(10).max(60_000).default(1_000),
     /**
      * Admit a stream in the QUIC thread that read it and send it there, without the front, when its key's effective
      * routes are within {direct, static} (docs/quic-ingress.md "Local admission"). Other keys keep the front's path.

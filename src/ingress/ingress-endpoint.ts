@@ -2,7 +2,9 @@
 // per transaction; a hot-path file, hence its length). One unconnected UDP socket, many quiche connections, one
 // deadline timer each. What it decides itself: TLS (a client certificate is required), ALPN slotrelay/1 or
 // solana-tpu, the server and per-key connection limits, stream framing (one stream = one request, delivered on FIN),
-// the stream size limits, the FIN timeout and the reply timeout. Everything about the transaction and the key's
+// the stream size limits, the FIN timeout, the reply timeout, and back-pressure: while the front's queue is full a
+// connection's streams are left unread in quiche (their MAX_STREAMS credit is not returned, so the client slows down by
+// itself) for at most holdTimeoutMs, then refused `overloaded`. Everything about the transaction and the key's
 // budget is decided by the front thread (src/ingress/front-ingress.ts): finished streams go out through onStream,
 // authentication questions through onAuthenticate, and the answers come back through authResult / reply / verdict.
 // Unlike the localnet's TPU listener (src/localnet/tpu-endpoint.ts) a bad stream never closes its connection: it is
@@ -51,6 +53,17 @@ export interface IngressEndpointOptions {
   readonly afterLocal?: () => void;
   /** A precomputed MessagePack answer for a bidi stream refused as overloaded on this thread. */
   readonly overloadedReply: Uint8Array;
+  /**
+   * Back-pressure by stream credit: whether the front's queue has room for one more stream (HOT: called before each
+   * stream is read; one Atomics.load). false = the connection is held: its streams stay unread in quiche, their credit
+   * with them, until there is room again. Absent = always room (a full queue then refuses `overloaded` at once).
+   */
+  readonly frontHasRoom?: () => boolean;
+  /**
+   * Longest hold of a connection (relayHost.quic.holdTimeoutMs): past it, while the queue stays full, its finished
+   * streams are read and refused `overloaded` (the answer a dead front still gives) until there is room again.
+   */
+  readonly holdTimeoutMs: number;
 }
 
 interface PartialStream {
@@ -92,6 +105,10 @@ class IngressConn extends ServerCoreConn {
    */
   stalledUni = 0;
   replies: Map<number, PendingReply> | null = null;
+  /** Back-pressure: when its reads were held because the front's queue was full (performance.now() ms); -1 = not held. */
+  heldAtMs = -1;
+  /** The hold outlasted holdTimeoutMs (counted once): its finished streams are refused `overloaded` while it lasts. */
+  holdExpired = false;
   /** Next client bidi (index 0) and uni (index 1) stream id above every one read so far: readStreams probes there. */
   readonly probe = [0, 2];
 }
@@ -119,6 +136,13 @@ const RETRY_ABOVE_HALF_OPEN = 32;
 const UNVALIDATED_PER_SECOND = 200;
 /** Handshakes in progress at most (address-validated ones included): beyond, Initials are dropped (clients resend). */
 const MAX_HALF_OPEN = 512;
+/**
+ * How often held connections are retried. The front does not wake this thread when it drains the queue (answers
+ * come back on the reply ring, which retries them at once through resumeHeld(), but local-admission notes and
+ * authentication questions get none), so a timer armed only while some connection is held: nothing is armed, and
+ * nothing costs, otherwise. 1 ms: the front drains thousands of streams a millisecond.
+ */
+const HOLD_POLL_MS = 1;
 
 function now(): number {
   return performance.timeOrigin + performance.now();
@@ -135,6 +159,11 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   private sweeper: NodeJS.Timeout | null = null;
   /** Set by deliver() when a bidi request went to the front during the current recv(). */
   private answerDue = false;
+  /** Connections whose reads are held (back-pressure), oldest hold first: resumed in that order. */
+  private readonly held = new Set<IngressConn>();
+  private holdTimer: NodeJS.Timeout | null = null;
+  /** Finished streams handed to deliver() (ever): the difference across a held connection's read = its held streams. */
+  private delivered = 0;
 
   private constructor(private readonly o: IngressEndpointOptions) {
     // Handshakes beyond twice the connection limit are not even started (state held per Initial packet is bounded);
@@ -150,6 +179,8 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       unvalidatedPerSecond: UNVALIDATED_PER_SECOND,
     });
     this.k = o.counters;
+    // A gauge this endpoint owns: a QUIC thread that died holding connections left its count (the buffer outlives it).
+    this.k[INGRESS_COUNTER.connectionsHeld] = 0;
     this.rx = Buffer.allocUnsafeSlow(Math.max(o.maxUniBytes, o.maxBidiBytes) + 1);
   }
 
@@ -169,6 +200,8 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.sweeper !== null) clearInterval(this.sweeper);
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     this.sock.off('message', this.onMessage); // no new connection, nothing more read, while the closes go out
     const sent: Promise<void>[] = [];
     this.closeConnections(CONNECTION_CODE.shuttingDown, encoder.encode('shutting_down'), sent);
@@ -245,14 +278,25 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   }
 
   private readStreams(c: IngressConn): void {
+    if (c.heldAtMs < 0) return this.readReadable(c);
+    // A held connection (cold): what it reads now waited unread (released, or past its hold: refused).
+    const n0 = this.delivered;
+    this.readReadable(c);
+    this.k[INGRESS_COUNTER.streamsHeld] += this.delivered - n0;
+  }
+
+  private readReadable(c: IngressConn): void {
     const conn = c.conn;
     // conn.readable() builds a native iterator (a napi object, one result object per step): ~25 us a datagram,
     // measured, on the path of every request. Clients open streams in order, so what became readable is almost always
     // the next new stream of its kind: probe those with streamReadable (a boolean) first, and take the iterator only
     // when something is still readable (a stream in several packets, or one that overtook a lost one).
+    // Each stream is read only if the front's queue has room (isHeld(): else the connection is held and the stream,
+    // unread, keeps its credit); the probe moves past read streams only, so a held one is probed again on resume.
     const probe = c.probe;
     for (let k = 0; k < 2; k++) {
       for (let sid = probe[k]; conn.streamReadable(sid); sid += 4) {
+        if (this.isHeld(c)) return;
         probe[k] = sid + 4;
         if (this.readStream(c, sid) && c.partials !== null) c.partials.delete(sid);
         if (conn.isClosed() || conn.isDraining()) return;
@@ -260,6 +304,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     }
     if (!conn.isReadable()) return;
     for (const sid of conn.readable()) {
+      if (this.isHeld(c)) return;
       const k = (sid & 2) >> 1;
       if (sid >= probe[k]) probe[k] = sid + 4;
       if (this.readStream(c, sid) && c.partials !== null) c.partials.delete(sid);
@@ -323,7 +368,25 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     }
   }
 
+  /**
+   * Back-pressure, before each stream is read (HOT: one Atomics.load through frontHasRoom): true = leave the
+   * connection's streams unread for now. A held connection holds every stream, even one local admission could take
+   * (its note needs a slot of the same queue) or one to be refused: one rule, and the probe order kept.
+   */
+  private isHeld(c: IngressConn): boolean {
+    const room = this.o.frontHasRoom;
+    if (room === undefined) return false;
+    if (room()) {
+      if (c.heldAtMs >= 0) this.release(c);
+      return false;
+    }
+    return this.hold(c);
+  }
+
   private deliver(c: IngressConn, sid: number, bidi: boolean, bytes: Uint8Array): void {
+    this.delivered++;
+    // Read while held: the hold outlasted holdTimeoutMs (isHeld), and the front's queue is still full.
+    if (c.heldAtMs >= 0) return this.overloaded(c, sid, bidi);
     const finAtMs = now();
     if (this.o.onLocal !== undefined) {
       const answer = this.o.onLocal(bidi, c.keyId, c.id, sid, bytes, finAtMs);
@@ -346,6 +409,11 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
       if (bidi) this.answerDue = true;
       return;
     }
+    this.overloaded(c, sid, bidi);
+  }
+
+  /** Refused as overloaded: the precomputed answer on a bidi stream, STOP_SENDING 21 on a uni one (if still open). */
+  private overloaded(c: IngressConn, sid: number, bidi: boolean): void {
     this.k[streamCounterIndex('overloaded')]++;
     if (bidi) this.writeReply(c, sid, this.o.overloadedReply);
     else this.shutdown(c, sid, SHUTDOWN_READ, STREAM_CODE.overloaded);
@@ -395,6 +463,80 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   }
 
   // ---- cold path ----
+
+  /**
+   * The front's queue is full as a stream of `c` is about to be read: hold the connection (true), or, once the hold
+   * outlasted holdTimeoutMs, let it read so that deliver() refuses its streams `overloaded` (false).
+   */
+  private hold(c: IngressConn): boolean {
+    const t = performance.now();
+    if (c.heldAtMs < 0) {
+      c.heldAtMs = t;
+      this.held.add(c);
+      this.k[INGRESS_COUNTER.holds]++;
+      this.k[INGRESS_COUNTER.connectionsHeld] = this.held.size;
+      this.holdTimer ??= setTimeout(this.holdTick, HOLD_POLL_MS);
+      return true;
+    }
+    if (t - c.heldAtMs < this.o.holdTimeoutMs) return true;
+    if (!c.holdExpired) {
+      c.holdExpired = true;
+      this.k[INGRESS_COUNTER.holdTimeouts]++;
+    }
+    return false;
+  }
+
+  private release(c: IngressConn): void {
+    c.heldAtMs = -1;
+    c.holdExpired = false;
+    this.held.delete(c);
+    this.k[INGRESS_COUNTER.connectionsHeld] = this.held.size;
+  }
+
+  /**
+   * Retries the held connections (the reply loop calls it after each drain of the front's answers: the front took
+   * streams, so there may be room). Cheap when nothing is held.
+   */
+  resumeHeld(): void {
+    if (this.held.size > 0) this.retryHeld();
+  }
+
+  private readonly holdTick = (): void => {
+    this.holdTimer = null;
+    this.retryHeld();
+    if (this.held.size > 0 && !this.stopped) this.holdTimer = setTimeout(this.holdTick, HOLD_POLL_MS);
+  };
+
+  /**
+   * Each held connection, oldest hold first, once (one re-held during its read goes to the back, for the next round):
+   * with room again it is released and its waiting streams read (until the queue is full again); past its hold it
+   * reads them and refuses them `overloaded` (the client waits for credit and sends nothing meanwhile, so nothing else
+   * would read them); else it stays held.
+   */
+  private retryHeld(): void {
+    const room = this.o.frontHasRoom!;
+    const t = performance.now();
+    let n = this.held.size;
+    for (const c of this.held) {
+      if (n-- <= 0) break;
+      if (c.closed) {
+        this.release(c);
+        continue;
+      }
+      if (room()) {
+        this.release(c);
+        const n0 = this.delivered;
+        if (c.state === STATE_OPEN && c.conn.isReadable()) this.readReadable(c);
+        this.k[INGRESS_COUNTER.streamsHeld] += this.delivered - n0;
+      } else if (t - c.heldAtMs >= this.o.holdTimeoutMs && c.state === STATE_OPEN && c.conn.isReadable()) {
+        this.readStreams(c);
+      } else {
+        continue; // held, or past its hold with nothing to read (it stays listed until there is room)
+      }
+      this.flush(c);
+      this.afterIo(c);
+    }
+  }
 
   /**
    * An oversized stream. Bidi: STOP_SENDING + RESET_STREAM (the client's RESET_STREAM in reply completes it). Uni: read
@@ -543,14 +685,17 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
     for (const c of this.bySlot.values()) {
       if (c.closed) continue;
       let any = false;
-      if (c.partials !== null && c.partials.size > 0) {
+      // A held connection's streams are not read: a FIN may be waiting in quiche. Their timeouts wait for the release
+      // (or the hold's end, after which it reads them every HOLD_POLL_MS).
+      const reading = c.heldAtMs < 0 || t - c.heldAtMs >= this.o.holdTimeoutMs;
+      if (reading && c.partials !== null && c.partials.size > 0) {
         for (const [sid, p] of c.partials) {
           if (t - p.startedMs < limit) continue;
           this.refuseStream(c, sid, (sid & 2) === 0, STREAM_CODE.unfinished, 'unfinished');
           any = true;
         }
       }
-      if (c.discards !== null) {
+      if (reading && c.discards !== null) {
         for (const [sid, deadline] of c.discards) {
           if (t < deadline) continue;
           this.stallUni(c, sid);
@@ -578,6 +723,7 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
   /** The core dropped the connection (closed, timed out, shut down): its counts and its key's slot. */
   protected onFinalize(c: IngressConn): void {
     this.byId.delete(c.id);
+    if (c.heldAtMs >= 0) this.release(c);
     if (c.partials !== null) this.k[streamCounterIndex('unfinished')] += c.partials.size;
     if (c.state === STATE_HANDSHAKE) this.k[connectionCounterIndex('handshake_failed')]++;
     this.releaseKey(c);

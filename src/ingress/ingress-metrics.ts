@@ -33,9 +33,9 @@ export class IngressMetrics {
     return this.k[streamCounterIndex(outcome)];
   }
 
-  /** The status page's figures (cold): authenticated connections open now, and the QUIC thread -> front queue. */
-  live(): { readonly connections: number; readonly queueDepth: number } {
-    return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth() };
+  /** The status page's figures (cold): authenticated connections open now, the QUIC thread -> front queue, holds now. */
+  live(): { readonly connections: number; readonly queueDepth: number; readonly held: number } {
+    return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth(), held: this.k[INGRESS_COUNTER.connectionsHeld] };
   }
 
   render(tb: TextBuilder): void {
@@ -48,6 +48,14 @@ export class IngressMetrics {
     for (const o of INGRESS_STREAM_OUTCOMES) tb.sample('slotrelay_quic_ingress_streams_total', { outcome: o }, k[streamCounterIndex(o)]);
     tb.declare('slotrelay_quic_ingress_local_admitted_total', 'counter', 'QUIC ingress streams admitted and sent in the QUIC thread (local admission), also counted accepted');
     tb.sample('slotrelay_quic_ingress_local_admitted_total', {}, k[INGRESS_COUNTER.localAdmitted]);
+    tb.declare('slotrelay_quic_ingress_holds_total', 'counter', 'QUIC ingress connections whose stream reads were held because the front queue was full (back-pressure by stream credit)');
+    tb.sample('slotrelay_quic_ingress_holds_total', {}, k[INGRESS_COUNTER.holds]);
+    tb.declare('slotrelay_quic_ingress_streams_held_total', 'counter', 'QUIC ingress streams that waited unread in a held connection before being read');
+    tb.sample('slotrelay_quic_ingress_streams_held_total', {}, k[INGRESS_COUNTER.streamsHeld]);
+    tb.declare('slotrelay_quic_ingress_connections_held', 'gauge', 'QUIC ingress connections held now (the front queue is full)');
+    tb.sample('slotrelay_quic_ingress_connections_held', {}, k[INGRESS_COUNTER.connectionsHeld]);
+    tb.declare('slotrelay_quic_ingress_hold_timeouts_total', 'counter', 'QUIC ingress holds that outlasted holdTimeoutMs (the streams then refused overloaded)');
+    tb.sample('slotrelay_quic_ingress_hold_timeouts_total', {}, k[INGRESS_COUNTER.holdTimeouts]);
     tb.declare('slotrelay_quic_ingress_streams_pending', 'gauge', 'QUIC ingress streams handed to the front thread and not answered yet');
     tb.sample('slotrelay_quic_ingress_streams_pending', {}, k[INGRESS_COUNTER.streamsPending]);
     tb.declare('slotrelay_quic_ingress_bytes_total', 'counter', 'QUIC ingress UDP payload bytes');

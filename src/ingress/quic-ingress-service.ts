@@ -78,6 +78,7 @@ export class QuicIngressService {
         idleTimeoutMs: q.idleTimeoutMs,
         streamTimeoutMs: q.streamTimeoutMs,
         replyTimeoutMs: q.replyTimeoutMs,
+        holdTimeoutMs: q.holdTimeoutMs,
         localAdmission: q.localAdmission && d.local !== undefined && d.host !== undefined,
       },
       q.queueSlots,
@@ -121,8 +122,8 @@ export class QuicIngressService {
     this.metrics.render(tb);
   }
 
-  /** Open authenticated connections and the QUIC thread -> front queue depth (the status page). */
-  live(): { readonly connections: number; readonly queueDepth: number } {
+  /** Open authenticated connections, the QUIC thread -> front queue depth, connections held now (the status page). */
+  live(): { readonly connections: number; readonly queueDepth: number; readonly held: number } {
     return this.metrics.live();
   }
 

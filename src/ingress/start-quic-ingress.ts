@@ -27,6 +27,8 @@ export interface QuicIngressOptions {
   readonly idleTimeoutMs: number;
   readonly streamTimeoutMs: number;
   readonly replyTimeoutMs: number;
+  /** Longest back-pressure hold of a connection while the front's queue is full (relayHost.quic.holdTimeoutMs). */
+  readonly holdTimeoutMs: number;
   /** Admit eligible keys' streams in this thread (relayHost.quic.localAdmission; needs channels.budgets and a dispatch). */
   readonly localAdmission?: boolean;
 }
@@ -74,6 +76,14 @@ export interface QuicIngressHandle {
 const REPLIES_PER_TURN = 256;
 /** Longest sleep of the reply loop without a message (it also re-checks STOP). */
 const IDLE_WAIT_MS = 1_000;
+/**
+ * Slots of the request ring streams leave free (back-pressure holds connections below it): the authentication
+ * questions of new connections share the ring (one each; none = the connection closed with code 3). A locally admitted
+ * stream's note takes the slot its stream was read for. 1/16 of the ring, 1 to 64.
+ */
+export function requestRingReserve(slotCount: number): number {
+  return Math.max(1, Math.min(64, slotCount >> 4));
+}
 const decoder = new TextDecoder();
 
 /** The payload capacity both rings need: a bidi request (the transaction plus its map) or an answer. */
@@ -89,6 +99,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
   const maxBidiBytes = ingressPayloadBytes(o.maxTransactionBytes);
   if (requests.maxPayload < maxBidiBytes) throw new Error('quic ingress: request ring slots are smaller than a bidi request');
   const overloaded = Errors.OVERLOADED;
+  const reserve = requestRingReserve(requests.slotCount);
   const { IngressEndpoint } = await import('./ingress-endpoint.js');
   const local =
     o.localAdmission === true && ch.budgets !== undefined && ch.slab !== undefined && host !== undefined
@@ -109,6 +120,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     idleTimeoutMs: o.idleTimeoutMs,
     streamTimeoutMs: o.streamTimeoutMs,
     replyTimeoutMs: o.replyTimeoutMs,
+    holdTimeoutMs: o.holdTimeoutMs,
     counters,
     overloadedReply: pack({ accepted: false, error: { code: overloaded.rpcCode, reason: overloaded.reason, message: overloaded.message } }),
     onAuthenticate: (connId, commonName, identity, alpn) =>
@@ -116,6 +128,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     onStream: (kind, keyId, connId, streamId, bytes, finAtMs) => pushIngress(requests, kind, bytes, keyId, connId, streamId, finAtMs, 0, 0),
     onLocal: local === null ? undefined : (bidi, keyId, connId, streamId, bytes, finAtMs) => local.admit(bidi, keyId, connId, streamId, bytes, finAtMs),
     afterLocal: local === null ? undefined : () => local.sendAdmitted(),
+    frontHasRoom: () => requests.free() > reserve,
   });
 
   const stopped = (async (): Promise<void> => {
@@ -129,8 +142,12 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
         replies.release();
         n++;
       }
-      // The answers go out now rather than at the end of this turn (setImmediate): one event-loop phase less each.
-      if (n > 0) endpoint.flushNow();
+      // The front took streams (these are its answers): held connections may read again. Then the answers go out now
+      // rather than at the end of this turn (setImmediate): one event-loop phase less each.
+      if (n > 0) {
+        endpoint.resumeHeld();
+        endpoint.flushNow();
+      }
       if (replies.stopRequested()) break;
       if (n === REPLIES_PER_TURN) await new Promise<void>((resolve) => setImmediate(resolve));
       else await replies.waitForMessages(IDLE_WAIT_MS);

@@ -141,7 +141,7 @@ export const INGRESS_STREAM_OUTCOMES = Object.freeze([
   'empty', // uni stream with FIN and no byte
   'too_large', // longer than the limit: STOP_SENDING (and RESET_STREAM on bidi) code 17
   'unfinished', // no FIN within streamTimeoutMs, or reset by the client
-  'overloaded', // the ingress ring was full
+  'overloaded', // the ingress ring was full and the connection's hold outlasted holdTimeoutMs (or no hold: onStream refused)
   'bidi_not_allowed', // a bidi stream on ALPN solana-tpu: code 23
   'reply_timeout', // the client did not take the answer in time: RESET_STREAM code 22
 ] as const);
@@ -156,8 +156,19 @@ export const INGRESS_COUNTER = Object.freeze({
   streamsPending: 6,
   /** Streams admitted and sent in the QUIC thread (relayHost.quic.localAdmission; also counted `accepted`). */
   localAdmitted: 7,
-  connectionBase: 8,
-  streamBase: 8 + INGRESS_CONNECTION_OUTCOMES.length,
+  /**
+   * Back-pressure by stream credit (src/ingress/ingress-endpoint.ts, docs/quic-ingress.md "Back-pressure"): times a
+   * connection's stream reads were held because the front's queue was full.
+   */
+  holds: 8,
+  /** Streams read after waiting unread in a held connection (each once, whatever became of it). */
+  streamsHeld: 9,
+  /** Connections held now (a gauge). */
+  connectionsHeld: 10,
+  /** Holds that outlasted relayHost.quic.holdTimeoutMs: the connection's finished streams were refused `overloaded`. */
+  holdTimeouts: 11,
+  connectionBase: 12,
+  streamBase: 12 + INGRESS_CONNECTION_OUTCOMES.length,
 } as const);
 export const INGRESS_COUNTER_SLOTS = INGRESS_COUNTER.streamBase + INGRESS_STREAM_OUTCOMES.length;
 

@@ -38,7 +38,7 @@ export interface StatusSources {
     recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number };
   } | null;
   /** The QUIC ingress's open connections and queue (null when it is off or not started yet). */
-  readonly quicIngress: () => { readonly connections: number; readonly queueDepth: number } | null;
+  readonly quicIngress: () => { readonly connections: number; readonly queueDepth: number; readonly held: number } | null;
   /** Routes this relay offers (ROUTE_IDS bits). */
   readonly routeMask: number;
   readonly now?: () => number;

@@ -66,8 +66,11 @@ export interface StatusFrame {
     readonly perThread: readonly number[];
     readonly byState: Readonly<Record<string, number>>;
     readonly queued: number;
-    /** The QUIC ingress (clients' connections to relayHost.quicPort, in QUIC thread 0); null when off. */
-    readonly ingress: { readonly connections: number; readonly queueDepth: number } | null;
+    /**
+     * The QUIC ingress (clients' connections to relayHost.quicPort, in QUIC thread 0); null when off. `held`: its
+     * connections held by back-pressure now (the queue to the front full).
+     */
+    readonly ingress: { readonly connections: number; readonly queueDepth: number; readonly held: number } | null;
   };
   readonly keys: readonly KeyRow[];
   readonly failures: readonly FailureRow[];

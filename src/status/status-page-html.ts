@@ -113,7 +113,7 @@ const SCRIPT = `
     fill($('rings'), f.rings, function (tr, r) { cell(tr, 'ring ' + r.ring + ': records waiting'); cell(tr, fmt(r.depth), 'ring.' + r.ring + '.depth'); });
     fill($('quic'), f.quic.perThread, function (tr, n, t) { cell(tr, 'QUIC thread ' + t + ': open connections'); cell(tr, fmt(n), 'quic.thread.' + t); });
     var ing = f.quic.ingress;
-    $('ingress').textContent = ing === null ? 'QUIC ingress: off' : 'QUIC ingress: ' + fmt(ing.connections) + ' client connections, ' + fmt(ing.queueDepth) + ' streams queued for the front';
+    $('ingress').textContent = ing === null ? 'QUIC ingress: off' : 'QUIC ingress: ' + fmt(ing.connections) + ' client connections, ' + fmt(ing.queueDepth) + ' streams queued for the front' + (ing.held > 0 ? ', ' + fmt(ing.held) + ' connections held (queue full: their streams wait unread)' : '');
     $('ingress').setAttribute('data-f', 'quic.ingress');
     $('quicstates').textContent = 'egress connections by state: ' + Object.keys(f.quic.byState).filter(function (k) { return k !== 'closed'; }).map(function (k) { return k + ' ' + f.quic.byState[k]; }).join(', ') + '; queued ' + fmt(f.quic.queued);
     fill($('keys'), f.keys, function (tr, k) {
