@@ -33,6 +33,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '64' },
     rounds: { type: 'string', default: '3' },
     txs: { type: 'string', default: '2000' },
+    /** Node flags for the relay, e.g. "--cpu-prof --cpu-prof-dir=DIR" (profiles of its threads). */
+    'relay-node-args': { type: 'string', default: '' },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -135,7 +137,7 @@ async function main(): Promise<void> {
     }),
   );
 
-  const relay = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const relay = spawn(process.execPath, [...values['relay-node-args'].split(' ').filter((x) => x !== ''), 'dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = spawn(process.execPath, ['dist/bench/e2e/node-http-baseline.js', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [ready, bReady] = await Promise.all([waitForLine(relay, 'relay_ready'), waitForLine(base, 'baseline_ready')]);
   const relayUrl = `http://127.0.0.1:${(ready.listeners as { port: number }[])[0].port}`;
