@@ -15,18 +15,26 @@ const bodies = sendTransactionBodies(256);
 let answered = 0;
 let n = 0;
 const scratch = Buffer.alloc(2048);
+/**
+ * Requests per timed task: a batch, then one event-loop turn (settle) in which the relay's parked submissions run, as
+ * in the relay, where one turn handles what its reads carried. The baseline takes the same turn, so both pay it alike.
+ */
+const BATCH = 32;
 const bench = new Bench({ time: timeMs, warmupTime: 200 });
 bench
-  .add('relay JSON-RPC handler: sendTransaction skipPreflight -> ring', () => {
-    front.request(bodies[n++ & 255], KEY);
-    if ((n & 63) === 0) front.drain();
+  .add('relay JSON-RPC handler: sendTransaction skipPreflight -> ring', async () => {
+    for (let i = 0; i < BATCH; i++) front.request(bodies[n++ & 255], KEY);
+    await front.settle();
   })
-  .add('  baseline: bare handler (JSON.parse + base64 + base58 + response text)', () => {
-    const current = bodies[n++ & 255];
-    const body = JSON.parse(Buffer.from(current).toString('utf8')) as { id: number; params: [string] };
-    scratch.write(body.params[0], 'base64');
-    const text = '{"jsonrpc":"2.0","result":"' + encodeSignatureBase58(scratch, 1) + '","id":' + body.id + '}';
-    if (text.length > 0) answered++;
+  .add('  baseline: bare handler (JSON.parse + base64 + base58 + response text)', async () => {
+    for (let i = 0; i < BATCH; i++) {
+      const current = bodies[n++ & 255];
+      const body = JSON.parse(Buffer.from(current).toString('utf8')) as { id: number; params: [string] };
+      scratch.write(body.params[0], 'base64');
+      const text = '{"jsonrpc":"2.0","result":"' + encodeSignatureBase58(scratch, 1) + '","id":' + body.id + '}';
+      if (text.length > 0) answered++;
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
   });
 await bench.run();
 for (const t of bench.tasks) if (t.result?.error) throw t.result.error; // tinybench records a task's throw and goes on
@@ -34,8 +42,8 @@ front.drain();
 console.table(
   bench.tasks.map((t) => ({
     task: t.name,
-    'median us': ((t.result?.latency.p50 ?? NaN) * 1000).toFixed(2),
-    'mean us': ((t.result?.latency.mean ?? NaN) * 1000).toFixed(2),
+    'median us per request': (((t.result?.latency.p50 ?? NaN) * 1000) / BATCH).toFixed(2),
+    'mean us per request': (((t.result?.latency.mean ?? NaN) * 1000) / BATCH).toFixed(2),
   })),
 );
 // A bench of the error path would flatter the relay: every answer must be a 200 with a signature

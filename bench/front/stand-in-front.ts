@@ -30,6 +30,12 @@ export interface StandInFront {
   /** Hand every published ring record back (the egress side of the ring), so the ring never fills. */
   drain(): void;
   /**
+   * Let the front's parked work run, then drain(): a submission is handed to the ring and answered from setImmediate
+   * (src/http/after-read.ts), as in the relay, where one turn of the event loop runs every request its reads carried.
+   * A bench times a batch of requests and this, per request: timing request() alone would leave that work out.
+   */
+  settle(): Promise<void>;
+  /**
    * Answers written, and those with a status other than 200 (uWS's default, the only one the relay leaves unwritten).
    * The last status line is kept as the front wrote it (statusText() reads it): decoding it per request would bill
    * the refusal rows for the stand-in's work.
@@ -78,7 +84,14 @@ export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallCont
     if (s === undefined) names.set(h, (s = Buffer.from(h).toString('latin1')));
     return s;
   };
-  const req = { getHeader: (h: string | ArrayBuffer) => headers[nameOf(h)] ?? '', getQuery: () => undefined } as unknown as HttpRequest;
+  // forEach: the maintained uWS build's header walk (src/http/request.ts walkHeaders, the Content-Length check).
+  const req = {
+    getHeader: (h: string | ArrayBuffer) => headers[nameOf(h)] ?? '',
+    getQuery: () => undefined,
+    forEach: (cb: (name: string, value: string) => void) => {
+      for (const name in headers) cb(name, headers[name]);
+    },
+  } as unknown as HttpRequest;
   const answers: StandInFront['answers'] = { total: 0, non200: 0, lastStatus: '200 OK', lastBody: '', lastBytes: null };
   let status: string | ArrayBuffer = '200 OK';
   const res = {
@@ -109,6 +122,10 @@ export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallCont
     },
   } as unknown as HttpResponse;
 
+  const drain = (): void => {
+    let slot: number;
+    while ((slot = consumer.take()) >= 0) consumer.complete(slot);
+  };
   return {
     request(body, apiKey) {
       current = body;
@@ -116,9 +133,10 @@ export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallCont
       headers['content-length'] = String(body.byteLength);
       handler(res, req);
     },
-    drain() {
-      let slot: number;
-      while ((slot = consumer.take()) >= 0) consumer.complete(slot);
+    drain,
+    async settle() {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      drain();
     },
     answers,
     deps,
