@@ -213,7 +213,7 @@ export class LocalAdmission {
     const r = this.slab.record(slot);
     // The note first: should the thread die in the send, the replacement resends the transaction, and its receipt's
     // front half is in the ring already (a replay sends no note). The front is woken for it at the end of this turn,
-    // after the send: the wake-up is a cross-thread post (~10-40 us here) that the leader's datagram need not wait for.
+    // after the send: the wake-up is a cross-thread post (src/shm/doorbell.ts) the leader's datagram need not wait for.
     const note = this.note;
     note.writeDoubleLE(nowMs(), LOCAL_NOTE_DISPATCHED_AT);
     pushIngressNote(this.o.notes, MSG_KINDS.localAccepted, note, r.keyId, r.connId, r.streamId, r.receivedAtMs, r.seq, r.routeMask);
