@@ -1,5 +1,6 @@
 // Landing detection for the receipts (front thread, cold: one timer; the upstream calls are async and never block a
-// request). Every pollMs the tracker asks the upstream's getSignatureStatuses (256 signatures per call, Agave's
+// request, and the status calls run in the status thread when the relay has one: status-thread.ts). Every pollMs the
+// tracker asks the upstream's getSignatureStatuses (256 signatures per call, Agave's
 // limit, at most MAX_CALLS_PER_POLL calls) about the receipts still pending, in acceptance order. A status with a
 // slot means landed (its err, if any, is the on-chain error); the tracker keeps asking until the status is
 // confirmed or finalized so the receipt shows the final confirmation. A receipt older than trackForMs without a
@@ -26,8 +27,8 @@ const BLOCKHASH_LIFETIME_SLOTS = 151;
 const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
+import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker, type StatusAnswers } from './status-asker.js';
 
-const MAX_SIGNATURES_PER_CALL = 256;
 const MAX_CALLS_PER_POLL = 8;
 
 export interface LandingTrackerOptions {
@@ -35,12 +36,6 @@ export interface LandingTrackerOptions {
   readonly trackForMs: number;
   readonly maxTracked: number;
   readonly timeoutMs: number;
-}
-
-interface SignatureStatus {
-  readonly slot: number;
-  readonly err: unknown;
-  readonly confirmationStatus?: string | null;
 }
 
 const ASK_PER_POLL = MAX_SIGNATURES_PER_CALL * MAX_CALLS_PER_POLL;
@@ -64,6 +59,11 @@ export class LandingTracker {
     private readonly metrics: ReceiptMetrics,
     private readonly o: LandingTrackerOptions,
     log: Logger,
+    /**
+     * Who makes the getSignatureStatuses calls (status-asker.ts; default: `upstream`, from this thread). isBlockhashValid
+     * and getTransaction stay on `upstream`: a few per poll at most, for receipts that concluded or confirmed.
+     */
+    private readonly asker: SignatureStatusAsker = upstreamStatusAsker(upstream, o.timeoutMs),
   ) {
     this.failures = new SummarizedLog(log);
     this.confirmer = new ExecutionConfirmer(table, upstream, metrics, { trackForMs: o.trackForMs, timeoutMs: o.timeoutMs });
@@ -170,45 +170,40 @@ export class LandingTracker {
     if (concluded.length > 0) await this.conclude(concluded);
     const ask = this.pending.slice(h, h + ASK_PER_POLL);
     const done = new Set<number>();
-    for (let i = 0; i < ask.length; i += MAX_SIGNATURES_PER_CALL) {
-      const chunk = ask.slice(i, i + MAX_SIGNATURES_PER_CALL);
-      let statuses: { value: (SignatureStatus | null)[] };
-      try {
-        statuses = await this.upstream.call<{ value: (SignatureStatus | null)[] }>(
-          'getSignatureStatuses',
-          [chunk.map((s) => this.table.signatureOf(s)), { searchTransactionHistory: false }],
-          this.o.timeoutMs,
-        );
-      } catch (err) {
-        this.failures.note('warn', 'status_poll', { err: err instanceof Error ? err.message : String(err) }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
-        break;
-      }
-      const observedAt = Date.now();
-      const values = Array.isArray(statuses?.value) ? statuses.value : [];
-      for (let k = 0; k < chunk.length; k++) {
-        const st = values[k];
-        if (st === null || st === undefined || typeof st.slot !== 'number') continue;
-        const seq = chunk[k];
-        if (!this.table.current(seq)) continue;
-        const first = this.table.landingState(seq) !== LANDING.landed;
-        const previous = first ? null : this.table.toJson(seq).landed;
-        const verdict = executionFromStatus(st.err);
-        this.table.setLanded(seq, {
-          slot: st.slot,
-          err: st.err ?? null,
-          confirmationStatus: st.confirmationStatus ?? null,
-          observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
-          leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
-          execution: verdict.execution,
-          executionSource: 'status',
-        });
-        if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), verdict.execution);
-        else if (previous !== null && previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
-        if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') {
-          done.add(seq);
-          // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
-          if (verdict.confirmWithTransaction) this.confirmer.enqueue(seq);
-        }
+    let answers: StatusAnswers;
+    try {
+      answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
+    } catch (err) {
+      answers = { values: [], failure: err instanceof Error ? err.message : String(err) }; // the status thread could not answer
+    }
+    if (answers.failure !== null) {
+      this.failures.note('warn', 'status_poll', { err: answers.failure }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
+    }
+    const observedAt = Date.now();
+    const values = answers.values;
+    for (let k = 0; k < values.length && k < ask.length; k++) {
+      const st = values[k];
+      if (st === null) continue;
+      const seq = ask[k];
+      if (!this.table.current(seq)) continue;
+      const first = this.table.landingState(seq) !== LANDING.landed;
+      const previous = first ? null : this.table.toJson(seq).landed;
+      const verdict = executionFromStatus(st.err);
+      this.table.setLanded(seq, {
+        slot: st.slot,
+        err: st.err ?? null,
+        confirmationStatus: st.confirmationStatus ?? null,
+        observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
+        leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
+        execution: verdict.execution,
+        executionSource: 'status',
+      });
+      if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), verdict.execution);
+      else if (previous !== null && previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
+      if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') {
+        done.add(seq);
+        // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
+        if (verdict.confirmWithTransaction) this.confirmer.enqueue(seq);
       }
     }
     if (done.size > 0) {

@@ -11,6 +11,8 @@ import type { AcceptedTransaction, ReceiptSink } from '../admission/receipt-sink
 import { LandingTracker } from './landing-tracker.js';
 import { ReceiptMetrics, type LandingCounts } from './receipt-metrics.js';
 import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
+import { upstreamStatusAsker } from './status-asker.js';
+import { StatusThread } from './status-thread.js';
 
 export type { AcceptedTransaction };
 
@@ -19,18 +21,27 @@ export class Receipts implements ReceiptSink {
   private readonly tracker: LandingTracker | null;
   private readonly metrics = new ReceiptMetrics();
 
+  /** The thread that makes the tracker's status calls (null: they run on this thread). */
+  private readonly statusThread: StatusThread | null;
+
   constructor(
     config: Readonly<Config>,
     upstream: UpstreamRpcClient | null,
     private readonly leaders: LeaderSource | null,
     log: Logger,
+    /** `statusThread`: the tracker's getSignatureStatuses calls run in their own thread (the relay's front: main.ts). */
+    options: { readonly statusThread?: boolean } = {},
   ) {
     const o = config.receipts;
+    const timeoutMs = config.upstream.requestTimeoutMs;
     this.table = new ReceiptTable({ capacity: o.capacity, ttlMs: o.ttlMs });
+    const direct = upstream === null ? null : upstreamStatusAsker(upstream, timeoutMs);
+    this.statusThread =
+      upstream === null || direct === null || options.statusThread !== true ? null : new StatusThread({ url: upstream.url, timeoutMs, log, fallback: direct });
     this.tracker =
-      upstream === null
+      upstream === null || direct === null
         ? null
-        : new LandingTracker(this.table, upstream, leaders, this.metrics, { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs: config.upstream.requestTimeoutMs }, log);
+        : new LandingTracker(this.table, upstream, leaders, this.metrics, { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs }, log, this.statusThread ?? direct);
   }
 
   /** The buffer the egress workers write route outcomes into. */
@@ -73,11 +84,13 @@ export class Receipts implements ReceiptSink {
   }
 
   start(): void {
+    this.statusThread?.start();
     this.tracker?.start();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.tracker?.stop();
+    await this.statusThread?.stop();
   }
 
   /** Cold (status page): landing counts since start. */
@@ -87,5 +100,14 @@ export class Receipts implements ReceiptSink {
 
   render(tb: TextBuilder): void {
     this.metrics.render(tb, this.tracker?.tracked ?? 0, this.table.size);
+    const t = this.statusThread;
+    if (t === null) return;
+    tb.declare('slotrelay_receipts_status_polls_total', 'counter', "The landing tracker's status polls, by the thread whose getSignatureStatuses calls answered them (front: while the status thread was down)");
+    tb.sample('slotrelay_receipts_status_polls_total', { thread: 'status_thread' }, t.polls.status_thread);
+    tb.sample('slotrelay_receipts_status_polls_total', { thread: 'front' }, t.polls.front);
+    tb.declare('slotrelay_receipts_status_thread_restarts_total', 'counter', 'Times the receipts status thread ended unasked and was started again');
+    tb.sample('slotrelay_receipts_status_thread_restarts_total', {}, t.restarts);
+    tb.declare('slotrelay_receipts_status_thread_up', 'gauge', '1 while the receipts status thread runs');
+    tb.sample('slotrelay_receipts_status_thread_up', {}, t.running ? 1 : 0);
   }
 }

@@ -1,0 +1,44 @@
+// The receipts' status thread, thread side (its own worker_thread, cold): answers the front's asks with the upstream's
+// getSignatureStatuses (status-thread.ts is the front's side and says why). One upstream client; one ask per poll, its
+// calls one after the other.
+import type { MessagePort } from 'node:worker_threads';
+import { UpstreamRpcClient } from '../rpc/upstream-client.js';
+import { upstreamStatusAsker, type StatusAnswers } from './status-asker.js';
+
+export interface StatusThreadData {
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly allowTestCrash: boolean;
+}
+
+/** Front -> thread. */
+export interface StatusAsk {
+  readonly type: 'ask';
+  readonly id: number;
+  readonly signatures: readonly string[];
+}
+
+/** Thread -> front: the poll's answers (status-asker.ts StatusAnswers). */
+export interface StatusAnswer {
+  readonly type: 'statuses';
+  readonly id: number;
+  readonly answers: StatusAnswers;
+}
+
+export function isStatusAnswer(m: unknown): m is StatusAnswer {
+  return (m as { type?: unknown } | null)?.type === 'statuses' && typeof (m as { id?: unknown }).id === 'number';
+}
+
+function isStatusAsk(m: unknown): m is StatusAsk {
+  return (m as { type?: unknown } | null)?.type === 'ask' && Array.isArray((m as { signatures?: unknown }).signatures);
+}
+
+export function runStatusThread(data: StatusThreadData, port: MessagePort): void {
+  const asker = upstreamStatusAsker(new UpstreamRpcClient(data.url, data.timeoutMs), data.timeoutMs);
+  port.on('message', (m: unknown) => {
+    if (data.allowTestCrash && (m as { type?: unknown } | null)?.type === 'crash') throw new Error('status thread: crash asked by a test');
+    if (!isStatusAsk(m)) return;
+    // The asker settles with answers, never rejects (a failed call is in `failure`).
+    void asker.ask(m.signatures).then((answers) => port.postMessage({ type: 'statuses', id: m.id, answers } satisfies StatusAnswer));
+  });
+}

@@ -1,0 +1,125 @@
+// The receipts' status thread (src/receipts/status-thread.ts, issue #28 item 2): the landing tracker's
+// getSignatureStatuses calls run in their own worker_thread against a real HTTP upstream (node:http on loopback), one
+// message each way per poll however many calls of 256 it takes, the values come back in the order asked, a failed call
+// ends the poll with the upstream client's message and the values before it, and while the thread is down (it
+// crashed) the front's own asker answers until the thread is back.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log/logger.js';
+import type { SignatureStatus, SignatureStatusAsker, StatusAnswers } from '../../../src/receipts/status-asker.js';
+import { StatusThread } from '../../../src/receipts/status-thread.js';
+import { waitFor } from '../../helpers/wait-for.js';
+import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
+
+const LANDED: SignatureStatus = { slot: 42, err: null, confirmationStatus: 'confirmed' };
+let upstream: Server;
+let url: string;
+/** Signatures the upstream was asked about, per call. */
+const asked: string[][] = [];
+/** Fail the call after this many more (-1: never). */
+let failAfter = -1;
+
+beforeAll(async () => {
+  ensureDistFresh();
+  upstream = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (failAfter === 0) {
+        failAfter = -1;
+        res.writeHead(500).end();
+        return;
+      }
+      if (failAfter > 0) failAfter--;
+      const call = JSON.parse(body) as { id: number; method: string; params: [string[], unknown] };
+      asked.push(call.params[0]);
+      const value = call.params[0].map((s) => (s.startsWith('landed') ? LANDED : null));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { slot: 50 }, value } }));
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise((r) => upstream.close(r));
+});
+
+/** The front's own asker in these tests: counts its calls, answers every signature unknown. */
+function frontAsker(): SignatureStatusAsker & { calls: number } {
+  const a = {
+    calls: 0,
+    ask(signatures: readonly string[]): Promise<StatusAnswers> {
+      a.calls++;
+      return Promise.resolve({ values: signatures.map(() => null), failure: null });
+    },
+  };
+  return a;
+}
+
+function startThread(fallback: SignatureStatusAsker): StatusThread {
+  const t = new StatusThread({ url, timeoutMs: 2_000, log: createLogger('silent', 'test'), fallback, workerFile: new URL(distUrl('workers/receipt-status-worker.js')), allowTestCrash: true });
+  t.start();
+  return t;
+}
+
+describe('receipts status thread', () => {
+  it('asks the upstream from its own thread, 256 signatures a call, and hands the values back in order', async () => {
+    const front = frontAsker();
+    const t = startThread(front);
+    try {
+      const sigs = Array.from({ length: 300 }, (_, i) => (i % 100 === 7 ? `landed-${i}` : `unknown-${i}`));
+      asked.length = 0;
+      const answers = await t.ask(sigs);
+      expect(answers.failure).toBeNull();
+      expect(answers.values).toEqual(sigs.map((s) => (s.startsWith('landed') ? LANDED : null)));
+      expect(asked).toEqual([sigs.slice(0, 256), sigs.slice(256)]); // Agave's limit per call, in order
+      expect(t.polls).toEqual({ status_thread: 1, front: 0 });
+      expect(front.calls).toBe(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("a failed call ends the poll with the upstream client's message and the values before it; the next poll is answered", async () => {
+    const t = startThread(frontAsker());
+    try {
+      failAfter = 1; // the second call of the poll fails
+      const sigs = Array.from({ length: 512 }, (_, i) => `landed-${i}`);
+      const answers = await t.ask(sigs);
+      expect(answers.failure).toBe('upstream getSignatureStatuses answered HTTP 500');
+      expect(answers.values).toHaveLength(256);
+      expect((await t.ask(['landed-a'])).values).toEqual([LANDED]);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('while the thread is down the front asks; the thread is started again and takes over', async () => {
+    const front = frontAsker();
+    const t = startThread(front);
+    try {
+      expect((await t.ask(['landed-x'])).values).toEqual([LANDED]);
+      t.crashForTest();
+      await waitFor('the thread ended', async () => t.running, (up) => !up, 5_000);
+      expect(t.restarts).toBe(1);
+      expect((await t.ask(['landed-y'])).values).toEqual([null]); // the front's asker (it knows nothing here)
+      expect(front.calls).toBe(1);
+      await waitFor('the thread is back', async () => t.running, (up) => up, 5_000);
+      expect((await t.ask(['landed-z'])).values).toEqual([LANDED]);
+      expect(t.polls).toEqual({ status_thread: 2, front: 1 });
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('after stop, nothing is left running and a pending ask is failed, not left hanging', async () => {
+    const t = startThread(frontAsker());
+    const settled = t.ask(['landed-p']).then(() => 'answered', () => 'failed');
+    await t.stop();
+    // Either the answer came first or the stop failed it: never a promise that never settles.
+    await expect(Promise.race([settled, new Promise((r) => setTimeout(() => r('hung'), 3_000))])).resolves.not.toBe('hung');
+    expect(t.running).toBe(false);
+  });
+});
