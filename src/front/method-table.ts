@@ -29,11 +29,14 @@ function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): Send
 }
 
 /**
- * Methods of the JSON-RPC host (POST / on {base_url}). `leaderSnapshot` is the telemetry snapshot's reader (main.ts);
- * null or absent: getLeaderSlots answers "snapshot missing" and sendTransaction does not check minContextSlot.
+ * Methods of the JSON-RPC host (POST / on {base_url}). `leaderSnapshot` is the telemetry snapshot's reader (main.ts),
+ * for getLeaderSlots (it serves the rows); `slotSnapshot` a leaders-only reader of the same snapshot for the methods
+ * that need only its slot (sendTransaction's minContextSlot, getRecentPrioritizationFees): a new generation costs
+ * them no row copy. Null or absent: getLeaderSlots answers "snapshot missing" and sendTransaction does not check
+ * minContextSlot.
  */
-export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
-  const send: MethodHandler<CallContext> = sendTransactionMethod(sendDeps(deps, leaderSnapshot));
+export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader | null = null, slotSnapshot: SnapshotReader | null = leaderSnapshot): MethodTable<CallContext> {
+  const send: MethodHandler<CallContext> = sendTransactionMethod(sendDeps(deps, slotSnapshot));
   const leaderSlots = getLeaderSlotsMethod<CallContext>({
     reader: leaderSnapshot,
     defaultLimit: deps.config.telemetry.defaultLimit,
@@ -49,7 +52,7 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
     upstream: deps.upstream,
     timeoutMs: deps.config.upstream.requestTimeoutMs,
     maxScopedEntries: deps.config.jsonRpc.feeCacheEntries,
-    snapshot: { reader: leaderSnapshot, maxAgeMs: deps.config.telemetry.maxSnapshotAgeMs },
+    snapshot: { reader: slotSnapshot, maxAgeMs: deps.config.telemetry.maxSnapshotAgeMs },
   });
   return new Map<string, MethodHandler<CallContext>>([
     ...passthrough.table,
@@ -64,7 +67,10 @@ export function rpcHostMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader 
   ]);
 }
 
-/** Methods of the relay host's JSON-RPC compatibility path (POST /v1/sendTransaction): sendTransaction only. */
-export function relayRpcMethods(deps: MethodDeps, leaderSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
-  return new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod(sendDeps(deps, leaderSnapshot))]]);
+/**
+ * Methods of the relay host's JSON-RPC compatibility path (POST /v1/sendTransaction): sendTransaction only;
+ * `slotSnapshot` as for rpcHostMethods.
+ */
+export function relayRpcMethods(deps: MethodDeps, slotSnapshot: SnapshotReader | null = null): MethodTable<CallContext> {
+  return new Map<string, MethodHandler<CallContext>>([['sendTransaction', sendTransactionMethod(sendDeps(deps, slotSnapshot))]]);
 }
