@@ -17,7 +17,7 @@
 // on this shared box the load drifts within the ~40 s of a round, and only adjacent runs compare (target: >= 1).
 // Next to each relay row, the relay's CPU time per answered request (Linux /proc: its main thread, which is the front,
 // and the whole process with the egress workers): a figure that other load on the box does not move much.
-//   node dist/bench/e2e/send-transaction-load.js [--duration 8] [--connections 64] [--rounds 3]
+//   node dist/bench/e2e/send-transaction-load.js [--duration 8] [--connections 64] [--rounds 3] [--relay-cli other/dist/src/cli.js]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,8 @@ const { values } = parseArgs({
     txs: { type: 'string', default: '2000' },
     /** Node flags for the relay, e.g. "--cpu-prof --cpu-prof-dir=DIR" (profiles of its threads). */
     'relay-node-args': { type: 'string', default: '' },
+    /** The relay's cli.js (default this checkout's dist/src/cli.js): another build's, for a paired before/after. */
+    'relay-cli': { type: 'string', default: 'dist/src/cli.js' },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -142,7 +144,7 @@ async function main(): Promise<void> {
     }),
   );
 
-  const relay = spawn(process.execPath, [...values['relay-node-args'].split(' ').filter((x) => x !== ''), 'dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const relay = spawn(process.execPath, [...values['relay-node-args'].split(' ').filter((x) => x !== ''), values['relay-cli'], 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   const base = spawn(process.execPath, ['dist/bench/e2e/node-http-baseline.js', config], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [ready, bReady] = await Promise.all([waitForLine(relay, 'relay_ready'), waitForLine(base, 'baseline_ready')]);
   const relayUrl = `http://127.0.0.1:${(ready.listeners as { port: number }[])[0].port}`;
