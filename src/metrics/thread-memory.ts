@@ -18,7 +18,7 @@ export const THREAD_MEMORY_EVERY_MS = 5_000;
 const STALE_AFTER_MS = 3 * THREAD_MEMORY_EVERY_MS;
 
 export interface ThreadMemorySample {
-  /** What the thread is: front, egress, quic-egress, quic-link, quic-ingress, telemetry, receipt-status. */
+  /** What the thread is: front, egress, quic-egress, quic-link, quic-ingress, telemetry, receipt-status, retry-status. */
   readonly role: string;
   readonly threadId: number;
   readonly heapUsedBytes: number;

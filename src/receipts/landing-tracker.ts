@@ -1,5 +1,5 @@
 // Landing detection for the receipts (front thread, cold: one timer; the upstream calls are async and never block a
-// request, and the status calls run in the status thread when the relay has one: status-thread.ts). Every pollMs the
+// request, and the status calls run in a status thread when the relay has one: src/rpc/status/). Every pollMs the
 // tracker asks the upstream's getSignatureStatuses (256 signatures per call, Agave's
 // limit, at most MAX_CALLS_PER_POLL calls) about the receipts still pending, in acceptance order. A status with a
 // slot means landed (its err, if any, is the on-chain error); the tracker keeps asking until the status is
@@ -27,7 +27,7 @@ const BLOCKHASH_LIFETIME_SLOTS = 151;
 const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
-import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker, type StatusAnswers } from './status-asker.js';
+import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker, type StatusAnswers } from '../rpc/status/signature-statuses.js';
 
 const MAX_CALLS_PER_POLL = 8;
 
@@ -60,7 +60,7 @@ export class LandingTracker {
     private readonly o: LandingTrackerOptions,
     log: Logger,
     /**
-     * Who makes the getSignatureStatuses calls (status-asker.ts; default: `upstream`, from this thread). isBlockhashValid
+     * Who makes the getSignatureStatuses calls (src/rpc/status/; default: `upstream`, from this thread). isBlockhashValid
      * and getTransaction stay on `upstream`: a few per poll at most, for receipts that concluded or confirmed.
      */
     private readonly asker: SignatureStatusAsker = upstreamStatusAsker(upstream, o.timeoutMs),
@@ -183,7 +183,7 @@ export class LandingTracker {
     const values = answers.values;
     for (let k = 0; k < values.length && k < ask.length; k++) {
       const st = values[k];
-      if (st === null) continue;
+      if (st === null || typeof st.slot !== 'number') continue; // a status without a slot says nothing
       const seq = ask[k];
       if (!this.table.current(seq)) continue;
       const first = this.table.landingState(seq) !== LANDING.landed;

@@ -11,8 +11,8 @@ import type { AcceptedTransaction, ReceiptSink } from '../admission/receipt-sink
 import { LandingTracker } from './landing-tracker.js';
 import { ReceiptMetrics, type LandingCounts } from './receipt-metrics.js';
 import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
-import { upstreamStatusAsker } from './status-asker.js';
-import { StatusThread } from './status-thread.js';
+import { upstreamStatusAsker } from '../rpc/status/signature-statuses.js';
+import { StatusThread } from '../rpc/status/status-thread.js';
 
 export type { AcceptedTransaction };
 
@@ -37,7 +37,7 @@ export class Receipts implements ReceiptSink {
     this.table = new ReceiptTable({ capacity: o.capacity, ttlMs: o.ttlMs });
     const direct = upstream === null ? null : upstreamStatusAsker(upstream, timeoutMs);
     this.statusThread =
-      upstream === null || direct === null || options.statusThread !== true ? null : new StatusThread({ url: upstream.url, timeoutMs, log, fallback: direct });
+      upstream === null || direct === null || options.statusThread !== true ? null : new StatusThread({ role: 'receipt-status', url: upstream.url, timeoutMs, log, fallback: direct });
     this.tracker =
       upstream === null || direct === null
         ? null
@@ -104,7 +104,7 @@ export class Receipts implements ReceiptSink {
     if (t === null) return;
     tb.declare('slotrelay_receipts_status_polls_total', 'counter', "The landing tracker's status polls, by the thread whose getSignatureStatuses calls answered them (front: while the status thread was down)");
     tb.sample('slotrelay_receipts_status_polls_total', { thread: 'status_thread' }, t.polls.status_thread);
-    tb.sample('slotrelay_receipts_status_polls_total', { thread: 'front' }, t.polls.front);
+    tb.sample('slotrelay_receipts_status_polls_total', { thread: 'front' }, t.polls.caller);
     tb.declare('slotrelay_receipts_status_thread_restarts_total', 'counter', 'Times the receipts status thread ended unasked and was started again');
     tb.sample('slotrelay_receipts_status_thread_restarts_total', {}, t.restarts);
     tb.declare('slotrelay_receipts_status_thread_up', 'gauge', '1 while the receipts status thread runs');

@@ -4,7 +4,8 @@
 // is released. Every rebroadcast interval (retries.intervalMs, else 5 slots at the measured slot time:
 // src/egress/contract/slot-timers.ts) the scheduler sends it again to the routes of its route set (∩ retries.routes)
 // by calling the route again — the direct route picks the then-current leaders itself — until:
-//   landed                     getSignatureStatuses (upstream.rpcUrl, <= 256 per call) says confirmed/finalized;
+//   landed                     getSignatureStatuses (upstream.rpcUrl, <= 256 per call, made in a status thread:
+//                              signature-status-poller.ts) says confirmed/finalized;
 //   dropped:expired            its recent blockhash is no longer valid: isBlockhashValid answered false (after the
 //                              blockhash was seen valid, or UNKNOWN_BLOCKHASH_GRACE_MS after admission: a lagging
 //                              upstream may not know a fresh blockhash yet), or, when the upstream gives no answer,
@@ -104,7 +105,7 @@ export class RetryScheduler {
     this.retryMask = r.routes.reduce((m, name) => m | (1 << ROUTE_IDS[name]), 0);
     this.queue = new RetryQueue(r.maxQueue, deps.config.transactions.maxTransactionBytes);
     const url = deps.config.upstream.rpcUrl;
-    this.poller = deps.poller !== undefined ? deps.poller : url !== undefined ? new SignatureStatusPoller(url) : null;
+    this.poller = deps.poller !== undefined ? deps.poller : url !== undefined ? new SignatureStatusPoller(url, deps.log) : null;
   }
 
   /** Rebroadcasts a transaction with this maxRetries gets: 0 none, -1 unlimited (until landed / expired). */
@@ -367,6 +368,7 @@ export class RetryScheduler {
     if (this.closed) return;
     for (const e of this.queue.entries) if (!e.finished) this.end(e, 'dropped:shutdown');
     this.txLog.close();
+    this.poller?.close();
     this.closed = true;
     if (this.tickTimer !== null) clearInterval(this.tickTimer);
     if (this.pollTimer !== null) clearInterval(this.pollTimer);

@@ -1,14 +1,19 @@
-// Signature and blockhash status lookups for the retry scheduler (egress worker, cold: one batch per
+// Signature and blockhash status lookups for the retry scheduler (egress consumer thread, cold: one batch per
 // retries.statusPollMs while the retry queue is not empty). getSignatureStatuses takes at most 256 signatures per
-// call (Agave MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS), so larger sets are split into sequential calls; blockhashes
-// are few (most queued transactions share the last few) and are checked with isBlockhashValid one by one.
+// call (Agave MAX_GET_SIGNATURE_STATUSES_QUERY_ITEMS), so larger sets are split into sequential calls: up to 40 for a
+// full retry queue (retries.maxQueue 10,000), which run in a status thread of this consumer thread's own
+// (src/rpc/status/, issue #28 item 2: not on the thread that sends the transactions), or here while it is down;
+// blockhashes are few (most queued transactions share the last few) and are checked with isBlockhashValid one by one,
+// here.
 // Upstream failures never throw out of here: an unanswered signature is "unknown" and an unanswered blockhash null,
 // and the scheduler falls back to retries and retries.blockhashTtlMs. The upstream URL may carry a provider key:
 // it is never logged (UpstreamRpcClient messages name the method only).
+import type { Logger } from '../../log/logger.js';
+import { callsFor, MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker } from '../../rpc/status/signature-statuses.js';
+import { StatusThread } from '../../rpc/status/status-thread.js';
 import { UpstreamRpcClient } from '../../rpc/upstream-client.js';
 
-/** Agave's limit on getSignatureStatuses params[0]. */
-export const MAX_SIGNATURES_PER_CALL = 256;
+export { MAX_SIGNATURES_PER_CALL };
 /** Timeout of one status call (the next poll tick asks again anyway). */
 const STATUS_CALL_TIMEOUT_MS = 5_000;
 
@@ -20,18 +25,12 @@ export interface StatusRpc {
   call<T>(method: string, params: readonly unknown[]): Promise<T>;
 }
 
-interface SignatureStatus {
-  confirmationStatus?: 'processed' | 'confirmed' | 'finalized' | null;
-  confirmations?: number | null;
-  err?: unknown;
-}
-
 export interface StatusBatchResult {
   /** One state per signature, in order. */
   readonly states: SignatureState[];
   /** Transaction error of landed signatures (null = executed without error), same order; undefined otherwise. */
   readonly errors: unknown[];
-  /** Calls that failed (their signatures are `unknown`). */
+  /** Calls that failed (their signatures are `unknown`): a failed call ends the poll, the rest is asked next poll. */
   readonly failedCalls: number;
   readonly calls: number;
   /** Last failure message (for one log line per poll, not per signature). */
@@ -40,42 +39,50 @@ export interface StatusBatchResult {
 
 export class SignatureStatusPoller {
   private readonly rpc: StatusRpc;
-  constructor(rpcOrUrl: StatusRpc | string) {
+  private readonly asker: SignatureStatusAsker;
+  /** The status thread the getSignatureStatuses calls run in (null: they run here). */
+  private readonly thread: StatusThread | null = null;
+  private threadStarted = false;
+
+  /**
+   * A URL: the upstream, with the calls in a status thread when `log` is given (the consumer threads), else here.
+   * A StatusRpc (tests): called here.
+   */
+  constructor(rpcOrUrl: StatusRpc | string, log?: Logger) {
     this.rpc = typeof rpcOrUrl === 'string' ? new UpstreamRpcClient(rpcOrUrl, STATUS_CALL_TIMEOUT_MS) : rpcOrUrl;
+    const here = upstreamStatusAsker(this.rpc, STATUS_CALL_TIMEOUT_MS);
+    if (typeof rpcOrUrl === 'string' && log !== undefined) {
+      this.thread = new StatusThread({ role: 'retry-status', url: rpcOrUrl, timeoutMs: STATUS_CALL_TIMEOUT_MS, log, fallback: here });
+    }
+    this.asker = this.thread ?? here;
   }
 
   /** Statuses of `signatures` (any number; split into calls of <= 256). Confirmed or finalized = landed. */
   async statuses(signatures: readonly string[]): Promise<StatusBatchResult> {
     const states: SignatureState[] = new Array(signatures.length).fill(SIGNATURE_STATE.unknown);
     const errors: unknown[] = new Array(signatures.length).fill(undefined);
-    let failedCalls = 0;
-    let calls = 0;
-    let lastError: string | null = null;
-    for (let start = 0; start < signatures.length; start += MAX_SIGNATURES_PER_CALL) {
-      const batch = signatures.slice(start, start + MAX_SIGNATURES_PER_CALL);
-      calls++;
-      let value: (SignatureStatus | null)[];
-      try {
-        // searchTransactionHistory false: only the status cache (recent slots), which is where a retried
-        // transaction lands; the ledger search is slow and never needed for transactions younger than ~90 s.
-        const r = await this.rpc.call<{ value: (SignatureStatus | null)[] }>('getSignatureStatuses', [batch, { searchTransactionHistory: false }]);
-        value = Array.isArray(r?.value) ? r.value : [];
-      } catch (err) {
-        failedCalls++;
-        lastError = err instanceof Error ? err.message : String(err);
-        continue;
-      }
-      for (let i = 0; i < batch.length; i++) {
-        const s = value[i];
-        if (s === null || s === undefined) continue;
-        const c = s.confirmationStatus;
-        // Old nodes without confirmationStatus: confirmations null means rooted (finalized).
-        const landed = c === 'confirmed' || c === 'finalized' || (c === undefined && (s.confirmations === null || (s.confirmations ?? 0) > 0));
-        states[start + i] = landed ? SIGNATURE_STATE.landed : SIGNATURE_STATE.processed;
-        if (landed) errors[start + i] = s.err ?? null;
-      }
+    if (this.thread !== null && !this.threadStarted) {
+      this.threadStarted = true; // at the first poll: a consumer whose queue stays empty never starts one
+      this.thread.start();
     }
-    return { states, errors, failedCalls, calls, lastError };
+    let values: readonly ({ confirmationStatus?: string | null; confirmations?: number | null; err?: unknown } | null)[] = [];
+    let failure: string | null;
+    try {
+      ({ values, failure } = await this.asker.ask(signatures));
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err); // the status thread could not answer
+    }
+    for (let i = 0; i < values.length && i < signatures.length; i++) {
+      const s = values[i];
+      if (s === null) continue;
+      const c = s.confirmationStatus;
+      // Old nodes without confirmationStatus: confirmations null means rooted (finalized).
+      const landed = c === 'confirmed' || c === 'finalized' || (c === undefined && (s.confirmations === null || (s.confirmations ?? 0) > 0));
+      states[i] = landed ? SIGNATURE_STATE.landed : SIGNATURE_STATE.processed;
+      if (landed) errors[i] = s.err ?? null;
+    }
+    const calls = failure === null ? callsFor(signatures.length) : callsFor(values.length) + 1;
+    return { states, errors, failedCalls: failure === null ? 0 : 1, calls, lastError: failure };
   }
 
   /** true/false from isBlockhashValid; null when the upstream did not answer it (method missing, error, timeout). */
@@ -86,5 +93,10 @@ export class SignatureStatusPoller {
     } catch {
       return null;
     }
+  }
+
+  /** Stops the status thread (the scheduler's close). */
+  close(): void {
+    void this.thread?.stop();
   }
 }

@@ -2,7 +2,8 @@
 // Path: relay (child process) --rpc route--> counting proxy --> localnet facade --QUIC--> current leader --> bank.
 // The proxy loses the FIRST sendTransaction of each signature (answers an error without forwarding, like a dropped
 // packet), so the transaction lands only because a rebroadcast carried it; getSignatureStatuses / isBlockhashValid
-// are forwarded as they are, so "landed" is the localnet's own word.
+// are forwarded as they are, so "landed" is the localnet's own word; they are made by the egress worker's status
+// thread (src/rpc/status/), which the test sees running.
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
@@ -107,5 +108,13 @@ describe('rebroadcast against the localnet', () => {
     expect(sends.get(signature)).toBe(atLanding);
     expect(atLanding).toBeLessThan(31);
     expect(metric(text, 'outcome="recovered"')).toBe(1);
+    // The rebroadcast's status polls ran in the consumer thread's status thread (src/rpc/status/, issue #28): it is
+    // up, and it never failed (while it is down the consumer thread asks itself, and says so in the log).
+    const up = Date.now() + 10_000;
+    while (!/slotrelay_thread_heap_used_bytes\{thread="retry-status"/.test(await (await fetch(`${relay.relayUrl}/metrics`)).text())) {
+      if (Date.now() > up) throw new Error('no retry-status thread in /metrics');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(relay.logs.filter((l) => /"event":"status_thread_(exit|error)"/.test(l))).toEqual([]);
   });
 });

@@ -160,7 +160,7 @@ describe('landing receipts', () => {
     expect(metrics).toMatch(/slotrelay_receipts_landed_failed_total [1-9]/);
     // Nothing here was included without execution: the localnet never commits a transaction that cannot pay.
     expect(metrics).toMatch(/slotrelay_receipts_not_executed_total 0/);
-    // The landings above were seen by the status thread's calls, not the front's (src/receipts/status-thread.ts).
+    // The landings above were seen by the status thread's calls, not the front's (src/rpc/status/status-thread.ts).
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="status_thread"\} [1-9]/);
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="front"\} 0\n/);
     expect(metrics).toMatch(/slotrelay_receipts_status_thread_up 1\n/);

@@ -1,14 +1,14 @@
-// The receipts' status thread (src/receipts/status-thread.ts, issue #28 item 2): the landing tracker's
-// getSignatureStatuses calls run in their own worker_thread against a real HTTP upstream (node:http on loopback), one
+// A status thread (src/rpc/status/status-thread.ts, issue #28 item 2): the getSignatureStatuses calls of the
+// landing tracker and the rebroadcast scheduler run in their own worker_thread against a real HTTP upstream (node:http on loopback), one
 // message each way per poll however many calls of 256 it takes, the values come back in the order asked, a failed call
 // ends the poll with the upstream client's message and the values before it, and while the thread is down (it
-// crashed) the front's own asker answers until the thread is back.
+// crashed) the owner's own asker answers until the thread is back.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log/logger.js';
-import type { SignatureStatus, SignatureStatusAsker, StatusAnswers } from '../../../src/receipts/status-asker.js';
-import { StatusThread } from '../../../src/receipts/status-thread.js';
+import type { SignatureStatus, SignatureStatusAsker, StatusAnswers } from '../../../src/rpc/status/signature-statuses.js';
+import { StatusThread } from '../../../src/rpc/status/status-thread.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { distUrl, ensureDistFresh } from '../../unit/telemetry/dist-fresh.js';
 
@@ -46,7 +46,7 @@ afterAll(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-/** The front's own asker in these tests: counts its calls, answers every signature unknown. */
+/** The owner's own asker in these tests: counts its calls, answers every signature unknown. */
 function frontAsker(): SignatureStatusAsker & { calls: number } {
   const a = {
     calls: 0,
@@ -59,7 +59,7 @@ function frontAsker(): SignatureStatusAsker & { calls: number } {
 }
 
 function startThread(fallback: SignatureStatusAsker): StatusThread {
-  const t = new StatusThread({ url, timeoutMs: 2_000, log: createLogger('silent', 'test'), fallback, workerFile: new URL(distUrl('workers/receipt-status-worker.js')), allowTestCrash: true });
+  const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 2_000, log: createLogger('silent', 'test'), fallback, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true });
   t.start();
   return t;
 }
@@ -75,7 +75,7 @@ describe('receipts status thread', () => {
       expect(answers.failure).toBeNull();
       expect(answers.values).toEqual(sigs.map((s) => (s.startsWith('landed') ? LANDED : null)));
       expect(asked).toEqual([sigs.slice(0, 256), sigs.slice(256)]); // Agave's limit per call, in order
-      expect(t.polls).toEqual({ status_thread: 1, front: 0 });
+      expect(t.polls).toEqual({ status_thread: 1, caller: 0 });
       expect(front.calls).toBe(0);
     } finally {
       await t.stop();
@@ -96,7 +96,7 @@ describe('receipts status thread', () => {
     }
   });
 
-  it('while the thread is down the front asks; the thread is started again and takes over', async () => {
+  it('while the thread is down its owner asks; the thread is started again and takes over', async () => {
     const front = frontAsker();
     const t = startThread(front);
     try {
@@ -104,11 +104,11 @@ describe('receipts status thread', () => {
       t.crashForTest();
       await waitFor('the thread ended', async () => t.running, (up) => !up, 5_000);
       expect(t.restarts).toBe(1);
-      expect((await t.ask(['landed-y'])).values).toEqual([null]); // the front's asker (it knows nothing here)
+      expect((await t.ask(['landed-y'])).values).toEqual([null]); // the owner's asker (it knows nothing here)
       expect(front.calls).toBe(1);
       await waitFor('the thread is back', async () => t.running, (up) => up, 5_000);
       expect((await t.ask(['landed-z'])).values).toEqual([LANDED]);
-      expect(t.polls).toEqual({ status_thread: 2, front: 1 });
+      expect(t.polls).toEqual({ status_thread: 2, caller: 1 });
     } finally {
       await t.stop();
     }

@@ -1,24 +1,26 @@
-// The receipts' status thread, thread side (its own worker_thread, cold): answers the front's asks with the upstream's
-// getSignatureStatuses (status-thread.ts is the front's side and says why). One upstream client; one ask per poll, its
-// calls one after the other.
+// A status thread, the thread's side (its own worker_thread, cold): answers its owner's asks with the upstream's
+// getSignatureStatuses (status-thread.ts is the owner's side and says why). One upstream client; one ask per poll,
+// its calls one after the other.
 import type { MessagePort } from 'node:worker_threads';
-import { UpstreamRpcClient } from '../rpc/upstream-client.js';
-import { upstreamStatusAsker, type StatusAnswers } from './status-asker.js';
+import { UpstreamRpcClient } from '../upstream-client.js';
+import { upstreamStatusAsker, type StatusAnswers } from './signature-statuses.js';
 
 export interface StatusThreadData {
+  /** receipt-status, retry-status: the per-thread memory metrics' role. */
+  readonly role: string;
   readonly url: string;
   readonly timeoutMs: number;
   readonly allowTestCrash: boolean;
 }
 
-/** Front -> thread. */
+/** Owner -> thread. */
 export interface StatusAsk {
   readonly type: 'ask';
   readonly id: number;
   readonly signatures: readonly string[];
 }
 
-/** Thread -> front: the poll's answers (status-asker.ts StatusAnswers). */
+/** Thread -> owner: the poll's answers (signature-statuses.ts StatusAnswers). */
 export interface StatusAnswer {
   readonly type: 'statuses';
   readonly id: number;

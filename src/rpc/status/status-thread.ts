@@ -1,16 +1,17 @@
-// The receipts' status thread, front side (front thread, cold): a worker_thread that makes the landing tracker's
-// getSignatureStatuses calls (status-thread-main.ts), so that the request's JSON, undici's HTTP and the parse of the
-// answer (up to 8 calls of 256 signatures every receipts.pollMs, ~8-15% of the front's busy time at 5,000 tx/s in the
-// wire bench, issue #28) no longer run on the thread that carries the transactions. The front posts a poll's
-// signatures in one message and gets their statuses back in one (a round trip per call cost the front ~0.2 ms each in
-// bench/wire/status-poll.bench.ts); the table, its states and the metrics stay on the front, which applies them.
-// While the thread is down (it died, or has not started) the asker given as `fallback` asks from the front, so
-// landing detection never stops; the thread is started again after a backoff (doubling, up to RESTART_MAX_MS). A poll
-// the thread does not answer within its calls' upstream timeouts plus ANSWER_SLACK_MS fails like a failed call: the
-// tracker logs it and asks again at its next poll.
+// A status thread, its owner's side (cold; owned by the thread whose getSignatureStatuses calls it takes: the front
+// for the receipts' landing tracker, each egress consumer thread for its rebroadcast scheduler): a worker_thread that
+// makes the calls (status-thread-main.ts), so that the requests' JSON, undici's HTTP and the answers' parse (8 calls of
+// 256 signatures per landing poll, up to 40 per rebroadcast poll of a full retry queue) do not run on a thread that
+// carries transactions (issue #28 item 2). The owner posts a poll's signatures in one message and gets their statuses
+// back in one (a round trip per call cost the front ~0.2 ms each in bench/wire/status-poll.bench.ts); what the
+// statuses mean stays with the owner, which applies them.
+// While the thread is down (it died, or has not started) the asker given as `fallback` asks from the owner's thread,
+// so following transactions never stops; the thread is started again after a backoff (doubling, up to
+// RESTART_MAX_MS). A poll the thread does not answer within its calls' upstream timeouts plus ANSWER_SLACK_MS fails
+// like a failed call: the owner asks again at its next poll.
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../log/logger.js';
-import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './status-asker.js';
+import type { Logger } from '../../log/logger.js';
+import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
 import { isStatusAnswer, type StatusAsk, type StatusThreadData } from './status-thread-main.js';
 
 const RESTART_MIN_MS = 500;
@@ -21,12 +22,14 @@ const STABLE_MS = 30_000;
 const ANSWER_SLACK_MS = 1_000;
 
 export interface StatusThreadOptions {
+  /** The thread's name and its role in the per-thread memory metrics (receipt-status, retry-status). */
+  readonly role: string;
   readonly url: string;
   readonly timeoutMs: number;
   readonly log: Logger;
   /** Asks while the thread is down (the same upstream, from the front). */
   readonly fallback: SignatureStatusAsker;
-  /** Default: dist/workers/receipt-status-worker.js (next to this module's dist/src/receipts/). */
+  /** Default: dist/workers/status-worker.js (from this module's dist/src/rpc/status/). */
   readonly workerFile?: URL;
   /** Tests only: the thread honours {type: 'crash'}. */
   readonly allowTestCrash?: boolean;
@@ -46,9 +49,9 @@ export class StatusThread implements SignatureStatusAsker {
   private restartTimer: NodeJS.Timeout | null = null;
   private backoffMs = RESTART_MIN_MS;
   private startedAt = 0;
-  /** Polls asked, by the thread whose calls answered them (slotrelay_receipts_status_polls_total). */
-  readonly polls: Record<AskedBy, number> = { status_thread: 0, front: 0 };
-  /** Times the thread ended without being asked to (slotrelay_receipts_status_thread_restarts_total). */
+  /** Polls asked, by the thread whose calls answered them. */
+  readonly polls: Record<AskedBy, number> = { status_thread: 0, caller: 0 };
+  /** Times the thread ended without being asked to. */
   restarts = 0;
 
   constructor(private readonly o: StatusThreadOptions) {}
@@ -60,10 +63,10 @@ export class StatusThread implements SignatureStatusAsker {
 
   start(): void {
     if (this.worker !== null || this.stopping) return;
-    const file = this.o.workerFile ?? new URL('../../workers/receipt-status-worker.js', import.meta.url);
-    const data: StatusThreadData = { url: this.o.url, timeoutMs: this.o.timeoutMs, allowTestCrash: this.o.allowTestCrash === true };
-    const w = new Worker(file, { workerData: data, name: 'receipt-status' });
-    w.unref(); // the relay's shutdown stops it; nothing else must wait for it
+    const file = this.o.workerFile ?? new URL('../../../workers/status-worker.js', import.meta.url);
+    const data: StatusThreadData = { role: this.o.role, url: this.o.url, timeoutMs: this.o.timeoutMs, allowTestCrash: this.o.allowTestCrash === true };
+    const w = new Worker(file, { workerData: data, name: this.o.role });
+    w.unref(); // its owner's close stops it; nothing else must wait for it
     this.worker = w;
     this.startedAt = Date.now();
     w.on('message', (m: unknown) => {
@@ -74,7 +77,7 @@ export class StatusThread implements SignatureStatusAsker {
       clearTimeout(p.timer);
       p.resolve(m.answers);
     });
-    w.on('error', (err) => this.o.log.warn({ event: 'receipt_status_thread_error', err: err.message }, 'receipts: the status thread failed'));
+    w.on('error', (err) => this.o.log.warn({ event: 'status_thread_error', role: this.o.role, err: err.message }, 'a status thread failed'));
     w.on('exit', () => this.ended(w));
   }
 
@@ -84,7 +87,7 @@ export class StatusThread implements SignatureStatusAsker {
     this.restartTimer = null;
     const w = this.worker;
     this.worker = null;
-    this.failPending('receipts: the status thread was stopped');
+    this.failPending('the status thread was stopped');
     if (w !== null) await w.terminate();
   }
 
@@ -92,7 +95,7 @@ export class StatusThread implements SignatureStatusAsker {
   ask(signatures: readonly string[]): Promise<StatusAnswers> {
     const w = this.worker;
     if (w === null) {
-      this.polls.front++;
+      this.polls.caller++;
       return this.o.fallback.ask(signatures);
     }
     this.polls.status_thread++;
@@ -100,7 +103,7 @@ export class StatusThread implements SignatureStatusAsker {
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error('receipts: the status thread did not answer in time'));
+        reject(new Error('the status thread did not answer in time'));
       }, callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS);
       timer.unref();
       this.pending.set(id, { resolve, reject, timer });
@@ -117,11 +120,11 @@ export class StatusThread implements SignatureStatusAsker {
     if (this.worker !== w) return; // stopped on purpose
     this.worker = null;
     this.restarts++;
-    this.failPending('receipts: the status thread ended');
+    this.failPending('the status thread ended');
     if (Date.now() - this.startedAt >= STABLE_MS) this.backoffMs = RESTART_MIN_MS;
     const wait = this.backoffMs;
     this.backoffMs = Math.min(RESTART_MAX_MS, this.backoffMs * 2);
-    this.o.log.warn({ event: 'receipt_status_thread_exit', restartInMs: wait }, 'receipts: the status thread ended; the front asks until it is back');
+    this.o.log.warn({ event: 'status_thread_exit', role: this.o.role, restartInMs: wait }, 'a status thread ended; its owner asks until it is back');
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       this.start();
