@@ -37,9 +37,12 @@ function isStatusAsk(m: unknown): m is StatusAsk {
 
 export function runStatusThread(data: StatusThreadData, port: MessagePort): void {
   const asker = upstreamStatusAsker(new UpstreamRpcClient(data.url, data.timeoutMs), data.timeoutMs);
+  let hung = false; // tests only: the thread stops answering (a wedged thread)
   port.on('message', (m: unknown) => {
-    if (data.allowTestCrash && (m as { type?: unknown } | null)?.type === 'crash') throw new Error('status thread: crash asked by a test');
-    if (!isStatusAsk(m)) return;
+    const type = (m as { type?: unknown } | null)?.type;
+    if (data.allowTestCrash && type === 'crash') throw new Error('status thread: crash asked by a test');
+    if (data.allowTestCrash && type === 'hang') hung = true;
+    if (hung || !isStatusAsk(m)) return;
     // The asker settles with answers, never rejects (a failed call is in `failure`).
     void asker.ask(m.signatures).then((answers) => port.postMessage({ type: 'statuses', id: m.id, answers } satisfies StatusAnswer));
   });

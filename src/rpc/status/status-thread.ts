@@ -8,7 +8,7 @@
 // While the thread is down (it died, or has not started) the asker given as `fallback` asks from the owner's thread,
 // so following transactions never stops; the thread is started again after a backoff (doubling, up to
 // RESTART_MAX_MS). A poll the thread does not answer within its calls' upstream timeouts plus ANSWER_SLACK_MS fails
-// like a failed call: the owner asks again at its next poll.
+// like a failed call, and the thread, wedged, is ended and replaced: the owner asks again at its next poll.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
 import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
@@ -72,7 +72,7 @@ export class StatusThread implements SignatureStatusAsker {
     w.on('message', (m: unknown) => {
       if (!isStatusAnswer(m)) return;
       const p = this.pending.get(m.id);
-      if (p === undefined) return; // answered after its deadline: the tracker has moved on
+      if (p === undefined) return; // answered after its deadline: its owner has moved on
       this.pending.delete(m.id);
       clearTimeout(p.timer);
       p.resolve(m.answers);
@@ -104,6 +104,9 @@ export class StatusThread implements SignatureStatusAsker {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new Error('the status thread did not answer in time'));
+        // Its calls time out on their own, so a thread this late is wedged: end it (its owner asks until the
+        // replacement is up) rather than send it every later poll.
+        if (this.worker === w) void w.terminate();
       }, callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS);
       timer.unref();
       this.pending.set(id, { resolve, reject, timer });
@@ -114,6 +117,11 @@ export class StatusThread implements SignatureStatusAsker {
   /** Tests only (allowTestCrash): the thread throws. */
   crashForTest(): void {
     this.worker?.postMessage({ type: 'crash' });
+  }
+
+  /** Tests only (allowTestCrash): the thread stops answering, as a wedged one would. */
+  hangForTest(): void {
+    this.worker?.postMessage({ type: 'hang' });
   }
 
   private ended(w: Worker): void {

@@ -1,8 +1,8 @@
-// A status thread (src/rpc/status/status-thread.ts, issue #28 item 2): the getSignatureStatuses calls of the
-// landing tracker and the rebroadcast scheduler run in their own worker_thread against a real HTTP upstream (node:http on loopback), one
-// message each way per poll however many calls of 256 it takes, the values come back in the order asked, a failed call
-// ends the poll with the upstream client's message and the values before it, and while the thread is down (it
-// crashed) the owner's own asker answers until the thread is back.
+// A status thread (src/rpc/status/status-thread.ts, issue #28 item 2): the getSignatureStatuses calls of the landing
+// tracker and the rebroadcast scheduler run in their own worker_thread against a real HTTP upstream (node:http on
+// loopback), one message each way per poll however many calls of 256 it takes; the values come back in the order
+// asked; a failed call ends the poll with the upstream client's message and the values before it; while the thread is
+// down (it crashed, or stopped answering and was ended) the owner's own asker answers until the thread is back.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +64,7 @@ function startThread(fallback: SignatureStatusAsker): StatusThread {
   return t;
 }
 
-describe('receipts status thread', () => {
+describe('status thread', () => {
   it('asks the upstream from its own thread, 256 signatures a call, and hands the values back in order', async () => {
     const front = frontAsker();
     const t = startThread(front);
@@ -109,6 +109,24 @@ describe('receipts status thread', () => {
       await waitFor('the thread is back', async () => t.running, (up) => up, 5_000);
       expect((await t.ask(['landed-z'])).values).toEqual([LANDED]);
       expect(t.polls).toEqual({ status_thread: 2, caller: 1 });
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('a thread that stops answering is ended when its poll misses the deadline; its owner asks until it is replaced', async () => {
+    const front = frontAsker();
+    const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 200, log: createLogger('silent', 'test'), fallback: front, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true });
+    t.start();
+    try {
+      expect((await t.ask(['landed-h'])).values).toEqual([LANDED]);
+      t.hangForTest();
+      await expect(t.ask(['landed-i'])).rejects.toThrow('the status thread did not answer in time'); // 1 call x 200 ms + 1 s
+      await waitFor('the wedged thread ended', async () => t.running, (up) => !up, 5_000);
+      expect(t.restarts).toBe(1);
+      expect((await t.ask(['landed-j'])).values).toEqual([null]); // the owner's asker meanwhile
+      await waitFor('a new thread is up', async () => t.running, (up) => up, 5_000);
+      expect((await t.ask(['landed-k'])).values).toEqual([LANDED]);
     } finally {
       await t.stop();
     }
