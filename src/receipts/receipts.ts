@@ -35,13 +35,16 @@ export class Receipts implements ReceiptSink {
     const o = config.receipts;
     const timeoutMs = config.upstream.requestTimeoutMs;
     this.table = new ReceiptTable({ capacity: o.capacity, ttlMs: o.ttlMs });
-    const direct = upstream === null ? null : upstreamStatusAsker(upstream, timeoutMs);
-    this.statusThread =
-      upstream === null || direct === null || options.statusThread !== true ? null : new StatusThread({ role: 'receipt-status', url: upstream.url, timeoutMs, log, fallback: direct });
-    this.tracker =
-      upstream === null || direct === null
-        ? null
-        : new LandingTracker(this.table, upstream, leaders, this.metrics, { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs }, log, this.statusThread ?? direct);
+    if (upstream === null) {
+      this.statusThread = null;
+      this.tracker = null;
+      return;
+    }
+    // The front's own asker: the tracker's while the status thread is off or down.
+    const here = upstreamStatusAsker(upstream, timeoutMs);
+    this.statusThread = options.statusThread === true ? new StatusThread({ role: 'receipt-status', url: upstream.url, timeoutMs, log, fallback: here }) : null;
+    const tracking = { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs };
+    this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
   }
 
   /** The buffer the egress workers write route outcomes into. */
