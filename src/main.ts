@@ -269,7 +269,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive);
   receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
-  // One reader of the telemetry snapshot for the front thread: getLeaderSlots, and minContextSlot of sendTransaction.
+  // The front thread's readers of the telemetry snapshot.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
   // The full reader serves getLeaderSlots and the status page, which need the rows. What on the front needs only the
   // header (the slot and its age, the slot time: the health monitor's tick, sendTransaction's minContextSlot,

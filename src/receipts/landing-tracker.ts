@@ -27,7 +27,7 @@ const BLOCKHASH_LIFETIME_SLOTS = 151;
 const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
-import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker, type StatusAnswers } from '../rpc/status/signature-statuses.js';
+import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker } from '../rpc/status/signature-statuses.js';
 
 const MAX_CALLS_PER_POLL = 8;
 
@@ -170,12 +170,7 @@ export class LandingTracker {
     if (concluded.length > 0) await this.conclude(concluded);
     const ask = this.pending.slice(h, h + ASK_PER_POLL);
     const done = new Set<number>();
-    let answers: StatusAnswers;
-    try {
-      answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
-    } catch (err) {
-      answers = { values: [], failure: err instanceof Error ? err.message : String(err) }; // the status thread could not answer
-    }
+    const answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {
       this.failures.note('warn', 'status_poll', { err: answers.failure }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
     }

@@ -65,13 +65,7 @@ export class SignatureStatusPoller {
       this.threadStarted = true; // at the first poll: a consumer whose queue stays empty never starts one
       this.thread.start();
     }
-    let values: readonly ({ confirmationStatus?: string | null; confirmations?: number | null; err?: unknown } | null)[] = [];
-    let failure: string | null;
-    try {
-      ({ values, failure } = await this.asker.ask(signatures));
-    } catch (err) {
-      failure = err instanceof Error ? err.message : String(err); // the status thread could not answer
-    }
+    const { values, failure } = await this.asker.ask(signatures);
     for (let i = 0; i < values.length && i < signatures.length; i++) {
       const s = values[i];
       if (s === null) continue;

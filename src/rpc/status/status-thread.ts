@@ -3,12 +3,13 @@
 // makes the calls (status-thread-main.ts), so that the requests' JSON, undici's HTTP and the answers' parse (8 calls of
 // 256 signatures per landing poll, up to 40 per rebroadcast poll of a full retry queue) do not run on a thread that
 // carries transactions (issue #28 item 2). The owner posts a poll's signatures in one message and gets their statuses
-// back in one (a round trip per call cost the front ~0.2 ms each in bench/wire/status-poll.bench.ts); what the
-// statuses mean stays with the owner, which applies them.
+// back in one (a round trip per call would wake the owner once per call); what the statuses mean stays with the
+// owner, which applies them.
 // While the thread is down (it died, or has not started) the asker given as `fallback` asks from the owner's thread,
 // so following transactions never stops; the thread is started again after a backoff (doubling, up to
-// RESTART_MAX_MS). A poll the thread does not answer within its calls' upstream timeouts plus ANSWER_SLACK_MS fails
-// like a failed call, and the thread, wedged, is ended and replaced: the owner asks again at its next poll.
+// RESTART_MAX_MS). A poll the thread cannot answer (it ended, was stopped, or missed its calls' upstream timeouts plus
+// ANSWER_SLACK_MS, when it is wedged and is ended and replaced) is answered as a failed call, with no values: like
+// every asker, ask() settles with answers and never rejects, and the owner asks again at its next poll.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
 import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
@@ -35,9 +36,13 @@ export interface StatusThreadOptions {
   readonly allowTestCrash?: boolean;
 }
 
+/** A poll the thread could not answer: nothing asked, as after a failed first call. */
+function unanswered(failure: string): StatusAnswers {
+  return { values: [], failure };
+}
+
 interface Pending {
   readonly resolve: (answers: StatusAnswers) => void;
-  readonly reject: (err: Error) => void;
   readonly timer: NodeJS.Timeout;
 }
 
@@ -91,7 +96,6 @@ export class StatusThread implements SignatureStatusAsker {
     if (w !== null) await w.terminate();
   }
 
-  /** Rejects only when the thread could not answer (it ended, was stopped, or missed its deadline). */
   ask(signatures: readonly string[]): Promise<StatusAnswers> {
     const w = this.worker;
     if (w === null) {
@@ -99,17 +103,17 @@ export class StatusThread implements SignatureStatusAsker {
       return this.o.fallback.ask(signatures);
     }
     this.polls.status_thread++;
-    return new Promise((resolve, reject) => {
+    return new Promise((resolve) => {
       const id = this.nextId++;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error('the status thread did not answer in time'));
+        resolve(unanswered('the status thread did not answer in time'));
         // Its calls time out on their own, so a thread this late is wedged: end it (its owner asks until the
         // replacement is up) rather than send it every later poll.
         if (this.worker === w) void w.terminate();
       }, callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS);
       timer.unref();
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve, timer });
       w.postMessage({ type: 'ask', id, signatures } satisfies StatusAsk);
     });
   }
@@ -143,7 +147,7 @@ export class StatusThread implements SignatureStatusAsker {
   private failPending(message: string): void {
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
-      p.reject(new Error(message));
+      p.resolve(unanswered(message));
     }
     this.pending.clear();
   }
