@@ -58,12 +58,13 @@ export interface Rig {
 
 const serverCert = await createRandomIdentityCertificate();
 
-export async function rigFor(sinkPorts: number | readonly number[], quicThreads = 1): Promise<Rig> {
+/** `retries`: the config's retries section (default: no rebroadcast), for rebroadcast-tail.bench.ts. */
+export async function rigFor(sinkPorts: number | readonly number[], quicThreads = 1, retries: Record<string, unknown> = { defaultMaxRetries: 0 }): Promise<Rig> {
   const ports = typeof sinkPorts === 'number' ? [sinkPorts] : sinkPorts;
   const config = configSchema.parse({
     rings: { workers: 1, slotsPerRing: 4096, quicThreads },
     routes: { static: { peers: ports.map((p) => `127.0.0.1:${p}`), everyTransaction: false }, direct: { staleAfterMs: 30_000, maxQueuedPerConnection: 4096 } },
-    retries: { defaultMaxRetries: 0 },
+    retries,
     telemetry: { enabled: false },
     relayHost: { host: '127.0.0.1', quicPort: -1 },
     log: { level: 'silent' },
@@ -145,8 +146,9 @@ export async function startLoad(address: { host: string; port: number }, ingress
   };
 }
 
-export function produce(ring: SharedArrayBuffer, rate: number, ms: number): Promise<{ published: number; ringFull: number; meanLateUs: number }> {
-  const w = new Worker(new URL('./ring-producer-worker.js', import.meta.url), { workerData: { ring, rate, ms, mask: STATIC } });
+/** `maxRetries`: each record's (0: sent once; -1: the config's retries.defaultMaxRetries). */
+export function produce(ring: SharedArrayBuffer, rate: number, ms: number, maxRetries = 0): Promise<{ published: number; ringFull: number; meanLateUs: number }> {
+  const w = new Worker(new URL('./ring-producer-worker.js', import.meta.url), { workerData: { ring, rate, ms, mask: STATIC, maxRetries } });
   return new Promise((r) => w.once('message', r));
 }
 

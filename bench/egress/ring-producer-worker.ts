@@ -5,11 +5,11 @@
 // never returns to its event loop between records it uses the per-record wake-up ({ coalesceWakeups: false });
 // coalesced wake-ups need an event-loop turn, and a front receiving one request per turn wakes once per record anyway.
 // Each record's receivedAtMs is the wall clock at publish; its bytes carry the same instant as CLOCK_MONOTONIC ns for
-// the sink (tpu-sink-worker.ts). workerData: {ring, rate, ms, mask}; posts {published, ringFull, lateUs} when done.
+// the sink (tpu-sink-worker.ts). workerData: {ring, rate, ms, mask, maxRetries?}; posts {published, ringFull, lateUs} when done.
 import { parentPort, workerData } from 'node:worker_threads';
 import { RingProducer } from '../../src/shm/ring.js';
 
-const { ring, rate, ms, mask } = workerData as { ring: SharedArrayBuffer; rate: number; ms: number; mask: number };
+const { ring, rate, ms, mask, maxRetries = 0 } = workerData as { ring: SharedArrayBuffer; rate: number; ms: number; mask: number; maxRetries?: number };
 const TX_BYTES = 1232;
 const producer = new RingProducer(ring, { coalesceWakeups: false });
 const nap = new Int32Array(new SharedArrayBuffer(4));
@@ -36,7 +36,7 @@ for (;;) {
   const now = performance.now();
   lateUs += Math.max(0, now - due) * 1000;
   bytes.writeBigUInt64LE(process.hrtime.bigint(), off + 1);
-  producer.publish(TX_BYTES, 0, mask, 0, performance.timeOrigin + now, 'bench');
+  producer.publish(TX_BYTES, 0, mask, maxRetries, performance.timeOrigin + now, 'bench');
   published++;
 }
 parentPort!.postMessage({ published: published - ringFull, ringFull, meanLateUs: Math.round(lateUs / Math.max(1, published - ringFull)) });

@@ -6,7 +6,7 @@
 // The header's protocol words, as the link names them (LinkHeader, read by linkHeaderOf), by kind:
 //   send     payload = wire transaction, then the target "ip:port", then its label (both latin1);
 //            u0 txBytes, u2 targetBytes, u1 labelBytes, f0 requestId (unique across restarts of thread 0),
-//            f1 timeMs (when thread 0 handed it over)
+//            f1 timeMs (when thread 0 handed it over), i0 background = 1 for a rebroadcast (written after first sends)
 //   prewarm  payload = "target label\n" lines (latin1); u2 lastPart = 1 on the last part of a set (a set longer than a
 //            slot goes in several parts; the owner replaces its pre-warm set when the last part arrives); f1 timeMs
 //   answer   no payload; f0 requestId = the request's number, u1 answer = index in QUIC_LINK_ANSWERS
@@ -41,6 +41,7 @@ export interface LinkHeader {
   readonly labelBytes: number;
   readonly lastPart: boolean;
   readonly answer: number;
+  readonly background: boolean;
 }
 
 /** The link's view of a consumer's (reused) header: getters, so reading a message allocates nothing. */
@@ -70,12 +71,15 @@ export function linkHeaderOf(h: MessageHeader): LinkHeader {
     get answer() {
       return h.u1;
     },
+    get background() {
+      return h.i0 === 1;
+    },
   };
 }
 
 /** HOT: publishes the reserved slot (transaction, target, label already copied in) as a send. */
-export function publishLinkSend(r: MessageRingProducer, txBytes: number, targetBytes: number, labelBytes: number, requestId: number, timeMs: number): void {
-  r.publish(QUIC_LINK_KINDS.send, txBytes + targetBytes + labelBytes, 0, txBytes, requestId, timeMs, labelBytes, targetBytes);
+export function publishLinkSend(r: MessageRingProducer, txBytes: number, targetBytes: number, labelBytes: number, requestId: number, timeMs: number, background = false): void {
+  r.publish(QUIC_LINK_KINDS.send, txBytes + targetBytes + labelBytes, background ? 1 : 0, txBytes, requestId, timeMs, labelBytes, targetBytes);
 }
 
 /** Cold: publishes the reserved slot (`length` bytes of "target label\n" lines) as a part of a pre-warm set. */

@@ -34,6 +34,11 @@ export interface TxView {
    */
   targets?: number;
   targetSlot?: number;
+  /**
+   * A rebroadcast (the retry scheduler's copy, src/egress/rebroadcast/): a QUIC connection writes it only when no first
+   * send waits on it (src/egress/quic/connection-worker.ts). Absent on records from the ring.
+   */
+  readonly rebroadcast?: boolean;
 }
 
 export interface EgressRoute {

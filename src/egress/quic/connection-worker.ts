@@ -8,16 +8,20 @@
 //
 // send() never waits for a handshake it could avoid (the scheduler pre-warms), never spins and never drops silently:
 //   active + stream credit      -> 'sent' synchronously (the datagram is already with the kernel)
-//   connecting or no credit     -> queued in THIS worker's one bounded queue (copied); the promise answers 'sent' when
-//                                  the stream is written, 'dropped:stale' when it waited staleAfterMs without credit
-//                                  or room (a parked or silent peer), or 'dropped:no_connection' if the connection ends
+//   connecting or no credit     -> queued in THIS worker's bounded queue of its class (copied); the promise answers
+//                                  'sent' when the stream is written, 'dropped:stale' when it waited staleAfterMs
+//                                  without credit or room (a parked or silent peer), or 'dropped:no_connection' if the
+//                                  connection ends
 //   queue full                  -> 'dropped:queue_full'
 //   empty / too large           -> 'failed' (the transaction is refused, never queued)
 //   retrying / closing / closed -> 'dropped:no_connection' at once (other targets are not held up)
-// The worker owns the queue (Agave tpu-client-next: the connection worker owns its bounded channel); the QUIC
+// The worker owns the queues (Agave tpu-client-next: the connection worker owns its bounded channel); the QUIC
 // connection is transport only: tryWrite() answers written / no-credit / no-room / failed and onWritable / onClose say
-// when to try again or give up (src/quic/client-connection.ts). The queue is FIFO, one entry per waiting transaction
-// with its deadline and its answer, from before the socket exists until it is written, stale or the connection ends.
+// when to try again or give up (src/quic/client-connection.ts). Two classes, each a FIFO (./send-queue.ts), each
+// bounded by maxQueued: first sends, and rebroadcasts (the retry scheduler's sends again, `background`). A rebroadcast
+// is written only when no first send waits, and a first send never waits behind a rebroadcast: a full retry queue
+// comes due once per interval (up to 10,000 transactions), which on a connection short of stream credit would
+// otherwise put every fresh transaction behind a whole round of old ones (bench/egress/rebroadcast-tail.bench.ts).
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
@@ -30,6 +34,7 @@ import {
   type QuicCloseInfo,
 } from '../../quic/index.js';
 import type { Logger } from '../../log/logger.js';
+import { SendQueue } from './send-queue.js';
 
 import { CONNECTION_STATES } from '../../shm/layout.js';
 import { CAUSE } from '../../shm/receipts-layout.js';
@@ -111,12 +116,13 @@ type Resolve = (o: TargetOutcome) => void;
 export class ConnectionWorker {
   private st: ConnectionState = 'connecting';
   private conn: QuicClientConnection | null = null;
-  // The one queue: FIFO arrays + head index, compacted when drained; deadlines never decrease along it (one wait limit).
-  private qTx: Uint8Array[] = [];
-  private qDeadline: number[] = [];
-  private qResolve: Resolve[] = [];
-  private qHead = 0;
-  /** The stale deadline timer, armed for the queue head. */
+  /** First sends waiting (handshake, stream credit, congestion room): written before any rebroadcast. */
+  private readonly firstSends = new SendQueue<TargetOutcome>();
+  /** Rebroadcasts waiting: written only when no first send waits. */
+  private readonly rebroadcasts = new SendQueue<TargetOutcome>();
+  /** The queue whose head is partly on the wire (client-connection.ts `partial`): it must be offered first. */
+  private partialIn: SendQueue<TargetOutcome> | null = null;
+  /** The stale deadline timer, armed for the earlier of the two heads. */
   private staleTimer: NodeJS.Timeout | null = null;
   private staleTimerAt = Infinity;
   private readonly maxTxBytes: number;
@@ -181,11 +187,14 @@ export class ConnectionWorker {
 
   /** Transactions waiting in this worker's queue now (handshake, stream credit, congestion room). */
   get queued(): number {
-    return this.qTx.length - this.qHead;
+    return this.firstSends.size + this.rebroadcasts.size;
   }
 
-  /** Hot: one transaction to this target. `tx` may be reused by the caller as soon as this returns. */
-  send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome> {
+  /**
+   * Hot: one transaction to this target. `tx` may be reused by the caller as soon as this returns. `background`: a
+   * rebroadcast, written after every first send waiting here.
+   */
+  send(tx: Uint8Array, background = false): TargetOutcome | Promise<TargetOutcome> {
     this.lastUsedMs = Date.now();
     const st = this.st;
     if (tx.length === 0 || tx.length > this.maxTxBytes) {
@@ -199,8 +208,9 @@ export class ConnectionWorker {
       return 'dropped:no_connection';
     }
     const c = this.conn;
-    if (c !== null && this.qHead === this.qTx.length) {
-      // Nothing waits before it: write now if the transport can.
+    const q = background ? this.rebroadcasts : this.firstSends;
+    // Nothing waits before it (a first send: no first send; a rebroadcast: nothing), nothing is half written: write now.
+    if (c !== null && q.size === 0 && (!background || this.firstSends.size === 0) && this.partialIn === null) {
       const r = c.tryWrite(tx);
       if (r === 'written') {
         this.sent++;
@@ -211,16 +221,19 @@ export class ConnectionWorker {
         return 'failed';
       }
       this.blockedBy = r;
-      // A transaction partly on the wire (window edge) must be the one offered next: it heads the queue, whatever the bound.
-      if (c.partial) return this.enqueue(tx);
+      // A transaction partly on the wire (window edge) must be the one offered next: it heads its queue, whatever the bound.
+      if (c.partial) {
+        this.partialIn = q;
+        return this.enqueue(q, tx);
+      }
     }
-    if (this.queued >= this.o.maxQueued) {
+    if (q.size >= this.o.maxQueued) {
       this.droppedQueueFull++;
       this.cause = CAUSE.relay_queue_full;
       this.causeCode = 0;
       return 'dropped:queue_full';
     }
-    return this.enqueue(tx);
+    return this.enqueue(q, tx);
   }
 
   /** Pre-warm: make sure a connection is (being) opened; a retrying worker keeps its backoff. */
@@ -286,13 +299,9 @@ export class ConnectionWorker {
     return typeof s === 'number' ? s : s();
   }
 
-  private enqueue(tx: Uint8Array): Promise<TargetOutcome> {
-    const deadline = performance.now() + this.staleMs();
-    // new Uint8Array(x) always copies (the caller reuses its buffer).
-    this.qTx.push(new Uint8Array(tx));
-    this.qDeadline.push(deadline);
-    const p = new Promise<TargetOutcome>((resolve) => this.qResolve.push(resolve));
-    if (this.queued === 1) this.armStale();
+  private enqueue(q: SendQueue<TargetOutcome>, tx: Uint8Array): Promise<TargetOutcome> {
+    const p = q.push(tx, performance.now() + this.staleMs());
+    if (q.size === 1) this.armStale();
     return p;
   }
 
@@ -305,45 +314,39 @@ export class ConnectionWorker {
     const c = this.conn;
     this.expireStale(performance.now());
     if (c === null) return;
-    while (this.qHead < this.qTx.length) {
-      const r = c.tryWrite(this.qTx[this.qHead]);
-      if (r === 'no-credit' || r === 'no-room') {
-        this.blockedBy = r;
-        break;
-      }
-      // A write quiche refused outright (not a lack of room) must not block the queue: it is answered `failed`.
-      this.shift(r === 'written' ? 'sent' : 'failed');
+    // A half-written rebroadcast goes first (the stream must be finished), then first sends, then rebroadcasts.
+    if (this.partialIn !== this.rebroadcasts || this.write(c, this.rebroadcasts, 1)) {
+      if (this.write(c, this.firstSends, Infinity)) this.write(c, this.rebroadcasts, Infinity);
     }
-    this.afterShift();
+    this.armStale();
     if (this.st === 'closing' && this.queued === 0) c.close(0, 'closing');
   }
 
-  /** Answers the head with `o` and removes it. */
-  private shift(o: TargetOutcome): void {
-    const i = this.qHead++;
-    const r = this.qResolve[i];
-    this.qTx[i] = EMPTY;
-    this.answer(r, o);
+  /** Writes up to `max` transactions from the head of `q`; false when the transport stopped taking them. */
+  private write(c: QuicClientConnection, q: SendQueue<TargetOutcome>, max: number): boolean {
+    for (let n = 0; n < max; n++) {
+      const tx = q.headTx();
+      if (tx === undefined) return true;
+      const r = c.tryWrite(tx);
+      if (r === 'no-credit' || r === 'no-room') {
+        this.blockedBy = r;
+        if (c.partial) this.partialIn = q;
+        return false;
+      }
+      if (this.partialIn === q) this.partialIn = null;
+      // A write quiche refused outright (not a lack of room) must not block the queue: it is answered `failed`.
+      this.shift(q, r === 'written' ? 'sent' : 'failed');
+    }
+    return true;
   }
 
-  /** Compacts the queue and re-arms the stale timer for the new head. */
-  private afterShift(): void {
-    if (this.qHead === this.qTx.length) {
-      this.qTx = [];
-      this.qDeadline = [];
-      this.qResolve = [];
-      this.qHead = 0;
-    } else if (this.qHead > 1024) {
-      this.qTx = this.qTx.slice(this.qHead);
-      this.qDeadline = this.qDeadline.slice(this.qHead);
-      this.qResolve = this.qResolve.slice(this.qHead);
-      this.qHead = 0;
-    }
-    this.armStale();
+  /** Answers the head of `q` with `o` and removes it. */
+  private shift(q: SendQueue<TargetOutcome>, o: TargetOutcome): void {
+    this.answer(q.shift(), o);
   }
 
   private armStale(): void {
-    const at = this.qHead < this.qTx.length ? this.qDeadline[this.qHead] : Infinity;
+    const at = Math.min(this.firstSends.headDeadline(), this.rebroadcasts.headDeadline());
     if (at === this.staleTimerAt) return;
     if (this.staleTimer !== null) clearTimeout(this.staleTimer);
     this.staleTimer = null;
@@ -360,18 +363,29 @@ export class ConnectionWorker {
 
   /** Every head past its deadline leaves as dropped:stale (a partly written head's stream is reset first). */
   private expireStale(now: number): void {
-    if (this.qHead >= this.qTx.length || this.qDeadline[this.qHead] > now) return;
-    const waitedMs = now - (this.qDeadline[this.qHead] - this.staleMs());
-    if (this.conn?.partial === true) this.conn.abandonPartial();
+    const oldest = Math.min(this.firstSends.headDeadline(), this.rebroadcasts.headDeadline());
+    if (oldest > now) return;
+    const waitedMs = now - (oldest - this.staleMs());
     this.cause = this.st === 'connecting' ? CAUSE.connecting : this.blockedBy === 'no-credit' ? CAUSE.no_stream_credit : CAUSE.congestion;
     this.causeCode = 0;
+    const n = this.expire(this.firstSends, now) + this.expire(this.rebroadcasts, now);
+    this.armStale();
+    this.onStale(n, waitedMs);
+  }
+
+  /** The heads of `q` past their deadline leave as dropped:stale. Returns how many. */
+  private expire(q: SendQueue<TargetOutcome>, now: number): number {
+    if (q.headDeadline() > now) return 0;
+    if (this.partialIn === q) {
+      this.conn?.abandonPartial();
+      this.partialIn = null;
+    }
     let n = 0;
-    while (this.qHead < this.qTx.length && this.qDeadline[this.qHead] <= now) {
-      this.shift('dropped:stale');
+    while (q.headDeadline() <= now) {
+      this.shift(q, 'dropped:stale');
       n++;
     }
-    this.afterShift();
-    this.onStale(n, waitedMs);
+    return n;
   }
 
   /** Every queued transaction ends with `o` (the connection ended). Returns how many. */
@@ -381,8 +395,10 @@ export class ConnectionWorker {
       this.cause = this.endCause;
       this.causeCode = this.endCode;
     }
-    while (this.qHead < this.qTx.length) this.shift(o);
-    this.afterShift();
+    while (this.firstSends.size > 0) this.shift(this.firstSends, o);
+    while (this.rebroadcasts.size > 0) this.shift(this.rebroadcasts, o);
+    this.partialIn = null;
+    this.armStale();
     return n;
   }
 
@@ -561,4 +577,3 @@ export class ConnectionWorker {
   }
 }
 
-const EMPTY = new Uint8Array(0);

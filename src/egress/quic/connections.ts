@@ -5,8 +5,11 @@ import type { TargetOutcome } from './connection-worker.js';
 
 /** One target's connection as the fanout uses it (a ConnectionWorker, or a target another thread owns). */
 export interface TargetSender {
-  /** Hot: one transaction; `tx` may be reused by the caller once this returns. */
-  send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome>;
+  /**
+   * Hot: one transaction; `tx` may be reused by the caller once this returns. `background`: a rebroadcast, written
+   * after the first sends waiting on the same connection.
+   */
+  send(tx: Uint8Array, background?: boolean): TargetOutcome | Promise<TargetOutcome>;
   /** Settles when the first connect attempt ended (start-up readiness); true when established. */
   readonly firstAttempt: Promise<boolean>;
   /**

@@ -110,7 +110,7 @@ export class DirectRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = targets.length;
     for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);
-    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0), tx.traceId, this);
+    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0, tx.rebroadcast === true), tx.traceId, this);
   }
 
   async close(): Promise<void> {

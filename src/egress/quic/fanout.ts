@@ -23,13 +23,15 @@ function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
 
 /**
  * Hot: one transaction to every worker (null = the cache had no room: no_connection). `bytes` may be reused by the
- * caller once this returns (queued copies are made by the connections).
+ * caller once this returns (queued copies are made by the connections). `background`: a rebroadcast (each connection
+ * writes it after the first sends waiting on it).
  */
 export function fanout(
   workers: readonly (TargetSender | null)[],
   bytes: Uint8Array,
   why: CauseTarget | null = null,
   receiptSeq = 0,
+  background = false,
 ): EgressOutcome | Promise<EgressOutcome> {
   let sync: TargetOutcome | null = null;
   let pending: Promise<TargetOutcome>[] | null = null;
@@ -39,7 +41,7 @@ export function fanout(
   let code = 0;
   for (let i = 0; i < workers.length; i++) {
     const w = workers[i];
-    const r = w === null ? 'dropped:no_connection' : w.send(bytes);
+    const r = w === null ? 'dropped:no_connection' : w.send(bytes, background);
     if (typeof r === 'string') {
       if (r === 'sent') sync = 'sent';
       else if (sync !== 'sent') {

@@ -117,7 +117,7 @@ export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
       const w = cache.get(target, label);
       if (w === null) return answer(id, 'dropped:no_connection');
       // The ring slot is released after this returns: the connection copies what it queues (ConnectionWorker.send).
-      const r = w.send(requests.bytes.subarray(off, off + txLength));
+      const r = w.send(requests.bytes.subarray(off, off + txLength), h.background);
       if (typeof r === 'string') answer(id, r);
       else void r.then((o) => answer(id, o));
     } else if (h.kind === QUIC_LINK_KINDS.prewarm) {

@@ -53,8 +53,8 @@ class RemoteTarget implements TargetSender {
     readonly targetBytes: number,
   ) {}
 
-  send(tx: Uint8Array): TargetOutcome | Promise<TargetOutcome> {
-    return this.link.send(this, tx);
+  send(tx: Uint8Array, background = false): TargetOutcome | Promise<TargetOutcome> {
+    return this.link.send(this, tx, background);
   }
 }
 
@@ -101,7 +101,7 @@ export class QuicLinkEnd {
   }
 
   /** Hot: hands one transaction to the owner. `tx` may be reused once this returns (it was copied). */
-  send(t: RemoteTarget, tx: Uint8Array): TargetOutcome | Promise<TargetOutcome> {
+  send(t: RemoteTarget, tx: Uint8Array, background: boolean): TargetOutcome | Promise<TargetOutcome> {
     if (this.closed) return 'failed';
     const r = this.requests;
     if (tx.length + t.text.length > r.maxPayload) return 'failed';
@@ -111,7 +111,7 @@ export class QuicLinkEnd {
     r.bytes.set(t.text, off + tx.length);
     const id = this.nextRequest++;
     const now = Date.now();
-    publishLinkSend(r, tx.length, t.targetBytes, t.text.length - t.targetBytes, id, now);
+    publishLinkSend(r, tx.length, t.targetBytes, t.text.length - t.targetBytes, id, now, background);
     // One promise and one map entry per hand-over, like a ConnectionWorker's queued send: the fanout awaits it only when
     // no target wrote the transaction synchronously (docs/quic-sharding.md has the measured cost of the whole hop).
     return new Promise<TargetOutcome>((resolve) => this.pending.set(id, { resolve, atMs: now }));

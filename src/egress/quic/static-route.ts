@@ -65,7 +65,7 @@ export class StaticRoute implements EgressRoute {
     const ws = this.workers;
     ws.length = this.peers.length;
     for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], this.labels[i]);
-    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0), tx.traceId, this);
+    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0, tx.rebroadcast === true), tx.traceId, this);
   }
 
   async close(): Promise<void> {

@@ -26,6 +26,8 @@ export interface RetryEntry {
   retriesLeft: number;
   /** When the next rebroadcast is due (ms, performance.now() clock). */
   nextSendAt: number;
+  /** When the scheduler next looks at it (its place in the scheduler's DueHeap): nextSendAt, or later while a round is in flight. */
+  dueAt: number;
   /** Fallback expiry (ms, performance.now() clock): admitted + retries.blockhashTtlMs. */
   expiresAt: number;
   admittedAt: number;
@@ -98,12 +100,14 @@ export class RetryQueue {
         receiptSeq: src.receiptSeq ?? 0,
         targets: 0,
         targetSlot: -1,
+        rebroadcast: true,
       },
       signature: sigOff >= 0 ? encodeSignatureBase58(bytes, sigOff) : '',
       blockhash: hashOff >= 0 ? encodePubkeyBase58(bytes, hashOff) : '',
       inFlight: 0,
       rounds: 0,
       finished: false,
+      dueAt: fields.nextSendAt,
       ...fields,
     };
     this.entries.add(entry);

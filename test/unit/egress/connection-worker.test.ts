@@ -62,6 +62,29 @@ describe('ConnectionWorker', () => {
     expect(w.send(Buffer.from('late'))).toBe('dropped:no_connection');
   });
 
+  it('rebroadcasts wait behind first sends: queued while connecting, a later first send is written before them; each class has its own bound', async () => {
+    const w = new ConnectionWorker(opts(port, { maxQueued: 4 }));
+    const before = received.length;
+    const order: string[] = [];
+    const track = (name: string, r: ReturnType<ConnectionWorker['send']>): void => {
+      if (typeof r === 'string') order.push(`${name}:${r}`);
+      else void r.then((o) => order.push(`${name}:${o}`));
+    };
+    for (let i = 0; i < 5; i++) track(`again${i}`, w.send(Buffer.from(`rebroadcast ${i}`), true));
+    // The rebroadcast queue is full (4): the fifth is refused, and a first send is still taken.
+    expect(order).toEqual(['again4:dropped:queue_full']);
+    track('first', w.send(Buffer.from('first send')));
+    await until(() => order.length === 6, 2_000);
+    expect(order.slice(1)).toEqual(['first:sent', 'again0:sent', 'again1:sent', 'again2:sent', 'again3:sent']);
+    await until(() => received.length === before + 5, 2_000);
+    const got = received.slice(before).map((b) => Buffer.from(b).toString()).sort();
+    expect(got).toEqual(['first send', 'rebroadcast 0', 'rebroadcast 1', 'rebroadcast 2', 'rebroadcast 3']);
+    // Active with credit: both classes are written at once.
+    expect(w.send(Buffer.from('again'), true)).toBe('sent');
+    expect(w.send(Buffer.from('fresh'))).toBe('sent');
+    await w.close(1_000);
+  });
+
   it('a refused connect goes to retrying with a doubling, capped backoff; sends meanwhile answer no_connection at once', async () => {
     const w = new ConnectionWorker(opts(await deadPort()));
     const pending = w.send(Buffer.from('x'));

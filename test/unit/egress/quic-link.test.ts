@@ -53,6 +53,16 @@ describe('QUIC link, thread 0 end', () => {
     expect(e.inFlight).toBe(0);
     // One sender object per target.
     expect(e.target('10.0.0.7:8009', 'Validator1111')).toBe(t);
+    expect(h.background).toBe(false);
+    // A rebroadcast says so: the owner's connection writes it after its first sends.
+    const again = t.send(tx, true);
+    expect(owner.requests.take()).toBe(true);
+    expect(linkHeaderOf(owner.requests.header).background).toBe(true);
+    const againId = linkHeaderOf(owner.requests.header).requestId;
+    owner.requests.release();
+    expect(owner.answers.reserve()).toBeGreaterThanOrEqual(0);
+    publishLinkAnswer(owner.answers, againId, QUIC_LINK_ANSWERS.indexOf('sent'));
+    expect(await again).toBe('sent');
   });
 
   it('answers dropped:queue_full at once when the owner is behind (its request ring is full)', () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema, type ConfigInput } from '../../../src/config/schema.js';
 import { signatureAndBlockhashOffsets } from '../../../src/tx/wire-offsets.js';
 import { RetryScheduler } from '../../../src/egress/rebroadcast/retry-scheduler.js';
+import { DueHeap } from '../../../src/egress/rebroadcast/due-heap.js';
 import type { EgressOutcome, EgressRoute, TxView } from '../../../src/egress/contract/route.js';
 import { MAX_SIGNATURES_PER_CALL, SignatureStatusPoller, type StatusRpc } from '../../../src/egress/rebroadcast/signature-status-poller.js';
 import { createLogger } from '../../../src/log/logger.js';
@@ -160,6 +161,41 @@ describe('retry scheduler', () => {
     await until(() => retry('dropped:retries_exhausted') === 1);
     expect(retry('recovered')).toBe(1);
     sched.close();
+  });
+
+  it('a round of a full queue is sent in slices of 64 with the event loop between them, each transaction once', async () => {
+    const { sched, rpcRoute, retry, rebroadcasts } = setup({ intervalMs: 40, maxQueue: 1_000 }, null);
+    // Everything admitted within one tick comes due at the same tick: the round a fresh transaction waits behind.
+    const tx = legacyTransfer(); // one signature 1,000 times: the queue does not dedupe, and signing is not the point
+    for (let i = 0; i < 1_000; i++) expect(sched.admit(ringView(tx, 1).view, RPC, true)).toBe('queued');
+    const turns: number[] = []; // sends seen at each event-loop turn while the round goes on
+    const watch = (): void => {
+      turns.push(rpcRoute.seen.length);
+      if (rpcRoute.seen.length < 1_000 && turns.length < 1_000_000) setImmediate(watch);
+    };
+    watch(); // from before the round is due (the first rebroadcasts 40 ms after admission)
+    await until(() => retry('dropped:retries_exhausted') === 1_000, 5_000);
+    expect(rpcRoute.seen).toHaveLength(1_000); // maxRetries 1: each sent again exactly once
+    expect(rebroadcasts(ROUTE_IDS.rpc)).toBe(1_000);
+    // The watcher ran between slices: the round did not go out in one piece, and no turn saw more than a slice.
+    const steps = turns.slice(1).map((n, i) => n - turns[i]);
+    expect(turns.filter((n) => n > 0 && n < 1_000).length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...steps, turns[0])).toBeLessThanOrEqual(64);
+    sched.close();
+  });
+
+  it('comes due in order of time, whatever the order of admission and rounds', () => {
+    const heap = new DueHeap<{ dueAt: number }>();
+    const times = Array.from({ length: 500 }, (_, i) => (i * 7919) % 1_000);
+    for (const t of times) heap.push({ dueAt: t });
+    const out: number[] = [];
+    for (let i = 0; i < 250; i++) out.push(heap.pop()!.dueAt);
+    for (const t of [3, 999, 500]) heap.push({ dueAt: t });
+    while (heap.size > 0) out.push(heap.pop()!.dueAt);
+    expect(out.slice(0, 250)).toEqual([...times].sort((a, b) => a - b).slice(0, 250));
+    expect(out.slice(250).every((t, i, a) => i === 0 || a[i - 1] <= t)).toBe(true);
+    expect(out).toHaveLength(503);
+    expect(heap.pop()).toBeUndefined();
   });
 
   it('the poller asks for at most 256 signatures per call', async () => {
