@@ -220,7 +220,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.requestTimeoutMs) : null,
         telemetry ? new SnapshotLeaderSource(telemetry.snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs }) : null,
         log,
-        { statusThread: true }, // the tracker's status calls off the front (src/rpc/status/status-thread.ts)
+        { statusThread: config.receipts.statusThread }, // the tracker's status calls off the front (src/rpc/status/status-thread.ts)
       )
     : null;
   // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.

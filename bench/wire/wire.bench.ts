@@ -18,6 +18,8 @@
 //     [--relay-env NAME=VALUE,...] [--relay-node-args="--cpu-prof --cpu-prof-dir=DIR"] (the profiles of docs/wire-to-wire.md)
 //     [--relay-b '<JSON config overrides>'] [--relay-b-cli other-dist/src/cli.js]: a second relay (system relay-b) on
 //     the same localnet, cells interleaved with the first: a paired A/B of a setting or of two builds (before/after)
+//     [--relay '<JSON config overrides>']: the same for the first relay, and the base of relay-b's (e.g. both with
+//     rebroadcast: '{"retries":{"defaultMaxRetries":-1}}')
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     md: { type: 'string', default: 'bench/results/wire.md' },
     'relay-env': { type: 'string', default: '' },
     'relay-node-args': { type: 'string', default: '' },
+    relay: { type: 'string', default: '' },
     'relay-b': { type: 'string', default: '' },
     'relay-b-cli': { type: 'string', default: '' },
   },
@@ -199,12 +202,20 @@ async function main(): Promise<void> {
   if (!clock.ok) throw new Error(`process.hrtime.bigint() is not shared across processes here: ${JSON.stringify(clock)}`);
   const relayEnv = Object.fromEntries(values['relay-env'].split(',').filter((x) => x !== '').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)] as const));
   const keyPlan = { rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip', defaultRoutes: ['direct'] };
-  const relayConfig = {
+  const relayBase: Record<string, unknown> = {
     relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { maxConcurrentStreams: 512 } },
     rings: { workers: 1, slotsPerRing: 8_192 },
     routes: { defaultRoutes: ['direct'], direct: { enabled: true, fanout: 'next-leaders', leaders: 0 } },
     retries: { defaultMaxRetries: 0 },
   };
+  // --relay: overrides one level deep per section, for the first relay and as the base of relay-b's.
+  const withOverrides = (base: Record<string, unknown>, json: string): Record<string, unknown> => {
+    const over = (json === '' ? {} : JSON.parse(json)) as Record<string, unknown>;
+    const cfg: Record<string, unknown> = { ...base };
+    for (const [k, v] of Object.entries(over)) cfg[k] = typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...(cfg[k] as object | undefined), ...v } : v;
+    return cfg;
+  };
+  const relayConfig = withOverrides(relayBase, values.relay);
   const relay = await startBenchRelay(1_000, keyPlan, { ...relayConfig, localnet: { arrivalLog: MAX_TX } }, relayEnv, {
     nodeArgs: values['relay-node-args'].split(' ').filter((x) => x !== ''),
   });
@@ -225,9 +236,7 @@ async function main(): Promise<void> {
     }
     if (SYSTEMS.includes('relay-b')) {
       // Same settings on the first relay's localnet (its upstream), plus the overrides (one level deep per section).
-      const over = (values['relay-b'] === '' ? {} : JSON.parse(values['relay-b'])) as Record<string, Record<string, unknown>>;
-      const cfg: Record<string, unknown> = { ...relayConfig, upstream: { rpcUrl: localnet } };
-      for (const [k, v] of Object.entries(over)) cfg[k] = typeof v === 'object' && v !== null && !Array.isArray(v) ? { ...(cfg[k] as object | undefined), ...v } : v;
+      const cfg = withOverrides({ ...relayConfig, upstream: { rpcUrl: localnet } }, values['relay-b']);
       const b = await startBenchRelay(1_000, keyPlan, cfg, relayEnv, values['relay-b-cli'] === '' ? {} : { cli: values['relay-b-cli'] });
       children.push(b.child);
       const qb = b.quic!;
@@ -465,6 +474,7 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     saturationCount: SATURATION_COUNT,
     httpConnections: HTTP_CONNECTIONS,
     quicConnections: QUIC_CONNECTIONS,
+    relayOverrides: values.relay,
     relayB: values['relay-b'] === '' && values['relay-b-cli'] === '' ? null : { config: values['relay-b'], cli: values['relay-b-cli'] },
     rows,
     ratios,
@@ -493,7 +503,7 @@ function markdown(rows: ReadonlyArray<Record<string, unknown>>, ratios: Readonly
     md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${us(r.wireRelayOverFloorA, 'p50')} | ${us(r.wireRelayOverFloorA, 'p90')} | ${us(r.wireRelayOverFloorA, 'p99')} | ${us(r.wireRelayOverFloorA, 'p99.9')} | ${us(r.answerRelayOverFloorA, 'p50')} | ${us(r.answerRelayOverFloorA, 'p99')} | ${us(r.answerRelayOverFloorB, 'p50')} | ${us(r.answerRelayOverFloorB, 'p99')} |\n`;
   }
   if (ratios.some((r) => r.wireRelayBOverRelay !== null)) {
-    md += `\n## relay-b / relay (wire, per percentile; relay-b: ${JSON.stringify(out.relayB)})\n\n| ingress | rate | p50 | p90 | p99 | p99.9 | per round p50 | per round p99 |\n|---|---|---|---|---|---|---|---|\n`;
+    md += `\n## relay-b / relay (wire, per percentile; relay: ${JSON.stringify(values.relay)}, relay-b: ${JSON.stringify(out.relayB)})\n\n| ingress | rate | p50 | p90 | p99 | p99.9 | per round p50 | per round p99 |\n|---|---|---|---|---|---|---|---|\n`;
     for (const r of ratios) {
       const pr = r.perRound as { relayBOverRelayP50: number | null; relayBOverRelayP99: number | null }[];
       md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${us(r.wireRelayBOverRelay, 'p50')} | ${us(r.wireRelayBOverRelay, 'p90')} | ${us(r.wireRelayBOverRelay, 'p99')} | ${us(r.wireRelayBOverRelay, 'p99.9')} | ${pr.map((x) => x.relayBOverRelayP50).join(', ')} | ${pr.map((x) => x.relayBOverRelayP99).join(', ')} |\n`;

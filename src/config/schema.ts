@@ -414,6 +414,12 @@ export const configSchema = z
         trackForMs: positiveInt.default(90_000),
         /** Receipts followed at once at most; beyond it new ones are `untracked` (counted). */
         maxTracked: positiveInt.default(20_000),
+        /**
+         * The landing poll's getSignatureStatuses calls run in their own thread (src/rpc/status/), not on the front:
+         * ~8 ms of front time per poll at 20,000 followed receipts moves there. false: the front makes them (one
+         * thread less; on a 2-core host at saturation the thread's CPU competes with the QUIC thread's).
+         */
+        statusThread: z.boolean().default(true),
       })
       .strict()
       .default({}),

@@ -164,6 +164,8 @@ describe('landing receipts', () => {
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="status_thread"\} [1-9]/);
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="front"\} 0\n/);
     expect(metrics).toMatch(/slotrelay_receipts_status_thread_up 1\n/);
+    // Each thread publishes its heap every 5 s (src/metrics/thread-memory.ts): the status thread shows within that.
+    await waitFor('a receipt-status thread in /metrics', async () => (await fetch(`${relay.relayUrl}/metrics`)).text(), (t) => /slotrelay_thread_heap_used_bytes\{thread="receipt-status",id="\d+"\} \d/.test(t), 10_000);
   });
 });
 
@@ -225,8 +227,12 @@ describe('a receipt shows what a route could not do', () => {
   });
 
   it('a peer that is down: the static route ends dropped with its reason while direct sends and the transaction lands', async () => {
-    // A UDP port nothing listens on: the static peer never completes a handshake.
-    const r2 = await startRelay({ routes: { direct: { enabled: true, connectTimeoutMs: 300, staleAfterMs: 1_000 }, static: { peers: ['127.0.0.1:9'] } } });
+    // A UDP port nothing listens on: the static peer never completes a handshake. This relay's landing poll runs on the
+    // front (receipts.statusThread false): landings are still seen, and no receipts status thread exists.
+    const r2 = await startRelay({
+      routes: { direct: { enabled: true, connectTimeoutMs: 300, staleAfterMs: 1_000 }, static: { peers: ['127.0.0.1:9'] } },
+      receipts: { statusThread: false },
+    });
     try {
       const conn = new Connection(localnetUrl(r2), 'confirmed');
       const p2 = Keypair.generate();
@@ -251,6 +257,12 @@ describe('a receipt shows what a route could not do', () => {
       expect(done.json.routes.static.outcome).toMatch(/^dropped:(no_connection|stale)$/);
       expect(done.json.routes.static.firstSentAt).toBeNull();
       expect(done.json.landed.firstRoute).toBe('direct');
+      // Past a thread's first heap report (every 5 s): no receipt-status thread, and no status-thread metrics.
+      await new Promise((r) => setTimeout(r, 5_500));
+      const metrics = await (await fetch(`${r2.relayUrl}/metrics`)).text();
+      expect(metrics).not.toMatch(/slotrelay_receipts_status_thread_up/);
+      expect(metrics).not.toMatch(/thread="receipt-status"/);
+      expect(metrics).toMatch(/slotrelay_thread_heap_used_bytes\{thread="front"/); // per-thread memory, without a receipt-status row
     } finally {
       await r2.stop('SIGKILL');
     }
