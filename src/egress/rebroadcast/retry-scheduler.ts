@@ -50,6 +50,8 @@ const TICK_MAX_MS = 250;
  * QUIC thread ~5-10 us (stream write + sendmsg), so a slice holds a fresh transaction back by well under a millisecond.
  */
 const SLICE_UNITS = 64;
+/** Heap pops per slice at most, ended entries (lazy removal) included: a burst of landings is popped in slices too. */
+const SLICE_POPS = 1_024;
 
 const RETRY_INDEX: Readonly<Record<RetryOutcome, number>> = Object.freeze(
   Object.fromEntries(RETRY_OUTCOMES.map((o, i) => [o, i])) as Record<RetryOutcome, number>,
@@ -216,8 +218,9 @@ export class RetryScheduler {
     if (this.continuation !== null) return; // a slice is already scheduled: it carries on from the heap
     const now = performance.now();
     let units = 0;
+    let pops = 0;
     for (let e = this.due.peek(); e !== undefined && e.dueAt <= now; e = this.due.peek()) {
-      if (units === SLICE_UNITS) {
+      if (units === SLICE_UNITS || pops === SLICE_POPS) {
         this.continuation = setImmediate(() => {
           this.continuation = null;
           this.tick();
@@ -225,6 +228,7 @@ export class RetryScheduler {
         return;
       }
       this.due.pop();
+      pops++;
       if (e.finished) continue; // ended since it was pushed (landed, expired at a poll): lazy removal
       units++;
       if (this.expired(e, now)) {
