@@ -97,10 +97,13 @@ bench-telemetry: build
 	$(NODE) dist/bench/telemetry/get-leader-slots.bench.js
 
 # QUIC egress: static route over one connection into a 128-stream listener (quinn-tpu-sink when built), ring entry ->
-# kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json.
+# kernel at 5,000 tx/s, next to @matrixai/quic's high-level API; ~20 s; writes bench/results/quic-egress.json. Then the
+# QUIC thread in the relay's pool (bench/results/quic-thread.json), and fresh transactions behind a full rebroadcast
+# queue (~25 s; bench/results/rebroadcast-tail.json; docs/wire-to-wire.md item 7).
 bench-egress: build
 	$(NODE) dist/bench/egress/quic-egress.bench.js
 	$(NODE) dist/bench/egress/quic-thread.bench.js
+	$(NODE) dist/bench/egress/rebroadcast-tail.bench.js --json bench/results/rebroadcast-tail.json
 
 # QUIC ingress next to HTTP /v1/submit (20,000 uni streams over 4 connections per round), then the same with a 256-slot
 # queue to the front so that back-pressure by stream credit shows (holds, streams held, overloaded per round; issue #28,
