@@ -58,13 +58,22 @@ export interface Rig {
 
 const serverCert = await createRandomIdentityCertificate();
 
-/** `retries`: the config's retries section (default: no rebroadcast), for rebroadcast-tail.bench.ts. */
-export async function rigFor(sinkPorts: number | readonly number[], quicThreads = 1, retries: Record<string, unknown> = { defaultMaxRetries: 0 }): Promise<Rig> {
+/**
+ * `retries`: the config's retries section (default: no rebroadcast) and `upstreamUrl` (the rebroadcast's status polls;
+ * default none), for rebroadcast-tail.bench.ts.
+ */
+export async function rigFor(
+  sinkPorts: number | readonly number[],
+  quicThreads = 1,
+  retries: Record<string, unknown> = { defaultMaxRetries: 0 },
+  upstreamUrl?: string,
+): Promise<Rig> {
   const ports = typeof sinkPorts === 'number' ? [sinkPorts] : sinkPorts;
   const config = configSchema.parse({
     rings: { workers: 1, slotsPerRing: 4096, quicThreads },
     routes: { static: { peers: ports.map((p) => `127.0.0.1:${p}`), everyTransaction: false }, direct: { staleAfterMs: 30_000, maxQueuedPerConnection: 4096 } },
     retries,
+    ...(upstreamUrl === undefined ? {} : { upstream: { rpcUrl: upstreamUrl } }),
     telemetry: { enabled: false },
     relayHost: { host: '127.0.0.1', quicPort: -1 },
     log: { level: 'silent' },

@@ -7,12 +7,18 @@
 //   off  the same paced load with maxRetries 0 (nothing queued): the reference of the same run;
 //   on   the records ask for rebroadcast until expiry (-1); the queue fills to --queue in the first --fill-ms, then
 //        the window of --measure-ms is measured while the queue stays full and every entry is sent again every
-//        --interval-ms. No upstream: no status poll (expiry by TTL, 120 s): the tick alone is measured.
+//        --interval-ms. No upstream: no status poll (expiry by TTL, 120 s): the tick alone is measured;
+//   poll the same as `on` with an upstream (bench/wire/null-status-upstream.ts in its own process: null for every
+//        signature, -32601 for isBlockhashValid): the scheduler's status poll of the whole queue every 2.5 slots
+//        (1 s at the fallback slot time) runs too, in the QUIC thread and its status thread.
 // Paired before/after: run this file from two builds alternately (bench/results/session18-ab/README.md).
 //   node dist/bench/egress/rebroadcast-tail.bench.js [--rate 1000] [--queue 5000] [--interval-ms 2000]
-//     [--fill-ms 6000] [--measure-ms 6000] [--modes off,on] [--json FILE]
+//     [--fill-ms 6000] [--measure-ms 6000] [--modes off,on[,poll]] [--json FILE]
 // Bounded: ~25 s with both modes.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import hdr from 'hdr-histogram-js';
@@ -45,9 +51,23 @@ function summary(h: hdr.Histogram): Record<string, number> {
   return o;
 }
 
-async function phase(rebroadcast: boolean): Promise<Record<string, unknown>> {
+/** The null-status upstream in its own process; resolves with its URL. */
+async function startUpstream(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../wire/null-status-upstream.js', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('ready ') && resolve(Number(l.slice(6)))));
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+async function phase(mode: string): Promise<Record<string, unknown>> {
+  const rebroadcast = mode !== 'off';
+  const upstream = mode === 'poll' ? await startUpstream() : null;
   const sink = await startSink(false);
-  const rig = await rigFor(sink.port, 1, rebroadcast ? { defaultMaxRetries: -1, maxQueue: QUEUE, intervalMs: INTERVAL_MS, blockhashTtlMs: 120_000 } : { defaultMaxRetries: 0 });
+  const rig = await rigFor(
+    sink.port,
+    1,
+    rebroadcast ? { defaultMaxRetries: -1, maxQueue: QUEUE, intervalMs: INTERVAL_MS, blockhashTtlMs: 120_000 } : { defaultMaxRetries: 0 },
+    upstream?.url,
+  );
   await warm(rig.pool);
   const fillMs = rebroadcast ? FILL_MS : 1_000;
   const producing = produce(rig.pool.quicRing!, RATE, fillMs + MEASURE_MS, -1);
@@ -60,12 +80,13 @@ async function phase(rebroadcast: boolean): Promise<Record<string, unknown>> {
   const counters = rig.pool.summedCounters();
   await stopRig(rig);
   await stopSink(sink.worker);
+  upstream?.child.kill('SIGTERM');
   const window = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
   window.add(live);
   window.subtract(before);
   const retry = (o: (typeof RETRY_OUTCOMES)[number]): number => counters[retryCounterIndex(RETRY_OUTCOMES.indexOf(o))];
   const out = {
-    mode: rebroadcast ? 'on' : 'off',
+    mode,
     producer,
     entryToKernelUs: summary(window),
     queued: retry('queued'),
@@ -81,7 +102,7 @@ async function phase(rebroadcast: boolean): Promise<Record<string, unknown>> {
 
 const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
 const phases: Record<string, unknown>[] = [];
-for (const m of values.modes.split(',')) phases.push(await phase(m === 'on'));
+for (const m of values.modes.split(',')) phases.push(await phase(m));
 const result = {
   bench: 'bench/egress/rebroadcast-tail.bench.ts',
   date: new Date().toISOString(),
