@@ -165,6 +165,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const missingCopies = config.rings.quicThreads > 1 ? missingQuicheThreadCopies(config.rings.quicThreads) : null;
   if (missingCopies !== null) throw new ConfigError(missingCopies);
   const log = createLogger(config.log.level, 'front');
+  // Every thread's heap, for /metrics (src/metrics/thread-memory.ts). Listening before any thread starts: a thread
+  // reports at its start and then every 5 s, and a report sent before this exists is lost.
+  const threadMemory = new ThreadMemory();
   // SIGHUP reloads (src/reload/); until the relay is ready it is logged and ignored rather than killing the process.
   const sighup = new SighupReload(log);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
@@ -306,8 +309,6 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const lateRings = await egressReady;
   if (lateRings.length > 0)
     log.warn({ event: 'egress_late', rings: lateRings, waitedMs: EGRESS_READY_WAIT_MS }, 'egress consumers not warm yet: starting anyway (early transactions wait in their ring)');
-  // Every thread's heap, for /metrics (src/metrics/thread-memory.ts).
-  const threadMemory = new ThreadMemory();
   const deps: FrontDeps = {
     config,
     keys,

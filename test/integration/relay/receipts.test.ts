@@ -164,7 +164,7 @@ describe('landing receipts', () => {
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="status_thread"\} [1-9]/);
     expect(metrics).toMatch(/slotrelay_receipts_status_polls_total\{thread="front"\} 0\n/);
     expect(metrics).toMatch(/slotrelay_receipts_status_thread_up 1\n/);
-    // Each thread publishes its heap every 5 s (src/metrics/thread-memory.ts): the status thread shows within that.
+    // Each thread publishes its heap at its start and every 5 s (src/metrics/thread-memory.ts).
     await waitFor('a receipt-status thread in /metrics', async () => (await fetch(`${relay.relayUrl}/metrics`)).text(), (t) => /slotrelay_thread_heap_used_bytes\{thread="receipt-status",id="\d+"\} \d/.test(t), 10_000);
   });
 });
@@ -257,7 +257,7 @@ describe('a receipt shows what a route could not do', () => {
       expect(done.json.routes.static.outcome).toMatch(/^dropped:(no_connection|stale)$/);
       expect(done.json.routes.static.firstSentAt).toBeNull();
       expect(done.json.landed.firstRoute).toBe('direct');
-      // Past a thread's first heap report (every 5 s): no receipt-status thread, and no status-thread metrics.
+      // Past one heap-report period (5 s; a thread also reports at its start): no receipt-status thread, no status-thread metrics.
       await new Promise((r) => setTimeout(r, 5_500));
       const metrics = await (await fetch(`${r2.relayUrl}/metrics`)).text();
       expect(metrics).not.toMatch(/slotrelay_receipts_status_thread_up/);
