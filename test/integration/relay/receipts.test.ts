@@ -257,9 +257,9 @@ describe('a receipt shows what a route could not do', () => {
       expect(done.json.routes.static.outcome).toMatch(/^dropped:(no_connection|stale)$/);
       expect(done.json.routes.static.firstSentAt).toBeNull();
       expect(done.json.landed.firstRoute).toBe('direct');
-      // Past one heap-report period (5 s; a thread also reports at its start): no receipt-status thread, no status-thread metrics.
-      await new Promise((r) => setTimeout(r, 5_500));
-      const metrics = await (await fetch(`${r2.relayUrl}/metrics`)).text();
+      // Every thread reports its heap at its start (a status thread would have started with the receipts, before the
+      // relay was ready and long before this landing): the egress thread's row is there, a receipt-status row is not.
+      const metrics = await waitFor('the egress thread in /metrics', async () => (await fetch(`${r2.relayUrl}/metrics`)).text(), (t) => /slotrelay_thread_heap_used_bytes\{thread="(egress|quic-egress|telemetry)"/.test(t), 10_000);
       expect(metrics).not.toMatch(/slotrelay_receipts_status_thread_up/);
       expect(metrics).not.toMatch(/thread="receipt-status"/);
       expect(metrics).toMatch(/slotrelay_thread_heap_used_bytes\{thread="front"/); // per-thread memory, without a receipt-status row
