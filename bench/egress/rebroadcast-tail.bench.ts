@@ -44,6 +44,7 @@ const FILL_MS = Number(values['fill-ms']);
 const MEASURE_MS = Number(values['measure-ms']);
 
 const PCTS = [50, 90, 99, 99.9] as const;
+const newHist = (): hdr.Histogram => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
 function summary(h: hdr.Histogram): Record<string, number> {
   const o: Record<string, number> = { count: h.totalCount };
   for (const p of PCTS) o[`p${p}`] = h.getValueAtPercentile(p);
@@ -74,14 +75,14 @@ async function phase(mode: string): Promise<Record<string, unknown>> {
   // The window starts at the histogram flush after the fill (the threads post theirs every LATENCY_FLUSH_MS).
   await sleep(fillMs + LATENCY_FLUSH_MS / 2);
   const live = rig.pool.latency.byRoute[ROUTE_IDS.static];
-  const before = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const before = newHist();
   before.add(live);
   const producer = await producing;
   const counters = rig.pool.summedCounters();
   await stopRig(rig);
   await stopSink(sink.worker);
   upstream?.child.kill('SIGTERM');
-  const window = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  const window = newHist();
   window.add(live);
   window.subtract(before);
   const retry = (o: (typeof RETRY_OUTCOMES)[number]): number => counters[retryCounterIndex(RETRY_OUTCOMES.indexOf(o))];

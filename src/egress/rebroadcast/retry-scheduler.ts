@@ -46,8 +46,9 @@ const MAX_BLOCKHASH_CHECKS_PER_POLL = 32;
 const TICK_MIN_MS = 5;
 const TICK_MAX_MS = 250;
 /**
- * Rebroadcasts (or ends) per slice of a tick before yielding to the event loop. A direct-route rebroadcast costs the
- * QUIC thread ~5-10 us (stream write + sendmsg), so a slice holds a fresh transaction back by well under a millisecond.
+ * Rebroadcasts (or ends) per slice of a tick before yielding to the event loop. A QUIC send costs the QUIC thread
+ * streamSend -> kernel p50 22-37 us (1,232 bytes, quic-egress.bench, bench/results/session18-ab/quic-egress-ab.log), so
+ * a slice holds a fresh transaction back ~1.5-2.5 ms; 16 measured no better (docs/wire-to-wire.md item 7).
  */
 const SLICE_UNITS = 64;
 /** Heap pops per slice at most, ended entries (lazy removal) included: a burst of landings is popped in slices too. */
@@ -101,6 +102,11 @@ export class RetryScheduler {
   private readonly due = new DueHeap<RetryEntry>();
   /** A tick's next slice is scheduled (setImmediate). */
   private continuation: NodeJS.Immediate | null = null;
+  /** The next slice (one function for the scheduler's life, not a closure per slice). */
+  private readonly nextSlice = (): void => {
+    this.continuation = null;
+    this.tick();
+  };
   private tickTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -221,10 +227,7 @@ export class RetryScheduler {
     let pops = 0;
     for (let e = this.due.peek(); e !== undefined && e.dueAt <= now; e = this.due.peek()) {
       if (units === SLICE_UNITS || pops === SLICE_POPS) {
-        this.continuation = setImmediate(() => {
-          this.continuation = null;
-          this.tick();
-        });
+        this.continuation = setImmediate(this.nextSlice);
         return;
       }
       this.due.pop();
