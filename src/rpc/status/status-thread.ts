@@ -10,10 +10,12 @@
 // RESTART_MAX_MS). A poll the thread cannot answer (it ended, was stopped, or missed its calls' upstream timeouts plus
 // ANSWER_SLACK_MS, when it is wedged and is ended and replaced) is answered as a failed call, with no values: like
 // every asker, ask() settles with answers and never rejects, and the owner asks again at its next poll.
+// A poll's deadline runs from the thread's `ready` message, not from its spawn: a thread still loading its modules on
+// a busy host is not wedged (CI of stop 38 saw a first poll miss 1.2 s that way); one not ready within STARTUP_MS is.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
 import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
-import { isStatusAnswer, type StatusAsk, type StatusThreadData } from './status-thread-main.js';
+import { isStatusAnswer, isStatusThreadReady, type StatusAsk, type StatusThreadData } from './status-thread-main.js';
 
 const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 10_000;
@@ -21,6 +23,8 @@ const RESTART_MAX_MS = 10_000;
 const STABLE_MS = 30_000;
 /** How much longer than the upstream timeout an answer may take before the call counts as failed. */
 const ANSWER_SLACK_MS = 1_000;
+/** A thread not ready this long after its spawn is ended and replaced like a wedged one. */
+const STARTUP_MS = 15_000;
 
 export interface StatusThreadOptions {
   /** The thread's name and its role in the per-thread memory metrics (receipt-status, retry-status). */
@@ -34,6 +38,8 @@ export interface StatusThreadOptions {
   readonly workerFile?: URL;
   /** Tests only: the thread honours {type: 'crash'}. */
   readonly allowTestCrash?: boolean;
+  /** Tests only (with allowTestCrash): the thread is ready this much later than it would be. */
+  readonly testStartDelayMs?: number;
 }
 
 /** A poll the thread could not answer: nothing asked, as after a failed first call. */
@@ -43,11 +49,17 @@ function unanswered(failure: string): StatusAnswers {
 
 interface Pending {
   readonly resolve: (answers: StatusAnswers) => void;
-  readonly timer: NodeJS.Timeout;
+  /** How long its answer may take once the thread is ready. */
+  readonly deadlineMs: number;
+  /** Armed when the thread is ready (at once if it already was). */
+  timer: NodeJS.Timeout | null;
 }
 
 export class StatusThread implements SignatureStatusAsker {
   private worker: Worker | null = null;
+  /** The current worker has posted `ready`. */
+  private ready = false;
+  private startupTimer: NodeJS.Timeout | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopping = false;
@@ -69,17 +81,27 @@ export class StatusThread implements SignatureStatusAsker {
   start(): void {
     if (this.worker !== null || this.stopping) return;
     const file = this.o.workerFile ?? new URL('../../../workers/status-worker.js', import.meta.url);
-    const data: StatusThreadData = { role: this.o.role, url: this.o.url, timeoutMs: this.o.timeoutMs, allowTestCrash: this.o.allowTestCrash === true };
+    const data: StatusThreadData = { role: this.o.role, url: this.o.url, timeoutMs: this.o.timeoutMs, allowTestCrash: this.o.allowTestCrash === true, testStartDelayMs: this.o.testStartDelayMs };
     const w = new Worker(file, { workerData: data, name: this.o.role });
     w.unref(); // its owner's close stops it; nothing else must wait for it
     this.worker = w;
+    this.ready = false;
     this.startedAt = Date.now();
+    this.startupTimer = setTimeout(() => {
+      this.startupTimer = null;
+      if (this.worker === w && !this.ready) void w.terminate(); // exit -> ended(): pending failed, restart after backoff
+    }, STARTUP_MS);
+    this.startupTimer.unref();
     w.on('message', (m: unknown) => {
+      if (isStatusThreadReady(m)) {
+        if (this.worker === w) this.becameReady(w);
+        return;
+      }
       if (!isStatusAnswer(m)) return;
       const p = this.pending.get(m.id);
       if (p === undefined) return; // answered after its deadline: its owner has moved on
       this.pending.delete(m.id);
-      clearTimeout(p.timer);
+      if (p.timer !== null) clearTimeout(p.timer);
       p.resolve(m.answers);
     });
     w.on('error', (err) => this.o.log.warn({ event: 'status_thread_error', role: this.o.role, err: err.message }, 'a status thread failed'));
@@ -90,6 +112,7 @@ export class StatusThread implements SignatureStatusAsker {
     this.stopping = true;
     if (this.restartTimer !== null) clearTimeout(this.restartTimer);
     this.restartTimer = null;
+    this.clearStartup();
     const w = this.worker;
     this.worker = null;
     this.failPending('the status thread was stopped');
@@ -105,15 +128,10 @@ export class StatusThread implements SignatureStatusAsker {
     this.polls.status_thread++;
     return new Promise((resolve) => {
       const id = this.nextId++;
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve(unanswered('the status thread did not answer in time'));
-        // Its calls time out on their own, so a thread this late is wedged: end it (its owner asks until the
-        // replacement is up) rather than send it every later poll.
-        if (this.worker === w) void w.terminate();
-      }, callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS);
-      timer.unref();
-      this.pending.set(id, { resolve, timer });
+      const p: Pending = { resolve, deadlineMs: callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS, timer: null };
+      this.pending.set(id, p);
+      // Posted at once even before `ready`: the worker's port keeps it until the thread listens.
+      if (this.ready) this.arm(id, p, w);
       w.postMessage({ type: 'ask', id, signatures } satisfies StatusAsk);
     });
   }
@@ -128,9 +146,32 @@ export class StatusThread implements SignatureStatusAsker {
     this.worker?.postMessage({ type: 'hang' });
   }
 
+  private becameReady(w: Worker): void {
+    this.ready = true;
+    this.clearStartup();
+    for (const [id, p] of this.pending) if (p.timer === null) this.arm(id, p, w);
+  }
+
+  private arm(id: number, p: Pending, w: Worker): void {
+    p.timer = setTimeout(() => {
+      this.pending.delete(id);
+      p.resolve(unanswered('the status thread did not answer in time'));
+      // Its calls time out on their own, so a thread this late is wedged: end it (its owner asks until the
+      // replacement is up) rather than send it every later poll.
+      if (this.worker === w) void w.terminate();
+    }, p.deadlineMs);
+    p.timer.unref();
+  }
+
+  private clearStartup(): void {
+    if (this.startupTimer !== null) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
+  }
+
   private ended(w: Worker): void {
     if (this.worker !== w) return; // stopped on purpose
     this.worker = null;
+    this.clearStartup();
     this.restarts++;
     this.failPending('the status thread ended');
     if (Date.now() - this.startedAt >= STABLE_MS) this.backoffMs = RESTART_MIN_MS;
@@ -146,7 +187,7 @@ export class StatusThread implements SignatureStatusAsker {
 
   private failPending(message: string): void {
     for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
+      if (p.timer !== null) clearTimeout(p.timer);
       p.resolve(unanswered(message));
     }
     this.pending.clear();

@@ -133,6 +133,22 @@ describe('status thread', () => {
     }
   });
 
+  it("a poll's deadline runs from the thread's ready message: a thread slow to start is waited for, not ended as wedged", async () => {
+    const front = frontAsker();
+    // Deadline for one call: 200 ms + 1 s; the thread is ready 2 s after its spawn (a busy host loading its modules).
+    const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 200, log: createLogger('silent', 'test'), fallback: front, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true, testStartDelayMs: 2_000 });
+    t.start();
+    try {
+      const started = Date.now();
+      expect(await t.ask(['landed-s'])).toEqual({ values: [LANDED], failure: null });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900); // it was answered by the late thread, not before it
+      expect(t.restarts).toBe(0);
+      expect(front.calls).toBe(0);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('after stop, nothing is left running and a pending ask is failed, not left hanging', async () => {
     const t = startThread(frontAsker());
     const settled = t.ask(['landed-p']).then((a) => a.failure ?? 'answered');
