@@ -18,7 +18,10 @@
 // The thread that runs it also takes fresh transactions from the ring (the QUIC thread for direct and static), so a
 // tick touches only what is due (DueHeap, not a walk of the queue) and sends at most SLICE_UNITS rebroadcasts before it
 // yields to the event loop (setImmediate): a fresh transaction waits behind one slice, not behind a whole round of
-// a full queue (10,000 transactions come due within one interval; issue #28 item 2). Expiry of entries not yet due is
+// a full queue (10,000 transactions come due within one interval; issue #28 item 2). Every slice, the first of a tick
+// included, runs from setImmediate, i.e. after the event loop's I/O poll: were the timer's tick to send itself, a short
+// slice at the end of one turn and the tick at the start of the next would send up to 2 x SLICE_UNITS with no I/O
+// between them (the slices test caught 74 once in a CI rehearsal of stop 39). Expiry of entries not yet due is
 // found by the status poll's walk (it visits every entry anyway) and, at the latest, when they come due.
 // Counters (single writer: this worker): the rebroadcast outcome matrix per route and RETRY_OUTCOMES; every admitted
 // transaction is counted once as queued or shed and every queued one ends once (landed/expired/exhausted/shutdown).
@@ -107,6 +110,10 @@ export class RetryScheduler {
     this.continuation = null;
     this.tick();
   };
+  /** The tick timer's callback: the slice runs after this turn's I/O (header), unless one is already scheduled. */
+  private readonly scheduleSlice = (): void => {
+    if (this.continuation === null && !this.closed) this.continuation = setImmediate(this.nextSlice);
+  };
   private tickTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -189,7 +196,7 @@ export class RetryScheduler {
 
   private arm(): void {
     if (this.tickTimer === null) {
-      this.tickTimer = setInterval(() => this.tick(), this.tickMs());
+      this.tickTimer = setInterval(this.scheduleSlice, this.tickMs());
       this.tickTimer.unref();
     }
     if (this.pollTimer === null && this.poller !== null) {

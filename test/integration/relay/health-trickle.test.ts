@@ -57,7 +57,9 @@ describe('a failing route under load is probed by a trickle, not reopened', () =
     const spanTicks = Math.ceil((after[after.length - 1]!.at - after[0]!.at) / TICK_MS);
     // The trickle: one a tick, plus one tick of slack for a grant that falls at either end.
     expect(accepted, `${accepted} accepted and dropped over ${spanTicks} ticks of ${after.length} requests`).toBeLessThanOrEqual(spanTicks + 2);
-    expect(after.length).toBeGreaterThan(500); // the load was there to be let in
+    // The load was there to be let in: ten times what the trickle admits (a fixed count, 500, failed once on a loaded
+    // host that sent 468 in the window: the same test, a slower load generator).
+    expect(after.length).toBeGreaterThan(10 * (spanTicks + 2));
     expect(after.every((a) => a.status === 200 || a.status === 503)).toBe(true);
 
     // Fixed: the next trickled transaction is sent, and the route takes everything again.
