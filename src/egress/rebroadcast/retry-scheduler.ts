@@ -21,8 +21,9 @@
 // a full queue (10,000 transactions come due within one interval; issue #28 item 2). Every slice, the first of a tick
 // included, runs from setImmediate, i.e. after the event loop's I/O poll: were the timer's tick to send itself, a short
 // slice at the end of one turn and the tick at the start of the next would send up to 2 x SLICE_UNITS with no I/O
-// between them (the slices test saw 96 once in a CI rehearsal of stop 39: a slice of 32, then a tick of 64). Expiry of entries not yet due is
-// found by the status poll's walk (it visits every entry anyway) and, at the latest, when they come due.
+// between them (the slices test saw 96 once in a CI rehearsal of stop 39: a slice of 32, then a tick of 64). Expiry
+// of entries not yet due is found by the status poll's walk (it visits every entry anyway) and, at the latest, when
+// they come due.
 // Counters (single writer: this worker): the rebroadcast outcome matrix per route and RETRY_OUTCOMES; every admitted
 // transaction is counted once as queued or shed and every queued one ends once (landed/expired/exhausted/shutdown).
 // Per-transaction log lines (shed, ended without landing, recovered, a route that threw) are bounded per reason
