@@ -21,7 +21,7 @@
 // a full queue (10,000 transactions come due within one interval; issue #28 item 2). Every slice, the first of a tick
 // included, runs from setImmediate, i.e. after the event loop's I/O poll: were the timer's tick to send itself, a short
 // slice at the end of one turn and the tick at the start of the next would send up to 2 x SLICE_UNITS with no I/O
-// between them (the slices test saw 96 once in a CI rehearsal of stop 39: a slice of 32, then a tick of 64). Expiry
+// between them (the slices test saw 96 once in a CI rehearsal of stop 39: a short slice, then a tick's 64). Expiry
 // of entries not yet due is found by the status poll's walk (it visits every entry anyway) and, at the latest, when
 // they come due.
 // Counters (single writer: this worker): the rebroadcast outcome matrix per route and RETRY_OUTCOMES; every admitted
@@ -109,11 +109,14 @@ export class RetryScheduler {
   /** The next slice (one function for the scheduler's life, not a closure per slice). */
   private readonly nextSlice = (): void => {
     this.continuation = null;
-    this.tick();
+    this.sendSlice();
   };
-  /** The tick timer's callback: the slice runs after this turn's I/O (header), unless one is already scheduled. */
+  /**
+   * The tick timer's callback: the slice runs after this turn's I/O (header), unless one is already scheduled. (close()
+   * clears the timer and the scheduled slice: neither runs after it.)
+   */
   private readonly scheduleSlice = (): void => {
-    if (this.continuation === null && !this.closed) this.continuation = setImmediate(this.nextSlice);
+    if (this.continuation === null) this.continuation = setImmediate(this.nextSlice);
   };
   private tickTimer: NodeJS.Timeout | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -226,10 +229,9 @@ export class RetryScheduler {
   /**
    * Expire, exhaust or rebroadcast whatever is due, SLICE_UNITS at a time: when more is due after a slice, the next
    * slice runs after the event loop's turn (fresh transactions from the ring and the connections' I/O go first).
+   * Runs only from setImmediate (nextSlice), so never while another slice is scheduled.
    */
-  tick(): void {
-    if (this.closed) return;
-    if (this.continuation !== null) return; // a slice is already scheduled: it carries on from the heap
+  private sendSlice(): void {
     const now = performance.now();
     let units = 0;
     let pops = 0;
