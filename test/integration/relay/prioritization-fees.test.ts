@@ -310,7 +310,10 @@ describe('getRecentPrioritizationFees behind a counting upstream', () => {
       expect(a.json.id).toBe(`s${i}`);
       expectAscendingNumbers(a.json.result);
     }
-    const scopedCalls = proxy.calls.slice(before).filter((c) => c.method === 'getRecentPrioritizationFees');
+    // Address-scoped calls only: the previous test's last network-wide answer may have been served stale with one
+    // refresh started for nobody (fee-cache.ts, stale-while-revalidate), and that call ([] params) can reach the
+    // upstream during this burst (it did once, stop 39's CI rehearsal on Node 24).
+    const scopedCalls = proxy.calls.slice(before).filter((c) => c.method === 'getRecentPrioritizationFees' && JSON.stringify(c.params) !== '[]');
     // One call, or two if a slot boundary fell inside the burst (a new slot is a new answer).
     expect(scopedCalls.length).toBeGreaterThanOrEqual(1);
     expect(scopedCalls.length).toBeLessThanOrEqual(2);
