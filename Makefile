@@ -3,7 +3,7 @@ SHELL := /bin/bash
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire fuzz clean
+.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire bench-start fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -73,6 +73,11 @@ test-node24: build test-peers
 	PATH="$$bin:$$PATH" npx tsc -p tsconfig.test.json && PATH="$$bin:$$PATH" npx vitest run
 
 bench: bench-micro bench-e2e bench-telemetry bench-egress bench-client
+
+# Relay start: spawn -> relay_ready and the CPU spent until then (what a restart and every test's relay costs);
+# BASELINE=path/to/other/dist/src/cli.js alternates with another build. ~1 min; writes bench/results/relay-start.{json,md}.
+bench-start: build
+	$(NODE) dist/bench/start/relay-start.bench.js $(if $(BASELINE),--baseline-cli $(BASELINE))
 
 bench-micro: build
 	$(NODE) dist/bench/run-micro.js

@@ -7,7 +7,7 @@
 // plan until it is removed (the config's plan is then back). While the engine is unreachable the last known engine
 // keys stay in force; a relay that finds the registry gone (the engine restarted without its data) writes back what it
 // knew, unless another relay did first (key-registry-script.ts).
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { KeyEntry, KeyTable } from '../admission/key-table.js';
 import type { Logger } from '../log/logger.js';
 import { fingerprint, keysChannel, keysKey, keysLogKey, keysRevKey } from './engine-keys.js';

@@ -4,8 +4,9 @@
 // (enableOfflineQueue off) and time out after cluster.commandTimeoutMs, so a partitioned or paused engine shows up
 // as failures within one timeout instead of a growing queue. One log line per state change; the URL's password and
 // database never appear in logs.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.js';
+import { redisClass } from './redis-module.js';
 
 export type EngineState = 'connecting' | 'up' | 'down';
 
@@ -44,7 +45,8 @@ export class EngineLink {
   failures = 0;
 
   constructor(private readonly o: EngineLinkOptions) {
-    this.redis = new Redis(o.url, {
+    const RedisClient = redisClass();
+    this.redis = new RedisClient(o.url, {
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

@@ -1,9 +1,11 @@
 // Solana identity <-> X.509 certificate, as Agave's tls-utils does it: a self-signed X.509 v3 certificate whose
 // Ed25519 SubjectPublicKeyInfo IS the node/sender identity key (issuer = subject = CN "Solana node", SAN DNS
 // localhost, validity 1970..4096). Cold path: certificates are made once per identity at startup; the key is read
-// from a peer certificate once per connection.
+// from a peer certificate once per connection. @peculiar/x509 is imported when the first certificate is made: its
+// module graph (some 20 packages: asn1 schemas, tsyringe, reflect-metadata) cost ~225 ms of CPU to load in every
+// thread that imported this file, and most of them only read a peer's key (the DER walk below, no dependency).
 import { createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { base58Encode } from './base58.js';
 
 /** PKCS#8 v1 prefix for an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
@@ -29,7 +31,7 @@ export interface IdentityCertificate {
 
 let providerSet = false;
 /** @peculiar/x509 types keys with DOM lib types; Node's webcrypto keys are the same objects at runtime. */
-type SelfSignedKeys = Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
+type SelfSignedKeys = Parameters<typeof X509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
 
 /**
  * Builds the certificate for a Solana keypair. `secret` is either the 64-byte Solana secret key (seed || public key,
@@ -56,6 +58,7 @@ export async function createIdentityCertificate(
     throw new Error('keypair secret: the public half does not match the seed');
   }
 
+  const x509 = await import('@peculiar/x509');
   if (!providerSet) {
     x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
     providerSet = true;
