@@ -1,19 +1,15 @@
 // Solana identity <-> X.509 certificate, as Agave's tls-utils does it: a self-signed X.509 v3 certificate whose
 // Ed25519 SubjectPublicKeyInfo IS the node/sender identity key (issuer = subject = CN "Solana node", SAN DNS
-// localhost, validity 1970..4096). Cold path: certificates are made once per identity at startup; the key is read
-// from a peer certificate once per connection. @peculiar/x509 is imported when the first certificate is made: its
-// module graph (some 20 packages: asn1 schemas, tsyringe, reflect-metadata) cost ~225 ms of CPU to load in every
-// thread that imported this file, and most of them only read a peer's key (the DER walk below, no dependency).
-import { createPrivateKey, createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
-import type * as X509 from '@peculiar/x509';
+// localhost, validity 1970..4096). Cold path: certificates are made once per identity at startup (the DER template in
+// certificate-der.ts, signed with node:crypto); the key is read from a peer certificate once per connection.
+import { createPrivateKey, createPublicKey, sign, webcrypto, type KeyObject } from 'node:crypto';
 import { base58Encode } from './base58.js';
+import { ED25519_ALGORITHM, certificateDer, certificatePem, tbsCertificateDer } from './certificate-der.js';
 
 /** PKCS#8 v1 prefix for an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
 const ED25519_PKCS8_PREFIX = Uint8Array.from([
   0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ]);
-/** SPKI AlgorithmIdentifier for Ed25519: SEQUENCE { OID 1.3.101.112 } (no parameters). */
-const ED25519_ALGORITHM_ID = Uint8Array.from([0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70]);
 
 /** What quiche's Config.withBoringSslCtx needs, plus the identity it proves. */
 export interface IdentityCertificate {
@@ -28,10 +24,6 @@ export interface IdentityCertificate {
   /** The same certificate, DER. */
   readonly certDer: Uint8Array;
 }
-
-let providerSet = false;
-/** @peculiar/x509 types keys with DOM lib types; Node's webcrypto keys are the same objects at runtime. */
-type SelfSignedKeys = Parameters<typeof X509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
 
 /**
  * Builds the certificate for a Solana keypair. `secret` is either the 64-byte Solana secret key (seed || public key,
@@ -58,29 +50,15 @@ export async function createIdentityCertificate(
     throw new Error('keypair secret: the public half does not match the seed');
   }
 
-  const x509 = await import('@peculiar/x509');
-  if (!providerSet) {
-    x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-    providerSet = true;
-  }
-  const subtle = webcrypto.subtle;
-  const cryptoPrivate = await subtle.importKey('pkcs8', pkcs8, { name: 'Ed25519' }, false, ['sign']);
-  const cryptoPublic = await subtle.importKey('raw', publicKey, { name: 'Ed25519' }, true, ['verify']);
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: [{ CN: [commonName] }],
-    notBefore: new Date(Date.UTC(1970, 0, 1)),
-    notAfter: new Date(Date.UTC(4096, 0, 1)),
-    keys: { privateKey: cryptoPrivate, publicKey: cryptoPublic } as unknown as SelfSignedKeys,
-    signingAlgorithm: { name: 'Ed25519' },
-    extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }])],
-  });
+  // Ed25519 signatures are deterministic: one key and name always give the same certificate.
+  const tbs = tbsCertificateDer(publicKey, commonName);
+  const certDer = certificateDer(tbs, new Uint8Array(sign(null, tbs, privateKey)));
   return Object.freeze({
     identity: base58Encode(publicKey),
     publicKey,
     keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
-    certPem: cert.toString('pem') + '\n',
-    certDer: new Uint8Array(cert.rawData),
+    certPem: certificatePem(certDer),
+    certDer,
   });
 }
 
@@ -114,8 +92,8 @@ export function ed25519KeyFromCertificate(der: Uint8Array): Uint8Array | null {
   const spki = readTlv(der, pos);
   if (spki === null || der[pos] !== 0x30) return null;
   const alg = readTlv(der, spki.start);
-  if (alg === null || alg.end - spki.start !== ED25519_ALGORITHM_ID.length) return null;
-  if (!equalBytes(der.subarray(spki.start, alg.end), ED25519_ALGORITHM_ID)) return null;
+  if (alg === null || alg.end - spki.start !== ED25519_ALGORITHM.length) return null;
+  if (!equalBytes(der.subarray(spki.start, alg.end), ED25519_ALGORITHM)) return null;
   const bits = readTlv(der, alg.end);
   // BIT STRING of 33 bytes: 0 unused bits, then the 32-byte key.
   if (bits === null || der[alg.end] !== 0x03 || bits.end - bits.start !== 33 || der[bits.start] !== 0) return null;

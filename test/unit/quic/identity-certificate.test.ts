@@ -36,6 +36,35 @@ describe('identity certificate', () => {
     expect(await cert.verify({ signatureOnly: true })).toBe(true);
   });
 
+  it('is byte for byte the certificate @peculiar/x509 makes from the same key and name (DER and PEM)', async () => {
+    // The reference: what src/quic/identity-certificate.ts made with @peculiar/x509 until the DER template replaced it
+    // (Ed25519 signatures are deterministic, so equal inputs give equal bytes). Names: Agave's, an API key (the QUIC
+    // ingress's client certificates), PrintableString's odd characters, UTF-8 ones, and one long enough for the
+    // long form of DER lengths (> 127 bytes in the name, > 255 in the certificate).
+    x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+    const names = ['Solana node', '3f0b8f0e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', "A z'()+,-./:=?", 'a_b', 'a@b', 'clé', 'x'.repeat(200)];
+    for (const [i, name] of names.entries()) {
+      const kp = Keypair.generate();
+      const mine = await createIdentityCertificate(kp.secretKey, name);
+      const privateKey = await webcrypto.subtle.importKey('pkcs8', pkcs8Of(kp.secretKey.subarray(0, 32)), { name: 'Ed25519' }, false, ['sign']);
+      const publicKey = await webcrypto.subtle.importKey('raw', kp.publicKey.toBytes(), { name: 'Ed25519' }, true, ['verify']);
+      const ref = await x509.X509CertificateGenerator.createSelfSigned({
+        serialNumber: '01',
+        name: [{ CN: [name] }],
+        notBefore: new Date(Date.UTC(1970, 0, 1)),
+        notAfter: new Date(Date.UTC(4096, 0, 1)),
+        keys: { privateKey, publicKey } as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
+        signingAlgorithm: { name: 'Ed25519' },
+        extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: 'localhost' }])],
+      });
+      expect(Buffer.from(mine.certDer).toString('hex'), `name ${i}`).toBe(Buffer.from(ref.rawData).toString('hex'));
+      expect(mine.certPem, `name ${i}`).toBe(ref.toString('pem') + '\n');
+      const parsed = new x509.X509Certificate(mine.certDer);
+      expect(parsed.subject).toBe(ref.subject);
+      expect(await parsed.verify({ signatureOnly: true })).toBe(true);
+    }
+  });
+
   it('refuses a keypair whose public half does not match, and wrong lengths', async () => {
     const kp = Keypair.generate();
     const bad = Uint8Array.from(kp.secretKey);
@@ -83,3 +112,8 @@ describe('retry tokens', () => {
     expect(t.validate(forged, '127.0.0.1', 5000, 1_000_500)).toBeNull();
   });
 });
+
+/** PKCS#8 v1 DER of an Ed25519 seed (RFC 8410), for webcrypto's importKey. */
+function pkcs8Of(seed: Uint8Array): Uint8Array {
+  return Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20, ...seed]);
+}
