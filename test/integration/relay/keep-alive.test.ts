@@ -141,7 +141,12 @@ describe('HTTP keep-alive (http.idleTimeoutSeconds: 24), every loadable uWS buil
           const closedAt = await c.waitClosed(announced * 1000 + 6_000 - (Date.now() - idleSince));
           expect(closedAt, 'the idle connection was never closed').toBeDefined();
           const idleMs = (closedAt ?? 0) - idleSince;
-          expect(idleMs).toBeGreaterThanOrEqual(announced * 1000 - 250); // idleSince is taken just after the answer arrived
+          // At least the announced time, to within the lateness of uSockets' 4 s sweep: a sweep that runs late on a busy
+          // host (its loop held by other work) counts the tick it was due for after the timeout was set, so the close
+          // comes that much early (23,695 ms of 24 s in a CI rehearsal with the soak beside it). 1 s bounds that lateness
+          // here; clients' pools give the hint a larger margin (undici drops a pooled socket 2 s before it).
+          // idleSince is taken just after the answer arrived.
+          expect(idleMs).toBeGreaterThanOrEqual(announced * 1000 - 1_000);
           expect(idleMs).toBeLessThan(announced * 1000 + 5_000);
         }
         await up.waitForSends(2);
