@@ -68,6 +68,13 @@ module.exports = {
       to: { path: '^(src/[^/]+\\.ts$|workers/)' },
     },
     {
+      name: 'dev-dependency-at-run-time',
+      comment: 'src/ and workers/ run in production, where only package.json dependencies are installed (a type-only import is erased)',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'folder-cycle',
       comment: 'no module-level import cycle that leaves a folder (a cycle inside one folder is that folder\'s business)',
       severity: 'error',
@@ -77,7 +84,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist)/' },
+    // node_modules stays in the graph as leaves (doNotFollow) so that dev-dependency-at-run-time sees those imports.
+    exclude: { path: '(^|/)dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: false,

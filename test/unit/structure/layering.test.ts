@@ -1,6 +1,6 @@
 // The layering of src/ (issue #25): the rules of .dependency-cruiser.cjs, checked by dependency-cruiser on the real
 // tree (every folder in its layer, no upward import, no import cycle between folders, no entry point imported from
-// inside a layer), and on a fixture tree that breaks each rule once, so the check is shown to fail. A failure lists
+// inside a layer, no dev dependency imported for its values by what runs in production), and on a fixture tree that breaks each rule once, so the check is shown to fail. A failure lists
 // each offending import as "rule: from -> to"; docs/architecture.md says where a new folder or import belongs.
 import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
@@ -32,12 +32,14 @@ async function violations(cwd: string, paths: readonly string[]): Promise<string
 }
 
 describe('the layers of src/ (.dependency-cruiser.cjs, docs/architecture.md)', () => {
-  it('hold on the source tree: no upward import, no folder cycle, every folder placed', async () => {
+  it('hold on the source tree: no upward import, no folder cycle, every folder placed, no dev dependency at run time', async () => {
     expect(await violations(ROOT, ['src', 'workers'])).toEqual([]);
   }, 120_000);
 
   it('are broken by each kind of mistake in the fixture tree', async () => {
     expect(await violations(join(ROOT, 'test/fixtures/layering'), ['src'])).toEqual([
+      // A value import of a devDependency (fast-check); the type-only import of another (tinybench) is not one.
+      'dev-dependency-at-run-time: src/log/dev-dep.ts -> ../../../node_modules/fast-check/lib/cjs/fast-check.js',
       'entry-point-imported: src/log/l.ts -> src/main.ts',
       'folder-cycle: src/shm/s.ts -> src/tx/t.ts',
       'unlisted-folder: src/widgets/w.ts -> src/front/b.ts',
