@@ -300,6 +300,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   // Ready means deliverable: every ring's consumer runs with its routes warm (the QUIC thread: connection layer
   // loaded, static peers' first handshakes ended), bounded. Awaited below, alongside the leader data.
   const egressReady = pool.whenReady(EGRESS_READY_WAIT_MS);
+  // And the receipts' status thread ready, so that the landing polls of the first transactions are its, not the front's.
+  const receiptsReady = receipts?.statusThreadReady(EGRESS_READY_WAIT_MS) ?? Promise.resolve(true);
   // With the direct route offered, wait (bounded) for the first fresh leader data.
   if (slotSnapshot !== null && (availableRouteMask & routeMask(['direct'])) !== 0) {
     const fresh = await waitForLeaderData(slotSnapshot, config.telemetry.maxSnapshotAgeMs, LEADER_DATA_WAIT_MS);
@@ -307,6 +309,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     healthMonitor.refreshNow();
   }
   const lateRings = await egressReady;
+  if (!(await receiptsReady)) log.warn({ event: 'receipt_status_late', waitedMs: EGRESS_READY_WAIT_MS }, 'receipts status thread not ready yet: starting anyway (the front polls landings until it is)');
   if (lateRings.length > 0)
     log.warn({ event: 'egress_late', rings: lateRings, waitedMs: EGRESS_READY_WAIT_MS }, 'egress consumers not warm yet: starting anyway (early transactions wait in their ring)');
   const deps: FrontDeps = {

@@ -47,6 +47,11 @@ export class Receipts implements ReceiptSink {
     this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
   }
 
+  /** Resolves once the landing tracker's status thread is ready (true at once without one), false after `ms`. */
+  statusThreadReady(ms: number): Promise<boolean> {
+    return this.statusThread === null ? Promise.resolve(true) : this.statusThread.whenReady(ms);
+  }
+
   /** The buffer the egress workers write route outcomes into. */
   get sab(): SharedArrayBuffer {
     return this.table.sab;

@@ -5,13 +5,14 @@
 // carries transactions (issue #28 item 2). The owner posts a poll's signatures in one message and gets their statuses
 // back in one (a round trip per call would wake the owner once per call); what the statuses mean stays with the
 // owner, which applies them.
-// While the thread is down (it died, or has not started) the asker given as `fallback` asks from the owner's thread,
-// so following transactions never stops; the thread is started again after a backoff (doubling, up to
-// RESTART_MAX_MS). A poll the thread cannot answer (it ended, was stopped, or missed its calls' upstream timeouts plus
-// ANSWER_SLACK_MS, when it is wedged and is ended and replaced) is answered as a failed call, with no values: like
-// every asker, ask() settles with answers and never rejects, and the owner asks again at its next poll.
-// A poll's deadline runs from the thread's `ready` message, not from its spawn: a thread still loading its modules on
-// a busy host is not wedged (CI of stop 38 saw a first poll miss 1.2 s that way); one not ready within STARTUP_MS is.
+// While the thread is down (it died, or has not posted `ready` yet) the asker given as `fallback` asks from the owner's
+// thread, so following transactions never stops nor waits: a thread still loading its modules on a busy host (over a
+// second seen on CI) would otherwise hold the first polls, and a rebroadcast scheduler whose first poll waits sends
+// every queued transaction again, landed or not. The thread is started again after a backoff (doubling, up to
+// RESTART_MAX_MS); one not ready within STARTUP_MS is ended and replaced. A poll the thread cannot answer (it ended,
+// was stopped, or missed its calls' upstream timeouts plus ANSWER_SLACK_MS, when it is wedged and is ended and
+// replaced) is answered as a failed call, with no values: like every asker, ask() settles with answers and never
+// rejects, and the owner asks again at its next poll.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
 import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
@@ -49,10 +50,8 @@ function unanswered(failure: string): StatusAnswers {
 
 interface Pending {
   readonly resolve: (answers: StatusAnswers) => void;
-  /** How long its answer may take once the thread is ready. */
-  readonly deadlineMs: number;
-  /** Armed when the thread is ready (at once if it already was). */
-  timer: NodeJS.Timeout | null;
+  /** Fails the poll when the thread has not answered within its calls' timeouts plus ANSWER_SLACK_MS. */
+  readonly timer: NodeJS.Timeout;
 }
 
 export class StatusThread implements SignatureStatusAsker {
@@ -73,9 +72,19 @@ export class StatusThread implements SignatureStatusAsker {
 
   constructor(private readonly o: StatusThreadOptions) {}
 
-  /** Whether a thread is up to take the next call. */
+  /** Resolves true once a thread is ready (at once if one is), false after `ms` (cold: the relay's start). */
+  async whenReady(ms: number): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (!this.running) {
+      if (Date.now() >= end || this.stopping) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return true;
+  }
+
+  /** Whether a thread is up and ready to take the next poll (else the fallback takes it). */
   get running(): boolean {
-    return this.worker !== null;
+    return this.worker !== null && this.ready;
   }
 
   start(): void {
@@ -94,14 +103,17 @@ export class StatusThread implements SignatureStatusAsker {
     this.startupTimer.unref();
     w.on('message', (m: unknown) => {
       if (isStatusThreadReady(m)) {
-        if (this.worker === w) this.becameReady(w);
+        if (this.worker === w) {
+          this.ready = true;
+          this.clearStartup();
+        }
         return;
       }
       if (!isStatusAnswer(m)) return;
       const p = this.pending.get(m.id);
       if (p === undefined) return; // answered after its deadline: its owner has moved on
       this.pending.delete(m.id);
-      if (p.timer !== null) clearTimeout(p.timer);
+      clearTimeout(p.timer);
       p.resolve(m.answers);
     });
     w.on('error', (err) => this.o.log.warn({ event: 'status_thread_error', role: this.o.role, err: err.message }, 'a status thread failed'));
@@ -121,17 +133,14 @@ export class StatusThread implements SignatureStatusAsker {
 
   ask(signatures: readonly string[]): Promise<StatusAnswers> {
     const w = this.worker;
-    if (w === null) {
+    if (w === null || !this.ready) {
       this.polls.caller++;
       return this.o.fallback.ask(signatures);
     }
     this.polls.status_thread++;
     return new Promise((resolve) => {
       const id = this.nextId++;
-      const p: Pending = { resolve, deadlineMs: callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS, timer: null };
-      this.pending.set(id, p);
-      // Posted at once even before `ready`: the worker's port keeps it until the thread listens.
-      if (this.ready) this.arm(id, p, w);
+      this.pending.set(id, { resolve, timer: this.deadline(id, callsFor(signatures.length) * this.o.timeoutMs + ANSWER_SLACK_MS, w) });
       w.postMessage({ type: 'ask', id, signatures } satisfies StatusAsk);
     });
   }
@@ -146,21 +155,19 @@ export class StatusThread implements SignatureStatusAsker {
     this.worker?.postMessage({ type: 'hang' });
   }
 
-  private becameReady(w: Worker): void {
-    this.ready = true;
-    this.clearStartup();
-    for (const [id, p] of this.pending) if (p.timer === null) this.arm(id, p, w);
-  }
-
-  private arm(id: number, p: Pending, w: Worker): void {
-    p.timer = setTimeout(() => {
+  /** The poll's timer: unanswered after `ms`, the poll fails and the thread, wedged, is ended. */
+  private deadline(id: number, ms: number, w: Worker): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      const p = this.pending.get(id);
+      if (p === undefined) return;
       this.pending.delete(id);
       p.resolve(unanswered('the status thread did not answer in time'));
       // Its calls time out on their own, so a thread this late is wedged: end it (its owner asks until the
       // replacement is up) rather than send it every later poll.
       if (this.worker === w) void w.terminate();
-    }, p.deadlineMs);
-    p.timer.unref();
+    }, ms);
+    timer.unref();
+    return timer;
   }
 
   private clearStartup(): void {
@@ -187,7 +194,7 @@ export class StatusThread implements SignatureStatusAsker {
 
   private failPending(message: string): void {
     for (const p of this.pending.values()) {
-      if (p.timer !== null) clearTimeout(p.timer);
+      clearTimeout(p.timer);
       p.resolve(unanswered(message));
     }
     this.pending.clear();

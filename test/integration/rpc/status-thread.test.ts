@@ -58,16 +58,18 @@ function frontAsker(): SignatureStatusAsker & { calls: number } {
   return a;
 }
 
-function startThread(fallback: SignatureStatusAsker): StatusThread {
-  const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 2_000, log: createLogger('silent', 'test'), fallback, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true });
+/** A started thread, once ready (polls asked before are the owner's: the last test). */
+async function startThread(fallback: SignatureStatusAsker, timeoutMs = 2_000): Promise<StatusThread> {
+  const t = new StatusThread({ role: 'receipt-status', url, timeoutMs, log: createLogger('silent', 'test'), fallback, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true });
   t.start();
+  await waitFor('the status thread ready', async () => t.running, (up) => up, 15_000);
   return t;
 }
 
 describe('status thread', () => {
   it('asks the upstream from its own thread, 256 signatures a call, and hands the values back in order', async () => {
     const front = frontAsker();
-    const t = startThread(front);
+    const t = await startThread(front);
     try {
       const sigs = Array.from({ length: 300 }, (_, i) => (i % 100 === 7 ? `landed-${i}` : `unknown-${i}`));
       asked.length = 0;
@@ -83,7 +85,7 @@ describe('status thread', () => {
   });
 
   it("a failed call ends the poll with the upstream client's message and the values before it; the next poll is answered", async () => {
-    const t = startThread(frontAsker());
+    const t = await startThread(frontAsker());
     try {
       failAfter = 1; // the second call of the poll fails
       const sigs = Array.from({ length: 512 }, (_, i) => `landed-${i}`);
@@ -98,7 +100,7 @@ describe('status thread', () => {
 
   it('while the thread is down its owner asks; the thread is started again and takes over', async () => {
     const front = frontAsker();
-    const t = startThread(front);
+    const t = await startThread(front);
     try {
       expect((await t.ask(['landed-x'])).values).toEqual([LANDED]);
       t.crashForTest();
@@ -116,8 +118,7 @@ describe('status thread', () => {
 
   it('a thread that stops answering is ended when its poll misses the deadline; its owner asks until it is replaced', async () => {
     const front = frontAsker();
-    const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 200, log: createLogger('silent', 'test'), fallback: front, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true });
-    t.start();
+    const t = await startThread(front, 200);
     try {
       expect((await t.ask(['landed-h'])).values).toEqual([LANDED]);
       t.hangForTest();
@@ -133,24 +134,30 @@ describe('status thread', () => {
     }
   });
 
-  it("a poll's deadline runs from the thread's ready message: a thread slow to start is waited for, not ended as wedged", async () => {
+  it('polls asked before the thread is ready are asked by the owner, at once; the slow thread is not ended and answers the next', async () => {
     const front = frontAsker();
-    // Deadline for one call: 200 ms + 1 s; the thread is ready 2 s after its spawn (a busy host loading its modules).
+    // The thread is ready 2 s after its spawn (a busy host loading its modules); its poll deadline would be 1.2 s.
     const t = new StatusThread({ role: 'receipt-status', url, timeoutMs: 200, log: createLogger('silent', 'test'), fallback: front, workerFile: new URL(distUrl('workers/status-worker.js')), allowTestCrash: true, testStartDelayMs: 2_000 });
     t.start();
     try {
       const started = Date.now();
+      expect(await t.ask(['landed-s'])).toEqual({ values: [null], failure: null }); // the owner's asker's answer
+      expect(Date.now() - started).toBeLessThan(1_500); // not held until the thread is ready
+      expect(front.calls).toBe(1);
+      expect(t.polls).toEqual({ status_thread: 0, caller: 1 });
+      // Once ready, the thread answers; it was waited for, not ended as wedged.
+      await waitFor('the slow thread ready', async () => t.running, (up) => up, 10_000);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
       expect(await t.ask(['landed-s'])).toEqual({ values: [LANDED], failure: null });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900); // it was answered by the late thread, not before it
+      expect(t.polls).toEqual({ status_thread: 1, caller: 1 });
       expect(t.restarts).toBe(0);
-      expect(front.calls).toBe(0);
     } finally {
       await t.stop();
     }
   });
 
   it('after stop, nothing is left running and a pending ask is failed, not left hanging', async () => {
-    const t = startThread(frontAsker());
+    const t = await startThread(frontAsker());
     const settled = t.ask(['landed-p']).then((a) => a.failure ?? 'answered');
     await t.stop();
     // Either the answer came first or the stop ended the poll: never a promise that never settles.
