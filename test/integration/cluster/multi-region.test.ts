@@ -158,10 +158,17 @@ describe('several regions as one service', () => {
     const WARMUP_MS = 1_000;
     const WINDOW_MS = 10_000;
     const t0 = Date.now();
-    const from = t0 + WARMUP_MS;
-    const to = from + WINDOW_MS;
+    // The window opens WARMUP_MS after every relay has answered once (its connections are open and its budget has
+    // settled at least once), so a relay slow to take its first connection is seen as that, not as a relay that
+    // refused nothing. Stop 40's CI failed here with one relay's 429 count at 0 and no other status: the figures below
+    // go into the failure message so that another such run says which relay and how its answers were timed.
+    const firstAt = relays.map(() => -1);
+    let from = Infinity;
+    let to = Infinity;
     const ok = relays.map(() => 0);
     const limited = relays.map(() => 0);
+    const slowestMs = relays.map(() => 0);
+    const late = relays.map(() => 0);
     const other: number[] = [];
     let n = 0;
     // 3 connections per relay, each sending its next request as soon as the last answered.
@@ -169,9 +176,23 @@ describe('several regions as one service', () => {
       relays.flatMap((relay, i) =>
         [0, 1, 2].map(async () => {
           while (Date.now() < to) {
+            if (from === Infinity && Date.now() - t0 > 15_000) throw new Error(`not every relay answered within 15 s: first answers at ${firstAt.join('/')} ms`);
+            const sentAt = Date.now();
             const status = await submit(relay, SHARED_KEY, txs[n++ % txs.length]);
             const at = Date.now();
-            if (at < from || at >= to) continue;
+            slowestMs[i] = Math.max(slowestMs[i], at - sentAt);
+            if (firstAt[i] < 0) {
+              firstAt[i] = at - t0;
+              if (firstAt.every((ms) => ms >= 0)) {
+                from = at + WARMUP_MS;
+                to = from + WINDOW_MS;
+              }
+            }
+            if (at < from) continue;
+            if (at >= to) {
+              late[i]++;
+              continue;
+            }
             if (status === 200) ok[i]++;
             else if (status === 429) limited[i]++;
             else other.push(status);
@@ -180,17 +201,20 @@ describe('several regions as one service', () => {
       ),
     );
     const total = ok.reduce((a, b) => a + b, 0);
-    console.log(`shared budget: accepted per relay ${ok.join('/')} = ${total} in ${WINDOW_MS / 1000} s (${total / (WINDOW_MS / 1000)}/s), 429 per relay ${limited.join('/')}`);
+    const figures =
+      `accepted per relay ${ok.join('/')} = ${total} in ${WINDOW_MS / 1000} s (${total / (WINDOW_MS / 1000)}/s), 429 per relay ${limited.join('/')}, ` +
+      `first answer at ${firstAt.join('/')} ms, slowest answer ${slowestMs.join('/')} ms, answered after the window ${late.join('/')}`;
+    console.log(`shared budget: ${figures}`);
     expect(other).toEqual([]);
     // Saturated: every relay was refused many times, and every relay got a share.
     for (let i = 0; i < relays.length; i++) {
-      expect(limited[i]).toBeGreaterThan(100);
-      expect(ok[i]).toBeGreaterThan(50);
+      expect(limited[i], `${REGIONS[i].name} refused: ${figures}\n${relays[i].logs.slice(-20).join('\n')}`).toBeGreaterThan(100);
+      expect(ok[i], `${REGIONS[i].name} accepted: ${figures}`).toBeGreaterThan(50);
     }
     const expected = (PLAN.perSecond * WINDOW_MS) / 1000;
-    expect(total).toBeGreaterThanOrEqual(expected * 0.9);
-    expect(total).toBeLessThanOrEqual(expected * 1.1);
-  }, 30_000);
+    expect(total, figures).toBeGreaterThanOrEqual(expected * 0.9);
+    expect(total, figures).toBeLessThanOrEqual(expected * 1.1);
+  }, 40_000);
 
   it('a key revoked through one relay\'s config is refused by every relay within the poll interval, and restored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'slotrelay-cluster-cli-'));
