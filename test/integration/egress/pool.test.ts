@@ -296,7 +296,10 @@ describe('QUIC threads (rings.quicThreads 2)', () => {
     await until(() => first.every((h) => p0.got.has(h)), 10_000);
     // Thread 1 died at its 6th send and was restarted on its link.
     await until(() => pool.restartCount === 1, 10_000);
-    expect(first.slice(0, 5).every((h) => p1.got.has(h))).toBe(true);
+    // The five before it left thread 1 before it died: they reach its peer (waited for: the restart can be counted
+    // before this process's listener has read the last of their datagrams; a Node 24 rehearsal once found one missing
+    // when this was checked at once).
+    await until(() => first.slice(0, 5).every((h) => p1.got.has(h)), 5_000);
     const second = Array.from({ length: 20 }, (_, n) => publish(100 + n));
     await until(() => second.every((h) => p0.got.has(h) && p1.got.has(h)), 10_000);
     // The static route answered every record once: sent (thread 0's own peer wrote each at once).

@@ -38,9 +38,13 @@ async function post(key: string | null, body: unknown): Promise<Answer> {
   return { status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), body: await res.text() };
 }
 
-/** sendTransaction without an id (a notification) or with one; preflight unless `skip`. */
+/**
+ * sendTransaction without an id (a notification) or with one; preflight unless `skip`. maxRetries 0: the fake
+ * upstream never reports a landing, and a rebroadcast of an earlier test's transaction (every 2 s by default) would
+ * count among the sends a later test counts.
+ */
 function send(id: number | undefined, skip: boolean): Record<string, unknown> {
-  const call: Record<string, unknown> = { jsonrpc: '2.0', method: 'sendTransaction', params: [legacyTransfer().base64, { encoding: 'base64', skipPreflight: skip }] };
+  const call: Record<string, unknown> = { jsonrpc: '2.0', method: 'sendTransaction', params: [legacyTransfer().base64, { encoding: 'base64', skipPreflight: skip, maxRetries: 0 }] };
   if (id !== undefined) call.id = id;
   return call;
 }
