@@ -1,22 +1,20 @@
 // Optional Ed25519 verification of every signature of a parsed transaction (front thread; HOT when a key enables
 // verifySignatures, ~100 us per signature, so it is a per-key option and never a default).
 //
-// node:crypto needs a KeyObject per public key and building one from raw bytes costs ~76 us (DER parse), so
-// KeyObjects of recently seen signers are kept in a small LRU (a Map in insertion order: a hit is re-inserted at
-// the end, the oldest entry is evicted). The caller maps `false` to Errors.SIGNATURE_VERIFICATION_FAILED.
+// node:crypto needs a KeyObject per public key, so KeyObjects of recently seen signers are kept in a small LRU (a
+// Map in insertion order: a hit is re-inserted at the end, the oldest entry is evicted). A miss imports the key as a
+// JWK (`x` = the key's 32 bytes, base64url), not as SPKI DER: the DER import goes through OpenSSL 3's decoder
+// framework, 183 us a key on Node 20 and 23-28 us on Node 24 against 16 and 10 us for the JWK import
+// (bench/tx/tx-intake.bench.ts, both in one run: bench/results/verify-key-import.md); same key, same verdicts. The
+// caller maps `false` to Errors.SIGNATURE_VERIFICATION_FAILED.
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { ParsedTransaction } from './parse-transaction.js';
 import { PUBKEY_BYTES, SIGNATURE_BYTES } from './parse-transaction.js';
-
-/** DER SubjectPublicKeyInfo header for Ed25519 (RFC 8410): SEQUENCE { SEQUENCE { OID 1.3.101.112 }, BIT STRING }. */
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 /** Signer keys kept; a relay sees a long tail of signers, the hot ones (bots, market makers) stay resident. */
 export const KEY_CACHE_CAPACITY = 4096;
 
 const cache = new Map<string, KeyObject>();
-const der = Buffer.alloc(ED25519_SPKI_PREFIX.length + PUBKEY_BYTES);
-ED25519_SPKI_PREFIX.copy(der, 0);
 
 function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -32,8 +30,7 @@ export function ed25519KeyObject(bytes: Uint8Array, offset: number): KeyObject {
     cache.set(id, hit);
     return hit;
   }
-  b.copy(der, ED25519_SPKI_PREFIX.length, offset, offset + PUBKEY_BYTES);
-  const key = createPublicKey({ key: der, format: 'der', type: 'spki' });
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b.toString('base64url', offset, offset + PUBKEY_BYTES) }, format: 'jwk' });
   if (cache.size >= KEY_CACHE_CAPACITY) {
     const oldest = cache.keys().next().value;
     if (oldest !== undefined) cache.delete(oldest);

@@ -35,4 +35,21 @@ describe('verifyTransactionSignatures', () => {
     const k = p.accountKeysOffset;
     expect(check(patched(a, k, a[k] ^ 1))).toBe(false);
   });
+
+  it('a signer key that is no curve point (32 bytes of 0xff), or another transaction\'s signer key, verifies nothing: false, no throw', () => {
+    clearKeyCache();
+    const a = legacyTwoSigners().bytes;
+    const p = createParsedTransaction();
+    parseTransaction(a, 0, a.length, p);
+    const k = p.accountKeysOffset;
+    const notAPoint = Buffer.from(a);
+    notAPoint.fill(0xff, k, k + 32);
+    expect(check(notAPoint)).toBe(false);
+    // Another transaction's signer in the first signer's place: a valid point, the wrong key.
+    const b = legacyTwoSigners().bytes;
+    const other = Buffer.from(a);
+    b.copy(other, k, k, k + 32);
+    expect(check(other)).toBe(false);
+    expect(check(a)).toBe(true);
+  });
 });
