@@ -71,8 +71,9 @@ function wrap(bytes: Uint8Array, sig: Uint8Array): SignedTx {
 
 /** The system program's address (32 zero bytes). */
 const SYSTEM_PROGRAM = Buffer.alloc(32);
-/** The blockhashes seen, decoded once (tests use a handful). */
-const blockhashBytes = new Map<string, Buffer>();
+/** The last blockhash seen, decoded (a test sends many transactions on one blockhash). */
+let lastBlockhash = '';
+let lastBlockhashBytes = Buffer.alloc(32);
 
 /**
  * The message of one system transfer, as web3.js compiles it (test/unit/helpers/transactions.test.ts compares the
@@ -82,12 +83,13 @@ const blockhashBytes = new Map<string, Buffer>();
  * thousands. `v0`: the version prefix 0x80 and an empty address-table list at the end.
  */
 export function transferMessage(payer: Uint8Array, recipient: Uint8Array, lamports: number, blockhash: string, v0: boolean): Buffer {
-  let hash = blockhashBytes.get(blockhash);
-  if (hash === undefined) {
-    hash = Buffer.from(bs58.decode(blockhash));
-    if (hash.length !== 32) throw new Error(`blockhash is not 32 bytes: ${blockhash}`);
-    blockhashBytes.set(blockhash, hash);
+  if (blockhash !== lastBlockhash) {
+    const bytes = Buffer.from(bs58.decode(blockhash));
+    if (bytes.length !== 32) throw new Error(`blockhash is not 32 bytes: ${blockhash}`);
+    lastBlockhash = blockhash;
+    lastBlockhashBytes = bytes;
   }
+  const hash = lastBlockhashBytes;
   const m = Buffer.alloc((v0 ? 1 : 0) + 3 + 1 + 96 + 32 + 1 + 1 + 1 + 2 + 1 + 12 + (v0 ? 1 : 0));
   let o = 0;
   if (v0) m[o++] = 0x80;
@@ -114,7 +116,7 @@ export function transferMessage(payer: Uint8Array, recipient: Uint8Array, lampor
   return m;
 }
 
-function signedTransfer1(lamports: number, payer: Keypair | undefined, blockhash: string, v0: boolean): SignedTx {
+function signedSystemTransfer(lamports: number, payer: Keypair | undefined, blockhash: string, v0: boolean): SignedTx {
   const signer = signerOf(payer);
   const msg = transferMessage(signer.publicKey, randomBytes(32), lamports, blockhash, v0);
   const sig = sign(null, msg, signer.key);
@@ -123,11 +125,11 @@ function signedTransfer1(lamports: number, payer: Keypair | undefined, blockhash
 }
 
 export function legacyTransfer(lamports = 1000, payer?: Keypair, blockhash = BLOCKHASH): SignedTx {
-  return signedTransfer1(lamports, payer, blockhash, false);
+  return signedSystemTransfer(lamports, payer, blockhash, false);
 }
 
 export function v0Transfer(lamports = 1000, payer?: Keypair, blockhash = BLOCKHASH): SignedTx {
-  return signedTransfer1(lamports, payer, blockhash, true);
+  return signedSystemTransfer(lamports, payer, blockhash, true);
 }
 
 /**
