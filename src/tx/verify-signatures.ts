@@ -1,12 +1,12 @@
 // Optional Ed25519 verification of every signature of a parsed transaction (front thread; HOT when a key enables
-// verifySignatures, ~100 us per signature, so it is a per-key option and never a default).
+// verifySignatures, 170-270 us per signature on the 2-core box, so it is a per-key option and never a default).
 //
 // node:crypto needs a KeyObject per public key, so KeyObjects of recently seen signers are kept in a small LRU (a
 // Map in insertion order: a hit is re-inserted at the end, the oldest entry is evicted). A miss imports the key as a
 // JWK (`x` = the key's 32 bytes, base64url), not as SPKI DER: the DER import goes through OpenSSL 3's decoder
-// framework, 183 us a key on Node 20 and 23-28 us on Node 24 against 16 and 10 us for the JWK import
-// (bench/tx/tx-intake.bench.ts, both in one run: bench/results/verify-key-import.md); same key, same verdicts. The
-// caller maps `false` to Errors.SIGNATURE_VERIFICATION_FAILED.
+// framework, 188-198 us a key on Node 20 and 16-19 us on Node 24 against 12-13 and 7-8 us for the JWK import
+// (medians, bench/tx/tx-intake.bench.ts, both in one run: bench/results/verify-key-import.md); same key, same
+// verdicts. The caller maps `false` to Errors.SIGNATURE_VERIFICATION_FAILED.
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import type { ParsedTransaction } from './parse-transaction.js';
 import { PUBKEY_BYTES, SIGNATURE_BYTES } from './parse-transaction.js';

@@ -55,8 +55,7 @@ function signerOf(payer: Keypair | undefined): NativeSigner {
   return s;
 }
 
-function wrap(bytes: Uint8Array, sig: Uint8Array): SignedTx {
-  const b = Buffer.from(bytes);
+function wrap(b: Buffer, sig: Uint8Array): SignedTx {
   let base58: string | undefined;
   return {
     bytes: b,

@@ -8,8 +8,6 @@ import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
 import { legacyTransfer, transferMessage, v0Transfer } from '../../helpers/transactions.js';
 
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
 function web3Legacy(payer: PublicKey, to: PublicKey, lamports: number, blockhash: string): Buffer {
   const tx = new Transaction({ feePayer: payer, blockhash, lastValidBlockHeight: 1 }).add(SystemProgram.transfer({ fromPubkey: payer, toPubkey: to, lamports }));
   return tx.serializeMessage();
@@ -45,7 +43,7 @@ describe('test transfers', () => {
         const vt = VersionedTransaction.deserialize(t.bytes);
         expect(vt.message.staticAccountKeys[0].equals(payer.publicKey)).toBe(true);
         expect(vt.version).toBe(make === legacyTransfer ? 'legacy' : 0);
-        const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, payer.publicKey.toBytes()]), format: 'der', type: 'spki' });
+        const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: payer.publicKey.toBuffer().toString('base64url') }, format: 'jwk' });
         expect(verify(null, vt.message.serialize(), key, vt.signatures[0])).toBe(true);
         expect(bs58.encode(vt.signatures[0])).toBe(t.signature);
         expect(t.base58).toBe(bs58.encode(t.bytes));
