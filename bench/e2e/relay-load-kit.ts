@@ -31,13 +31,34 @@ export function makeBodies(n: number): { valid: string[]; undecodable: string[] 
   return { valid, undecodable };
 }
 
-/** A wrk Lua script rotating through `bodies` (every request carries a distinct body) with `key` in x-api-key. */
-export function writeScript(dir: string, name: string, bodies: readonly string[], key: string): string {
+/**
+ * The headers @solana/web3.js 1.x sends with a JSON-RPC call on Node (undici's fetch), besides Host, Content-Type,
+ * Content-Length and the key (captured from a Connection.sendRawTransaction against node:http): 11 headers in all,
+ * where wrk's default request has 4.
+ */
+export const WEB3JS_HEADERS: Readonly<Record<string, string>> = {
+  connection: 'keep-alive',
+  'solana-client': 'js/1.99.0',
+  accept: '*/*',
+  'accept-language': '*',
+  'sec-fetch-mode': 'cors',
+  'user-agent': 'node',
+  'accept-encoding': 'gzip, deflate',
+};
+
+/**
+ * A wrk Lua script rotating through `bodies` (every request carries a distinct body) with `key` in x-api-key, and
+ * `extraHeaders` (e.g. WEB3JS_HEADERS) on every request.
+ */
+export function writeScript(dir: string, name: string, bodies: readonly string[], key: string, extraHeaders: Readonly<Record<string, string>> = {}): string {
   const script = join(dir, `${name}.lua`);
+  const extra = Object.entries(extraHeaders)
+    .map(([h, v]) => `wrk.headers["${h}"] = "${v}"\n`)
+    .join('');
   writeFileSync(
     script,
     'local bodies = {\n' + bodies.map((b) => `[==[${b}]==]`).join(',\n') + '\n}\nlocal i = 0\n' +
-      'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.headers["x-api-key"] = "' + key + '"\n' +
+      'wrk.method = "POST"\nwrk.headers["content-type"] = "application/json"\nwrk.headers["x-api-key"] = "' + key + '"\n' + extra +
       'request = function()\n  i = i % #bodies + 1\n  return wrk.format(nil, "/", nil, bodies[i])\nend\n',
   );
   return script;

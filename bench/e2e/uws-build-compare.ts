@@ -8,7 +8,10 @@
 // attempt without that wait showed the relay run second in a pair slower by 2-4x, whichever build it was (the first
 // one still draining its ring). Per-round ratios source / prebuilt; their median, and their geometric mean (in which
 // a remaining first/second position effect cancels, the order alternating), are the figures to quote.
+// With --baseline-cli, the same pairing compares this checkout with another build of the relay (its dist/src/cli.js),
+// both on our source uWS: a before/after of a change to the front, in one run.
 //   node dist/bench/e2e/uws-build-compare.js [--rounds 6] [--duration 8] [--connections 64] [--prebuilt maintained]
+//                                           [--baseline-cli other/dist/src/cli.js] [--client-headers wrk|web3js]
 //                                           [--json bench/results/uws-build.json]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -17,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
-import { cpuTimes, makeBodies, relayCounts, waitForLine, writeScript } from './relay-load-kit.js';
+import { cpuTimes, makeBodies, relayCounts, waitForLine, WEB3JS_HEADERS, writeScript } from './relay-load-kit.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,17 +28,36 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '8' },
     connections: { type: 'string', default: '64' },
     prebuilt: { type: 'string', default: 'maintained' },
+    /** `web3js`: every request carries the 11 headers @solana/web3.js sends (relay-load-kit.ts), not wrk's 4. */
+    'client-headers': { type: 'string', default: 'wrk' },
+    /** Another build's dist/src/cli.js: compare this checkout with it (both on the source uWS build). */
+    'baseline-cli': { type: 'string' },
     json: { type: 'string' },
   },
 });
 const ROUNDS = Math.max(1, Number(values.rounds));
 const DURATION_S = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
-const BUILDS = ['source', values.prebuilt ?? 'maintained'] as const;
+/** The two relays compared: a (this checkout, our source uWS build) and b (the prebuilt build, or another checkout). */
+interface Side {
+  readonly label: string;
+  readonly cli: string;
+  readonly build: string;
+}
+const SIDES: readonly [Side, Side] =
+  values['baseline-cli'] === undefined
+    ? [
+        { label: 'source', cli: 'dist/src/cli.js', build: 'source' },
+        { label: values.prebuilt ?? 'maintained', cli: 'dist/src/cli.js', build: values.prebuilt ?? 'maintained' },
+      ]
+    : [
+        { label: 'this build', cli: 'dist/src/cli.js', build: 'source' },
+        { label: 'baseline', cli: values['baseline-cli'], build: 'source' },
+      ];
 const KEY = '11111111-2222-4333-8444-555555555555';
 
 interface Run extends WrkFigures {
-  readonly build: string;
+  readonly label: string;
   /** wrk's rate times the share of requests the relay counted as accepted. */
   readonly acceptedPerSec: number;
   readonly frontCpuUsPerRequest: number;
@@ -43,19 +65,20 @@ interface Run extends WrkFigures {
 }
 
 interface Relay {
-  readonly build: string;
+  readonly label: string;
   readonly url: string;
   readonly child: ChildProcess;
   readonly runtime: string;
 }
 
-async function startRelay(build: string, config: string): Promise<Relay> {
-  const child = spawn(process.execPath, ['dist/src/cli.js', 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLOTRELAY_UWS_BUILD: build } });
+async function startRelay(side: Side, config: string): Promise<Relay> {
+  const { build } = side;
+  const child = spawn(process.execPath, [side.cli, 'start', '--config', config], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SLOTRELAY_UWS_BUILD: build } });
   const ready = await waitForLine(child, 'relay_ready');
   const url = `http://127.0.0.1:${(ready.listeners as { port: number }[])[0]!.port}`;
   const detail = (await (await fetch(`${url}/health?detail`)).json()) as { http: { build: string; uws: string; package: string; packageVersion: string } };
   if (detail.http.build !== build) throw new Error(`asked for ${build}, the relay runs ${detail.http.build}`);
-  return { build, url, child, runtime: `${detail.http.build}: ${detail.http.uws} (${detail.http.package} ${detail.http.packageVersion})` };
+  return { label: side.label, url, child, runtime: `${side.label}: ${detail.http.build}: ${detail.http.uws} (${detail.http.package} ${detail.http.packageVersion})` };
 }
 
 /** Waits until no relay uses more than 5% of a core over 0.5 s (bounded at 15 s); the ms waited. */
@@ -82,7 +105,7 @@ async function run(relay: Relay, script: string, all: readonly Relay[]): Promise
   const accepted = after.ok - before.ok;
   const perRequest = (us: number): number => Number((us / Math.max(1, figures.requests)).toFixed(2));
   return {
-    build: relay.build,
+    label: relay.label,
     ...figures,
     acceptedPerSec: Math.round(figures.requestsPerSec * Math.min(1, accepted / Math.max(1, figures.requests))),
     frontCpuUsPerRequest: cpuBefore && cpuAfter ? perRequest(cpuAfter.front - cpuBefore.front) : NaN,
@@ -98,7 +121,8 @@ function median(xs: readonly number[]): number {
 async function main(): Promise<void> {
   if (spawnSync('wrk', ['--version']).error) throw new Error('wrk is not installed (apt-get install wrk)');
   const dir = mkdtempSync(join(tmpdir(), 'slotrelay-uws-bench-'));
-  const script = writeScript(dir, 'bodies', makeBodies(2000).valid, KEY);
+  if (values['client-headers'] !== 'wrk' && values['client-headers'] !== 'web3js') throw new Error('--client-headers: wrk or web3js');
+  const script = writeScript(dir, 'bodies', makeBodies(2000).valid, KEY, values['client-headers'] === 'web3js' ? WEB3JS_HEADERS : {});
   const config = join(dir, 'config.yaml');
   writeFileSync(
     config,
@@ -113,51 +137,59 @@ async function main(): Promise<void> {
       keys: [{ key: KEY, name: 'bench', rateLimit: { perSecond: 10_000_000, burst: 10_000_000 }, preflight: 'skip' }],
     }),
   );
-  const relays = [await startRelay(BUILDS[0], config), await startRelay(BUILDS[1], config)] as const;
+  const relays = [await startRelay(SIDES[0], config), await startRelay(SIDES[1], config)] as const;
   for (const r of relays) console.log(`relay on ${r.runtime}`);
   try {
     for (const r of relays) await run(r, script, relays); // warm-up, not counted
-    const rounds: { source: Run; prebuilt: Run }[] = [];
+    const rounds: { a: Run; b: Run }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const order = i % 2 === 0 ? [relays[0], relays[1]] : [relays[1], relays[0]];
-      const a = await run(order[0]!, script, relays);
-      const b = await run(order[1]!, script, relays);
-      const source = a.build === 'source' ? a : b;
-      const prebuilt = a.build === 'source' ? b : a;
-      rounds.push({ source, prebuilt });
+      const first = await run(order[0]!, script, relays);
+      const second = await run(order[1]!, script, relays);
+      const a = first.label === SIDES[0].label ? first : second;
+      const b = first.label === SIDES[0].label ? second : first;
+      rounds.push({ a, b });
       console.log(
-        `round ${i + 1} (${order[0]!.build} first): source ${source.acceptedPerSec}/s p99 ${source.p99ms} ms cpu ${source.relayCpuUsPerRequest} us/req; ` +
-          `${prebuilt.build} ${prebuilt.acceptedPerSec}/s p99 ${prebuilt.p99ms} ms cpu ${prebuilt.relayCpuUsPerRequest} us/req; ` +
-          `rate ratio ${(source.acceptedPerSec / prebuilt.acceptedPerSec).toFixed(3)}`,
+        `round ${i + 1} (${order[0]!.label} first): ${a.label} ${a.acceptedPerSec}/s p99 ${a.p99ms} ms cpu ${a.relayCpuUsPerRequest} us/req front ${a.frontCpuUsPerRequest}; ` +
+          `${b.label} ${b.acceptedPerSec}/s p99 ${b.p99ms} ms cpu ${b.relayCpuUsPerRequest} us/req front ${b.frontCpuUsPerRequest}; ` +
+          `rate ratio ${(a.acceptedPerSec / b.acceptedPerSec).toFixed(3)}`,
       );
     }
+    const ratios = (f: (r: Run) => number): number[] => rounds.map((r) => f(r.a) / f(r.b));
+    const geomean = (xs: readonly number[]): number => Number(Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length).toFixed(3));
+    const rate = (r: Run): number => r.acceptedPerSec;
+    const cpu = (r: Run): number => r.relayCpuUsPerRequest;
+    const front = (r: Run): number => r.frontCpuUsPerRequest;
     const summary = {
-      sourceAcceptedPerSec: Math.round(median(rounds.map((r) => r.source.acceptedPerSec))),
-      prebuiltAcceptedPerSec: Math.round(median(rounds.map((r) => r.prebuilt.acceptedPerSec))),
-      rateRatio: Number(median(rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec)).toFixed(3)),
-      rateRatioGeomean: Number(Math.exp(rounds.reduce((s, r) => s + Math.log(r.source.acceptedPerSec / r.prebuilt.acceptedPerSec), 0) / rounds.length).toFixed(3)),
-      cpuRatioGeomean: Number(Math.exp(rounds.reduce((s, r) => s + Math.log(r.source.relayCpuUsPerRequest / r.prebuilt.relayCpuUsPerRequest), 0) / rounds.length).toFixed(3)),
-      rateRatioRange: [Math.min(...rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec)), Math.max(...rounds.map((r) => r.source.acceptedPerSec / r.prebuilt.acceptedPerSec))].map((x) => Number(x.toFixed(3))),
-      sourceP99ms: median(rounds.map((r) => r.source.p99ms)),
-      prebuiltP99ms: median(rounds.map((r) => r.prebuilt.p99ms)),
-      sourceRelayCpuUsPerRequest: median(rounds.map((r) => r.source.relayCpuUsPerRequest)),
-      prebuiltRelayCpuUsPerRequest: median(rounds.map((r) => r.prebuilt.relayCpuUsPerRequest)),
-      cpuRatio: Number(median(rounds.map((r) => r.source.relayCpuUsPerRequest / r.prebuilt.relayCpuUsPerRequest)).toFixed(3)),
-      sourceFrontCpuUsPerRequest: median(rounds.map((r) => r.source.frontCpuUsPerRequest)),
-      prebuiltFrontCpuUsPerRequest: median(rounds.map((r) => r.prebuilt.frontCpuUsPerRequest)),
-      frontCpuRatio: Number(median(rounds.map((r) => r.source.frontCpuUsPerRequest / r.prebuilt.frontCpuUsPerRequest)).toFixed(3)),
+      sides: SIDES.map((s) => s.label),
+      aAcceptedPerSec: Math.round(median(rounds.map((r) => r.a.acceptedPerSec))),
+      bAcceptedPerSec: Math.round(median(rounds.map((r) => r.b.acceptedPerSec))),
+      rateRatio: Number(median(ratios(rate)).toFixed(3)),
+      rateRatioGeomean: geomean(ratios(rate)),
+      rateRatioRange: [Math.min(...ratios(rate)), Math.max(...ratios(rate))].map((x) => Number(x.toFixed(3))),
+      aP99ms: median(rounds.map((r) => r.a.p99ms)),
+      bP99ms: median(rounds.map((r) => r.b.p99ms)),
+      aRelayCpuUsPerRequest: median(rounds.map((r) => r.a.relayCpuUsPerRequest)),
+      bRelayCpuUsPerRequest: median(rounds.map((r) => r.b.relayCpuUsPerRequest)),
+      cpuRatio: Number(median(ratios(cpu)).toFixed(3)),
+      cpuRatioGeomean: geomean(ratios(cpu)),
+      aFrontCpuUsPerRequest: median(rounds.map((r) => r.a.frontCpuUsPerRequest)),
+      bFrontCpuUsPerRequest: median(rounds.map((r) => r.b.frontCpuUsPerRequest)),
+      frontCpuRatio: Number(median(ratios(front)).toFixed(3)),
+      frontCpuRatioGeomean: geomean(ratios(front)),
     };
+    const [la, lb] = summary.sides;
     console.log(
-      `medians over ${ROUNDS} paired rounds: source ${summary.sourceAcceptedPerSec}/s vs ${BUILDS[1]} ${summary.prebuiltAcceptedPerSec}/s ` +
-        `(ratio median ${summary.rateRatio}, geomean ${summary.rateRatioGeomean}, per round ${summary.rateRatioRange.join('-')}); p99 ${summary.sourceP99ms} vs ${summary.prebuiltP99ms} ms; ` +
-        `relay CPU ${summary.sourceRelayCpuUsPerRequest} vs ${summary.prebuiltRelayCpuUsPerRequest} us/req (ratio median ${summary.cpuRatio}, geomean ${summary.cpuRatioGeomean}); ` +
-        `front CPU ratio ${summary.frontCpuRatio}  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, same 2 cores)`,
+      `medians over ${ROUNDS} paired rounds: ${la} ${summary.aAcceptedPerSec}/s vs ${lb} ${summary.bAcceptedPerSec}/s ` +
+        `(ratio median ${summary.rateRatio}, geomean ${summary.rateRatioGeomean}, per round ${summary.rateRatioRange.join('-')}); p99 ${summary.aP99ms} vs ${summary.bP99ms} ms; ` +
+        `relay CPU ${summary.aRelayCpuUsPerRequest} vs ${summary.bRelayCpuUsPerRequest} us/req (ratio median ${summary.cpuRatio}, geomean ${summary.cpuRatioGeomean}); ` +
+        `front CPU ${summary.aFrontCpuUsPerRequest} vs ${summary.bFrontCpuUsPerRequest} us/req (ratio median ${summary.frontCpuRatio}, geomean ${summary.frontCpuRatioGeomean})  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, ${values['client-headers']} headers, same 2 cores)`,
     );
     if (values.json !== undefined) {
       mkdirSync(dirname(values.json), { recursive: true });
       writeFileSync(
         values.json,
-        `${JSON.stringify({ date: new Date().toISOString(), node: process.versions.node, runtimes: relays.map((r) => r.runtime), durationS: DURATION_S, connections: CONNECTIONS, rounds, summary }, null, 2)}\n`,
+        `${JSON.stringify({ date: new Date().toISOString(), node: process.versions.node, runtimes: relays.map((r) => r.runtime), durationS: DURATION_S, connections: CONNECTIONS, clientHeaders: values['client-headers'], rounds, summary }, null, 2)}\n`,
       );
     }
   } finally {

@@ -61,13 +61,20 @@ const countContentLength = (name: string, value: string): void => {
   if (name === 'content-length' && ++clSeen > 1 && value !== clFirst) clConflict = true;
 };
 
+/** Our source build's one-call check (vendor/uws-patches/0007); the prebuilt builds lack it. */
+interface ConflictingHeaderCheck {
+  hasConflictingHeader?(lowerCasedName: ArrayBuffer): boolean;
+}
+
 /**
  * Whether a later Content-Length header disagrees with the first (identical repeats are one value: RFC 9110 8.6).
- * uWS has no header count, so every header is walked, only for requests that carry a Content-Length: +0.2 to +2.8 us
- * a request (paired medians of two runs of bench/front/dup-content-length-cost.ts, inside the box's noise;
- * bench/results/dup-content-length-cost.md).
+ * Our uWS build answers it in one call; the prebuilt builds have no header count, so there every header is walked
+ * (two strings and a call into JavaScript per header), only for requests that carry a Content-Length. The walk was
+ * ~4.5 us of the front's ~35 us per request with the 11 headers web3.js sends (bench/results/conflicting-header-check.md).
  */
 function conflictingContentLength(req: HttpRequest, first: string): boolean {
+  const check = req as unknown as ConflictingHeaderCheck;
+  if (check.hasConflictingHeader !== undefined) return check.hasConflictingHeader(H_CONTENT_LENGTH);
   clFirst = first;
   clSeen = 0;
   clConflict = false;
