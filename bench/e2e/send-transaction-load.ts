@@ -8,7 +8,9 @@
 // seconds apart, and the medians over rounds are the figures to quote.
 // The bound (issue #28: relay / bare uWS >= 0.75): in each round, next to the relay row, the same uWS build answering
 // the relay's own sendTransaction answer as a constant (bare-uws-answer.ts: no key, no parse, no ring), loaded with the
-// same wrk script; relay / bare is what the relay's work costs against what uWS alone costs on this box.
+// same wrk script; relay / bare is what the relay's work costs against what uWS alone costs on this box. The pair is
+// run again with the 11 headers @solana/web3.js sends (wrk's own requests carry 4): the relay reads headers through
+// JavaScript, bare uWS only parses them, so that ratio is the one a web3.js client's requests see.
 // Refusal rows (issue #18 defect 9: a flood of garbage is the cheapest attack, so refusing must cost no more than
 // accepting): in each round, after the accept and baseline rows, the same relay is loaded with an undecodable
 // transaction (-32602, HTTP 200), an unknown key (401) and a rate-limited key (429), each counted from the relay's own
@@ -25,7 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { parseWrkOutput, type WrkFigures } from '../wrk-output.js';
-import { cpuTimes, makeBodies, relayCounts, startBare, waitForLine, writeScript, type RelayCounts } from './relay-load-kit.js';
+import { cpuTimes, makeBodies, relayCounts, startBare, waitForLine, WEB3JS_HEADERS, writeScript, type RelayCounts } from './relay-load-kit.js';
 
 const { values } = parseArgs({
   options: {
@@ -111,6 +113,10 @@ interface Round {
   /** The bare uWS bound's run (same round, right after the relay row) and relay / bare. */
   readonly bare: LoadResult;
   readonly bareRatio: number;
+  /** The same pair with the 11 headers @solana/web3.js sends on every request (wrk's own requests carry 4). */
+  readonly relayWeb3js: LoadResult;
+  readonly bareWeb3js: LoadResult;
+  readonly bareRatioWeb3js: number;
   readonly refusals: Record<string, RefusalResult>;
 }
 
@@ -120,6 +126,7 @@ async function main(): Promise<void> {
   const bodies = makeBodies(Number(values.txs));
   // wrk rotates through the bodies (Lua), so every request carries a distinct transaction.
   const script = writeScript(dir, 'bodies', bodies.valid, KEY);
+  const web3jsScript = writeScript(dir, 'bodies-web3js', bodies.valid, KEY, WEB3JS_HEADERS);
   const refusals: Refusal[] = [
     { name: 'undecodable', target: 'relay refuses: undecodable tx (-32602)', reason: 'tx_undecodable', script: writeScript(dir, 'undecodable', bodies.undecodable, KEY) },
     { name: 'unknownKey', target: 'relay refuses: unknown key (401)', reason: 'unauthorized', script: writeScript(dir, 'unknown-key', bodies.valid, UNKNOWN_KEY) },
@@ -161,6 +168,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < 20 && (await relayCounts(relayUrl)).ok < STEADY_AFTER_ACCEPTED; i++) runWrk('warmup', relayUrl, script, 3);
   runWrk('warmup', baseUrl, script);
   runWrk('warmup', bareServer.url, script);
+  runWrk('warmup', relayUrl, web3jsScript, Math.min(DURATION_S, 3));
+  runWrk('warmup', bareServer.url, web3jsScript, Math.min(DURATION_S, 3));
   // The refusal paths get their own (shorter) warm-up, so no row is measured while its code is still being compiled.
   for (const f of refusals) runWrk('warmup', relayUrl, f.script, Math.min(DURATION_S, 3));
   const rounds: Round[] = [];
@@ -172,6 +181,9 @@ async function main(): Promise<void> {
     const relayResult = accept.run;
     const baseRun = runWrk('node:http baseline (same work)', baseUrl, script);
     const bareRun = runWrk('bare uWS (constant answer)', bareServer.url, script);
+    const acceptWeb3js = await relayRun('uWS relay, web3.js headers', relayUrl, relayPid, web3jsScript, 'ok');
+    if (Object.keys(acceptWeb3js.others).length > 0) console.log(`round ${r + 1}: relay rejections (web3.js headers)`, acceptWeb3js.others);
+    const bareWeb3js = runWrk('bare uWS, web3.js headers', bareServer.url, web3jsScript);
     // Each refusal kind next to its own accept run (see the header); order of kinds rotated, of each pair alternated.
     const refused: Record<string, RefusalResult> = {};
     for (let k = 0; k < refusals.length; k++) {
@@ -190,6 +202,9 @@ async function main(): Promise<void> {
       ratio: relayResult.requestsPerSec / baseRun.requestsPerSec,
       bare: bareRun,
       bareRatio: relayResult.requestsPerSec / bareRun.requestsPerSec,
+      relayWeb3js: acceptWeb3js.run,
+      bareWeb3js,
+      bareRatioWeb3js: acceptWeb3js.run.requestsPerSec / bareWeb3js.requestsPerSec,
       refusals: refused,
     });
   }
@@ -205,6 +220,8 @@ async function main(): Promise<void> {
       { round: i + 1, ...r.relay, requestsPerSec: Math.round(r.relay.requestsPerSec) },
       { round: i + 1, ...r.baseline, requestsPerSec: Math.round(r.baseline.requestsPerSec), ratio: r.ratio.toFixed(2) },
       { round: i + 1, ...r.bare, requestsPerSec: Math.round(r.bare.requestsPerSec), ratio: r.bareRatio.toFixed(2) },
+      { round: i + 1, ...r.relayWeb3js, requestsPerSec: Math.round(r.relayWeb3js.requestsPerSec) },
+      { round: i + 1, ...r.bareWeb3js, requestsPerSec: Math.round(r.bareWeb3js.requestsPerSec), ratio: r.bareRatioWeb3js.toFixed(2) },
       ...refusals.flatMap((f) => {
         const { accept, ratio, ...x } = r.refusals[f.name];
         return [
@@ -214,7 +231,7 @@ async function main(): Promise<void> {
       }),
     ]),
   );
-  console.log('ratio: node:http row = relay / node:http; bare uWS row = relay / bare uWS; refusal rows = refusal / the accept run paired with it (listed above it)');
+  console.log('ratio: node:http row = relay / node:http; bare uWS rows = the relay row above / bare uWS (same headers); refusal rows = refusal / the accept run paired with it (listed above it)');
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -247,11 +264,20 @@ async function main(): Promise<void> {
     bareP99ms: median(rounds.map((r) => r.bare.p99ms)),
     /** relay / bare uWS, median of the per-round ratios (issue #28: >= 0.75). */
     bareRatio: Number(median(rounds.map((r) => r.bareRatio)).toFixed(2)),
+    relayWeb3jsRequestsPerSec: Math.round(median(rounds.map((r) => r.relayWeb3js.requestsPerSec))),
+    relayWeb3jsFrontCpuUsPerRequest: median(rounds.map((r) => r.relayWeb3js.frontCpuUsPerRequest ?? NaN)),
+    bareWeb3jsRequestsPerSec: Math.round(median(rounds.map((r) => r.bareWeb3js.requestsPerSec))),
+    /** The same ratio with @solana/web3.js's 11 request headers: what a web3.js client's requests cost. */
+    bareRatioWeb3js: Number(median(rounds.map((r) => r.bareRatioWeb3js)).toFixed(2)),
     refusals: refusalSummary,
   };
   console.log(
     `medians over ${ROUNDS} rounds: relay ${summary.relayRequestsPerSec} req/s p99 ${summary.relayP99ms} ms; node:http ${summary.baselineRequestsPerSec} req/s; ` +
       `uWS / node:http = ${summary.ratio}x; bare uWS ${summary.bareRequestsPerSec} req/s p99 ${summary.bareP99ms} ms, relay / bare = ${summary.bareRatio}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, load generator on the same 2 cores)`,
+  );
+  console.log(
+    `  with @solana/web3.js's 11 request headers: relay ${summary.relayWeb3jsRequestsPerSec} req/s (front CPU ${summary.relayWeb3jsFrontCpuUsPerRequest} us/request), ` +
+      `bare uWS ${summary.bareWeb3jsRequestsPerSec} req/s, relay / bare = ${summary.bareRatioWeb3js}x`,
   );
   for (const f of refusals) {
     const x = refusalSummary[f.name];
