@@ -113,12 +113,15 @@ export async function relayCounts(url: string): Promise<RelayCounts> {
   return { ok, rejected };
 }
 
-/** The bound's server (bare-uws-answer.ts) answering `answer`; resolves with its URL once it listens. */
-export async function startBare(dir: string, answer: string): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * A bound's server (bare-uws-answer.ts) answering `answer` as a constant, or (`parse`) computing the relay's answer
+ * from each request in JavaScript; resolves with its URL once it listens.
+ */
+export async function startBare(dir: string, answer: string, mode: 'constant' | 'parse' = 'constant'): Promise<{ child: ChildProcess; url: string }> {
   const file = join(dir, 'answer.json');
   writeFileSync(file, answer);
   const script = fileURLToPath(new URL('./bare-uws-answer.js', import.meta.url));
-  const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, file, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`bare-uws-answer exited ${String(code)}`)));
     createInterface({ input: child.stdout! }).once('line', (l) => resolve(Number(/^ready (\d+)$/.exec(l)?.[1] ?? NaN)));

@@ -11,6 +11,10 @@
 // same wrk script; relay / bare is what the relay's work costs against what uWS alone costs on this box. The pair is
 // run again with the 11 headers @solana/web3.js sends (wrk's own requests carry 4): the relay reads headers through
 // JavaScript, bare uWS only parses them, so that ratio is the one a web3.js client's requests see.
+// The parse bound (bare-uws-answer.ts `parse`), in each round right after the bare row: bare uWS that also runs the
+// least JavaScript a JSON-RPC front must (JSON.parse, base64 decode, base58 signature, answer text). Parse bound / bare
+// is the best relay / bare any front that parses requests in JavaScript could show on this box; relay / parse bound is
+// what the relay spends past that least.
 // Refusal rows (issue #18 defect 9: a flood of garbage is the cheapest attack, so refusing must cost no more than
 // accepting): in each round, after the accept and baseline rows, the same relay is loaded with an undecodable
 // transaction (-32602, HTTP 200), an unknown key (401) and a rate-limited key (429), each counted from the relay's own
@@ -64,7 +68,10 @@ interface Refusal {
 
 interface LoadResult extends WrkFigures {
   readonly target: string;
-  /** Relay rows: CPU microseconds per answered request, of the front thread and of the whole relay process. */
+  /**
+   * Relay rows: CPU microseconds per answered request, of the front thread and of the whole relay process. Bound rows
+   * (bare uWS): of the bound's main thread, its only one doing work.
+   */
   readonly frontCpuUsPerRequest?: number;
   readonly relayCpuUsPerRequest?: number;
 }
@@ -72,6 +79,15 @@ interface LoadResult extends WrkFigures {
 function runWrk(target: string, url: string, script: string, durationS = DURATION_S): LoadResult {
   const out = spawnSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${durationS}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
   return { target, ...parseWrkOutput(out.stdout) };
+}
+
+/** One wrk run against a bound's server (one thread), with that thread's CPU per answered request. */
+function boundRun(target: string, url: string, pid: number, script: string): LoadResult {
+  const before = cpuTimes(pid);
+  const run = runWrk(target, url, script);
+  const after = cpuTimes(pid);
+  if (before === null || after === null) return run;
+  return { ...run, frontCpuUsPerRequest: Number(((after.front - before.front) / Math.max(1, run.requests)).toFixed(2)) };
 }
 
 /**
@@ -113,6 +129,13 @@ interface Round {
   /** The bare uWS bound's run (same round, right after the relay row) and relay / bare. */
   readonly bare: LoadResult;
   readonly bareRatio: number;
+  /**
+   * The parse bound (bare-uws-answer.ts `parse`: JSON.parse, base64 decode, base58 signature, answer text; right after
+   * the bare row), relay / it, and it / bare: what the least JavaScript a JSON-RPC front must run costs against uWS alone.
+   */
+  readonly parseBound: LoadResult;
+  readonly parseBoundRatio: number;
+  readonly parseBoundOfBare: number;
   /** The same pair with the 11 headers @solana/web3.js sends on every request (wrk's own requests carry 4). */
   readonly relayWeb3js: LoadResult;
   readonly bareWeb3js: LoadResult;
@@ -160,6 +183,10 @@ async function main(): Promise<void> {
   // The bound answers with the relay's own answer to the same request (one of the bodies; its signature is fixed).
   const relayAnswer = await (await fetch(relayUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: bodies.valid[0] })).text();
   const bareServer = await startBare(dir, relayAnswer);
+  const parseServer = await startBare(dir, relayAnswer, 'parse');
+  // The parse bound answers what the relay answers (same signature, same id), or its rate would not compare.
+  const parseAnswer = await (await fetch(parseServer.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies.valid[0] })).text();
+  if (parseAnswer !== relayAnswer) throw new Error(`the parse bound answers ${parseAnswer}, the relay ${relayAnswer}`);
   runWrk('warmup', relayUrl, script);
   // Steady state, as a relay that has run a while is: every ring slot written once (first writes fault the pages in)
   // and the receipt table full, so that accepting overwrites the oldest receipt (its Map and the old generation stop
@@ -168,6 +195,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < 20 && (await relayCounts(relayUrl)).ok < STEADY_AFTER_ACCEPTED; i++) runWrk('warmup', relayUrl, script, 3);
   runWrk('warmup', baseUrl, script);
   runWrk('warmup', bareServer.url, script);
+  runWrk('warmup', parseServer.url, script);
   runWrk('warmup', relayUrl, web3jsScript, Math.min(DURATION_S, 3));
   runWrk('warmup', bareServer.url, web3jsScript, Math.min(DURATION_S, 3));
   // The refusal paths get their own (shorter) warm-up, so no row is measured while its code is still being compiled.
@@ -180,7 +208,8 @@ async function main(): Promise<void> {
     if (Object.keys(accept.others).length > 0) console.log(`round ${r + 1}: relay rejections`, accept.others);
     const relayResult = accept.run;
     const baseRun = runWrk('node:http baseline (same work)', baseUrl, script);
-    const bareRun = runWrk('bare uWS (constant answer)', bareServer.url, script);
+    const bareRun = boundRun('bare uWS (constant answer)', bareServer.url, bareServer.child.pid ?? -1, script);
+    const parseRun = boundRun('bare uWS + parse (JSON, base64, base58)', parseServer.url, parseServer.child.pid ?? -1, script);
     const acceptWeb3js = await relayRun('uWS relay, web3.js headers', relayUrl, relayPid, web3jsScript, 'ok');
     if (Object.keys(acceptWeb3js.others).length > 0) console.log(`round ${r + 1}: relay rejections (web3.js headers)`, acceptWeb3js.others);
     const bareWeb3js = runWrk('bare uWS, web3.js headers', bareServer.url, web3jsScript);
@@ -202,6 +231,9 @@ async function main(): Promise<void> {
       ratio: relayResult.requestsPerSec / baseRun.requestsPerSec,
       bare: bareRun,
       bareRatio: relayResult.requestsPerSec / bareRun.requestsPerSec,
+      parseBound: parseRun,
+      parseBoundRatio: relayResult.requestsPerSec / parseRun.requestsPerSec,
+      parseBoundOfBare: parseRun.requestsPerSec / bareRun.requestsPerSec,
       relayWeb3js: acceptWeb3js.run,
       bareWeb3js,
       bareRatioWeb3js: acceptWeb3js.run.requestsPerSec / bareWeb3js.requestsPerSec,
@@ -212,7 +244,8 @@ async function main(): Promise<void> {
   relay.kill('SIGTERM');
   base.kill('SIGTERM');
   bareServer.child.kill('SIGTERM');
-  await Promise.all([new Promise((r) => relay.once('exit', r)), new Promise((r) => base.once('exit', r)), new Promise((r) => bareServer.child.once('exit', r))]);
+  parseServer.child.kill('SIGTERM');
+  await Promise.all([relay, base, bareServer.child, parseServer.child].map((c) => new Promise((r) => c.once('exit', r))));
 
   const handed = Number(/slotrelay_egress_records_total\{stage="consumed"\} (\d+)/.exec(metrics)?.[1] ?? NaN);
   console.table(
@@ -220,6 +253,7 @@ async function main(): Promise<void> {
       { round: i + 1, ...r.relay, requestsPerSec: Math.round(r.relay.requestsPerSec) },
       { round: i + 1, ...r.baseline, requestsPerSec: Math.round(r.baseline.requestsPerSec), ratio: r.ratio.toFixed(2) },
       { round: i + 1, ...r.bare, requestsPerSec: Math.round(r.bare.requestsPerSec), ratio: r.bareRatio.toFixed(2) },
+      { round: i + 1, ...r.parseBound, requestsPerSec: Math.round(r.parseBound.requestsPerSec), ratio: r.parseBoundRatio.toFixed(2) },
       { round: i + 1, ...r.relayWeb3js, requestsPerSec: Math.round(r.relayWeb3js.requestsPerSec) },
       { round: i + 1, ...r.bareWeb3js, requestsPerSec: Math.round(r.bareWeb3js.requestsPerSec), ratio: r.bareRatioWeb3js.toFixed(2) },
       ...refusals.flatMap((f) => {
@@ -231,7 +265,7 @@ async function main(): Promise<void> {
       }),
     ]),
   );
-  console.log('ratio: node:http row = relay / node:http; bare uWS rows = the relay row above / bare uWS (same headers); refusal rows = refusal / the accept run paired with it (listed above it)');
+  console.log('ratio: node:http row = relay / node:http; bare uWS rows = the relay row above / bare uWS (same headers); parse row = that relay row / the parse bound; refusal rows = refusal / the accept run paired with it (listed above it)');
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -264,6 +298,14 @@ async function main(): Promise<void> {
     bareP99ms: median(rounds.map((r) => r.bare.p99ms)),
     /** relay / bare uWS, median of the per-round ratios (issue #28: >= 0.75). */
     bareRatio: Number(median(rounds.map((r) => r.bareRatio)).toFixed(2)),
+    bareFrontCpuUsPerRequest: median(rounds.map((r) => r.bare.frontCpuUsPerRequest ?? NaN)),
+    parseBoundRequestsPerSec: Math.round(median(rounds.map((r) => r.parseBound.requestsPerSec))),
+    parseBoundFrontCpuUsPerRequest: median(rounds.map((r) => r.parseBound.frontCpuUsPerRequest ?? NaN)),
+    relayFrontCpuUsPerRequest: median(rounds.map((r) => r.relay.frontCpuUsPerRequest ?? NaN)),
+    /** relay / the parse bound: the relay's work past the least JavaScript a JSON-RPC front runs. */
+    parseBoundRatio: Number(median(rounds.map((r) => r.parseBoundRatio)).toFixed(2)),
+    /** The parse bound / bare uWS: the best relay / bare any front that parses in JavaScript could show here. */
+    parseBoundOfBare: Number(median(rounds.map((r) => r.parseBoundOfBare)).toFixed(2)),
     relayWeb3jsRequestsPerSec: Math.round(median(rounds.map((r) => r.relayWeb3js.requestsPerSec))),
     relayWeb3jsFrontCpuUsPerRequest: median(rounds.map((r) => r.relayWeb3js.frontCpuUsPerRequest ?? NaN)),
     bareWeb3jsRequestsPerSec: Math.round(median(rounds.map((r) => r.bareWeb3js.requestsPerSec))),
@@ -274,6 +316,10 @@ async function main(): Promise<void> {
   console.log(
     `medians over ${ROUNDS} rounds: relay ${summary.relayRequestsPerSec} req/s p99 ${summary.relayP99ms} ms; node:http ${summary.baselineRequestsPerSec} req/s; ` +
       `uWS / node:http = ${summary.ratio}x; bare uWS ${summary.bareRequestsPerSec} req/s p99 ${summary.bareP99ms} ms, relay / bare = ${summary.bareRatio}x  (wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s per run, load generator on the same 2 cores)`,
+  );
+  console.log(
+    `  parse bound (JSON.parse, base64, base58, answer text on bare uWS) ${summary.parseBoundRequestsPerSec} req/s: parse bound / bare = ${summary.parseBoundOfBare}x, ` +
+      `relay / parse bound = ${summary.parseBoundRatio}x; CPU per request of the serving thread: bare ${summary.bareFrontCpuUsPerRequest} us, parse bound ${summary.parseBoundFrontCpuUsPerRequest} us, relay front ${summary.relayFrontCpuUsPerRequest} us`,
   );
   console.log(
     `  with @solana/web3.js's 11 request headers: relay ${summary.relayWeb3jsRequestsPerSec} req/s (front CPU ${summary.relayWeb3jsFrontCpuUsPerRequest} us/request), ` +
