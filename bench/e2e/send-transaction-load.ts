@@ -81,13 +81,20 @@ function runWrk(target: string, url: string, script: string, durationS = DURATIO
   return { target, ...parseWrkOutput(out.stdout) };
 }
 
-/** One wrk run against a bound's server (one thread), with that thread's CPU per answered request. */
-function boundRun(target: string, url: string, pid: number, script: string): LoadResult {
+/** One wrk run with the CPU microseconds per answered request that process `pid` spent on it (main thread, whole process). */
+function measuredRun(target: string, url: string, pid: number, script: string): { run: LoadResult; cpu: { front: number; process: number } | null } {
   const before = cpuTimes(pid);
   const run = runWrk(target, url, script);
   const after = cpuTimes(pid);
-  if (before === null || after === null) return run;
-  return { ...run, frontCpuUsPerRequest: Number(((after.front - before.front) / Math.max(1, run.requests)).toFixed(2)) };
+  if (before === null || after === null) return { run, cpu: null };
+  const perRequest = (us: number): number => Number((us / Math.max(1, run.requests)).toFixed(2));
+  return { run, cpu: { front: perRequest(after.front - before.front), process: perRequest(after.process - before.process) } };
+}
+
+/** One wrk run against a bound's server (one thread doing work), with that thread's CPU per answered request. */
+function boundRun(target: string, url: string, pid: number, script: string): LoadResult {
+  const { run, cpu } = measuredRun(target, url, pid, script);
+  return cpu === null ? run : { ...run, frontCpuUsPerRequest: cpu.front };
 }
 
 /**
@@ -96,9 +103,7 @@ function boundRun(target: string, url: string, pid: number, script: string): Loa
  */
 async function relayRun(target: string, url: string, pid: number, script: string, reason: string): Promise<{ run: LoadResult; others: Record<string, number> }> {
   const before = await relayCounts(url);
-  const cpuBefore = cpuTimes(pid);
-  const wrkRun = runWrk(target, url, script);
-  const cpuAfter = cpuTimes(pid);
+  const { run: wrkRun, cpu: cpuPerRequest } = measuredRun(target, url, pid, script);
   const after = await relayCounts(url);
   const delta = (c: RelayCounts): Record<string, number> => ({ ok: c.ok, ...c.rejected });
   const b = delta(before);
@@ -107,11 +112,7 @@ async function relayRun(target: string, url: string, pid: number, script: string
   const others = Object.fromEntries(
     Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([k, v]) => k !== reason && v > 0),
   );
-  const perRequest = (us: number): number => Number((us / Math.max(1, wrkRun.requests)).toFixed(2));
-  const cpu =
-    cpuBefore === null || cpuAfter === null
-      ? {}
-      : { frontCpuUsPerRequest: perRequest(cpuAfter.front - cpuBefore.front), relayCpuUsPerRequest: perRequest(cpuAfter.process - cpuBefore.process) };
+  const cpu = cpuPerRequest === null ? {} : { frontCpuUsPerRequest: cpuPerRequest.front, relayCpuUsPerRequest: cpuPerRequest.process };
   return { run: { ...wrkRun, requestsPerSec: wrkRun.requestsPerSec * Math.min(1, counted / Math.max(1, wrkRun.requests)), ...cpu }, others };
 }
 
