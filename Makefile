@@ -171,14 +171,17 @@ bench-landing-congestion: build
 # routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes
 # bench/results/fuzz.json, exits 1 on any answer that is not the specified one. FUZZ_SEED repeats a run. Then the
 # QUIC ingress phase (FUZZ_QUIC_SESSIONS connections with refused streams, FUZZ_JUNK_BURSTS bursts of junk datagrams
-# and Initial floods) and the keep-alive slow-client phase (FUZZ_SLOW_CLIENTS raw sockets), same relay and seed.
+# and Initial floods) and the keep-alive slow-client phase (FUZZ_SLOW_CLIENTS raw sockets), same relay and seed; last,
+# FUZZ_RELOADS reloads of the relay's config file broken by seeded mutations, each scanned for any key's characters in
+# `slotrelay reload`'s output, /health?detail, /status.json and the log (issue #47 item 1).
 FUZZ_CASES ?= 100000
 FUZZ_SEED ?=
 FUZZ_QUIC_SESSIONS ?= 200
 FUZZ_JUNK_BURSTS ?= 12
 FUZZ_SLOW_CLIENTS ?= 32
+FUZZ_RELOADS ?= 60
 fuzz: build
-	$(NODE) dist/scripts/fuzz/main.js --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED),) --quic-sessions $(FUZZ_QUIC_SESSIONS) --junk-bursts $(FUZZ_JUNK_BURSTS) --slow-clients $(FUZZ_SLOW_CLIENTS) --json bench/results/fuzz.json
+	$(NODE) dist/scripts/fuzz/main.js --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED),) --quic-sessions $(FUZZ_QUIC_SESSIONS) --junk-bursts $(FUZZ_JUNK_BURSTS) --slow-clients $(FUZZ_SLOW_CLIENTS) --reloads $(FUZZ_RELOADS) --json bench/results/fuzz.json
 
 # Fault script (issue #18): the real relay with its embedded localnet and every route (rpc, direct, a static QUIC
 # stand-in, a jito stand-in) under steady submissions while the localnet child is SIGKILLed and the stand-ins are
