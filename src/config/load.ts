@@ -18,8 +18,25 @@ export interface FlagOverride {
   readonly value: unknown;
 }
 
+/** Why a config (or keys) file cannot be read, for an operator: no errno text, no stack (docs/configuration.md). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'a directory, not a file',
+  EACCES: 'permission denied for this user',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(`cannot read ${file}: ${UNREADABLE[code] ?? code}`);
+  }
+}
+
 function readStructured(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
+  const text = readText(file);
   try {
     return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
