@@ -39,7 +39,7 @@ async function probe(l: ListenerSpec): Promise<string | null> {
 }
 
 const WHY: Readonly<Record<string, string>> = {
-  [SERVED]: 'already served by another process (a relay already running holds its own ports)',
+  [SERVED]: 'in use: a listener already answers there (a relay already running holds its own ports)',
   EADDRINUSE: 'in use by another process (a relay already running holds its own ports)',
   EACCES: 'a privileged port (< 1024) and this user may not bind it',
   EADDRNOTAVAIL: 'that address is not on any interface of this host',
