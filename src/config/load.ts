@@ -19,9 +19,26 @@ export interface FlagOverride {
   readonly value: unknown;
 }
 
+/** Why a config (or keys) file cannot be read, for an operator: no errno text, no stack (docs/configuration.md). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'a directory, not a file',
+  EACCES: 'permission denied for this user',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(`cannot read ${file}: ${UNREADABLE[code] ?? code}`);
+  }
+}
+
 /** A config or keys file's value; a parse failure names the line, column and cause, never the text (parse-failure.ts). */
 function readStructured(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
+  const text = readText(file);
   try {
     return parseStructuredText(text, formatOfFile(file));
   } catch (err) {
