@@ -12,7 +12,7 @@ export PATH := $(NODE_BIN):$(PATH)
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-node26 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire bench-start fuzz clean
+.PHONY: start install build test test-node24 test-node26 uws-check test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire bench-start fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -70,12 +70,12 @@ test: build typecheck test-peers
 
 # The suite on one LTS line from the npm registry, whatever the machine's Node (CI runs both: .ci/run): our uWS is built
 # for it first (its own ABI, its own cache entry, against the headers its package ships); where no uWS build loads on it
-# on this host the target fails, saying why (docs/http-runtime.md). `-o build`: built just before, not again.
+# on this host, uws-check fails, saying why, and the suite is not run (docs/http-runtime.md).
 test-node24 test-node26: test-node%:
-	$(MAKE) build NODE_MAJOR=$*
-	@PATH="$$(NODE_MAJOR=$* bash scripts/select-node.sh):$$PATH" node dist/scripts/uws-probe.js \
-	  || { echo "Node $*: no uWS build loads on this host, so the suite cannot run on it"; exit 1; }
-	$(MAKE) -o build test NODE_MAJOR=$*
+	$(MAKE) uws-check test NODE_MAJOR=$*
+
+uws-check: build
+	@node dist/scripts/uws-probe.js || { echo "Node $$(node -p process.versions.node): no uWS build loads on this host, so the suite cannot run on it"; exit 1; }
 
 bench: bench-micro bench-e2e bench-telemetry bench-egress bench-client
 
