@@ -171,7 +171,7 @@ describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60),
   // parked until uWS has parsed the whole read, src/http/after-read.ts) or inside it (a JSON-RPC read): the start of a
   // next request (one `G`) or garbage. uWS keeps them while the answer is pending; the answer then armed the keep-alive
   // timer (http.idleTimeoutSeconds, 60 here: closed ~62 s in) instead of the slow-client one. Fixed in our build by
-  // vendor/uws-patches/0008; the maintained prebuilt build has the same gap as the dribble above (docs/http-runtime.md).
+  // vendor/uws-patches/0009; the maintained prebuilt build has the same gap as the dribble above (docs/http-runtime.md).
   const submitted = new Set<string>();
   let nextLamports = 1;
   const post = (path: string, body: string): string =>
@@ -193,7 +193,7 @@ describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60),
   };
   for (const build of BUILDS) {
     const test = build === 'maintained' ? it.concurrent.fails : it.concurrent;
-    test(`${build}: bytes in the same write as an answered request (submit, sendTransaction, getHealth; a G or garbage) are closed within the slow-client bound of that write${build === 'maintained' ? ' (KNOWN OPEN on the maintained prebuilt build only: held http.idleTimeoutSeconds; our source build fixes it with patch 0008)' : ''}`, { timeout: 40_000 }, async () => {
+    test(`${build}: bytes in the same write as an answered request (submit, sendTransaction, getHealth; a G or garbage) are closed within the slow-client bound of that write${build === 'maintained' ? ' (KNOWN OPEN on the maintained prebuilt build only: held http.idleTimeoutSeconds; our source build fixes it with patch 0009)' : ''}`, { timeout: 40_000 }, async () => {
       const relay = relays.get(build)!;
       const cases = sameWriteCases();
       const outcomes = await Promise.all(cases.map(([kind, host, bytes]) => sameWriteTail(host === 'relay' ? relay.relayUrl : relay.rpcUrl, kind, bytes, BOUND_MS + 500)));
