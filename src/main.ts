@@ -174,7 +174,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   // SIGHUP reloads (src/reload/); until the relay is ready it is logged and ignored rather than killing the process.
   const sighup = new SighupReload(log);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
-  const { uwsRuntime, httpRuntime } = loadHttpRuntime(config.http.idleTimeoutSeconds, log);
+  const { uwsRuntime, httpRuntime } = loadHttpRuntime(config.http, log);
   // A fixed port something already serves stops the start here, before the localnet and the threads (src/start-ports.ts).
   await refuseServedPorts(config);
 

@@ -5,7 +5,7 @@
 // reads the environment.
 import { MAX_QUIC_THREADS } from '../quic/quiche-binary.js';
 import { z } from 'zod';
-import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS } from '../native/uws.js';
+import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS, MIN_SLOW_CLIENT_TIMEOUT_SECONDS, SLOW_CLIENT_TIMEOUT_SECONDS } from '../native/uws.js';
 import { HEADER_VALUE_RE } from '../http/response.js';
 import { localnetSchema } from './localnet-schema.js';
 import { relayHostQuicFields } from './quic-ingress-schema.js';
@@ -99,6 +99,12 @@ export const configSchema = z
          * `keep-alive: timeout=N`. Above web3.js's 19 s so its pooled sockets are never closed under it.
          */
         idleTimeoutSeconds: z.number().int().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).default(60),
+        /**
+         * Slow-client bound: a connection that has not sent a whole request line and headers, or whose body stalls, is
+         * closed (N - 2) to (N + 2) s in (uSockets' 4 s sweep); 10, uWS's own, closes at 8-12 s. Lower values close
+         * sooner (4: within 4 s; the suite uses it to wait less); the legacy build keeps its compiled-in 10.
+         */
+        slowClientTimeoutSeconds: z.number().int().min(MIN_SLOW_CLIENT_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).default(SLOW_CLIENT_TIMEOUT_SECONDS),
       })
       .strict()
       .default({}),

@@ -73,7 +73,7 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
   const udp = checkUdpBuffers(config, host);
   const files = checkOpenFiles(config, host, clients);
   const governor = checkCpuGovernor(host);
-  const uws = checkUws(config.http.idleTimeoutSeconds);
+  const uws = checkUws(config.http);
   const rpc = await Promise.all(rpcRuns);
   const dateSample: DateSample | undefined = rpc.find((r) => r.dateSample !== undefined)?.dateSample;
   const clock = await checkClock(env, dateSample);

@@ -2,7 +2,7 @@
 // GET /health?detail (`http`) and /metrics (`slotrelay_http_runtime_info`): which uWS build on which Node and glibc.
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { Logger } from '../log/logger.js';
-import { describeBuild, glibcVersion, loadUws, type UwsRuntime } from '../native/uws.js';
+import { describeBuild, glibcVersion, loadUws, type HttpTimeouts, type UwsRuntime } from '../native/uws.js';
 import type { UwsBuildId } from '../native/uws-builds.js';
 
 export interface HttpRuntimeInfo {
@@ -48,16 +48,23 @@ export function renderHttpRuntime(tb: TextBuilder, info: HttpRuntimeInfo): void 
 
 /**
  * Loads the uWS build for this host (src/native/uws.ts; throws where none loads, so the relay stops before anything
- * else starts) and logs which one, warning when it cannot honour http.idleTimeoutSeconds.
+ * else starts) and logs which one, warning when it cannot honour http.idleTimeoutSeconds or http.slowClientTimeoutSeconds.
  */
-export function loadHttpRuntime(idleTimeoutSeconds: number, log: Logger): { uwsRuntime: UwsRuntime; httpRuntime: HttpRuntimeInfo } {
-  const uwsRuntime = loadUws(idleTimeoutSeconds);
+export function loadHttpRuntime(timeouts: HttpTimeouts, log: Logger): { uwsRuntime: UwsRuntime; httpRuntime: HttpRuntimeInfo } {
+  const { idleTimeoutSeconds, slowClientTimeoutSeconds } = timeouts;
+  const uwsRuntime = loadUws(timeouts);
   const httpRuntime = httpRuntimeInfo(uwsRuntime);
   log.info({ event: 'http_runtime', ...httpRuntime }, `HTTP runtime: ${describeBuild(uwsRuntime.build)} on Node ${process.versions.node}`);
   if (idleTimeoutSeconds !== uwsRuntime.idleTimeoutSeconds) {
     log.warn(
       { event: 'http_idle_timeout', configured: idleTimeoutSeconds, seconds: uwsRuntime.idleTimeoutSeconds },
       `the ${uwsRuntime.build.id} uWS build closes idle keep-alive connections ${uwsRuntime.idleTimeoutSeconds}-12 s after the last answer, not http.idleTimeoutSeconds (docs/http-runtime.md)`,
+    );
+  }
+  if (slowClientTimeoutSeconds !== uwsRuntime.slowClientTimeoutSeconds) {
+    log.warn(
+      { event: 'http_slow_client_timeout', configured: slowClientTimeoutSeconds, seconds: uwsRuntime.slowClientTimeoutSeconds },
+      `the ${uwsRuntime.build.id} uWS build closes slow clients 8-12 s in, not per http.slowClientTimeoutSeconds (docs/http-runtime.md)`,
     );
   }
   return { uwsRuntime, httpRuntime };

@@ -8,7 +8,7 @@
 //
 // Timeouts (uSockets sweeps them every 4 s). Our build (its patch 0002) and the maintained build have two per-app settings, set on every App made
 // here: `setIdleTimeout` — a connection that has not sent a whole request line and headers, or whose body stalls,
-// is closed — always SLOW_CLIENT_TIMEOUT_SECONDS (8-12 s), whatever the config; and `setResponseTimeout` — how long an idle
+// is closed — from http.slowClientTimeoutSeconds (default SLOW_CLIENT_TIMEOUT_SECONDS: 8-12 s); and `setResponseTimeout` — how long an idle
 // keep-alive connection stays open after its last answer — from http.idleTimeoutSeconds (at least N s, closed
 // within 4 s after; web3.js keeps pooled sockets 19 s). The legacy build has one compiled-in 10 s timer for both:
 // idle connections close 8-12 s after the last answer and we announce 8 (docs/http-runtime.md).
@@ -30,6 +30,8 @@ const require = createRequire(import.meta.url);
 export const STOCK_IDLE_TIMEOUT_SECONDS = 8;
 /** Slow-client limit (request line + headers, or a stalled body): uWS's own 10 s, i.e. closed 8-12 s in. */
 export const SLOW_CLIENT_TIMEOUT_SECONDS = 10;
+/** One 4 s tick: closed at the next sweep, within 4 s (uSockets arms floor((s + 3) / 4) ticks; 0 would never close). */
+export const MIN_SLOW_CLIENT_TIMEOUT_SECONDS = 4;
 const TICK_SECONDS = 4;
 /** uSockets keeps a timeout as a tick byte compared with a timestamp that wraps at 240 ticks. */
 const MAX_TICKS = 239;
@@ -62,6 +64,8 @@ export interface UwsRuntime {
   readonly build: LoadedBuild;
   /** Idle keep-alive connections live at least this long: announced in every answer's keep-alive header. */
   readonly idleTimeoutSeconds: number;
+  /** Slow clients are closed (N - 2) to (N + 2) s in (the legacy build: its compiled-in 10). */
+  readonly slowClientTimeoutSeconds: number;
   /** Builds tried before this one, and why each was passed over. */
   readonly passedOver: readonly { readonly id: UwsBuildId; readonly reason: string }[];
 }
@@ -142,14 +146,14 @@ interface TimeoutSetters {
  * The maintained build under the legacy build's names (`closeSocket`, `getSocketPort`), with every App it makes set
  * to our timeouts (see the header).
  */
-function normalise(id: UwsBuildId, exports: Record<string, unknown>, idleTimeoutSeconds: number): Uws {
+function normalise(id: UwsBuildId, exports: Record<string, unknown>, timeouts: HttpTimeouts): Uws {
   // `source` and `maintained` share the upstream API and the two timeout setters.
   if (id === 'legacy') return exports as unknown as Uws;
   const makeApp = exports.App as (options?: unknown) => TimeoutSetters;
   const App = (options?: unknown): TimeoutSetters => {
     const app = options === undefined ? makeApp() : makeApp(options); // an explicit undefined aborts the process
-    app.setIdleTimeout(SLOW_CLIENT_TIMEOUT_SECONDS);
-    app.setResponseTimeout(responseTimeoutFor(idleTimeoutSeconds));
+    app.setIdleTimeout(timeouts.slowClientTimeoutSeconds);
+    app.setResponseTimeout(responseTimeoutFor(timeouts.idleTimeoutSeconds));
     return app;
   };
   return { ...exports, App, closeSocket: exports.us_listen_socket_close, getSocketPort: exports.us_socket_local_port } as unknown as Uws;
@@ -166,11 +170,19 @@ export function requestedBuilds(env: NodeJS.ProcessEnv = process.env): readonly 
 
 let loaded: UwsRuntime | undefined;
 
+/** The config's two HTTP timers (http.idleTimeoutSeconds, http.slowClientTimeoutSeconds). */
+export interface HttpTimeouts {
+  readonly idleTimeoutSeconds: number;
+  readonly slowClientTimeoutSeconds: number;
+}
+
+const DEFAULT_TIMEOUTS: HttpTimeouts = { idleTimeoutSeconds: DEFAULT_IDLE_TIMEOUT_SECONDS, slowClientTimeoutSeconds: SLOW_CLIENT_TIMEOUT_SECONDS };
+
 /**
- * The process's uWS: the first call chooses and loads it (its `idleTimeoutSeconds`, http.idleTimeoutSeconds, applies
- * where the build can honour it); later calls get the same runtime. Throws NoUwsBuildError.
+ * The process's uWS: the first call chooses and loads it (its timeouts, from the config's http section, apply where
+ * the build can honour them); later calls get the same runtime. Throws NoUwsBuildError.
  */
-export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsRuntime {
+export function loadUws(timeouts: HttpTimeouts = DEFAULT_TIMEOUTS): UwsRuntime {
   if (loaded !== undefined) return loaded;
   const passedOver: { id: UwsBuildId; reason: string }[] = [];
   const root = projectRoot();
@@ -190,7 +202,7 @@ export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsR
     const binary = where.path.startsWith(root) ? where.path.slice(root.length + 1) : where.path;
     const m = where.manifest;
     loaded = {
-      uws: normalise(spec.id, exports, idleTimeoutSeconds),
+      uws: normalise(spec.id, exports, timeouts),
       build:
         m === undefined
           ? { id: spec.id, packageName: spec.packageName, packageVersion: spec.packageVersion, uwsVersion: spec.uwsVersion, binary, glibcCompat: where.glibcCompat }
@@ -202,7 +214,8 @@ export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsR
               binary,
               glibcCompat: false,
             },
-      idleTimeoutSeconds: spec.id === 'legacy' ? STOCK_IDLE_TIMEOUT_SECONDS : idleTimeoutSeconds,
+      idleTimeoutSeconds: spec.id === 'legacy' ? STOCK_IDLE_TIMEOUT_SECONDS : timeouts.idleTimeoutSeconds,
+      slowClientTimeoutSeconds: spec.id === 'legacy' ? SLOW_CLIENT_TIMEOUT_SECONDS : timeouts.slowClientTimeoutSeconds,
       passedOver,
     };
     return loaded;
