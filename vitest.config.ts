@@ -5,23 +5,38 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // gets generous time; timing targets live in bench/, never here.
 //
 // Two groups, one after the other (sequence.groupOrder):
-// 1. SIDE_BY_SIDE, two files at a time: the soak smoke (a minute of load: the one file that keeps both cores busy)
-//    on one fork, and on the other, one after another, the three files that mostly wait on uWS's real 8-12 s timers
-//    with near-idle relays (slow clients, idle keep-alive). The waits cost wall time, not CPU: 90-110 s for the four
-//    side by side instead of 150-160 s one after another (measured on the loaded 2-core box). They need dist/ built
-//    (`make test` builds it first): the soak's own freshness check must not be the one rebuilding it under the others.
-// 2. Everything else one file at a time: each integration file already runs a relay (front + egress + telemetry
-//    threads), a localnet or QUIC peers, i.e. more busy threads than the 2-core box has; two such files at once made
-//    QUIC handshakes time out.
+// 1. TWO AT A TIME (two forks): every file but the ALONE ones. Most integration files spend their time waiting (a relay
+//    starting, a localnet's slots, a timer, a child's exit), not computing: two side by side on the 2-core box took
+//    the relay directory from 306 s to N s with the same tests passing (bench/results/suite-time.md). The soak smoke
+//    (a minute of load) starts first, and the three files that mostly wait on uWS's real timers next to it, as before.
+// 2. ALONE, one file at a time (one fork): files that load both cores themselves (the fuzzers, the bench report, the
+//    2,000-submission log test, QUIC floods) or whose assertions are latencies measured against injected delays (the
+//    multi-region and network-model files): a neighbour's CPU would show up in their figures. And the start files:
+//    `slotrelay start` without a config takes the default ports (the status page's 8890).
 const SOAK = 'test/integration/soak/soak-smoke.test.ts';
-const SIDE_BY_SIDE = [SOAK, 'test/integration/relay/keep-alive.test.ts', 'test/integration/relay/slowloris.test.ts', 'test/integration/relay/slowloris-keep-alive.test.ts'];
+const TIMER_BOUND = ['test/integration/relay/keep-alive.test.ts', 'test/integration/relay/slowloris.test.ts', 'test/integration/relay/slowloris-keep-alive.test.ts'];
+const ALONE = [
+  'test/integration/bench/**',
+  'test/integration/fuzz/**',
+  'test/integration/start/**',
+  'test/integration/cluster/multi-region.test.ts',
+  'test/integration/cluster/region-delays.test.ts',
+  'test/integration/telemetry/egress-measurements.test.ts',
+  'test/integration/telemetry/ping-window.test.ts',
+  'test/integration/localnet/network-model.test.ts',
+  'test/integration/localnet/congestion.test.ts',
+  'test/integration/ingress/quic-ingress-stream-credit.test.ts',
+  'test/integration/ingress/quic-ingress-initial-flood.test.ts',
+  'test/integration/ingress/quic-ingress-backpressure.test.ts',
+  'test/integration/egress/failing-route-logs.test.ts',
+];
 
-/** The soak first, so that it has one fork to itself while the timer-bound files take turns on the other. */
+/** The soak first (one fork to itself for its minute), then the timer-bound files, then the rest as vitest orders them. */
 class SoakFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const isSoak = (f: TestSpecification): boolean => f.moduleId.endsWith(SOAK);
-    return [...sorted.filter(isSoak), ...sorted.filter((f) => !isSoak(f))];
+    const rank = (f: TestSpecification): number => (f.moduleId.endsWith(SOAK) ? 0 : TIMER_BOUND.some((t) => f.moduleId.endsWith(t)) ? 1 : 2);
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
   }
 }
 
@@ -30,8 +45,8 @@ export default defineConfig({
     pool: 'forks',
     // Forks are reused from file to file (isolate: false): re-importing web3.js, kit and the relay's modules per file
     // was 108 s of a 603 s suite; shared, it is 8 s (454 s in all, the same 545 tests passing). Test files start
-    // their servers in child processes and close what they open in their hooks, so nothing leaks from file to file.
-    // Two forks at most (side-by-side); one-at-a-time runs in one (singleFork).
+    // their servers in child processes on ephemeral ports and close what they open in their hooks, so nothing leaks
+    // from file to file, nor between the two forks.
     poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     sequence: { sequencer: SoakFirst },
     // Concurrent tests of one file (it.concurrent) run at most this many at once (vitest's default is 5). The files
@@ -42,16 +57,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: process.env.CI ? ['verbose'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'side-by-side', include: SIDE_BY_SIDE, sequence: { groupOrder: 0 } } },
       {
         extends: true,
-        test: {
-          name: 'one-at-a-time',
-          include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SIDE_BY_SIDE],
-          sequence: { groupOrder: 1 },
-          poolOptions: { forks: { singleFork: true } },
-        },
+        test: { name: 'two-at-a-time', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ALONE], sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE.map((p) => (p.endsWith('**') ? `${p}/*.test.ts` : p)), sequence: { groupOrder: 1 }, poolOptions: { forks: { singleFork: true } } },
       },
     ],
   },
