@@ -7,18 +7,20 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // Two groups, one after the other (sequence.groupOrder):
 // 1. TWO AT A TIME (two forks): every file but the ALONE ones. Most integration files spend their time waiting (a relay
 //    starting, a localnet's slots, a timer, a child's exit), not computing: two side by side on the 2-core box took
-//    the relay directory from 306 s to N s with the same tests passing (bench/results/suite-time.md). The soak smoke
+//    the relay directory from 312 s to 141 s with the same 191 tests passing (bench/results/suite-time.md). The soak smoke
 //    (a minute of load) starts first, and the three files that mostly wait on uWS's real timers next to it, as before.
 // 2. ALONE, one file at a time (one fork): files that load both cores themselves (the fuzzers, the bench report, the
 //    2,000-submission log test, QUIC floods) or whose assertions are latencies measured against injected delays (the
-//    multi-region and network-model files): a neighbour's CPU would show up in their figures. And the start files:
-//    `slotrelay start` without a config takes the default ports (the status page's 8890).
+//    multi-region and network-model files): a neighbour's CPU would show up in their figures. And the files whose
+//    relays keep a default port (the status page's 8890): the start files (`slotrelay start` without a config, a
+//    relay on a held port) and the sandboxed relay.
 const SOAK = 'test/integration/soak/soak-smoke.test.ts';
 const TIMER_BOUND = ['test/integration/relay/keep-alive.test.ts', 'test/integration/relay/slowloris.test.ts', 'test/integration/relay/slowloris-keep-alive.test.ts'];
 const ALONE = [
   'test/integration/bench/**',
   'test/integration/fuzz/**',
   'test/integration/start/**',
+  'test/integration/deploy/sandboxed-relay.test.ts',
   'test/integration/cluster/multi-region.test.ts',
   'test/integration/cluster/region-delays.test.ts',
   'test/integration/telemetry/egress-measurements.test.ts',
