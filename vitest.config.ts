@@ -12,14 +12,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // 2. ALONE, one file at a time (one fork): files that load both cores themselves (the fuzzers, the bench report, the
 //    2,000-submission log test, QUIC floods) or whose assertions are latencies measured against injected delays (the
 //    multi-region and network-model files): a neighbour's CPU would show up in their figures. And the files whose
-//    relays keep a default port (the status page's 8890): the start files (`slotrelay start` without a config, a
-//    relay on a held port) and the sandboxed relay.
+//    relays keep a default port (the status page's 8890): `slotrelay start` without a config (newcomer) and the
+//    sandboxed relay.
 const SOAK = 'test/integration/soak/soak-smoke.test.ts';
 const TIMER_BOUND = ['test/integration/relay/keep-alive.test.ts', 'test/integration/relay/slowloris.test.ts', 'test/integration/relay/slowloris-keep-alive.test.ts'];
 const ALONE = [
   'test/integration/bench/**',
   'test/integration/fuzz/**',
-  'test/integration/start/**',
+  'test/integration/start/newcomer.test.ts',
   'test/integration/deploy/sandboxed-relay.test.ts',
   'test/integration/cluster/multi-region.test.ts',
   'test/integration/cluster/region-delays.test.ts',
