@@ -58,6 +58,12 @@ describe('configuration', () => {
     expect(loadConfig({ file: write('http: { corsAllowOrigin: "https://app.example.com" }\n') }).http.corsAllowOrigin).toBe('https://app.example.com');
   });
 
+  it('http.slowClientTimeoutSeconds: uWS\'s own 10 by default, 4 (one 4 s sweep) at least', () => {
+    expect(loadConfig({ file: write('http: {}\n') }).http.slowClientTimeoutSeconds).toBe(10);
+    expect(loadConfig({ file: write('http: { slowClientTimeoutSeconds: 4 }\n') }).http.slowClientTimeoutSeconds).toBe(4);
+    expect(() => loadConfig({ file: write('http: { slowClientTimeoutSeconds: 3 }\n') })).toThrow(/http\.slowClientTimeoutSeconds/);
+  });
+
   it('environment mapping and flags override the file, in that order', () => {
     const f = write('rpcHost: { port: 1000 }\nrelayHost: { port: 2000 }\n');
     const c = loadConfig({ file: f, env: { SLOTRELAY_RPC_PORT: '1001', SLOTRELAY_RELAY_PORT: '2001' }, flags: [{ path: ['relayHost', 'port'], value: 2002 }] });
