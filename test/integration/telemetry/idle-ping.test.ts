@@ -2,10 +2,10 @@
 // on, probe off: only its pre-warmed egress connections measure) follows the localnet through region "fra"'s delay
 // path (docs/localnet.md "Regions on one host"), 40 ms one way at first, so the connections' handshakes read >= 80 ms
 // (as a handshake slowed by a busy start would). No transaction is ever sent. The path then drops to 3 ms one way:
-// the row's ping must follow within seconds (idle connections are measured too), and measuredAtUnixMs must be the
-// time of a measurement: once the path stalls (2.5 s one way: no reply can come back within the test) it must stop
-// advancing, predate the stall, and the row must age. Before the fix the ping stayed at the handshake's 80+ ms while measuredAtUnixMs
-// was re-stamped every second.
+// the row's ping must follow within seconds and keep being re-measured (measuredAtUnixMs moving on) while idle. Once
+// the path stalls (2.5 s one way: no reply can come back within the test) measuredAtUnixMs must stop advancing,
+// predate the stall, and the row must age. Before the fix the ping stayed at the handshake's 80+ ms while
+// measuredAtUnixMs was re-stamped every second.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -86,6 +86,17 @@ describe('an idle connection\'s ping', () => {
     for (const p of m.pings.values()) {
       expect(p.latencyMs).toBeGreaterThanOrEqual(2 * FAST_MS);
       expect(m.generatedAt - p.measuredAtUnixMs!).toBeLessThan(3_000);
+    }
+    // Still idle, the connections keep being measured: each row's measuredAtUnixMs moves on to a newer measurement
+    // (a probe about every second), and the value stays on the path's.
+    await sleep(2_500);
+    const later = await measured();
+    console.log(`2.5 s later: ${show(later.pings)}`);
+    expect(later.pings.size).toBe(2);
+    for (const [id, p] of later.pings) {
+      expect(p.measuredAtUnixMs!).toBeGreaterThan(m.pings.get(id)!.measuredAtUnixMs!);
+      expect(p.latencyMs).toBeGreaterThanOrEqual(2 * FAST_MS);
+      expect(p.latencyMs).toBeLessThan(4 * FAST_MS + 6);
     }
     // Same connections, no transaction: the idle connections were measured, not reconnected.
     expect(connects()).toBe(connectsBefore);
