@@ -1,9 +1,9 @@
 // The one quiche client loop (the caller's thread; HOT: onMessage and flush run per datagram). It owns a CONNECTED UDP
 // socket (sends skip the kernel's route/address lookup), the quiche connection, the send loop, the ACK hold, one
 // deadline timer, the handshake timeout, an optional keep-alive, an optional idle RTT probe and how the connection
-// ended. What a datagram means
-// is the owner's: the egress connection to a TPU (src/quic/client-connection.ts) and the ingress client the library
-// ships (src/client/quic/ingress-client.ts) sit on it, as the servers sit on src/quic/server-core.ts.
+// ended. What a datagram means is the owner's: the egress connection to a TPU (src/quic/client-connection.ts) and the
+// ingress client the library ships (src/client/quic/ingress-client.ts) sit on it, as the servers sit on
+// src/quic/server-core.ts.
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';

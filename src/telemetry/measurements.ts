@@ -8,10 +8,11 @@
 // doubles as a heartbeat, and the main thread closes ports that stay silent (telemetry-thread.ts).
 //
 // Two kinds of item:
-//   { target, handshakeRttMs?, pathRttMs?, measuredAtUnixMs?, sendLatencyUs? }   a live QUIC connection of this relay to `target`
-//       ("ip:port"). The telemetry thread files it under every role that address has: the `direct` path of the
-//       validator whose advertised tpuQuic it is (getClusterNodes), and the hop of the static path whose peer it is
-//       (routes.static.peers). The connection's label (identity, "static:...") is not needed for this.
+//   { target, handshakeRttMs?, pathRttMs?, measuredAtUnixMs?, sendLatencyUs? }
+//       a live QUIC connection of this relay to `target` ("ip:port"). The telemetry thread files it under every role
+//       that address has: the `direct` path of the validator whose advertised tpuQuic it is (getClusterNodes), and the
+//       hop of the static path whose peer it is (routes.static.peers). The connection's label (identity,
+//       "static:...") is not needed for this.
 //   { identity | target, provider, handshakeRttMs?, sendLatencyUs? }   an explicit measurement: provider "direct"
 //       (the leader by identity, or by its TPU address) or a txPath provider name (that path's hop; identity ignored).
 // `handshakeRttMs` is the QUIC handshake (~1 RTT); `pathRttMs` the live connection's newest round-trip measurement
