@@ -106,6 +106,11 @@ export class QuicClientDriver {
   private writesAtRttCheck = 0;
   /** performance.now() of the outstanding probe's send (-1: none outstanding). */
   private probeSentAt = -1;
+  /**
+   * quiche's timeout() (ms) at or above which nothing ack-eliciting is in flight any more (its loss timer, at most a
+   * PTO, is off; the idle timer, restarted by the datagram just read, is what remains): half the idle timeout.
+   */
+  private probeAckedTimeoutMs = Infinity;
   private probeRttMs = NaN;
   /** Unix ms at which the newest probe was answered (-Infinity: never). */
   private probeAt = -Infinity;
@@ -197,6 +202,8 @@ export class QuicClientDriver {
   noteAckEliciting(): void {
     this.ackPending = true;
     this.ownerWrites++;
+    // An outstanding probe is dropped: its reply could not be told from this write's ACK, which measures instead.
+    this.probeSentAt = -1;
   }
 
   /** conn.send() until null; each datagram goes to the kernel at once (connected socket: no address argument). */
@@ -248,12 +255,14 @@ export class QuicClientDriver {
   private readonly onMessage = (msg: Buffer): void => {
     if (this.state === 'closed') return;
     this.datagramsReceived++;
-    if (this.probeSentAt >= 0 || this.ackPending) this.noteReply();
+    const probeArrival = this.probeSentAt >= 0 ? performance.now() : -1;
+    if (this.ackPending) this.noteOwnerAck();
     try {
       this.conn.recv(msg, this.recvInfo);
     } catch {
       this.errors++; // discarded by quiche
     }
+    if (probeArrival >= 0) this.noteProbeReply(probeArrival);
     if (this.state === 'connecting' && this.conn.isEstablished()) this.onEstablished();
     if (this.state === 'established') {
       const hold = this.owner.onPeerData();
@@ -298,18 +307,23 @@ export class QuicClientDriver {
 
   // ---- cold path ----
 
-  /** A datagram arrived while a probe or an owner's write waited for its reply: that is when the RTT was measured. */
-  private noteReply(): void {
-    const wall = Date.now();
-    if (this.probeSentAt >= 0) {
-      this.probeRttMs = performance.now() - this.probeSentAt;
-      this.probeAt = wall;
-      this.probeSentAt = -1;
-    }
-    if (this.ackPending) {
-      this.ackPending = false;
-      this.srttAt = wall;
-    }
+  /** A datagram arrived while an owner's write waited for its ACK: quiche's smoothed RTT takes its sample now. */
+  private noteOwnerAck(): void {
+    this.ackPending = false;
+    this.srttAt = Date.now();
+  }
+
+  /**
+   * A datagram arrived (at `arrival`, before quiche read it) while the probe waited. It is the reply only if it
+   * acknowledged the PINGs: then quiche has nothing ack-eliciting in flight and its timer is the idle timer. Anything
+   * else (a PING or data of the peer's, a datagram the network duplicated) would time the probe short: it waits.
+   */
+  private noteProbeReply(arrival: number): void {
+    const t = this.conn.timeout();
+    if (t !== null && t < this.probeAckedTimeoutMs) return;
+    this.probeRttMs = arrival - this.probeSentAt;
+    this.probeAt = Date.now();
+    this.probeSentAt = -1;
   }
 
   /**
@@ -334,17 +348,21 @@ export class QuicClientDriver {
     this.handshakeMs = performance.now() - this.startMs;
     if (this.connectTimer !== null) clearTimeout(this.connectTimer);
     this.connectTimer = null;
+    // The NEGOTIATED idle timeout (quiche's: the smaller of both sides', 0 = none; at least 3 PTOs).
+    const peerIdle = this.conn.stats().peerMaxIdleTimeout;
+    const idle = Math.min(this.o.maxIdleTimeoutMs || Infinity, peerIdle > 0 ? peerIdle : Infinity);
     if (this.o.keepAliveMs !== null) {
-      // Keep-alive below half the NEGOTIATED idle timeout, whatever the configured value: a 10 s-idle peer
-      // (Jet, quinn defaults) would otherwise drop us between keep-alives.
-      const peerIdle = this.conn.stats().peerMaxIdleTimeout;
-      const idle = Math.min(this.o.maxIdleTimeoutMs || Infinity, peerIdle > 0 ? peerIdle : Infinity);
+      // Keep-alive below half of it, whatever the configured value: a 10 s-idle peer (Jet, quinn defaults) would
+      // otherwise drop us between keep-alives.
       if (Number.isFinite(idle)) this.keepAliveEffMs = Math.min(this.keepAliveEffMs, Math.floor(idle / 2));
       this.keepAliveDueMs = performance.now() + this.keepAliveEffMs;
     }
     // The handshake's packets gave quiche its first RTT samples.
     this.srttAt = Date.now();
-    if (this.o.rttProbeMs != null) this.rttProbeDueMs = performance.now() + this.o.rttProbeMs;
+    if (this.o.rttProbeMs != null) {
+      this.rttProbeDueMs = performance.now() + this.o.rttProbeMs;
+      this.probeAckedTimeoutMs = idle / 2; // a PTO is far below it, the idle timer above
+    }
     this.resolveEstablished();
   }
 
