@@ -34,8 +34,8 @@ export interface QuicClientOptions {
   /** Default 45 s (Agave), capped at half the negotiated idle timeout. */
   keepAliveMs?: number;
   /**
-   * Idle RTT probe (ms): when nothing went out for this long, PING the peer and time its reply (rttSample()); default
-   * none. The egress sets it so an idle connection's ping is measured, not the handshake's kept (client-driver.ts).
+   * Idle RTT probe (ms): when no transaction was written for this long, PING the peer and time its ACK (rttSample());
+   * default none. The egress sets it so an idle connection's ping is measured, not the handshake's kept (client-driver.ts).
    */
   rttProbeMs?: number;
   /** connect() fails if not established by then; default 5 s. */
@@ -238,7 +238,7 @@ export class QuicClientConnection {
     this.d.ping();
   }
 
-  /** The newest round-trip measurement and its age (null unless established). Cold: once per report. */
+  /** The newest round-trip measurement and when it was taken (null unless established). Cold: once per report. */
   rttSample(): RttSample | null {
     return this.d.rttSample();
   }

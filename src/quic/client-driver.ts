@@ -51,9 +51,9 @@ export interface ClientDriverOptions {
    */
   readonly ackHoldMs: number;
   /**
-   * Idle RTT probe: when nothing went out for this long, two PINGs, timed to the peer's next datagram (rttSample()).
-   * quiche's smoothed RTT moves only when an ACK arrives, so without traffic it keeps the handshake's value (a
-   * handshake slowed by a busy start) for the connection's life. null / absent: no probe.
+   * Idle RTT probe: when the owner wrote nothing for this long, two PINGs, timed to the datagram that acknowledges
+   * them (rttSample()). quiche's smoothed RTT moves only when an ACK arrives, so without traffic it keeps the
+   * handshake's value (a handshake slowed by a busy start) for the connection's life. null / absent: no probe.
    */
   readonly rttProbeMs?: number | null;
 }

@@ -53,7 +53,7 @@ export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropp
 const LIVENESS_TIMEOUT_MS = 1_000;
 
 /**
- * An idle connection PINGs its peer after this long without sending anything and times the reply: the telemetry's
+ * An idle connection PINGs its peer after this long without writing a transaction and times the ACK: the telemetry's
  * ping of an idle leader is then measured each report (every ~1 s, src/egress/quic/quic-egress.ts), not the
  * handshake's value kept. Costs two ~50-byte datagrams and their ACK per second per idle connection.
  */
