@@ -25,6 +25,7 @@ const ALONE = [
   'test/integration/cluster/region-delays.test.ts',
   'test/integration/telemetry/egress-measurements.test.ts',
   'test/integration/telemetry/ping-window.test.ts',
+  'test/integration/telemetry/idle-ping.test.ts',
   'test/integration/localnet/network-model.test.ts',
   'test/integration/localnet/congestion.test.ts',
   'test/integration/ingress/quic-ingress-stream-credit.test.ts',
