@@ -26,6 +26,7 @@ build: install
 	$(NODE) dist/scripts/uws-build.js
 	$(NODE) dist/scripts/uws-glibc-compat.js
 	$(NODE) dist/scripts/quiche-thread-copies.js
+	$(NODE) dist/scripts/malloc-trim-build.js
 
 # Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
 start: build

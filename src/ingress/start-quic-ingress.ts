@@ -5,7 +5,7 @@
 // questions go to the front thread; its answers come back and are applied to the connections.
 import { pack } from 'msgpackr';
 import { Errors } from '../errors/registry.js';
-import { attachIngressCounters, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
+import { attachIngressCounters, INGRESS_COUNTER, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
 import type { Logger } from '../log/logger.js';
 // The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
@@ -13,6 +13,8 @@ import type { Logger } from '../log/logger.js';
 import type { IngressEndpoint as IngressEndpointType } from './ingress-endpoint.js';
 import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
 import { LocalAdmission, type LocalDispatch } from './local-admission.js';
+import { loadMallocTrim } from '../native/malloc-trim.js';
+import { startIngressMemoryTrim } from './ingress-memory-trim.js';
 
 export interface QuicIngressOptions {
   readonly host: string;
@@ -131,6 +133,19 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     frontHasRoom: () => requests.free() > reserve,
   });
 
+  // Freed native memory goes back to the kernel once a burst of datagrams has passed (./ingress-memory-trim.ts).
+  const mt = loadMallocTrim();
+  const log = host?.log;
+  const stopTrim =
+    mt.trim === null
+      ? (log?.warn({ event: 'quic_ingress_memory_trim_unavailable', why: mt.reason }, 'QUIC ingress: native memory freed after abuse is not given back'), () => undefined)
+      : startIngressMemoryTrim(mt.trim, () => counters[INGRESS_COUNTER.datagramsReceived], (e) =>
+          log?.info(
+            { event: 'quic_ingress_memory_trimmed', datagrams: e.datagrams, rssBeforeMb: Math.round(e.rssBeforeBytes / 104857.6) / 10, rssAfterMb: Math.round(e.rssAfterBytes / 104857.6) / 10, ms: Math.round(e.ms * 10) / 10 },
+            'QUIC ingress: freed native memory given back after a burst',
+          ),
+        );
+
   const stopped = (async (): Promise<void> => {
     for (;;) {
       let n = 0;
@@ -152,6 +167,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
       if (n === REPLIES_PER_TURN) await new Promise<void>((resolve) => setImmediate(resolve));
       else await replies.waitForMessages(IDLE_WAIT_MS);
     }
+    stopTrim();
     await endpoint.close();
   })();
   const address = endpoint.address();
