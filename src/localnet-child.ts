@@ -33,6 +33,8 @@ export interface LocalnetChild {
   /** The running child's pid (null while restarting or stopped). */
   pid(): number | null;
   stop(): void;
+  /** Stop, and resolve once the child has exited (SIGKILL after timeoutMs): a relay that failed to start leaves none behind. */
+  stopAndWait(timeoutMs: number): Promise<void>;
 }
 
 export interface SuperviseOptions {
@@ -164,6 +166,12 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   };
   watch(first.child);
 
+  const stop = (): void => {
+    state = 'stopped';
+    if (timer !== null) clearTimeout(timer);
+    if (current !== null && current.exitCode === null) current.kill('SIGTERM');
+  };
+
   return {
     rpcUrl: first.rpcUrl,
     blockEngineUrl: first.blockEngineUrl,
@@ -172,10 +180,20 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
     state: () => state,
     restarts: () => restarts,
     pid: () => current?.pid ?? null,
-    stop: () => {
-      state = 'stopped';
-      if (timer !== null) clearTimeout(timer);
-      if (current !== null && current.exitCode === null) current.kill('SIGTERM');
+    stop,
+    stopAndWait: async (timeoutMs) => {
+      const child = current;
+      stop();
+      if (child === null || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      let waited: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (waited = setTimeout(resolve, timeoutMs)));
+      await Promise.race([exited, late]);
+      clearTimeout(waited);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
     },
   };
 }

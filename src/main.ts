@@ -25,6 +25,7 @@ import { resolveIdentity, type RelayIdentity } from './egress/quic/identity.js';
 import { startLocalnetChild, type LocalnetChild } from './localnet-child.js';
 import { localnetChildArgs } from './localnet/localnet-args.js';
 import { printStartBanner } from './start-banner.js';
+import { refuseServedPorts } from './start-ports.js';
 import { SnapshotReader } from './telemetry/snapshot.js';
 import { renderSlotTime } from './telemetry/slot-time-metrics.js';
 import { ThreadMemory } from './metrics/thread-memory.js';
@@ -41,6 +42,8 @@ import { waitForLeaderData } from './health/leader-data-gate.js';
 
 /** How long the start waits for the telemetry thread's first leader data before it starts degraded. */
 const LEADER_DATA_WAIT_MS = 10_000;
+/** A start that failed waits this long for the localnet child's exit (then SIGKILL). */
+const LOCALNET_STOP_WAIT_MS = 3_000;
 /** How long the start waits for every ring consumer's routes to be warm (src/egress/contract/consumer-ready.ts). */
 const EGRESS_READY_WAIT_MS = 10_000;
 import { urlForLog } from './log/url-for-log.js';
@@ -172,6 +175,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const sighup = new SighupReload(log);
   // The HTTP runtime first (src/native/uws.ts): where no uWS build loads, stop before anything else is started.
   const { uwsRuntime, httpRuntime } = loadHttpRuntime(config.http.idleTimeoutSeconds, log);
+  // A fixed port something already serves stops the start here, before the localnet and the threads (src/start-ports.ts).
+  await refuseServedPorts(config);
 
   let localnet: LocalnetChild | null = null;
   // Set when the relay must stop because a part it depends on failed for good (exit code 1).
@@ -365,7 +370,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     const local = budgets !== null && host !== undefined ? { budgets, quicMask: plan.quicRing } : undefined;
     quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host, receipts, local });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
-    // The status page (docs/status-page.md): its own uWS App in this thread; a failed listen is logged, not fatal.
+    // The status page (docs/status-page.md): its own uWS App in this thread. Like every listener, one that cannot
+    // listen stops the start (several relays on one host need one admin.port each: docs/deployment.md).
     if (config.admin.enabled) {
       const collector = new StatusCollector({
         health: deps.health,
@@ -380,15 +386,24 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       });
       admin = new AdminServer(uwsRuntime.uws, config, collector, log);
       const at = await admin.start();
-      if (at !== null) listeners.push({ name: 'admin', host: at.host, port: at.port });
+      listeners.push({ name: 'admin', host: at.host, port: at.port });
     }
   } catch (err) {
+    // A listener that cannot be opened (ListenFailure) or any other failure here: stop what was started, the localnet
+    // child included (waited for), and let the CLI exit with the start-failure code (src/cli.ts).
     front.stopListening();
     admin?.stop();
+    await quicIngress?.stop();
+    pubsub?.close();
+    healthMonitor.stop();
+    adaptive?.stop();
     await pool.drain(1000);
+    await receipts?.stop();
     await telemetry?.stop();
     await cluster?.stop();
-    localnet?.stop();
+    identityStake?.stop();
+    threadMemory.close();
+    await localnet?.stopAndWait(LOCALNET_STOP_WAIT_MS);
     throw err;
   }
   const reloader = new ReloadService({

@@ -27,6 +27,8 @@ export function printStartBanner(b: BannerInput): void {
     }
     if (l.name === 'admin') {
       out.push(`  status page       (admin listener: live health, routes, leaders, keys; docs/status-page.md)  http://${l.host}:${l.port}/`);
+      // A fixed admin port (8890 by default) is one relay's per host: a second relay here refuses to start on it.
+      if (b.config.admin.port !== 0) out.push(`                    admin.port ${l.port} is this relay's alone: another relay on this host needs its own admin.port (docs/deployment.md)`);
       continue;
     }
     const what = l.name === 'rpc' ? 'JSON-RPC host  (POST /, GET /health, GET /metrics)' : 'relay host     (POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles)';

@@ -21,9 +21,13 @@ run() {   # a command that changes the host: printed under DESTDIR, run otherwis
 
 [ -n "$dest" ] || [ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root, or with DESTDIR=... to stage the files" >&2; exit 1; }
 [ -f "$app/dist/src/cli.js" ] || { echo "install.sh: $app/dist/src/cli.js is missing: build the checkout first (make build)" >&2; exit 1; }
-[ -n "$node_bin" ] || { echo "install.sh: node is not on PATH (Node 20.10+, 22 or 24: docs/deployment.md)" >&2; exit 1; }
-major="$("$node_bin" -p 'process.versions.node.split(".")[0]')"
-case "$major" in 20|22|24) ;; *) echo "install.sh: $node_bin is Node $("$node_bin" --version); slotrelay needs 20.10+, 22 or 24" >&2; exit 1 ;; esac
+[ -n "$node_bin" ] || { echo "install.sh: node is not on PATH (Node 22.13+, 24 or 26: docs/deployment.md)" >&2; exit 1; }
+version="$("$node_bin" -p 'process.versions.node')"
+case "$version" in
+  22.*) [ "$(echo "$version" | cut -d. -f2)" -ge 13 ] || { echo "install.sh: $node_bin is Node $version; slotrelay needs 22.13+, 24 or 26" >&2; exit 1; } ;;
+  24.*|26.*) ;;
+  *) echo "install.sh: $node_bin is Node $version; slotrelay needs 22.13+, 24 or 26 (package.json engines)" >&2; exit 1 ;;
+esac
 
 # The user: a system account with no login and no home of its own (its state directory is made by systemd).
 if [ -n "$dest" ] || ! id -u slotrelay >/dev/null 2>&1; then

@@ -15,6 +15,7 @@ import { phaseNotExpected, type PhaseSummary } from './phase-summary.js';
 import { runQuicPhase } from './quic-phase.js';
 import { QUIC_LIMITS } from './quic-streams.js';
 import { startRelayChild, type RelayChild } from './relay-child.js';
+import { runReloadPhase } from './reload-phase.js';
 import { runSlowPhase } from './slow-clients.js';
 import { Rng } from './rng.js';
 import { buildPool } from './tx-pool.js';
@@ -37,6 +38,8 @@ export interface FuzzOptions {
   readonly junkBursts?: number;
   /** Keep-alive slow-client phase: raw sockets dribbling at once (at most 64); 0 = none. */
   readonly slowClients?: number;
+  /** Reload phase: broken config files reloaded (SIGHUP and `slotrelay reload` in turn), scanned for keys; 0 = none. */
+  readonly reloads?: number;
   /** Time bound of the QUIC phase (default 300 s); the slow-client phase is bounded by its own 14.5 s per socket. */
   readonly phaseMaxSeconds?: number;
   readonly log?: (line: string) => void;
@@ -395,6 +398,25 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
     accepted += quic.accepted;
   }
   if (slow !== null) phases.push(slow);
+  // After the others: a reload rewrites the keys the other phases send with (the good file is put back each time).
+  const reloadFrom = relay.logErrors.length;
+  if ((o.reloads ?? 0) > 0 && relayAlive()) {
+    phases.push(
+      await runReloadPhase({
+        seed: o.seed,
+        reloads: o.reloads ?? 0,
+        examples: o.examples,
+        configFile: relay.configFile,
+        pid: relay.pid,
+        rpcUrl: relay.rpcUrl,
+        adminUrl: relay.adminUrl,
+        cwd: o.cwd,
+        secrets,
+        captureLines: relay.captureLines,
+        relayAlive,
+      }),
+    );
+  }
   for (const p of phases) if (phaseNotExpected(p) > 0) log(`${p.name}: ${phaseNotExpected(p)} not expected`);
   const egress = relay.exited() === null ? await settledEgress(relay.rpcUrl) : { consumed: NaN, released: NaN, restarts: NaN };
   await new Promise((r) => setTimeout(r, 300)); // late log lines
@@ -406,7 +428,9 @@ async function fuzzLoop(o: FuzzOptions, relay: RelayChild, upstream: FakeUpstrea
     if (egress.restarts !== 0) note('crash', null, `egress worker restarts: ${egress.restarts}`, '');
   }
   if (exit !== null) note('crash', null, `relay exited (${exit}) during the run`, relay.tail().slice(-30).join('\n'));
-  for (const e of relay.logErrors) {
+  for (const [i, e] of relay.logErrors.entries()) {
+    // A refused reload is logged at error level by design (docs/configuration.md "Reload"); the reload phase judges it.
+    if (i >= reloadFrom && e.line.includes('"event":"config_reload"')) continue;
     const index = e.requestId === null ? undefined : byRequestId.get(e.requestId);
     const c = index === undefined ? null : generateCase(o.seed, index, env);
     note('serverLogErrors', c, `${e.stream}: ${e.line.slice(0, 1500)}`, '', logPattern(e.line));

@@ -3,7 +3,8 @@
 // specified (2 when the harness itself could not run).
 //   node dist/scripts/fuzz/main.js [--cases 100000] [--seed N] [--concurrency 32] [--max-seconds 900]
 //                                  [--timeout-ms 5000] [--examples 5] [--only i,j,k] [--json bench/results/fuzz.json]
-//                                  [--quic-sessions 200] [--junk-bursts 12] [--slow-clients 32] [--phase-seconds 300]
+//                                  [--quic-sessions 200] [--junk-bursts 12] [--slow-clients 32] [--reloads 60]
+//                                  [--phase-seconds 300]
 //                                  [--root DIR]   (another checkout whose dist/src/cli.js is started, e.g. an older build)
 // The QUIC ingress phase (sessions of refused streams, junk-Initial bursts) and the keep-alive slow-client phase run
 // after the HTTP cases on the same relay; 0 turns one off. --only replays HTTP cases alone.
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
       'quic-sessions': { type: 'string' },
       'junk-bursts': { type: 'string' },
       'slow-clients': { type: 'string' },
+      reloads: { type: 'string' },
       'phase-seconds': { type: 'string' },
     },
     strict: true,
@@ -54,10 +56,11 @@ async function main(): Promise<number> {
     quicSessions: only === undefined ? int('quic-sessions', values['quic-sessions'], 200, 0, 100_000) : 0,
     junkBursts: only === undefined ? int('junk-bursts', values['junk-bursts'], 12, 0, 10_000) : 0,
     slowClients: only === undefined ? int('slow-clients', values['slow-clients'], 32, 0, 64) : 0,
+    reloads: only === undefined ? int('reloads', values.reloads, 60, 0, 100_000) : 0,
     phaseMaxSeconds: int('phase-seconds', values['phase-seconds'], 300, 1, 86_400),
     log: (l: string) => process.stdout.write(l + '\n'),
   };
-  process.stdout.write(`fuzz: seed ${seed}, ${only === undefined ? `${opts.cases} cases` : `cases ${only.join(',')}`}, concurrency ${opts.concurrency}, time bound ${opts.maxSeconds} s; QUIC ${opts.quicSessions} sessions + ${opts.junkBursts} junk bursts, ${opts.slowClients} slow clients\n`);
+  process.stdout.write(`fuzz: seed ${seed}, ${only === undefined ? `${opts.cases} cases` : `cases ${only.join(',')}`}, concurrency ${opts.concurrency}, time bound ${opts.maxSeconds} s; QUIC ${opts.quicSessions} sessions + ${opts.junkBursts} junk bursts, ${opts.slowClients} slow clients, ${opts.reloads} broken-file reloads\n`);
   const summary = await runFuzz(opts);
   process.stdout.write(formatSummary(summary) + '\n');
   if (values.json !== undefined) {

@@ -22,6 +22,12 @@ export interface RelayChild {
   readonly relayUrl: string;
   /** The QUIC ingress's UDP port (relayHost.quicPort -1 in the config), null when it is off. */
   readonly quicPort: number | null;
+  /** The status page's origin (the admin listener). */
+  readonly adminUrl: string;
+  /** The config file the relay was started with (the reload phase rewrites it). */
+  readonly configFile: string;
+  /** Starts keeping every output line; the function returned stops and gives them (the reload phase's secrets scan). */
+  captureLines(): () => string[];
   readonly pid: number;
   readonly logErrors: readonly LogError[];
   /** The last lines of output (for a crash report). */
@@ -68,6 +74,7 @@ export async function startRelayChild(config: Record<string, unknown>, cwd: stri
   process.once('exit', killOnExit);
   const tail: string[] = [];
   const logErrors: LogError[] = [];
+  let captured: string[] | null = null;
   let exitedAs: string | null = null;
   const exitPromise = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -82,6 +89,7 @@ export async function startRelayChild(config: Record<string, unknown>, cwd: stri
     createInterface({ input }).on('line', (line) => {
       tail.push(line);
       if (tail.length > TAIL_LINES) tail.shift();
+      captured?.push(line);
       const c = classify(line);
       if (c.error) {
         // A stack trace's lines after the first add nothing countable: one entry per block.
@@ -140,6 +148,16 @@ export async function startRelayChild(config: Record<string, unknown>, cwd: stri
     rpcUrl: url('rpc'),
     relayUrl: url('relay'),
     quicPort: listeners.find((x) => x.name === 'quic')?.port ?? null,
+    adminUrl: url('admin'),
+    configFile: file,
+    captureLines: () => {
+      const lines: string[] = [];
+      captured = lines;
+      return () => {
+        if (captured === lines) captured = null;
+        return lines;
+      };
+    },
     pid: child.pid ?? -1,
     logErrors,
     tail: () => tail.slice(),

@@ -4,6 +4,7 @@
 // The plan is stored with every default filled in, so every relay applies the same plan whatever its version's defaults.
 import { z } from 'zod';
 import { keySchema } from '../config/schema.js';
+import { issueText } from '../config/issue-text.js';
 import type { KeyPlan } from '../admission/key-table.js';
 
 export const keyPlanSchema = keySchema.omit({ key: true });
@@ -26,7 +27,8 @@ export function planProblem(plan: Readonly<KeyPlan>): string | null {
 /** A plan from anything (a record, a --plan object merged with flags): every default filled, checked. */
 export function parsePlan(raw: unknown): { plan: KeyPlan } | { error: string } {
   const r = keyPlanSchema.safeParse(raw);
-  if (!r.success) return { error: r.error.issues.map((i) => `${i.path.join('.') || 'plan'}: ${i.message}`).join('; ') };
+  // issueText: never a value or an unknown field's name from the plan (a pasted key would be one).
+  if (!r.success) return { error: r.error.issues.map(issueText).join('; ') };
   const problem = planProblem(r.data);
   return problem === null ? { plan: r.data } : { error: problem };
 }

@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { parse as parseYaml } from 'yaml';
 import { ConfigError, loadConfig } from '../config/load.js';
+import { parseStructuredText } from '../config/parse-failure.js';
 import { burstForRate, ROUTE_NAMES, type Config, type KeyConfig } from '../config/schema.js';
 import type { KeyPlan } from '../admission/key-table.js';
 import { fingerprint, keyHash, keysChannel, keysKey, keysLogKey, keysRevKey, revokedKey } from './engine-keys.js';
@@ -65,7 +65,8 @@ function limit(flag: string, v: string): { perSecond: number; burst: number } {
 function planArg(v: string): Record<string, unknown> {
   let raw: unknown;
   try {
-    raw = parseYaml(v.startsWith('@') ? readFileSync(v.slice(1), 'utf8') : v);
+    // A plan's text is YAML (JSON is YAML too); its failure never quotes it: a pasted plan may hold a key.
+    raw = parseStructuredText(v.startsWith('@') ? readFileSync(v.slice(1), 'utf8') : v, 'yaml');
   } catch (err) {
     throw new ConfigError(`--plan: ${(err as Error).message}`);
   }

@@ -2,8 +2,9 @@
 // Order of precedence: file < environment (ENV_OVERRIDES) < command-line flags.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { formatOfFile, parseStructuredText } from './parse-failure.js';
+import { issueText } from './issue-text.js';
 import { configSchema, keySchema, type Config } from './schema.js';
 import { applyEnvOverrides, setPath } from './env-overrides.js';
 import { unavailableDefaultRoutes } from './default-routes.js';
@@ -18,25 +19,36 @@ export interface FlagOverride {
   readonly value: unknown;
 }
 
-function readStructured(file: string): unknown {
-  const text = readFileSync(file, 'utf8');
+/** Why a config (or keys) file cannot be read, for an operator: no errno text, no stack (docs/configuration.md). */
+const UNREADABLE: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'a directory, not a file',
+  EACCES: 'permission denied for this user',
+  ENOTDIR: 'a part of the path is not a directory',
+};
+
+function readText(file: string): string {
   try {
-    return file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new ConfigError(`cannot read ${file}: ${UNREADABLE[code] ?? code}`);
+  }
+}
+
+/** A config or keys file's value; a parse failure names the line, column and cause, never the text (parse-failure.ts). */
+function readStructured(file: string): unknown {
+  const text = readText(file);
+  try {
+    return parseStructuredText(text, formatOfFile(file));
   } catch (err) {
     throw new ConfigError(`${file}: cannot parse: ${(err as Error).message}`);
   }
 }
 
-/** zod issues -> one readable message per problem, naming the path and, for unknown keys, the key. */
+/** zod issues -> one readable message per problem, naming the path and, for unknown keys, the key (issue-text.ts). */
 export function formatIssues(source: string, error: z.ZodError): string {
-  const lines = error.issues.map((i) => {
-    const at = i.path.length ? i.path.join('.') : '(top level)';
-    if (i.code === 'unrecognized_keys') {
-      return `${at}: unknown key${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`;
-    }
-    return `${at}: ${i.message}`;
-  });
-  return `invalid configuration in ${source}:\n  ${lines.join('\n  ')}`;
+  return `invalid configuration in ${source}:\n  ${error.issues.map(issueText).join('\n  ')}`;
 }
 
 export interface LoadOptions {

@@ -1,9 +1,10 @@
 // The validator-location file, telemetry.locations.file (main thread, cold: once, from loadConfig): read and checked
 // at load so that a bad file stops the relay at start instead of failing inside the telemetry thread.
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { locationEntrySchema } from './schema.js';
+import { formatOfFile, parseStructuredText } from './parse-failure.js';
+import { issueText } from './issue-text.js';
 
 export type LocationEntry = z.infer<typeof locationEntrySchema>;
 
@@ -12,11 +13,11 @@ export function readLocationsFile(file: string): LocationEntry[] {
   let raw: unknown;
   try {
     const text = readFileSync(file, 'utf8');
-    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    raw = parseStructuredText(text, formatOfFile(file));
   } catch (err) {
     throw new Error(`${file}: cannot read the validator-location file: ${(err as Error).message}`);
   }
   const parsed = z.array(locationEntrySchema).safeParse(raw);
-  if (!parsed.success) throw new Error(`${file}: invalid location entries: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success) throw new Error(`${file}: invalid location entries: ${parsed.error.issues.map(issueText).join('; ')}`);
   return parsed.data;
 }

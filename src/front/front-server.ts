@@ -4,6 +4,7 @@
 // /v1/sendTransaction, GET /health, GET /metrics. Either host can be disabled. OPTIONS anywhere answers CORS.
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { listenExclusive } from '../native/listen-exclusive.js';
+import { BIND_FAILED, ListenFailure } from '../native/listen-failure.js';
 import { Errors } from '../errors/registry.js';
 import type { MethodTable } from '../jsonrpc/dispatch.js';
 import type { CallContext } from '../admission/call-context.js';
@@ -96,7 +97,7 @@ export class FrontServer {
   private listen(app: TemplatedApp, name: 'rpc' | 'relay', host: string, port: number): Promise<ListenInfo> {
     return new Promise((resolve, reject) => {
       listenExclusive(app, host, port, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${host}:${port} for the ${name} host`));
+        if (!sock) return reject(new ListenFailure({ kind: name, field: `${name}Host.port`, proto: 'tcp', host, port }, BIND_FAILED));
         this.listenSockets.push(sock);
         resolve({ name, host, port: this.uws.getSocketPort(sock) });
       });

@@ -10,6 +10,7 @@ import type { Intake } from '../admission/intake.js';
 import type { Logger } from '../log/logger.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import { createRandomIdentityCertificate } from '../quic/identity-certificate.js';
+import { ListenFailure } from '../native/listen-failure.js';
 import { messageRingDepth } from '../shm/message-ring.js';
 import { FrontIngress } from './front-ingress.js';
 import { IngressMetrics } from './ingress-metrics.js';
@@ -101,7 +102,9 @@ export class QuicIngressService {
       policy?.stop();
       await front.stop();
       await thread.stop();
-      throw new Error(`cannot start the QUIC ingress on udp ${rh.host}:${rh.quicPort}: ${(err as Error).message}`);
+      // A listener that cannot be opened is a start failure like any other (src/native/listen-failure.ts).
+      const port = Math.max(0, rh.quicPort);
+      throw new ListenFailure({ kind: 'quic', field: 'relayHost.quicPort', proto: 'udp', host: rh.host, port }, (err as Error).message);
     }
     const requests = thread.channels.requests;
     const metrics = new IngressMetrics(thread.channels.counters, front, () => messageRingDepth(requests), () => thread.restartCount);

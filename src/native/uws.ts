@@ -212,7 +212,7 @@ export function loadUws(idleTimeoutSeconds = DEFAULT_IDLE_TIMEOUT_SECONDS): UwsR
 
 /**
  * One line for the banner and logs: "uWS v20.57.0 (@btc-vision/uwebsockets.js 20.57.0; maintained)", or for our build
- * "uWS v20.57.0 (built from vendor/uWebSockets.js v20.57.0+7 patches (…); source)".
+ * "uWS v20.57.0 (built from vendor/uWebSockets.js v20.57.0+8 patches (…); source)".
  */
 export function describeBuild(b: LoadedBuild): string {
   if (b.id === 'source') return `uWS ${b.uwsVersion} (built from ${b.packageName} ${b.packageVersion}; ${b.id})`;

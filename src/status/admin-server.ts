@@ -5,6 +5,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { listenExclusive } from '../native/listen-exclusive.js';
+import { BIND_FAILED, ListenFailure } from '../native/listen-failure.js';
 import type { Config } from '../config/schema.js';
 import { isLoopbackHost } from '../config/load.js';
 import type { Logger } from '../log/logger.js';
@@ -47,15 +48,12 @@ export class AdminServer {
     this.keyDigest = this.cfg.key === undefined ? null : digest(this.cfg.key);
   }
 
-  /** The port listened on, or null when the listen failed (logged; the relay serves on without its page). */
-  async start(): Promise<{ host: string; port: number } | null> {
+  /** The port listened on; a failed listen throws ListenFailure: a start failure like any listener's. */
+  async start(): Promise<{ host: string; port: number }> {
     const app = this.buildApp();
     const { host, port } = this.cfg;
     const sock = await new Promise<us_listen_socket | false>((resolve) => listenExclusive(app, host, port, (s) => resolve(s)));
-    if (sock === false) {
-      this.log.error({ event: 'admin_listen_failed', host, port }, `the admin listener (status page) cannot listen on ${host}:${port}: the relay runs without it`);
-      return null;
-    }
+    if (sock === false) throw new ListenFailure({ kind: 'admin', field: 'admin.port', proto: 'tcp', host, port }, BIND_FAILED);
     this.socket = sock;
     const bound = this.uws.getSocketPort(sock);
     if (isLoopbackHost(host)) this.allowedHosts = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`, `${host}:${bound}`]);

@@ -17,6 +17,8 @@ export interface RelayHandle {
   readonly wsUrl: string;
   /** The QUIC ingress's UDP address (relayHost.quicPort: -1 in the test's config), null when it is off (the default here). */
   readonly quic: { readonly host: string; readonly port: number } | null;
+  /** http://host:port of the admin listener (the status page), '' when it is off. */
+  readonly adminUrl: string;
   readonly logs: string[];
   readonly child: ChildProcess;
   /** The config file the relay was started with (a reload test rewrites it). */
@@ -93,6 +95,7 @@ export async function startRelay(config: Record<string, unknown>, env: NodeJS.Pr
     relayUrl: url('relay'),
     wsUrl: url('pubsub').replace(/^http:/, 'ws:'),
     quic: ready.listeners.find((x) => x.name === 'quic') ?? null,
+    adminUrl: url('admin'),
     logs,
     child,
     configFile: file,

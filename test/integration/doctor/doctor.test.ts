@@ -133,6 +133,7 @@ describe('slotrelay doctor', () => {
         rpcHost: { host: '127.0.0.1', port: rpcPort },
         relayHost: { host: '127.0.0.1', port: relayPort, quicPort },
         jsonRpc: { pubsub: { port: pubsubPort } },
+        admin: { port: await freePort() }, // the status page's default 8890 may be another relay's on this host
         upstream: { rpcUrl },
         routes: { direct: { enabled: true } },
         identity: { keypairPath: stakedIdentity },
@@ -245,7 +246,7 @@ describe('slotrelay doctor', () => {
     writeFileSync(unstaked, JSON.stringify(Array.from(Keypair.generate().secretKey)));
     const { code, report } = await doctor(
       'skips',
-      { rpcHost: { port: 0 }, relayHost: { port: 0, quicPort: 0 }, upstream: { rpcUrl }, routes: { direct: { enabled: true } }, identity: { keypairPath: unstaked } },
+      { rpcHost: { port: 0 }, relayHost: { port: 0, quicPort: 0 }, admin: { port: 0 }, upstream: { rpcUrl }, routes: { direct: { enabled: true } }, identity: { keypairPath: unstaked } },
       {
         // No chronyc; a timedatectl that cannot reach systemd (a container): the clock is compared with the upstream's Date.
         PATH: fakeBin('bin-container', { timedatectl: 'echo "System has not been booted with systemd as init system (PID 1). Can\'t operate." >&2; exit 1' }),

@@ -71,7 +71,7 @@ describe.each(BUILDS)('chunked request bodies with extensions and trailers on th
     relay = await startRelay({ upstream: { rpcUrl: up.url }, routes: { rpc: { endpoints: [up.url] } } }, { SLOTRELAY_UWS_BUILD: build });
     const detail = (await (await fetch(`${relay.relayUrl}/health?detail`)).json()) as { http: { build: string; packageVersion: string } };
     expect(detail.http.build).toBe(build);
-    if (build === 'source') expect(detail.http.packageVersion).toMatch(/\+7 patches/);
+    if (build === 'source') expect(detail.http.packageVersion).toMatch(/\+\d+ patches/);
   });
   afterAll(async () => {
     await relay?.stop();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadableUwsBuilds } from '../../helpers/raw-http.js';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { startRelays, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
+import { legacyTransfer } from '../../helpers/transactions.js';
 
 /** The bound measured from the dribble's first byte: uWS's 10 s timer swept every 4 s, plus a loaded box's margin. */
 const BOUND_MS = 14_500;
@@ -73,6 +74,37 @@ function keptAliveDribbler(url: string, kind: string, first: string, prefix: str
   });
 }
 
+/**
+ * One connection, one write: `bytes` (a whole request and what follows it in the same write), then nothing. The
+ * answers seen, and when the server closed the connection, measured from the write.
+ */
+function sameWriteTail(url: string, kind: string, bytes: string, giveUpMs: number): Promise<Outcome & { answers: number[] }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket: Socket = connect(Number(port), hostname);
+    socket.setEncoding('latin1');
+    const out = { kind, closedAfterMs: undefined as number | undefined, later: '', answers: [] as number[] };
+    let startedAt = 0;
+    let gaveUp = false;
+    const giveUp = setTimeout(() => {
+      gaveUp = true;
+      socket.destroy();
+    }, giveUpMs);
+    socket.on('error', () => undefined); // a reset is a close
+    socket.on('data', (d: string) => (out.later += d));
+    socket.on('close', () => {
+      clearTimeout(giveUp);
+      if (!gaveUp) out.closedAfterMs = Date.now() - startedAt;
+      out.answers = [...out.later.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((m) => Number(m[1]));
+      resolve(out);
+    });
+    socket.once('connect', () => {
+      startedAt = Date.now();
+      socket.write(bytes);
+    });
+  });
+}
+
 const BUILDS = loadableUwsBuilds();
 const HEALTH = 'GET /health HTTP/1.1\r\nhost: relay\r\n\r\n';
 
@@ -120,7 +152,8 @@ describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60),
         ['body behind an early 401, first request', 'relay', noKeyHead, '', '{'],
       ]);
       expect(late, 'connections held past the slow-client bound').toEqual([]);
-      expect(up.sent().length).toBe(0);
+      // None of these bodies was sent (the same-write test below, run alongside, sends its own three).
+      expect(up.sent().filter((b) => !submitted.has(b.toString('base64'))).length).toBe(0);
     },
   );
 
@@ -134,6 +167,54 @@ describe('slow clients on a kept-alive connection (http.idleTimeoutSeconds: 60),
     ['headers', 'relay', HEALTH, 'POST /v1/submit HTTP/1.1\r\n', `host: relay\r\nx-pad: ${'b'.repeat(64)}\r\n`],
     ['garbage', 'relay', HEALTH, '', 'x'],
   ] as const;
+  // Issue #47 item 3: bytes that arrive in the SAME write as a request the relay answers after the read (a submission
+  // parked until uWS has parsed the whole read, src/http/after-read.ts) or inside it (a JSON-RPC read): the start of a
+  // next request (one `G`) or garbage. uWS keeps them while the answer is pending; the answer then armed the keep-alive
+  // timer (http.idleTimeoutSeconds, 60 here: closed ~62 s in) instead of the slow-client one. Fixed in our build by
+  // vendor/uws-patches/0009; the maintained prebuilt build has the same gap as the dribble above (docs/http-runtime.md).
+  const submitted = new Set<string>();
+  let nextLamports = 1;
+  const post = (path: string, body: string): string =>
+    `POST ${path} HTTP/1.1\r\nhost: relay\r\nx-api-key: ${TEST_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const rpc = (method: string, params: unknown[]): string => post('/', JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  /** [kind, host, the one write, the transaction it submits ('' for none)] */
+  const sameWriteCases = (): (readonly [string, 'relay' | 'rpc', string, string])[] => {
+    // Distinct lamports: distinct signatures (the helper's payer and blockhash are fixed).
+    const [a, b, c] = [1, 2, 3].map(() => legacyTransfer(1_000 + nextLamports++).base64) as [string, string, string];
+    for (const t of [a, b, c]) submitted.add(t);
+    return [
+      ['/v1/submit + G', 'relay', post('/v1/submit', JSON.stringify({ transaction: a })) + 'G', a],
+      ['/v1/submit + garbage', 'relay', post('/v1/submit', JSON.stringify({ transaction: b })) + 'xyzzy', b],
+      ['sendTransaction + G', 'rpc', rpc('sendTransaction', [c, { encoding: 'base64', skipPreflight: true }]) + 'G', c],
+      ['getHealth + G', 'rpc', rpc('getHealth', []) + 'G', ''],
+      ['getHealth + garbage', 'rpc', rpc('getHealth', []) + 'xyzzy', ''],
+      ['GET /health + G', 'relay', HEALTH + 'G', ''],
+    ];
+  };
+  for (const build of BUILDS) {
+    const test = build === 'maintained' ? it.concurrent.fails : it.concurrent;
+    test(`${build}: bytes in the same write as an answered request (submit, sendTransaction, getHealth; a G or garbage) are closed within the slow-client bound of that write${build === 'maintained' ? ' (KNOWN OPEN on the maintained prebuilt build only: held http.idleTimeoutSeconds; our source build fixes it with patch 0009)' : ''}`, { timeout: 40_000 }, async () => {
+      const relay = relays.get(build)!;
+      const cases = sameWriteCases();
+      const outcomes = await Promise.all(cases.map(([kind, host, bytes]) => sameWriteTail(host === 'relay' ? relay.relayUrl : relay.rpcUrl, kind, bytes, BOUND_MS + 500)));
+      // The client saw its answer (our build), or the legacy parser refused the garbage at once (505, closed, the
+      // submission not sent: docs/http-runtime.md); either way a transaction went out if and only if its submission was answered.
+      const wrong = outcomes.flatMap((o, i) => {
+        const t = cases[i]![3];
+        const sends = t === '' ? 0 : up.sent().filter((x) => x.toString('base64') === t).length;
+        const answered = o.answers[0] === 200;
+        const refusedAtOnce = build === 'legacy' && o.answers[0] === 505 && (o.closedAfterMs ?? Infinity) < 2_000;
+        if (!answered && !refusedAtOnce) return [`${o.kind}: not answered: ${JSON.stringify(o.later.slice(0, 60))}`];
+        // (the rpc route rebroadcasts until the blockhash expires: "sent" counts every copy)
+        if (t !== '' && (sends > 0) !== answered) return [`${o.kind}: answered ${o.answers[0]}, sent ${sends} times`];
+        return [];
+      });
+      const late = outcomes.filter((o) => o.closedAfterMs === undefined || o.closedAfterMs > BOUND_MS).map((o) => `${o.kind}: ${o.closedAfterMs ?? 'still open'} ms`);
+      if (late.length > 0) wrong.push(`connections held past the slow-client bound: ${late.join('; ')}`);
+      if (wrong.length > 0) throw new Error(wrong.join('; '));
+    });
+  }
+
   for (const build of BUILDS) {
     // Concurrent with the body test above: one wait for uWS's timers instead of three.
     const test = build === 'maintained' ? it.concurrent.fails : it.concurrent;
