@@ -3,16 +3,18 @@
 // thread calls it once a burst of abuse has passed: docs/quic-ingress.md "Memory after abuse"). It needs a C compiler
 // and glibc's headers only (not Node's: the file declares the three Node-API calls it uses). Without a compiler, or on
 // a libc without malloc_trim (musl), it says so and exits 0: the relay then runs without the trim and says so at start.
-// Env: CC (default gcc).
+// Env: CC (default gcc). Argument: --out FILE writes the addon elsewhere (tests).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { projectRoot } from '../src/native/project-root.js';
 import { MALLOC_TRIM_ADDON } from '../src/native/malloc-trim.js';
 
 const root = projectRoot();
 const source = join(root, 'native', 'malloc-trim', 'malloc_trim.c');
-const out = join(root, MALLOC_TRIM_ADDON);
+const { values } = parseArgs({ options: { out: { type: 'string' } } });
+const out = values.out !== undefined ? resolve(values.out) : join(root, MALLOC_TRIM_ADDON);
 const cc = process.env.CC !== undefined && process.env.CC !== '' ? process.env.CC : 'gcc';
 
 const t0 = performance.now();

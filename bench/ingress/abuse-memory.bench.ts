@@ -7,12 +7,13 @@
 // other anonymous maps, which hold V8's heaps) beside each thread's V8 heap from the relay's /metrics. The bound the
 // issue sets: RSS within 50 MB of idle RECOVER_S after each round (exit 0 only when every round meets it).
 // Run: node dist/bench/ingress/abuse-memory.bench.js [--rounds 3] [--garbage 33000] [--handshakes 1000]
-//        [--streams 7000] [--recover-s 60] [--env K=V ...] [--json FILE]
+//        [--streams 7000] [--recover-s 60] [--env K=V ...] [--cli OTHER/dist/src/cli.js] [--json FILE]
 import { spawnSync } from 'node:child_process';
 import dgram from 'node:dgram';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
 import { Keypair } from '@solana/web3.js';
 import { IngressClient } from '../../src/client/quic/ingress-client.js';
 import { createIdentityCertificate, type IdentityCertificate } from '../../src/quic/identity-certificate.js';
@@ -202,6 +203,8 @@ async function main(): Promise<void> {
       // Diagnosis only: after each round's wait, gdb calls glibc's malloc_trim(0) in the relay and the split is read again.
       'gdb-trim': { type: 'boolean', default: false },
       env: { type: 'string', multiple: true },
+      // Another build's dist/src/cli.js (the "before" of a before/after pair in one session), default this checkout's.
+      cli: { type: 'string' },
       json: { type: 'string' },
     },
   });
@@ -213,7 +216,12 @@ async function main(): Promise<void> {
     { rateLimit: { perSecond: 100_000, burst: 100_000 } },
     { relayHost: { host: '127.0.0.1', port: 0, quicPort: -1 }, routes: { discard: true } },
     env,
+    { cli: values.cli },
   );
+  // The relay's own account of each trim (src/ingress/ingress-memory-trim.ts), or of its absence.
+  createInterface({ input: relay.child.stdout! }).on('line', (l) => {
+    if (l.includes('quic_ingress_memory_trim')) console.log(`  relay: ${l.slice(0, 300)}`);
+  });
   const pid = relay.child.pid!;
   const port = relay.quic!.port;
   const good = await createIdentityCertificate(Keypair.generate().secretKey, BENCH_KEY);
@@ -271,7 +279,7 @@ async function main(): Promise<void> {
     await new Promise((r) => relay.child.once('exit', r));
   }
   if (values.json !== undefined) {
-    writeFileSync(values.json, JSON.stringify({ kind: 'quic-ingress-abuse-memory', at: new Date().toISOString(), node: process.version, env, rounds: results, rssSamples: samples }, null, 2) + '\n');
+    writeFileSync(values.json, JSON.stringify({ kind: 'quic-ingress-abuse-memory', at: new Date().toISOString(), node: process.version, env, cli: values.cli ?? 'this checkout', rounds: results, rssSamples: samples }, null, 2) + '\n');
   }
   process.exitCode = results.every((x) => x.withinBound === true) ? 0 : 1;
 }
