@@ -128,5 +128,10 @@ export function errorLabel(err: unknown): string {
   const m = typeof e?.message === 'string' ? e.message : String(err);
   if (/timed? ?out/i.test(m)) return 'timeout';
   if (/enableOfflineQueue|writeable|Connection is closed/i.test(m)) return 'not_connected';
-  return m.replace(/rediss?:\/\/\S*/g, '(url)').slice(0, 120);
+  // A server's reply can quote a command's argument (a key name, a plan holding an API key): any word shaped like a
+  // token (a run of 8 hex characters, as UUIDs have, or 24+ characters of base58/base64url) is replaced.
+  return m
+    .replace(/rediss?:\/\/\S*/g, '(url)')
+    .replace(/[A-Za-z0-9_+/=-]*(?:[0-9a-f]{8}|[A-Za-z0-9_+/=-]{24})[A-Za-z0-9_+/=-]*/gi, '(token)')
+    .slice(0, 120);
 }

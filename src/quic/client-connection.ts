@@ -12,12 +12,12 @@
 // (src/egress/quic/connection-worker.ts; Agave tpu-client-next: the connection worker owns its bounded channel).
 import type { QuicheConnection } from './quiche.js';
 import { buildClientConfig, type CongestionControl } from './quiche-config.js';
-import { QuicClientDriver, type ClientDriverOwner, type QuicClientState } from './client-driver.js';
+import { QuicClientDriver, type ClientDriverOwner, type QuicClientState, type RttSample } from './client-driver.js';
 import type { QuicCloseInfo } from './close-info.js';
 import type { IdentityCertificate } from './identity-certificate.js';
 import { ALPN_SOLANA_TPU, KEEP_ALIVE_MS, MAX_IDLE_TIMEOUT_MS, PACKET_DATA_SIZE } from './constants.js';
 
-export type { QuicClientState } from './client-driver.js';
+export type { QuicClientState, RttSample } from './client-driver.js';
 
 export interface QuicClientOptions {
   /** Server IP address (v4 or v6). */
@@ -33,6 +33,11 @@ export interface QuicClientOptions {
   maxIdleTimeoutMs?: number;
   /** Default 45 s (Agave), capped at half the negotiated idle timeout. */
   keepAliveMs?: number;
+  /**
+   * Idle RTT probe (ms): when no transaction was written for this long, PING the peer and time its ACK (rttSample());
+   * default none. The egress sets it so an idle connection's ping is measured, not the handshake's kept (client-driver.ts).
+   */
+  rttProbeMs?: number;
   /** connect() fails if not established by then; default 5 s. */
   connectTimeoutMs?: number;
   /** Largest transaction tryWrite accepts; default 1232 (PACKET_DATA_SIZE). */
@@ -149,6 +154,7 @@ export class QuicClientConnection {
         keepAliveMs: opts.keepAliveMs ?? KEEP_ALIVE_MS,
         maxIdleTimeoutMs,
         ackHoldMs: ACK_DELAY_MS,
+        rttProbeMs: opts.rttProbeMs ?? null,
       },
       this.driverOwner(),
     );
@@ -232,6 +238,11 @@ export class QuicClientConnection {
     this.d.ping();
   }
 
+  /** The newest round-trip measurement and when it was taken (null unless established). Cold: once per report. */
+  rttSample(): RttSample | null {
+    return this.d.rttSample();
+  }
+
   stats(): QuicClientStats {
     const d = this.d;
     let lost = 0;
@@ -299,9 +310,13 @@ export class QuicClientConnection {
     const t0 = performance.now();
     const r = this.writeStream(tx);
     if (r !== WRITTEN) {
-      if (r === NO_ROOM && this.openStreamWritten !== 0) this.d.flush(); // the part that fit goes out now
+      if (r === NO_ROOM && this.openStreamWritten !== 0) {
+        this.d.noteAckEliciting();
+        this.d.flush(); // the part that fit goes out now
+      }
       return r;
     }
+    this.d.noteAckEliciting();
     this.d.flush();
     const us = (performance.now() - t0) * 1000;
     this.latencyCount++;

@@ -1,8 +1,9 @@
 // The one quiche client loop (the caller's thread; HOT: onMessage and flush run per datagram). It owns a CONNECTED UDP
 // socket (sends skip the kernel's route/address lookup), the quiche connection, the send loop, the ACK hold, one
-// deadline timer, the handshake timeout, an optional keep-alive and how the connection ended. What a datagram means
-// is the owner's: the egress connection to a TPU (src/quic/client-connection.ts) and the ingress client the library
-// ships (src/client/quic/ingress-client.ts) sit on it, as the servers sit on src/quic/server-core.ts.
+// deadline timer, the handshake timeout, an optional keep-alive, an optional idle RTT probe and how the connection
+// ended. What a datagram means is the owner's: the egress connection to a TPU (src/quic/client-connection.ts) and the
+// ingress client the library ships (src/client/quic/ingress-client.ts) sit on it, as the servers sit on
+// src/quic/server-core.ts.
 import dgram from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { randomFillSync } from 'node:crypto';
@@ -49,6 +50,20 @@ export interface ClientDriverOptions {
    * (RFC 9000 13.2.1), so the peer's loss detection and RTT are not disturbed.
    */
   readonly ackHoldMs: number;
+  /**
+   * Idle RTT probe: when the owner wrote nothing for this long, two PINGs, timed to the datagram that acknowledges
+   * them (rttSample()). quiche's smoothed RTT moves only when an ACK arrives, so without traffic it keeps the
+   * handshake's value (a handshake slowed by a busy start) for the connection's life. null / absent: no probe.
+   */
+  readonly rttProbeMs?: number | null;
+}
+
+/** The newest round-trip measurement of the path: its value and when it was taken. */
+export interface RttSample {
+  /** ms, fractional. */
+  readonly rttMs: number;
+  /** Unix ms at which it was taken (the same number for as long as it is the newest). */
+  readonly atUnixMs: number;
 }
 
 export class QuicClientDriver {
@@ -78,6 +93,27 @@ export class QuicClientDriver {
   private keepAliveDueMs = Infinity;
   private sentAtKeepAliveCheck = 0;
   private connectTimer: NodeJS.Timeout | null = null;
+  /**
+   * The owner wrote ack-eliciting data and no datagram came back since: the next one (its ACK, almost always)
+   * feeds quiche's smoothed RTT, so that is when the smoothed RTT was last measured (srttAt).
+   */
+  private ackPending = false;
+  /** The owner's ack-eliciting writes so far (the RTT probe's idleness test). */
+  private ownerWrites = 0;
+  /** Unix ms at which quiche's smoothed RTT last took a sample (-Infinity: never). */
+  private srttAt = -Infinity;
+  private rttProbeDueMs = Infinity;
+  private writesAtRttCheck = 0;
+  /** performance.now() of the outstanding probe's send (-1: none outstanding). */
+  private probeSentAt = -1;
+  /**
+   * quiche's timeout() (ms) at or above which nothing ack-eliciting is in flight any more (its loss timer, at most a
+   * PTO, is off; the idle timer, restarted by the datagram just read, is what remains): half the idle timeout.
+   */
+  private probeAckedTimeoutMs = Infinity;
+  private probeRttMs = NaN;
+  /** Unix ms at which the newest probe was answered (-Infinity: never). */
+  private probeAt = -Infinity;
   private resolveEstablished!: () => void;
   private rejectEstablished!: (e: Error) => void;
   private resolveClosed!: (i: QuicCloseInfo) => void;
@@ -147,7 +183,28 @@ export class QuicClientDriver {
     this.flush();
   }
 
+  /**
+   * The newest round-trip measurement (null before establishment or after the close): the newer of the idle probe's
+   * own timing and quiche's smoothed RTT as of its last sample. Cold: once per report.
+   */
+  rttSample(): RttSample | null {
+    if (this.state !== 'established') return null;
+    if (this.probeAt >= this.srttAt) return { rttMs: this.probeRttMs, atUnixMs: this.probeAt };
+    const path = this.conn.pathStats()[0];
+    if (path === undefined || !Number.isFinite(path.rtt) || path.rtt < 0) return null;
+    // quiche gives whole ms, truncated: + 0.5 is the unbiased value (a 9.x ms path reads 9.5, not 9).
+    return { rttMs: path.rtt + 0.5, atUnixMs: this.srttAt };
+  }
+
   // ---- hot path ----
+
+  /** The owner wrote ack-eliciting data (a stream): its ACK will give quiche's smoothed RTT a new sample. */
+  noteAckEliciting(): void {
+    this.ackPending = true;
+    this.ownerWrites++;
+    // An outstanding probe is dropped: its reply could not be told from this write's ACK, which measures instead.
+    this.probeSentAt = -1;
+  }
 
   /** conn.send() until null; each datagram goes to the kernel at once (connected socket: no address argument). */
   flush(): void {
@@ -184,6 +241,10 @@ export class QuicClientDriver {
       const ka = this.keepAliveDueMs - now;
       if (delay === null || ka < delay) delay = ka < 0 ? 0 : ka;
     }
+    if (this.state === 'established' && this.rttProbeDueMs !== Infinity) {
+      const rp = this.rttProbeDueMs - now;
+      if (delay === null || rp < delay) delay = rp < 0 ? 0 : rp;
+    }
     if (this.ackDueMs !== Infinity) {
       const ad = this.ackDueMs - now;
       if (delay === null || ad < delay) delay = ad < 0 ? 0 : ad;
@@ -194,11 +255,14 @@ export class QuicClientDriver {
   private readonly onMessage = (msg: Buffer): void => {
     if (this.state === 'closed') return;
     this.datagramsReceived++;
+    const probeArrival = this.probeSentAt >= 0 ? performance.now() : -1;
+    if (this.ackPending) this.noteOwnerAck();
     try {
       this.conn.recv(msg, this.recvInfo);
     } catch {
       this.errors++; // discarded by quiche
     }
+    if (probeArrival >= 0) this.noteProbeReply(probeArrival);
     if (this.state === 'connecting' && this.conn.isEstablished()) this.onEstablished();
     if (this.state === 'established') {
       const hold = this.owner.onPeerData();
@@ -225,6 +289,15 @@ export class QuicClientDriver {
         this.sentAtKeepAliveCheck = this.datagramsSent;
         this.keepAliveDueMs = now + this.keepAliveEffMs;
       }
+      if (now >= this.rttProbeDueMs) {
+        // Idle only (the owner wrote nothing during the interval; our ACKs of the peer's packets do not count): with
+        // traffic the ACKs keep quiche's smoothed RTT current, and a probe's reply could not be told from theirs.
+        // One probe at a time: a lost PING is sent again by quiche (PTO) and its late ACK still times it (high: the
+        // window's minimum discards it).
+        if (this.ownerWrites === this.writesAtRttCheck && this.probeSentAt < 0) this.sendRttProbe(now);
+        this.writesAtRttCheck = this.ownerWrites;
+        this.rttProbeDueMs = now + (this.o.rttProbeMs ?? Infinity);
+      }
       this.owner.onTick();
       if ((this.state as QuicClientState) === 'closed') return; // the owner closed us
     }
@@ -234,18 +307,61 @@ export class QuicClientDriver {
 
   // ---- cold path ----
 
+  /** A datagram arrived while an owner's write waited for its ACK: quiche's smoothed RTT takes its sample now. */
+  private noteOwnerAck(): void {
+    this.ackPending = false;
+    this.srttAt = Date.now();
+  }
+
+  /**
+   * A datagram arrived (at `arrival`, before quiche read it) while the probe waited. It is the reply only if it
+   * acknowledged the PINGs: then quiche has nothing ack-eliciting in flight and its timer is the idle timer. Anything
+   * else (a PING or data of the peer's, a datagram the network duplicated) would time the probe short: it waits.
+   */
+  private noteProbeReply(arrival: number): void {
+    const t = this.conn.timeout();
+    if (t !== null && t < this.probeAckedTimeoutMs) return;
+    this.probeRttMs = arrival - this.probeSentAt;
+    this.probeAt = Date.now();
+    this.probeSentAt = -1;
+  }
+
+  /**
+   * Two PINGs in two packets: a receiver SHOULD acknowledge every second ack-eliciting packet at once (RFC 9000
+   * 13.2.2) but may hold a lone one for its max_ack_delay (quinn, Agave's QUIC: 25 ms), which would be timed as path.
+   */
+  private sendRttProbe(now: number): void {
+    try {
+      this.conn.sendAckEliciting();
+      this.flush();
+      this.conn.sendAckEliciting();
+      this.flush();
+    } catch {
+      this.errors++;
+      return;
+    }
+    this.probeSentAt = now;
+  }
+
   private onEstablished(): void {
     this.state = 'established';
     this.handshakeMs = performance.now() - this.startMs;
     if (this.connectTimer !== null) clearTimeout(this.connectTimer);
     this.connectTimer = null;
+    // The NEGOTIATED idle timeout (quiche's: the smaller of both sides', 0 = none; at least 3 PTOs).
+    const peerIdle = this.conn.stats().peerMaxIdleTimeout;
+    const idle = Math.min(this.o.maxIdleTimeoutMs || Infinity, peerIdle > 0 ? peerIdle : Infinity);
     if (this.o.keepAliveMs !== null) {
-      // Keep-alive below half the NEGOTIATED idle timeout, whatever the configured value: a 10 s-idle peer
-      // (Jet, quinn defaults) would otherwise drop us between keep-alives.
-      const peerIdle = this.conn.stats().peerMaxIdleTimeout;
-      const idle = Math.min(this.o.maxIdleTimeoutMs || Infinity, peerIdle > 0 ? peerIdle : Infinity);
+      // Keep-alive below half of it, whatever the configured value: a 10 s-idle peer (Jet, quinn defaults) would
+      // otherwise drop us between keep-alives.
       if (Number.isFinite(idle)) this.keepAliveEffMs = Math.min(this.keepAliveEffMs, Math.floor(idle / 2));
       this.keepAliveDueMs = performance.now() + this.keepAliveEffMs;
+    }
+    // The handshake's packets gave quiche its first RTT samples.
+    this.srttAt = Date.now();
+    if (this.o.rttProbeMs != null) {
+      this.rttProbeDueMs = performance.now() + this.o.rttProbeMs;
+      this.probeAckedTimeoutMs = idle / 2; // a PTO is far below it, the idle timer above
     }
     this.resolveEstablished();
   }

@@ -29,6 +29,15 @@ interface Viewer {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
+/**
+ * Our uWS build's `req.getTargetAuthority()` (vendor/uws-patches/0010): the authority of an absolute-form target
+ * (`GET http://host:port/path`), '' for origin-form. The prebuilt builds lack it and answer absolute-form targets 505
+ * before any handler runs, so there every request a handler sees is origin-form.
+ */
+interface TargetAuthority {
+  getTargetAuthority?(): string;
+}
+
 export class AdminServer {
   private socket: us_listen_socket | null = null;
   private readonly viewers = new Set<Viewer>();
@@ -101,7 +110,7 @@ export class AdminServer {
 
   /** Host check on loopback (DNS rebinding), then the admin key when one is configured. False: already answered. */
   private admit(res: HttpResponse, req: HttpRequest): boolean {
-    if (this.allowedHosts !== null && !this.allowedHosts.has(req.getHeader('host').toLowerCase())) {
+    if (this.allowedHosts !== null && !this.addressedHere(req, this.allowedHosts)) {
       this.answer(res, '403 Forbidden', 'text/plain', 'the admin listener answers requests addressed to its loopback address only\n');
       return false;
     }
@@ -110,6 +119,17 @@ export class AdminServer {
     const ok = auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' && timingSafeEqual(digest(auth.slice(7).trim()), this.keyDigest);
     if (!ok) this.answer(res, '401 Unauthorized', 'text/plain', 'the admin listener needs Authorization: Bearer <admin.key>\n', [['www-authenticate', 'Bearer realm="slotrelay admin"']]);
     return ok;
+  }
+
+  /**
+   * Host names this listener, and so does an absolute-form target's authority: RFC 9112 3.2.2 makes the target's
+   * authority the request's host, so `GET http://evil.example/status.json` with our Host is addressed elsewhere. Both
+   * must name it (a client sends Host identical to the authority, RFC 9112 3.2); userinfo never matches.
+   */
+  private addressedHere(req: HttpRequest, allowed: ReadonlySet<string>): boolean {
+    if (!allowed.has(req.getHeader('host').toLowerCase())) return false;
+    const authority = (req as unknown as TargetAuthority).getTargetAuthority?.() ?? '';
+    return authority === '' || allowed.has(authority.toLowerCase());
   }
 
   private answer(res: HttpResponse, status: string, type: string, body: string, extra: readonly (readonly [string, string])[] = []): void {

@@ -8,17 +8,21 @@
 // doubles as a heartbeat, and the main thread closes ports that stay silent (telemetry-thread.ts).
 //
 // Two kinds of item:
-//   { target, handshakeRttMs?, sendLatencyUs? }            a live QUIC connection of this relay to `target`
-//       ("ip:port"). The telemetry thread files it under every role that address has: the `direct` path of the
-//       validator whose advertised tpuQuic it is (getClusterNodes), and the hop of the static path whose peer it is
-//       (routes.static.peers). The connection's label (identity, "static:...") is not needed for this.
+//   { target, handshakeRttMs?, pathRttMs?, measuredAtUnixMs?, sendLatencyUs? }
+//       a live QUIC connection of this relay to `target` ("ip:port"). The telemetry thread files it under every role
+//       that address has: the `direct` path of the validator whose advertised tpuQuic it is (getClusterNodes), and the
+//       hop of the static path whose peer it is (routes.static.peers). The connection's label (identity,
+//       "static:...") is not needed for this.
 //   { identity | target, provider, handshakeRttMs?, sendLatencyUs? }   an explicit measurement: provider "direct"
 //       (the leader by identity, or by its TPU address) or a txPath provider name (that path's hop; identity ignored).
-// `handshakeRttMs` is the QUIC handshake (~1 RTT); `pathRttMs` the live connection's current smoothed RTT (quiche's,
-// refreshed by every ACK; preferred when present: a handshake is taken once and kept for the connection's life, so a
-// handshake slowed by a busy host would stay the ping for hours); `sendLatencyUs` is streamSend -> datagram handed to
-// the kernel (the connection's p50). The telemetry thread's own QUIC handshake probe feeds the same store. Each path
-// keeps its recent round trips (rtt-window.ts): the ping is their windowed minimum, with the newest sample's time.
+// `handshakeRttMs` is the QUIC handshake (~1 RTT); `pathRttMs` the live connection's newest round-trip measurement
+// (quiche's smoothed RTT as of its last ACK with traffic, the idle RTT probe's PING -> reply without: client-driver.ts;
+// preferred when present: a handshake is taken once and kept for the connection's life, so a handshake slowed by a
+// busy host would stay the ping for hours) and `measuredAtUnixMs` when it was measured: a report repeats the newest
+// measurement every second, and only a newer one is a new sample (issue #47: an idle connection's value was
+// re-stamped as new every second). `sendLatencyUs` is streamSend -> datagram handed to the kernel (the connection's
+// p50). The telemetry thread's own QUIC handshake probe feeds the same store. Each path keeps its recent round trips
+// (rtt-window.ts): the ping is their windowed minimum, with the newest sample's time.
 
 import type { MessagePort } from 'node:worker_threads';
 import type { PathMeasurement } from './route-model.js';
@@ -32,8 +36,10 @@ export interface RouteMeasurement {
   /** Absent: a live connection to `target`, classified by the telemetry thread. */
   readonly provider?: string;
   readonly handshakeRttMs?: number;
-  /** The live connection's current path RTT (ms); wins over handshakeRttMs. */
+  /** The live connection's newest path RTT measurement (ms); wins over handshakeRttMs. */
   readonly pathRttMs?: number;
+  /** Unix ms at which pathRttMs was measured; absent: when the batch arrives (a handshake, an explicit measurement). */
+  readonly measuredAtUnixMs?: number;
   readonly sendLatencyUs?: number;
 }
 
@@ -56,17 +62,16 @@ export function postRouteMeasurements(port: MessagePort, items: readonly RouteMe
  * retrying or closing connection's last handshake says nothing about the path today).
  */
 export function fromConnectionReports(
-  reports: readonly { target: string; state: string; handshakeMs: number; pathRttMs?: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
+  reports: readonly { target: string; state: string; handshakeMs: number; rttMs?: number; rttAtUnixMs?: number; sendLatencyCount: number; sendLatencyP50Us: number }[],
 ): RouteMeasurement[] {
   const out: RouteMeasurement[] = [];
   for (const r of reports) {
     if (r.state !== 'active' || !Number.isFinite(r.handshakeMs)) continue;
-    // quiche gives whole ms, truncated: + 0.5 is the unbiased value (a 9.x ms path reads 9.5, not 9).
-    const path = r.pathRttMs !== undefined && Number.isFinite(r.pathRttMs) && r.pathRttMs >= 0 ? r.pathRttMs + 0.5 : undefined;
+    const path = valid(r.rttMs) && valid(r.rttAtUnixMs) ? r.rttMs : undefined;
     out.push({
       target: r.target,
       handshakeRttMs: r.handshakeMs,
-      ...(path !== undefined ? { pathRttMs: path } : {}),
+      ...(path !== undefined ? { pathRttMs: path, measuredAtUnixMs: r.rttAtUnixMs } : {}),
       sendLatencyUs: r.sendLatencyCount > 0 ? r.sendLatencyP50Us : undefined,
     });
   }
@@ -89,14 +94,18 @@ export class MeasurementStore {
 
   constructor(private readonly ttlMs: number) {}
 
-  add(key: string, m: { handshakeRttMs?: number; pathRttMs?: number; sendLatencyUs?: number }, now: number): void {
+  add(key: string, m: { handshakeRttMs?: number; pathRttMs?: number; measuredAtUnixMs?: number; sendLatencyUs?: number }, now: number): void {
     let e = this.map.get(key);
     if (e === undefined) {
       e = { rtt: new RttWindow(), sendMs: NaN, sendAt: -Infinity };
       this.map.set(key, e);
     }
-    const rtt = valid(m.pathRttMs) ? m.pathRttMs : valid(m.handshakeRttMs) ? m.handshakeRttMs : undefined;
-    if (rtt !== undefined) e.rtt.add(rtt, now);
+    const path = valid(m.pathRttMs);
+    const rtt = path ? m.pathRttMs : valid(m.handshakeRttMs) ? m.handshakeRttMs : undefined;
+    // When it was measured (never in the future: another thread's clock read a moment apart); a sample no newer than
+    // the newest kept is the same measurement reported again, not a new one.
+    const at = path && valid(m.measuredAtUnixMs) ? Math.min(m.measuredAtUnixMs, now) : now;
+    if (rtt !== undefined && at > e.rtt.newestAt) e.rtt.add(rtt, at);
     if (typeof m.sendLatencyUs === 'number' && Number.isFinite(m.sendLatencyUs) && m.sendLatencyUs >= 0) {
       e.sendMs = m.sendLatencyUs / 1000;
       e.sendAt = now;

@@ -52,6 +52,13 @@ export type TargetOutcome = 'sent' | 'failed' | 'dropped:no_connection' | 'dropp
  */
 const LIVENESS_TIMEOUT_MS = 1_000;
 
+/**
+ * An idle connection PINGs its peer after this long without writing a transaction and times the ACK: the telemetry's
+ * ping of an idle leader is then measured each report (every ~1 s, src/egress/quic/quic-egress.ts), not the
+ * handshake's value kept. Costs two ~50-byte datagrams and their ACK per second per idle connection.
+ */
+const RTT_PROBE_MS = 1_000;
+
 /** At most one "transactions went stale" warning per connection per this interval (ms); the rest are counted. */
 const STALE_LOG_INTERVAL_MS = 1_000;
 
@@ -94,8 +101,13 @@ export interface ConnectionReport {
   readonly state: ConnectionState;
   /** Handshake time of the current/last connection (ms, NaN before the first). */
   readonly handshakeMs: number;
-  /** The open connection's current smoothed path RTT (ms, NaN while none is open): telemetry's live ping. */
-  readonly pathRttMs: number;
+  /**
+   * The open connection's newest round-trip measurement (ms, NaN while none is open): telemetry's live ping. With
+   * traffic, quiche's smoothed RTT as of the last ACK; idle, the RTT probe's own timing (client-driver.ts).
+   */
+  readonly rttMs: number;
+  /** Unix ms at which rttMs was measured (NaN with it): an unmeasured value is never stamped as new. */
+  readonly rttAtUnixMs: number;
   readonly connects: number;
   readonly connectFailures: number;
   readonly sent: number;
@@ -270,12 +282,14 @@ export class ConnectionWorker {
   report(): ConnectionReport {
     const h = this.latency;
     const n = h.totalCount;
+    const rtt = this.st === 'active' && this.conn !== null ? this.conn.rttSample() : null;
     return {
       target: this.target,
       label: this.o.label ?? null,
       state: this.st,
       handshakeMs: this.handshakeMs,
-      pathRttMs: this.st === 'active' && this.conn !== null ? this.conn.stats().rttMs : NaN,
+      rttMs: rtt === null ? NaN : rtt.rttMs,
+      rttAtUnixMs: rtt === null ? NaN : rtt.atUnixMs,
       connects: this.connects,
       connectFailures: this.connectFailures,
       sent: this.sent,
@@ -422,6 +436,7 @@ export class ConnectionWorker {
       identity: this.o.identity,
       maxIdleTimeoutMs: this.o.maxIdleTimeoutMs,
       keepAliveMs: this.o.keepAliveMs,
+      rttProbeMs: RTT_PROBE_MS,
       connectTimeoutMs: this.o.connectTimeoutMs,
       maxTransactionBytes: this.maxTxBytes,
       congestionControl: this.o.congestionControl,

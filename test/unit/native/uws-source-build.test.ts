@@ -19,7 +19,7 @@ describe('uws-build step', () => {
     try {
       const r = buildStep(['--check-patches'], { SLOTRELAY_UWS_CACHE: cache });
       const patches = readdirSync('vendor/uws-patches').filter((f) => f.endsWith('.patch'));
-      expect(patches.length).toBe(8);
+      expect(patches.length).toBe(10);
       expect(r.out).toContain(`all ${patches.length} patches apply`);
       expect(r.status).toBe(0);
     } finally {

@@ -1,7 +1,7 @@
 // Route model, txPath derivation from the configured routes, measurement classification and the probe budget.
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../src/config/schema.js';
-import { classify, directKey, fromConnectionReports, pathKey } from '../../../src/telemetry/measurements.js';
+import { MeasurementStore, classify, directKey, fromConnectionReports, pathKey } from '../../../src/telemetry/measurements.js';
 import { buildRoutePlan, type OfferedRoutes } from '../../../src/config/route-plan.js';
 import { telemetryPathIssues, txPathSpecs } from '../../../src/config/tx-paths.js';
 import { EGRESS_WINDOW_MS, ProbePlanner } from '../../../src/telemetry/probe.js';
@@ -115,11 +115,35 @@ describe('measurements land where the snapshot reads them', () => {
         { ...base, target: 'b:1', state: 'retrying' },
         { ...base, target: 'c:1', state: 'active', handshakeMs: NaN },
         { ...base, target: 'd:1', state: 'active', sendLatencyCount: 0 },
+        { ...base, target: 'e:1', state: 'active', rttMs: 6.2, rttAtUnixMs: 1_764_000_000_123 },
+        { ...base, target: 'f:1', state: 'active', rttMs: NaN, rttAtUnixMs: NaN },
       ]),
     ).toEqual([
       { target: 'a:1', handshakeRttMs: 4, sendLatencyUs: 25 },
       { target: 'd:1', handshakeRttMs: 4, sendLatencyUs: undefined },
+      { target: 'e:1', handshakeRttMs: 4, pathRttMs: 6.2, measuredAtUnixMs: 1_764_000_000_123, sendLatencyUs: 25 },
+      { target: 'f:1', handshakeRttMs: 4, sendLatencyUs: 25 },
     ]);
+  });
+
+  it('a path RTT is a sample of the time it was measured: the same measurement reported again is not a new one', () => {
+    const store = new MeasurementStore(60_000);
+    const t = 1_764_000_000_000;
+    store.add('k', { handshakeRttMs: 80, pathRttMs: 80.5, measuredAtUnixMs: t }, t + 400);
+    // An idle connection's report every second repeats its newest measurement: the row keeps that measurement's time.
+    store.add('k', { handshakeRttMs: 80, pathRttMs: 80.5, measuredAtUnixMs: t }, t + 1_400);
+    store.add('k', { handshakeRttMs: 80, pathRttMs: 80.5, measuredAtUnixMs: t }, t + 2_400);
+    expect(store.get('k', t + 2_500)).toEqual({ handshakeRttMs: 80.5, measuredAt: t, sendLatencyMs: NaN });
+    // A new measurement (an idle probe's reply) counts, with its own time; a time ahead of the receiver's clock is capped.
+    store.add('k', { handshakeRttMs: 80, pathRttMs: 6.4, measuredAtUnixMs: t + 2_900 }, t + 3_400);
+    expect(store.get('k', t + 3_500)).toEqual({ handshakeRttMs: 6.4, measuredAt: t + 2_900, sendLatencyMs: NaN });
+    store.add('k', { handshakeRttMs: 80, pathRttMs: 6.1, measuredAtUnixMs: t + 9_000 }, t + 4_400);
+    expect(store.get('k', t + 4_500)?.measuredAt).toBe(t + 4_400);
+    // Nothing new for longer than the TTL: the path is no longer measured (the row falls back to its estimate).
+    expect(store.get('k', t + 4_400 + 60_001)).toBeUndefined();
+    // Without a measurement time (a handshake probe, an explicit measurement) the sample is of when it arrived.
+    store.add('p', { handshakeRttMs: 12 }, t);
+    expect(store.get('p', t)?.measuredAt).toBe(t);
   });
 });
 
