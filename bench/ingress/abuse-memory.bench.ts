@@ -1,11 +1,11 @@
 // Issue #47 item 6, measured: a real relay's memory through rounds of QUIC ingress abuse and the minute after each
-// (bench process; cold). A round = garbage datagrams (every kind of junk the live fuzzer sends, scripts/fuzz/quic-wire.ts),
-// abusive handshakes (unknown-key certificates, no certificate, handshakes abandoned half-way, connects closed at once)
-// and random streams on a few authorized connections (random bytes, uni and bidi, some oversized, some left without
-// FIN). The relay's RSS is sampled every 500 ms; at idle, the end of each round and a minute after it the anonymous
-// memory is split by where it lives (/proc/<pid>/smaps: glibc's main heap, the 64 MB per-thread malloc arena heaps,
-// other anonymous maps, which hold V8's heaps) beside each thread's V8 heap from the relay's /metrics. The bound the
-// issue sets: RSS within 50 MB of idle RECOVER_S after each round (exit 0 only when every round meets it).
+// (bench process; cold). A round = the abuse of ./abuse-traffic.ts (garbage datagrams, abusive handshakes, random
+// streams) all at once. The relay's RSS is sampled every 500 ms; at idle, the end of each round and --recover-s after it
+// the anonymous memory is split by where it lives (/proc/<pid>/smaps: glibc's main heap, the 64 MB per-thread malloc
+// arena heaps, other anonymous maps by size: V8's pages are <= 256 KB, the two ingress queues one 16-128 MB map)
+// beside each thread's V8 heap from the relay's /metrics, and the relay's own trim lines are printed
+// (src/ingress/ingress-memory-trim.ts). The bound the issue sets: RSS within 50 MB of idle --recover-s (60) after each
+// round (exit 0 only when every round meets it). Results: bench/results/quic-ingress-memory.md.
 // Run: node dist/bench/ingress/abuse-memory.bench.js [--rounds 3] [--garbage 33000] [--handshakes 1000]
 //        [--streams 7000] [--recover-s 60] [--env K=V ...] [--cli OTHER/dist/src/cli.js] [--json FILE]
 import { spawnSync } from 'node:child_process';
