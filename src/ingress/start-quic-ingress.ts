@@ -174,9 +174,9 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
       if (n === REPLIES_PER_TURN) await new Promise<void>((resolve) => setImmediate(resolve));
       else await replies.waitForMessages(IDLE_WAIT_MS);
     }
-    stopTrim();
     await endpoint.close();
-  })();
+    // However the ingress ends (a failed one is started again in the same thread: its checks must not stay behind).
+  })().finally(stopTrim);
   const address = endpoint.address();
   const buffers = endpoint.socketBuffers();
   const memoryTrim = mt.trim === null ? mt.reason : null;
