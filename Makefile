@@ -27,14 +27,16 @@ install: node_modules/.installed
 # The last steps write dist/native/uws-built/ (our uWS, compiled from vendor/uWebSockets.js + vendor/uws-patches for
 # this Node: ~40-60 s the first time on 2 cores, then cached in ~/.cache/slotrelay/uws; skipped, saying so, where there
 # is no C++ compiler: docs/http-runtime.md "Our build"), dist/native/uws-glibc-compat/ (the maintained prebuilt uWS
-# for glibc < 2.38 hosts, hash-checked) and dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC
-# thread: docs/quic-sharding.md).
+# for glibc < 2.38 hosts, hash-checked), dist/native/quiche-threads/ (a copy of the quiche binding per extra QUIC
+# thread: docs/quic-sharding.md) and dist/native/malloc-trim/ (the QUIC ingress's malloc_trim(0) addon, compiled with
+# the C compiler alone; skipped, saying so, where there is none: docs/quic-ingress.md "Memory after abuse").
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json
 	$(NODE) dist/scripts/uws-build.js
 	$(NODE) dist/scripts/uws-glibc-compat.js
 	$(NODE) dist/scripts/quiche-thread-copies.js
+	$(NODE) dist/scripts/malloc-trim-build.js
 
 # Creates local/config.yaml with a fresh API key on first run (printed once), then starts the relay.
 start: build

@@ -81,6 +81,7 @@ export class QuicIngressService {
         replyTimeoutMs: q.replyTimeoutMs,
         holdTimeoutMs: q.holdTimeoutMs,
         localAdmission: q.localAdmission && d.local !== undefined && d.host !== undefined,
+        logLevel: d.config.log.level,
       },
       q.queueSlots,
       d.log,
@@ -111,6 +112,10 @@ export class QuicIngressService {
     const address = { host: listening.host, port: listening.port };
     const buffers = { recvBufferBytes: listening.recvBufferBytes, sendBufferBytes: listening.sendBufferBytes };
     d.log.info({ event: 'quic_ingress_listening', ...address, ...buffers }, 'QUIC ingress listening');
+    if (listening.memoryTrimUnavailable !== null) {
+      // docs/quic-ingress.md "Memory after abuse": the relay runs, but a burst's native memory stays with the process.
+      d.log.warn({ event: 'quic_ingress_memory_trim_unavailable', why: listening.memoryTrimUnavailable }, 'QUIC ingress: native memory freed after a burst of abuse is not given back to the system');
+    }
     // Linux grants twice the ask (its bookkeeping) unless net.core.rmem_max caps it: then bursts drop at the socket.
     if (listening.recvBufferBytes < 2 * SERVER_SOCKET_BUFFER_BYTES) {
       d.log.warn(

@@ -5,14 +5,17 @@
 // questions go to the front thread; its answers come back and are applied to the connections.
 import { pack } from 'msgpackr';
 import { Errors } from '../errors/registry.js';
-import { attachIngressCounters, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
+import { attachIngressCounters, INGRESS_COUNTER, ingressHeaderOf, MSG_KINDS, pushIngress } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js';
-import type { Logger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
+import type { LevelWithSilent } from 'pino';
 // The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
 // ingressPayloadBytes / parseAuthRequest and must not load the binding (only the QUIC thread does: route-plan.ts).
 import type { IngressEndpoint as IngressEndpointType } from './ingress-endpoint.js';
 import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
 import { LocalAdmission, type LocalDispatch } from './local-admission.js';
+import { loadMallocTrim } from '../native/malloc-trim.js';
+import { startIngressMemoryTrim } from './ingress-memory-trim.js';
 
 export interface QuicIngressOptions {
   readonly host: string;
@@ -31,6 +34,8 @@ export interface QuicIngressOptions {
   readonly holdTimeoutMs: number;
   /** Admit eligible keys' streams in this thread (relayHost.quic.localAdmission; needs channels.budgets and a dispatch). */
   readonly localAdmission?: boolean;
+  /** The log level of a QUIC thread of its own (workers/quic-ingress-thread.ts); the relay's QUIC thread lends its log. */
+  readonly logLevel?: LevelWithSilent;
 }
 
 /** The shared memory the ingress talks through (made by the front side: src/ingress/ingress-task-runner.ts). */
@@ -63,6 +68,8 @@ export interface IngressListening {
   /** The socket's kernel buffers as granted (bytes as getsockopt says; the ask is ../quic/socket-buffers.ts's). */
   readonly recvBufferBytes: number;
   readonly sendBufferBytes: number;
+  /** Why freed native memory is not given back after a burst (./ingress-memory-trim.ts); null = it is. */
+  readonly memoryTrimUnavailable: string | null;
 }
 
 export interface QuicIngressHandle {
@@ -131,6 +138,21 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
     frontHasRoom: () => requests.free() > reserve,
   });
 
+  // Freed native memory goes back to the kernel once a burst of datagrams has passed (./ingress-memory-trim.ts). The
+  // trim's absence is said by the front (the listening message); each trim by this thread's log.
+  const mt = loadMallocTrim();
+  const log = host?.log ?? createLogger(o.logLevel ?? 'info', 'quic-ingress');
+  const mb = (bytes: number): number => Math.round(bytes / 104_857.6) / 10;
+  const stopTrim =
+    mt.trim === null
+      ? () => undefined
+      : startIngressMemoryTrim(mt.trim, () => counters[INGRESS_COUNTER.datagramsReceived], (e) =>
+          log.info(
+            { event: 'quic_ingress_memory_trimmed', datagrams: e.datagrams, rssBeforeMb: mb(e.rssBeforeBytes), rssAfterMb: mb(e.rssAfterBytes), gcMs: Math.round(e.gcMs), trimMs: Math.round(e.trimMs) },
+            'QUIC ingress: native memory freed by a burst given back to the system',
+          ),
+        );
+
   const stopped = (async (): Promise<void> => {
     for (;;) {
       let n = 0;
@@ -153,10 +175,12 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
       else await replies.waitForMessages(IDLE_WAIT_MS);
     }
     await endpoint.close();
-  })();
+    // However the ingress ends (a failed one is started again in the same thread: its checks must not stay behind).
+  })().finally(stopTrim);
   const address = endpoint.address();
   const buffers = endpoint.socketBuffers();
-  return { address, listening: { event: 'listening', ...address, recvBufferBytes: buffers.recv, sendBufferBytes: buffers.send }, stopped };
+  const memoryTrim = mt.trim === null ? mt.reason : null;
+  return { address, listening: { event: 'listening', ...address, recvBufferBytes: buffers.recv, sendBufferBytes: buffers.send, memoryTrimUnavailable: memoryTrim }, stopped };
 }
 
 /** For logs: the payload of an authRequest message, split (front side). */
