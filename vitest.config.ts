@@ -10,10 +10,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 //    the relay directory from 312 s to 141 s with the same 191 tests passing (bench/results/suite-time.md). The soak smoke
 //    (a minute of load) starts first, and the three files that mostly wait on uWS's real timers next to it, as before.
 // 2. ALONE, one file at a time (one fork): files that load both cores themselves (the fuzzers, the bench report, the
-//    2,000-submission log test, QUIC floods) or whose assertions are latencies measured against injected delays (the
-//    multi-region and network-model files): a neighbour's CPU would show up in their figures. And the files whose
-//    relays keep a default port (the status page's 8890): `slotrelay start` without a config (newcomer) and the
-//    sandboxed relay.
+//    2,000-submission log test, QUIC floods, the QUIC memory-after-abuse test, which reads RSS) or whose assertions
+//    are latencies measured against injected delays (multi-region, network model, ping window, idle ping): a
+//    neighbour's CPU would show up in their figures. And the files whose relays keep a default port (the status
+//    page's 8890): `slotrelay start` without a config (newcomer) and the sandboxed relay. A new file of either kind
+//    goes on this list.
 const SOAK = 'test/integration/soak/soak-smoke.test.ts';
 const TIMER_BOUND = ['test/integration/relay/keep-alive.test.ts', 'test/integration/relay/slowloris.test.ts', 'test/integration/relay/slowloris-keep-alive.test.ts'];
 const ALONE = [
@@ -31,6 +32,7 @@ const ALONE = [
   'test/integration/ingress/quic-ingress-stream-credit.test.ts',
   'test/integration/ingress/quic-ingress-initial-flood.test.ts',
   'test/integration/ingress/quic-ingress-backpressure.test.ts',
+  'test/integration/ingress/quic-ingress-memory.test.ts',
   'test/integration/egress/failing-route-logs.test.ts',
 ];
 
