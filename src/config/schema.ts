@@ -101,8 +101,9 @@ export const configSchema = z
         idleTimeoutSeconds: z.number().int().min(MIN_IDLE_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).default(60),
         /**
          * Slow-client bound: a connection that has not sent a whole request line and headers, or whose body stalls, is
-         * closed (N - 2) to (N + 2) s in (uSockets' 4 s sweep); 10, uWS's own, closes at 8-12 s. Lower values close
-         * sooner (4: within 4 s; the suite uses it to wait less); the legacy build keeps its compiled-in 10.
+         * closed 4 * (floor((N + 3) / 4) - 1) to 4 * floor((N + 3) / 4) s in (uSockets' 4 s sweep): 10, uWS's own,
+         * at 8-12 s. Lower values close sooner (5: 4-8 s, what a suite test uses to wait less; 4: at the next sweep,
+         * which may be a moment after a connection opened); the legacy build keeps its compiled-in 10.
          */
         slowClientTimeoutSeconds: z.number().int().min(MIN_SLOW_CLIENT_TIMEOUT_SECONDS).max(MAX_IDLE_TIMEOUT_SECONDS).default(SLOW_CLIENT_TIMEOUT_SECONDS),
       })
