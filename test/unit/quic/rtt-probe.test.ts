@@ -27,6 +27,8 @@ async function duplicatingPath(serverPort: number): Promise<{ port: number; stra
   let lastFromServer: Buffer | null = null;
   let lastFromClientAt = 0;
   let strays = 0;
+  // Datagrams still on their ONE_WAY_MS delay when the path closes are dropped (a send on a closed socket throws).
+  let closed = false;
   front.on('message', (msg, rinfo) => {
     client = rinfo;
     const now = performance.now();
@@ -35,12 +37,12 @@ async function duplicatingPath(serverPort: number): Promise<{ port: number; stra
       front.send(lastFromServer, rinfo.port, rinfo.address);
     }
     lastFromClientAt = now;
-    setTimeout(() => back.send(msg, serverPort, '127.0.0.1'), ONE_WAY_MS);
+    setTimeout(() => closed || back.send(msg, serverPort, '127.0.0.1'), ONE_WAY_MS);
   });
   back.on('message', (msg) => {
     lastFromServer = msg;
     const to = client;
-    if (to !== null) setTimeout(() => front.send(msg, to.port, to.address), ONE_WAY_MS);
+    if (to !== null) setTimeout(() => closed || front.send(msg, to.port, to.address), ONE_WAY_MS);
   });
   await new Promise<void>((r) => front.bind(0, '127.0.0.1', r));
   await new Promise<void>((r) => back.bind(0, '127.0.0.1', r));
@@ -48,6 +50,7 @@ async function duplicatingPath(serverPort: number): Promise<{ port: number; stra
     port: (front.address() as AddressInfo).port,
     strays: () => strays,
     close: () => {
+      closed = true;
       front.close();
       back.close();
     },
