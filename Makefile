@@ -67,14 +67,15 @@ test-peers:
 	@bash scripts/build-quinn-sink.sh >/dev/null && bash scripts/build-quinn-ingress-client.sh >/dev/null \
 	  || echo "test peers not built (the quinn interop tests will say why)"
 
-test: build typecheck test-peers
+# uws-check first: where no uWS build loads on this Node, the suite is not run and make says why (docs/http-runtime.md).
+test: build uws-check typecheck test-peers
 	npx vitest run
 
 # The suite on one LTS line from the npm registry, whatever the machine's Node (CI runs both: .ci/run): our uWS is built
 # for it first (its own ABI, its own cache entry, against the headers its package ships); where no uWS build loads on it
 # on this host, uws-check fails, saying why, and the suite is not run (docs/http-runtime.md).
 test-node24 test-node26: test-node%:
-	$(MAKE) uws-check test NODE_MAJOR=$*
+	$(MAKE) test NODE_MAJOR=$*
 
 uws-check: build
 	@node dist/scripts/uws-probe.js || { echo "Node $$(node -p process.versions.node): no uWS build loads on this host, so the suite cannot run on it"; exit 1; }
