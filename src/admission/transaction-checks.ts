@@ -6,7 +6,7 @@
 import { Errors, Failure, failureOf } from '../errors/registry.js';
 import { tryParseTransaction, verifyTransactionSignatures, type ParsedTransaction } from '../tx/index.js';
 
-export const SIGNATURE_VERIFICATION_FAILED = failureOf(Errors.SIGNATURE_VERIFICATION_FAILED);
+const SIGNATURE_VERIFICATION_FAILED = failureOf(Errors.SIGNATURE_VERIFICATION_FAILED);
 
 /** Whether `length` wire bytes can be a transaction here at all (checked before they are copied into a slot). */
 export function fitsTransaction(length: number, maxTransactionBytes: number): boolean {
