@@ -5,6 +5,7 @@
 // own (telemetry, status threads) or a long-lived task on a Piscina thread (egress workers, QUIC threads, the QUIC
 // ingress): Piscina replaces a dead thread, the supervisor decides when the task runs again.
 // Every restart is one log line: {event: 'thread_restart', role, attempt, restartInMs, err, ...the owner's fields}.
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger.js';
 import { RESTART_POLICIES, type RestartPolicy } from './policies.js';
 import type { SupervisedRole } from './roles.js';
@@ -197,6 +198,14 @@ export class Supervisor {
     if (this.restartTimer !== null) clearTimeout(this.restartTimer);
     this.restartTimer = null;
   }
+}
+
+/** The run of a Worker of its own: it ends when the thread exits (the exit code is the restart line's err); kill terminates it. */
+export function workerRun(w: Worker): SupervisedRun {
+  return {
+    ended: new Promise((_, reject) => w.once('exit', (code: number) => reject(new Error(`thread exited with code ${code}`)))),
+    kill: () => w.terminate(),
+  };
 }
 
 function errMessage(err: unknown): string {
