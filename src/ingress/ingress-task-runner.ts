@@ -1,6 +1,6 @@
-// Runs the QUIC ingress task (main thread side, cold): in the relay it is hosted by the QUIC thread
-// (EgressPool.hostInQuicThread); a relay without one (routes.discard, the benches) gets a Piscina pool of one thread
-// of its own (workers/quic-ingress-thread.ts). Piscina with atomics 'disabled' (its 'sync' mode parks idle threads in
+// Runs the QUIC ingress task (main thread side, cold): in the relay it is hosted by the quic-egress thread (QUIC
+// thread 0, EgressPool.hostInQuicThread); a relay without one (routes.discard, the benches) gets a Piscina pool of one
+// quic-ingress thread of its own (workers/quic-ingress-thread.ts). Piscina with atomics 'disabled' (its 'sync' mode parks idle threads in
 // Atomics.wait, which would stop the thread's event loop). A task that ends before stop() (a crash) is started again
 // on the same rings and port by the common supervisor (src/threads/supervisor.ts, the quic-ingress row of
 // src/threads/policies.ts, hosted or not); the first task's failure to listen is start()'s rejection, not restarted.
@@ -13,7 +13,7 @@ import { createMessageRing, requestMessageRingStop } from '../shm/message-ring.j
 import { createLocalSlab } from '../shm/local-slab-layout.js';
 import { ingressPayloadBytes, type IngressListening, type QuicIngressChannels, type QuicIngressOptions } from './start-quic-ingress.js';
 
-/** What the QUIC thread's task receives (structured-cloned; the rings and counters are shared, not copied). */
+/** What the QUIC ingress task receives (in the quic-egress or the quic-ingress thread) (structured-cloned; the rings and counters are shared, not copied). */
 export interface QuicThreadTask {
   readonly ingress: QuicIngressOptions;
   readonly channels: QuicIngressChannels;
@@ -21,12 +21,12 @@ export interface QuicThreadTask {
   readonly port: import('node:worker_threads').MessagePort;
 }
 
-/** Runs the task in a thread that already exists: the relay's QUIC thread (EgressPool.hostInQuicThread). */
+/** Runs the task in a thread that already exists: the relay's quic-egress thread (EgressPool.hostInQuicThread). */
 export type QuicTaskHost = (task: QuicThreadTask, transferList: import('node:worker_threads').MessagePort[]) => Promise<void>;
 
 export class IngressTaskRunner {
   readonly channels: QuicIngressChannels;
-  /** Its own thread, only when no host runs the task (the relay hosts it in its one QUIC thread: src/main.ts). */
+  /** Its own thread, only when no host runs the task (the relay hosts it in its quic-egress thread: src/main.ts). */
   private readonly piscina: Piscina | null;
   private stopping = false;
   private options: QuicIngressOptions;
@@ -50,7 +50,7 @@ export class IngressTaskRunner {
       requests: createMessageRing(queueSlots, payload),
       replies: createMessageRing(queueSlots, payload),
       counters: createIngressCounters(),
-      // The slab lives here, not in the QUIC thread, so a replacement thread replays what its predecessor accepted.
+      // The slab lives here, not in the thread running the task, so a replacement thread replays what its predecessor accepted.
       ...(local ? { budgets: budgets, slab: createLocalSlab(queueSlots, options.maxTransactionBytes) } : {}),
     };
     this.piscina = host !== null ? null : new Piscina({
@@ -110,7 +110,7 @@ export class IngressTaskRunner {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    // The replies ring's STOP word: the QUIC thread's loop returns and closes its connections.
+    // The replies ring's STOP word: the ingress's loop returns and closes its connections.
     requestMessageRingStop(this.channels.replies);
     await this.supervisor.stop(); // the row's grace; a Piscina task is not killed here, destroy() ends its thread
     await this.piscina?.destroy();
