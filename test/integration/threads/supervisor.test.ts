@@ -69,13 +69,14 @@ describe('thread supervisor', () => {
   });
 
   it('starts the backoff over after a run that lasted the stable time', async () => {
-    // Each run lives ~400 ms, past the 300 ms stable time: every restart waits the first backoff, never more.
-    const h = harness({ firstBackoffMs: 100, maxBackoffMs: 5_000, stableMs: 300, startupTimeoutMs: null }, () => ({ crashAfterMs: 400 }));
+    // Each run lives ~1.2 s, past the 1 s stable time: every restart waits the first backoff, never more. (A run that
+    // crashes at once lives far less than 1 s even while a worker's start is slow on a loaded box.)
+    const h = harness({ firstBackoffMs: 100, maxBackoffMs: 5_000, stableMs: 1_000, startupTimeoutMs: null }, () => ({ crashAfterMs: 1_200 }));
     h.sup.start();
     await waitFor('three restarts', () => h.sup.restarts, (n) => n >= 3, 20_000);
     expect(h.lines.slice(0, 3).map((l) => l.restartInMs)).toEqual([100, 100, 100]);
     // The same thread crashing at once doubles: the reset came from the run's length, not from the policy.
-    const fast = harness({ firstBackoffMs: 100, maxBackoffMs: 5_000, stableMs: 300, startupTimeoutMs: null }, () => ({ crashAfterMs: 0 }));
+    const fast = harness({ firstBackoffMs: 100, maxBackoffMs: 5_000, stableMs: 1_000, startupTimeoutMs: null }, () => ({ crashAfterMs: 0 }));
     fast.sup.start();
     await waitFor('three restarts', () => fast.sup.restarts, (n) => n >= 3, 20_000);
     expect(fast.lines.slice(0, 3).map((l) => l.restartInMs)).toEqual([100, 200, 400]);
