@@ -137,6 +137,10 @@ describe('a relay on an Alpenglow localnet (the default)', () => {
     await until(async () => (await healthDetail(relay)).consensus?.mode === 'alpenglow', 10_000, 100);
     const detail = await healthDetail(relay);
     expect(detail.consensus).toMatchObject({ mode: 'alpenglow', source: 'certificate', sinceSlot: 0, error: null });
+    // A client can ask the relay the same question: getAgGenesisCert is passed through to the cluster.
+    const cert = (await (await fetch(keyedRpcUrl(relay), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getAgGenesisCert"}' })).json()) as any;
+    expect(cert.result.block.slot).toBe(0);
+    expect(cert.result.signature.signature).toHaveLength(192);
     const status = (await (await fetch(`${relay.adminUrl}/status.json`)).json()) as { health: { consensus: unknown } };
     expect(status.health.consensus).toMatchObject({ mode: 'alpenglow', sinceSlot: 0 });
 
