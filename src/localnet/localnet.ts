@@ -12,6 +12,7 @@ import { localnetTipAccounts } from './block-engine/tip-accounts.js';
 import { BlockProducer } from './block-producer.js';
 import { Consensus, DEFAULT_CONFIRMED_DEPTH, DEFAULT_FINALITY_DELAY_MS, DEFAULT_FINALIZED_DEPTH, type ConsensusMode } from './consensus.js';
 import { FacadeServer } from './facade/rpc-server.js';
+import { BlockIndex } from './facade/get-block.js';
 import type { FacadeContext, FacadeValidator } from './facade/context.js';
 import { ArrivalLog } from './arrival-log.js';
 import { LandingLog } from './landings.js';
@@ -252,6 +253,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, rpcSeed);
   // The block engine's forwarding (Jito's relayer): its own identity, staked or not; resends like the RPC node's.
   const engineSender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, engineSeed);
+  const blocks = new BlockIndex();
+  producer.onCommit((rec) => blocks.onCommit(rec));
   const ctx: FacadeContext = {
     slotLoad,
     bank,
@@ -264,6 +267,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     arrivals,
     validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic })),
     consensus,
+    blocks,
     maxTransactionBytes,
     rpcAddress: '',
     pubsubAddress: '',

@@ -6,6 +6,7 @@ import { configObject, optionalCommitment, optionalUsize, type Commitment } from
 import type { Bank } from '../bank.js';
 import type { BlockProducer } from '../block-producer.js';
 import type { Consensus } from '../consensus.js';
+import type { BlockIndex } from './get-block.js';
 import type { ArrivalLog } from '../arrival-log.js';
 import type { LandingLog } from '../landings.js';
 import type { LeaderSchedule } from '../leader-schedule.js';
@@ -47,6 +48,8 @@ export interface FacadeContext {
   readonly validators: readonly FacadeValidator[];
   /** Which slot each commitment stands at, skips, block height (Alpenglow or Tower BFT: src/localnet/consensus.ts). */
   readonly consensus: Consensus;
+  /** slot -> committed signatures (getBlock); absent in contexts built without it (tests). */
+  readonly blocks?: BlockIndex;
   readonly maxTransactionBytes: number;
   /** host:port of the facade itself (getClusterNodes rpc/pubsub of the first validator). */
   rpcAddress: string;

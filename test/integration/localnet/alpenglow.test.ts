@@ -77,6 +77,12 @@ describe('alpenglow (the default)', () => {
     expect(Math.abs(c - f)).toBeLessThanOrEqual(1);
     expect(await conn.getSlot('processed')).toBeGreaterThan(f);
     expect((await conn.getTransaction(tx.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }))?.slot).toBe(slot);
+    // getBlock at confirmed serves the finalized block with the transfer; the tip's block is not available yet.
+    const block = await rpc(ln.rpcUrl, 'getBlock', [slot, { commitment: 'confirmed', transactionDetails: 'signatures', maxSupportedTransactionVersion: 0 }]);
+    expect(block.result.signatures).toContain(tx.signature);
+    expect(block.result).toMatchObject({ parentSlot: slot - 1, blockHeight: slot });
+    const tip = ln.clock.current + 1;
+    expect((await rpc(ln.rpcUrl, 'getBlock', [tip, { commitment: 'confirmed' }])).error).toEqual({ code: -32004, message: `Block not available for slot ${tip}` });
   });
 
   it('PubSub: signatureSubscribe(confirmed) fires with finalization; slotsUpdates gives optimisticConfirmation and root together', async () => {
@@ -169,6 +175,13 @@ describe('a leader that misses its slots (alpenglow)', () => {
       const height = Number((await rpc(ln.rpcUrl, 'getBlockHeight', [{ commitment: 'finalized' }])).result);
       expect(height).toBeLessThan(slot);
       expect(ln.consensus.isSkipped(skippedSlot)).toBe(true);
+      expect((await rpc(ln.rpcUrl, 'getBlock', [skippedSlot])).error).toEqual({ code: -32007, message: `Slot ${skippedSlot} was skipped, or missing due to ledger jump to recent snapshot` });
+      // The block after the skipped run names the block before it as its parent.
+      let next = skippedSlot + 1;
+      while (ln.consensus.isSkipped(next)) next++;
+      const after2 = (await rpc(ln.rpcUrl, 'getBlock', [next, { transactionDetails: 'none' }])).result;
+      expect(after2.parentSlot).toBeLessThan(skippedSlot);
+      expect(after2.blockHeight).toBeLessThan(next);
       expect(ln.consensus.finalizedSlot()).not.toBe(skippedSlot);
     } finally {
       ln.setMissingSlots(missing, false);
