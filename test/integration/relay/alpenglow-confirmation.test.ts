@@ -24,6 +24,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { embeddedLocalnetUrl } from '../../helpers/embedded-localnet.js';
+import { PubsubClient } from '../../helpers/pubsub-client.js';
 import { until } from '../../helpers/wait-for.js';
 
 const SLOT_MS = 250;
@@ -141,6 +142,17 @@ describe('a relay on an Alpenglow localnet (the default)', () => {
     const cert = (await (await fetch(keyedRpcUrl(relay), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"getAgGenesisCert"}' })).json()) as any;
     expect(cert.result.block.slot).toBe(0);
     expect(cert.result.signature.signature).toHaveLength(192);
+    // The relay's PubSub relays slotsUpdatesSubscribe: under Alpenglow optimisticConfirmation and root come together.
+    const ws = await PubsubClient.open(keyedWsUrl(relay));
+    try {
+      const sub = await ws.subscribe('slotsUpdatesSubscribe');
+      const root = await ws.next((m) => m.method === 'slotsUpdatesNotification' && m.params.subscription === sub && m.params.result.type === 'root');
+      const opt = await ws.next((m) => m.method === 'slotsUpdatesNotification' && m.params.result.type === 'optimisticConfirmation' && m.params.result.slot === root.params.result.slot);
+      expect(Math.abs(opt.params.result.timestamp - root.params.result.timestamp)).toBeLessThanOrEqual(1);
+      expect((await ws.call('slotsUpdatesSubscribe', [1])).error.code).toBe(-32602);
+    } finally {
+      ws.close();
+    }
     const status = (await (await fetch(`${relay.adminUrl}/status.json`)).json()) as { health: { consensus: unknown } };
     expect(status.health.consensus).toMatchObject({ mode: 'alpenglow', sinceSlot: 0 });
 
