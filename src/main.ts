@@ -302,6 +302,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     log,
   });
   healthMonitor.start();
+  // Landing waits for finalized under Alpenglow, confirmed under Tower (getAgGenesisCert, src/telemetry/consensus-probe.ts).
+  receipts?.setConsensus(() => healthMonitor.consensusMode());
   // Ready means deliverable: every ring's consumer runs with its routes warm (the QUIC thread: connection layer
   // loaded, static peers' first handshakes ended), bounded. Awaited below, alongside the leader data.
   const egressReady = pool.whenReady(EGRESS_READY_WAIT_MS);

@@ -68,7 +68,7 @@ export function standInFront(methods: ReadonlyMap<string, MethodHandler<CallCont
     addedRouteMasks: new Uint32Array(config.keys.length),
     responseOptions: responseOptions('*', 60),
     renderMetrics: () => '',
-    health: () => ({ status: 'ok', reasons: [], routes: {}, upstream: { configured: false, reachable: false, lastAnswerAgoMs: null, error: null }, localnet: null, leaderData: null }),
+    health: () => ({ status: 'ok', reasons: [], routes: {}, upstream: { configured: false, reachable: false, lastAnswerAgoMs: null, error: null }, localnet: null, consensus: null, leaderData: null }),
     receipts: null,
   };
   const handler = jsonRpcEndpoint(deps, table, 'rpc', '/');

@@ -21,11 +21,18 @@ export const localnetSchema = z
     /** Validators (leaders); stakes split N : N-1 : ... : 1. */
     validators: z.number().int().min(1).max(64).default(4),
     /**
-     * Slot time of the simulated cluster (mainnet: 250 ms late 2026, 200 ms planned). A test-bench setting, not an
-     * assumption: the relay measures whatever slot time it runs on (docs/slot-time.md). The default stays 400 ms
-     * because the suite's relays that set none were written against it; the landing bench defaults to 250 ms.
+     * Slot time of the simulated cluster: mainnet's 250 ms (since epoch 1037; 200 ms planned). A test-bench setting,
+     * not an assumption: the relay measures whatever slot time it runs on (docs/slot-time.md).
      */
-    slotMs: z.number().int().min(200).max(2_000).default(400),
+    slotMs: z.number().int().min(200).max(2_000).default(250),
+    /**
+     * The cluster's consensus: `alpenglow` (mainnet since 2026-10-21: a block is finalized by certificate
+     * finalityDelayMs after it, confirmed = finalized, a leader that misses its slot is skipped) or `tower` (Tower
+     * BFT: confirmed 1 slot and finalized 32 slots behind the tip, for older clusters). docs/localnet.md "Consensus".
+     */
+    consensus: z.enum(['alpenglow', 'tower']).default('alpenglow'),
+    /** Alpenglow: ms from a block's end to its finalization certificate (mainnet ~150). */
+    finalityDelayMs: z.number().int().min(0).max(10_000).default(150),
     /** Per validator TPU listener, index = validator (0 = largest stake); missing entries are perfect links. */
     links: z.array(localnetLinkSchema).max(64).default([]),
     rpc: z

@@ -46,6 +46,8 @@ export const DEFAULT_PASSTHROUGH_METHODS = Object.freeze([
   'getHealth',
   'getGenesisHash',
   'getIdentity',
+  // Agave 4.3+: which consensus the cluster runs (the Alpenglow genesis certificate, null under Tower BFT).
+  'getAgGenesisCert',
 ] as const);
 /**
  * Methods the JSON-RPC host answers itself (its cache, intake or checks): never passed through. Listing one in

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { LOCAL_DIR } from '../config/bootstrap-local.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { checkClock } from './check-clock.js';
+import { checkConsensus } from './check-consensus.js';
 import { checkCpuGovernor } from './check-cpu-governor.js';
 import { checkIdentityStake } from './check-identity.js';
 import { checkLeaderSchedule } from './check-leader-schedule.js';
@@ -68,6 +69,7 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
   const rpcRuns = urls.rpc.map((u) => checkUpstreamRpc(u.url, u.usedFor, timeoutMs));
   const wsRuns = urls.ws.map((u) => checkUpstreamWs(u.url, u.usedFor, timeoutMs));
   const schedule = checkLeaderSchedule(config, urls.cluster, timeoutMs);
+  const consensus = checkConsensus(urls.cluster, timeoutMs);
   const identity = checkIdentityStake(config, urls.cluster, timeoutMs);
   const ports = checkPorts(config);
   const udp = checkUdpBuffers(config, host);
@@ -90,6 +92,7 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
     ...noWs,
     ...(await Promise.all(wsRuns)),
     await schedule,
+    await consensus,
     await identity,
     await ports,
     uws,

@@ -1,7 +1,8 @@
 // What the relay can deliver right now (main/front thread, cold: one evaluation per health.probeIntervalMs, never on a
 // request's path). Inputs: the telemetry snapshot's age (leader data), reachability probes of the upstream and the
 // rpc route's endpoints, each route's outcomes over health.failingWindowMs (shared worker counters), and the embedded
-// localnet's supervisor state. Outputs: the mask of routes that can deliver, pushed to intake (a transaction with
+// localnet's supervisor state; which consensus the cluster runs (getAgGenesisCert at start and after each reconnect,
+// src/telemetry/consensus-probe.ts). Outputs: the mask of routes that can deliver, pushed to intake (a transaction with
 // none of them is refused with 503 routes_unavailable), the GET /health status and its JSON detail (docs/health.md).
 // Transitions are logged once each (warn when something breaks, info when it recovers), never per request.
 // A route found failing every send stays closed to live traffic until one of its sends succeeds: each tick it is
@@ -12,6 +13,7 @@ import type { Logger } from '../log/logger.js';
 import { ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { slotMsMeasured, slotMsOf } from '../telemetry/slot-ms.js';
+import { ConsensusProbe, type ConsensusReport } from '../telemetry/consensus-probe.js';
 import { EndpointProbe } from './endpoint-probe.js';
 import { RouteOutcomeWindow } from './route-outcome-window.js';
 
@@ -37,6 +39,8 @@ export interface HealthReport {
   readonly routes: Readonly<Record<string, RouteHealth>>;
   readonly upstream: { readonly configured: boolean; readonly reachable: boolean; readonly lastAnswerAgoMs: number | null; readonly error: string | null };
   readonly localnet: { readonly state: LocalnetState; readonly restarts: number } | null;
+  /** The cluster's consensus (alpenglow | tower | unknown) from the telemetry RPC's getAgGenesisCert; null: no upstream. */
+  readonly consensus: ConsensusReport | null;
   readonly leaderData: {
     readonly fresh: boolean;
     readonly slot: number | null;
@@ -73,6 +77,9 @@ export class HealthMonitor {
   private readonly window: RouteOutcomeWindow;
   private readonly upstream: EndpointProbe | null;
   private readonly rpcEndpoints: EndpointProbe[];
+  /** Asks the cluster RPC (telemetry.rpcUrl, else upstream.rpcUrl) which consensus it runs. */
+  private readonly consensus: ConsensusProbe | null;
+  private lastRestarts = 0;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | null = null;
   private shuttingDown = false;
@@ -89,6 +96,8 @@ export class HealthMonitor {
     const upstreamUrl = o.config.upstream.rpcUrl;
     this.upstream = upstreamUrl === undefined ? null : new EndpointProbe(upstreamUrl, h.probeTimeoutMs);
     // Discard mode (benchmarks) sends nothing, so there is nothing to probe on the rpc route.
+    const clusterUrl = o.config.telemetry.rpcUrl ?? upstreamUrl;
+    this.consensus = clusterUrl === undefined ? null : new ConsensusProbe(clusterUrl, h.probeTimeoutMs);
     this.rpcEndpoints = o.config.routes.discard ? [] : o.config.routes.rpc.endpoints.map((u) => (u === upstreamUrl && this.upstream ? this.upstream : new EndpointProbe(u, h.probeTimeoutMs)));
     this.report = this.evaluate();
   }
@@ -114,6 +123,11 @@ export class HealthMonitor {
     return this.report;
   }
 
+  /** Which consensus the cluster runs, for the relay's own waits (receipts): 'unknown' until the first answer. */
+  consensusMode(): ConsensusReport['mode'] {
+    return this.consensus?.current().mode ?? 'unknown';
+  }
+
   /** Evaluate now instead of at the next tick (start-up, once leader data arrived). */
   refreshNow(): void {
     this.refresh();
@@ -122,6 +136,12 @@ export class HealthMonitor {
   private tick(): void {
     this.window.sample(this.o.counters(), this.now());
     const settle = (): void => this.refresh();
+    // getAgGenesisCert at start and after every reconnect: the upstream lost, or the embedded localnet restarted (a
+    // new cluster that may run the other consensus).
+    const restarts = this.o.localnet?.restarts() ?? 0;
+    if (restarts !== this.lastRestarts || this.upstream?.current().reachable === false || this.o.localnet?.state() === 'restarting') this.consensus?.lost();
+    this.lastRestarts = restarts;
+    if (this.upstream?.current().reachable !== false && this.o.localnet?.state() !== 'restarting') this.consensus?.tick(settle);
     this.upstream?.probe(settle);
     for (const p of this.rpcEndpoints) if (p !== this.upstream) p.probe(settle);
     this.refresh();
@@ -205,6 +225,6 @@ export class HealthMonitor {
     if (this.shuttingDown) status = 'shutting_down';
     else if (configured > 0 && deliverable === 0) status = 'unhealthy';
     else status = reasons.length === 0 ? 'ok' : 'degraded';
-    return { status, reasons, routes, upstream, localnet, leaderData };
+    return { status, reasons, routes, upstream, localnet, consensus: this.consensus?.current() ?? null, leaderData };
   }
 }

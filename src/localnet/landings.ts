@@ -15,7 +15,7 @@ export interface LandingRecord {
 }
 
 /** Why a transaction that reached a validator did not land. A closed set: these are the counter labels. */
-export const DropReasons = ['not_leader', 'undecodable', 'invalid', 'rejected', 'block_full'] as const;
+export const DropReasons = ['not_leader', 'undecodable', 'invalid', 'rejected', 'block_full', 'skipped'] as const;
 export type DropReason = (typeof DropReasons)[number];
 
 export interface ValidatorCounters {
@@ -28,7 +28,7 @@ export interface ValidatorCounters {
 }
 
 function emptyCounters(): ValidatorCounters {
-  return { received: 0, landed: 0, buffered: 0, dropped: { not_leader: 0, undecodable: 0, invalid: 0, rejected: 0, block_full: 0 }, rejectedBy: {} };
+  return { received: 0, landed: 0, buffered: 0, dropped: { not_leader: 0, undecodable: 0, invalid: 0, rejected: 0, block_full: 0, skipped: 0 }, rejectedBy: {} };
 }
 
 /** Default number of landing records kept; beyond it the oldest are overwritten. */

@@ -33,6 +33,8 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
   return {
     validators: cfg.validators,
     slotMs: cfg.slotMs,
+    consensus: cfg.consensus,
+    finalityDelayMs: cfg.finalityDelayMs,
     links: cfg.links,
     rpc: { ...cfg.rpc, stake: BigInt(Math.round(cfg.rpc.stakeSol * LAMPORTS_PER_SOL)) },
     qos: cfg.qos,

@@ -10,7 +10,9 @@ import { BlockEngineServer } from './block-engine/block-engine-server.js';
 import { BundleEngine } from './block-engine/bundle-engine.js';
 import { localnetTipAccounts } from './block-engine/tip-accounts.js';
 import { BlockProducer } from './block-producer.js';
+import { Consensus, DEFAULT_CONFIRMED_DEPTH, DEFAULT_FINALITY_DELAY_MS, DEFAULT_FINALIZED_DEPTH, type ConsensusMode } from './consensus.js';
 import { FacadeServer } from './facade/rpc-server.js';
+import { BlockIndex } from './facade/get-block.js';
 import type { FacadeContext, FacadeValidator } from './facade/context.js';
 import { ArrivalLog } from './arrival-log.js';
 import { LandingLog } from './landings.js';
@@ -38,8 +40,15 @@ export interface LocalnetOptions {
   readonly validators?: number;
   /** Stake per validator in lamports; default 1M SOL split N : N-1 : ... : 1. */
   readonly stakes?: readonly bigint[];
-  /** Slot duration; default 400 ms (a bench setting: the relay measures it, docs/slot-time.md; src/config/localnet-schema.ts). */
+  /** Slot duration; default 250 ms, mainnet's since epoch 1037 (the relay measures it, docs/slot-time.md). */
   readonly slotMs?: number;
+  /**
+   * Consensus: `alpenglow` (default, mainnet since 2026-10-21: finalized by certificate `finalityDelayMs` after the
+   * block, confirmed = finalized, a missed leader slot is skipped) or `tower` (confirmed / finalized by depth).
+   */
+  readonly consensus?: ConsensusMode;
+  /** Alpenglow: ms from a block's end to its finalization certificate; default 150 (mainnet). */
+  readonly finalityDelayMs?: number;
   /** Default 8192 (must be a multiple of 4). */
   readonly slotsPerEpoch?: number;
   /** Seed for identities and the leader schedule; default "slotrelay". */
@@ -71,7 +80,7 @@ export interface LocalnetOptions {
   readonly maxStreams?: number;
   /** Benches: TPU arrivals kept for localnet_getArrivals (src/localnet/arrival-log.ts); 0 or absent = off. */
   readonly arrivalLog?: number;
-  /** Slots until a committed transaction is confirmed / finalized; default 1 / 32. */
+  /** Tower mode: slots until a committed transaction is confirmed / finalized; default 1 / 32. */
   readonly confirmedDepth?: number;
   readonly finalizedDepth?: number;
   /** Blockhash validity in slots; default 150 (Agave). */
@@ -111,6 +120,11 @@ export interface Localnet {
   readonly clock: SlotClock;
   readonly gate: TpuGate;
   readonly landings: LandingLog;
+  /** Commitments, skips and the genesis certificate (Alpenglow or Tower: src/localnet/consensus.ts). */
+  readonly consensus: Consensus;
+  /** Make validator `index` miss (or stop missing) its leader slots: under Alpenglow each is skipped, its TPU's
+   * transactions dropped as `skipped`. Takes effect from the next slot that starts. */
+  setMissingSlots(index: number, missing: boolean): void;
   /** Each validator's TPU listener (index = validator): counters for tests and benches. */
   readonly listeners: readonly TpuListener[];
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
@@ -131,7 +145,7 @@ export interface Localnet {
 
 export async function startLocalnet(options: LocalnetOptions = {}): Promise<Localnet> {
   const host = options.host ?? '127.0.0.1';
-  const slotMs = options.slotMs ?? 400;
+  const slotMs = options.slotMs ?? 250;
   const n = options.validators ?? 4;
   const seed = options.seed ?? 'slotrelay';
   const maxTransactionBytes = options.maxTransactionBytes ?? MAX_V1_TRANSACTION_BYTES;
@@ -149,7 +163,19 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     seed,
   );
   const clock = new SlotClock(slotMs);
+  // A leader misses its slots when it is down or told to (setMissingSlots); only Alpenglow turns that into skips.
+  const missing = new Set<string>((options.links ?? []).flatMap((l, i) => (l.down === true && i < n ? [identities[i]] : [])));
+  const consensus = new Consensus(clock, {
+    mode: options.consensus ?? 'alpenglow',
+    confirmedDepth: options.confirmedDepth ?? DEFAULT_CONFIRMED_DEPTH,
+    finalizedDepth: options.finalizedDepth ?? DEFAULT_FINALIZED_DEPTH,
+    finalityDelayMs: options.finalityDelayMs ?? DEFAULT_FINALITY_DELAY_MS,
+    leaderMisses: (slot) => missing.has(schedule.leaderAt(slot)),
+    seed,
+    validators: n,
+  });
   const gate = new TpuGate(schedule, clock, producer, landings, {
+    isSkipped: (slot) => consensus.isSkipped(slot),
     graceMs: options.graceMs ?? slotMs / 2,
     maxTransactionBytes,
     blockCapacity: options.blockCapacity,
@@ -227,6 +253,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   const sender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, rpcSeed);
   // The block engine's forwarding (Jito's relayer): its own identity, staked or not; resends like the RPC node's.
   const engineSender = new RpcTpuSender(targets, schedule, clock, bank, maxTransactionBytes, options.rpc, engineSeed);
+  const blocks = new BlockIndex();
+  producer.onCommit((rec) => blocks.onCommit(rec));
   const ctx: FacadeContext = {
     slotLoad,
     bank,
@@ -238,8 +266,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     landings,
     arrivals,
     validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic })),
-    confirmedDepth: options.confirmedDepth ?? 1,
-    finalizedDepth: options.finalizedDepth ?? 32,
+    consensus,
+    blocks,
     maxTransactionBytes,
     rpcAddress: '',
     pubsubAddress: '',
@@ -283,8 +311,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       engine: bundles,
       producer,
       clock,
-      confirmedDepth: ctx.confirmedDepth,
-      finalizedDepth: ctx.finalizedDepth,
+      consensus,
       maxTransactionBytes,
       sendToTpu: (tx, signature, maxRetries) => engineSender.send(tx, signature, maxRetries),
     },
@@ -299,16 +326,20 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
-  // Order per slot: the bank's new blockhash first, then what the new leader held, then the bundles queued for it,
+  // Order per slot: the consensus marks the slot (skipped or not) and certifies the previous one, the bank's new blockhash, then what the new leader held, then the bundles queued for it,
   // then subscribers.
+  clock.onSlot((slot) => consensus.onSlot(slot));
   clock.onSlot((slot) => producer.startSlot(slot));
   clock.onSlot((slot) => slotLoad.onSlot(slot));
   clock.onSlot((slot) => gate.onSlot(slot));
-  clock.onSlot((slot) => bundles.onSlot(slot));
+  clock.onSlot((slot) => {
+    if (!consensus.isSkipped(slot)) bundles.onSlot(slot); // no block: the queued bundles wait for the next one
+  });
   clock.onSlot((slot) => server.pubsub.onSlot(slot));
   clock.onSlot((slot) => sender.onSlot(slot));
   clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
+  consensus.onFinalized(() => server.pubsub.onFinalized());
   clock.start();
   const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
 
@@ -323,6 +354,13 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     clock,
     gate,
     landings,
+    consensus,
+    setMissingSlots(index: number, on: boolean): void {
+      const id = identities[index];
+      if (id === undefined) throw new RangeError(`no validator ${index}`);
+      if (on) missing.add(id);
+      else missing.delete(id);
+    },
     listeners,
     qos: qosList,
     slotMs,
@@ -342,6 +380,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       if (stopped) return;
       stopped = true;
       clock.stop();
+      consensus.stop();
       gate.stop();
       await competitors.stop();
       server.stop();

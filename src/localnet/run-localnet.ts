@@ -1,11 +1,12 @@
 // `slotrelay localnet` (and the relay's localnet child): parse flags, start the local cluster, print one JSON line
-// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
+// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","consensus","slotMs","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
 //  "regions":[{name,rpcUrl,validators:[{identity,tpuQuic,oneWayDelayMs}]}]}
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { localnetOptionsFromConfig, parseBenchJson } from './localnet-args.js';
 import { startLocalnet, type LocalnetOptions } from './localnet.js';
+import { CONSENSUS_MODES, type ConsensusMode } from './consensus.js';
 import type { LocalnetLinkOptions, LocalnetRegionOptions } from './network-options.js';
 
 function int(name: string, v: string | undefined): number | undefined {
@@ -81,6 +82,9 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       'grace-ms': { type: 'string' },
       'max-transaction-bytes': { type: 'string' },
       'finalized-depth': { type: 'string' },
+      // alpenglow (default) | tower, and Alpenglow's certificate delay (docs/localnet.md "Consensus").
+      consensus: { type: 'string' },
+      'finality-delay-ms': { type: 'string' },
       // The network model (docs/localnet.md "Network model"): the relay passes its config's localnet: section here.
       'bench-json': { type: 'string' },
       'loss-pct': { type: 'string' },
@@ -103,6 +107,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   if (slotsPerEpoch !== undefined && (slotsPerEpoch < 4 || slotsPerEpoch % 4 !== 0)) throw new ConfigError('--slots-per-epoch must be a positive multiple of 4');
   const bench: LocalnetOptions = values['bench-json'] !== undefined ? localnetOptionsFromConfig(parseBenchJson(values['bench-json'])) : {};
   const rpcDelay = int('rpc-one-way-delay-ms', values['rpc-one-way-delay-ms']);
+  const consensus = values.consensus;
+  if (consensus !== undefined && !(CONSENSUS_MODES as readonly string[]).includes(consensus)) throw new ConfigError(`--consensus must be ${CONSENSUS_MODES.join(' or ')}`);
   return {
     ...bench,
     host: values.host,
@@ -118,6 +124,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     graceMs: int('grace-ms', values['grace-ms']),
     maxTransactionBytes: int('max-transaction-bytes', values['max-transaction-bytes']),
     finalizedDepth: int('finalized-depth', values['finalized-depth']),
+    consensus: (consensus as ConsensusMode | undefined) ?? bench.consensus,
+    finalityDelayMs: int('finality-delay-ms', values['finality-delay-ms']) ?? bench.finalityDelayMs,
     links: withLinkFlags(bench.links, {
       loss: pctList('loss-pct', values['loss-pct']),
       drop: pctList('tx-drop-pct', values['tx-drop-pct']),
@@ -137,7 +145,7 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
   });
   process.stdout.write(
-    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, validators: localnet.validators, regions: localnet.regions }) + '\n',
+    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, consensus: localnet.consensus.mode, slotMs: localnet.slotMs, validators: localnet.validators, regions: localnet.regions }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

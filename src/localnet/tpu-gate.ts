@@ -10,13 +10,15 @@
 // spread evenly over its ticks (what a tick leaves unused rolls to the next); what is still queued when the leader's
 // window ends is dropped as block_full (Agave's scheduler also takes by priority and drops what its leader slots had
 // no room for). Without it every transaction is executed on arrival, as before.
+// Under Alpenglow a leader that misses its slot gets a skip certificate (src/localnet/consensus.ts): what reaches it
+// in that slot, or was held for it, is dropped as `skipped` (there is no block to put it in).
 import type { BlockProducer, TpuArrival } from './block-producer.js';
 import type { LandingLog } from './landings.js';
 import type { LeaderSchedule } from './leader-schedule.js';
 import type { SlotClock } from './slot-clock.js';
 import { parseWireTransaction, WireError, type ParsedTx } from './wire.js';
 
-export type GateVerdict = 'landed' | 'buffered' | 'not_leader' | 'undecodable' | 'invalid' | 'rejected' | 'block_full';
+export type GateVerdict = 'landed' | 'buffered' | 'not_leader' | 'undecodable' | 'invalid' | 'rejected' | 'block_full' | 'skipped';
 
 export interface TpuGateOptions {
   /** How long before its first slot the next leader already accepts transactions (ms). */
@@ -26,6 +28,8 @@ export interface TpuGateOptions {
   readonly blockCapacity?: number;
   /** The slot time (ms), for the banking ticks; needed with blockCapacity. */
   readonly slotMs?: number;
+  /** Whether `slot` is skipped (its leader missed it: Alpenglow's skip certificate); absent = never. */
+  readonly isSkipped?: (slot: number) => boolean;
 }
 
 /** Banking ticks per slot with blockCapacity. */
@@ -74,6 +78,7 @@ export class TpuGate {
 
   /** A banking tick: execute the queue by priority, up to this tick's share of the slot's capacity. */
   private tick(): void {
+    if (this.opts.isSkipped?.(this.clock.current) === true) return; // no block this slot: the queue waits
     if (this.ticks < TICKS_PER_SLOT) this.ticks++;
     const cap = this.opts.blockCapacity!;
     const budget = Math.floor((cap * this.ticks) / TICKS_PER_SLOT) - this.used;
@@ -104,6 +109,9 @@ export class TpuGate {
         return 'not_leader';
       }
       holdUntil = next;
+    } else if (this.opts.isSkipped?.(slot) === true) {
+      c.dropped.skipped++;
+      return 'skipped';
     }
     let parsed: ParsedTx;
     let tx: Uint8Array;
@@ -183,6 +191,10 @@ export class TpuGate {
     for (const [s, list] of this.held) {
       if (s > slot) continue;
       this.held.delete(s);
+      if (this.opts.isSkipped?.(slot) === true) {
+        for (const h of list) this.landings.countersOf(h.arrival.validatorIdentity).dropped.skipped++;
+        continue;
+      }
       if (this.timer !== null) {
         for (const h of list) {
           const sig = h.parsed.signatures[0];

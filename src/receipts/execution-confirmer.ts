@@ -1,6 +1,7 @@
 // Settles "executed and failed, or included without execution?" when a status's err alone cannot (front thread,
 // cold: called once per landing poll, after getSignatureStatuses). Asks the upstream's getTransaction (commitment
-// confirmed: it serves nothing below) for the receipts execution-outcome.ts marks, at most MAX_LOOKUPS_PER_POLL per
+// confirmed: it serves nothing below; finalized on an Alpenglow cluster, where the two are the same and `confirmed` is
+// announced for removal) for the receipts execution-outcome.ts marks, at most MAX_LOOKUPS_PER_POLL per
 // poll so that a burst of failures cannot flood the upstream, and reads meta.fee (0 with an error: not executed).
 // A receipt stays queued while getTransaction answers null (not yet in the node's history) or fails, until its
 // trackForMs has passed; the status-based verdict then stands (executionSource "status").
@@ -12,10 +13,13 @@ import type { ReceiptTable } from './receipt-table.js';
 const MAX_LOOKUPS_PER_POLL = 16;
 /** v1 is the newest format; a lower cap makes Agave refuse to render a newer transaction (-32015). */
 const GET_TRANSACTION_CONFIG = Object.freeze({ encoding: 'base64', commitment: 'confirmed', maxSupportedTransactionVersion: 1 });
+const GET_TRANSACTION_CONFIG_ALPENGLOW = Object.freeze({ ...GET_TRANSACTION_CONFIG, commitment: 'finalized' });
 
 export class ExecutionConfirmer {
   private queue: number[] = [];
   private readonly queued = new Set<number>();
+  /** Whether the cluster runs Alpenglow (src/telemetry/consensus-probe.ts via the health monitor); false until known. */
+  alpenglow: () => boolean = () => false;
 
   constructor(
     private readonly table: ReceiptTable,
@@ -53,7 +57,7 @@ export class ExecutionConfirmer {
       asked++;
       let tx: { meta?: TransactionMetaLike | null } | null;
       try {
-        tx = await this.upstream.call<{ meta?: TransactionMetaLike | null } | null>('getTransaction', [this.table.signatureOf(seq), GET_TRANSACTION_CONFIG], this.o.timeoutMs);
+        tx = await this.upstream.call<{ meta?: TransactionMetaLike | null } | null>('getTransaction', [this.table.signatureOf(seq), this.alpenglow() ? GET_TRANSACTION_CONFIG_ALPENGLOW : GET_TRANSACTION_CONFIG], this.o.timeoutMs);
       } catch {
         broken = true; // the status poll logs upstream failures; this one is retried next poll
         keep.push(seq);

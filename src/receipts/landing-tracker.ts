@@ -9,6 +9,10 @@
 // that first saw the status: its resolution is pollMs (docs/receipts.md). Each landing also says whether the
 // transaction was executed (execution-outcome.ts: SIMD-0290 lets a block include one that was not); when the status's
 // err cannot tell, the confirmed receipt goes to the ExecutionConfirmer, which asks getTransaction.
+// Which consensus the cluster runs (setConsensus) decides what the tracker waits for: under Tower BFT a status goes
+// processed -> confirmed -> finalized and the receipt is final at confirmed; under Alpenglow there is no separate
+// confirmed stage (a certificate finalizes the block ~150 ms after it), so a receipt is final at finalized (an
+// Alpenglow node's `confirmed` is that same event and ends the wait too) and getTransaction is asked at finalized.
 // A poll costs O(what it asks), not O(what it follows) (issue #28: this runs on the front thread, which carries the
 // transactions; walking 20,000 followed receipts every 200 ms cost ~2 ms per poll, i.e. 1% of requests at p99):
 // receipts are followed in acceptance order, so the overwritten and expired ones are at the head and are dropped from
@@ -67,6 +71,11 @@ export class LandingTracker {
   ) {
     this.failures = new SummarizedLog(log);
     this.confirmer = new ExecutionConfirmer(table, upstream, metrics, { trackForMs: o.trackForMs, timeoutMs: o.timeoutMs });
+  }
+
+  /** The cluster's consensus, as the health monitor learned it from getAgGenesisCert ('unknown' until it answers). */
+  setConsensus(mode: () => 'alpenglow' | 'tower' | 'unknown'): void {
+    this.confirmer.alpenglow = () => mode() === 'alpenglow';
   }
 
   /** HOT (after accept): follow this receipt, if there is room. */

@@ -47,6 +47,11 @@ export class Receipts implements ReceiptSink {
     this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
   }
 
+  /** Which consensus the cluster runs (main.ts hands in the health monitor's): what landing waits for. */
+  setConsensus(mode: () => 'alpenglow' | 'tower' | 'unknown'): void {
+    this.tracker?.setConsensus(mode);
+  }
+
   /** Resolves once the landing tracker's status thread is ready (true at once without one), false after `ms`. */
   statusThreadReady(ms: number): Promise<boolean> {
     return this.statusThread === null ? Promise.resolve(true) : this.statusThread.whenReady(ms);

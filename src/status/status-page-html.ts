@@ -72,6 +72,10 @@ const SCRIPT = `
     var up = h.upstream;
     $('upstream').textContent = !up.configured ? 'upstream: none configured' : 'upstream: ' + (up.reachable ? 'reachable' : 'UNREACHABLE') + (up.lastAnswerAgoMs === null ? '' : ', last answer ' + fmt(up.lastAnswerAgoMs) + ' ms ago') + (up.error ? ' (' + up.error + ')' : '');
     $('upstream').className = up.configured && !up.reachable ? 'no' : '';
+    var cs = h.consensus;
+    $('consensus').textContent = cs === null || cs === undefined ? 'consensus: no upstream' : 'consensus: ' + cs.mode + (cs.mode === 'alpenglow' ? ' since slot ' + fmt(cs.sinceSlot) + ' (confirmed = finalized)' : '') + (cs.source === 'method_not_found' ? ' (node older than Agave 4.3)' : '') + (cs.error ? ' (last ask: ' + cs.error + ')' : '');
+    $('consensus').setAttribute('data-f', 'health.consensus.mode');
+    $('consensus').setAttribute('data-v', cs === null || cs === undefined ? '' : cs.mode);
     var ld = h.leaderData;
     $('leaderdata').textContent = ld === null ? 'leader data: telemetry off' : 'leader data: ' + (ld.fresh ? 'fresh' : 'STALE') + ', slot ' + fmt(ld.slot) + ', ' + fmt(ld.ageMs) + ' ms old, slot time ' + ld.slotMs + ' ms' + (ld.slotMsMeasured ? '' : ' (fallback)');
     fill($('health-routes'), Object.keys(h.routes), function (tr, name) {
@@ -147,7 +151,7 @@ const SCRIPT = `
 const BODY = `
 <header><h1>slotrelay</h1><span id="status" class="badge" data-f="health.status">-</span><span id="conn">connecting</span><span id="updated"></span><span id="cost"></span></header>
 <main>
-<section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="leaderdata"></p>
+<section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="consensus"></p><p id="leaderdata"></p>
 <table><thead><tr><th>route</th><th class="l">now</th><th class="l">why not</th><th class="l">failing window</th></tr></thead><tbody id="health-routes"></tbody></table></section>
 <section><h2>Rings and QUIC connections</h2><table><tbody id="rings"></tbody></table><table><tbody id="quic"></tbody></table><p class="mute" id="quicstates"></p><p id="ingress"></p></section>
 <section class="wide"><h2>Routes, last <span id="window">-</span> (then since start)</h2>

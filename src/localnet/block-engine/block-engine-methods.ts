@@ -6,6 +6,7 @@ import { Errors, RelayError } from '../../errors/registry.js';
 import type { MethodHandler, MethodTable } from '../../jsonrpc/dispatch.js';
 import { paramsArray, configObject } from '../../jsonrpc/params.js';
 import type { BlockProducer } from '../block-producer.js';
+import type { Consensus } from '../consensus.js';
 import type { SlotClock } from '../slot-clock.js';
 import type { TpuSender } from '../facade/context.js';
 import { decodeTxParam, txEncoding } from '../facade/tx-param.js';
@@ -18,8 +19,8 @@ export interface BlockEngineContext {
   readonly engine: BundleEngine;
   readonly producer: BlockProducer;
   readonly clock: SlotClock;
-  readonly confirmedDepth: number;
-  readonly finalizedDepth: number;
+  /** Commitments follow the localnet's consensus (Alpenglow: processed then finalized). */
+  readonly consensus: Consensus;
   readonly maxTransactionBytes: number;
   readonly sendToTpu: TpuSender;
 }
@@ -64,9 +65,7 @@ const sendBundle: H = (params, ctx) => {
 };
 
 function confirmation(ctx: BlockEngineContext, slot: number): string {
-  const depth = ctx.clock.current - slot;
-  if (depth >= ctx.finalizedDepth) return 'finalized';
-  return depth >= ctx.confirmedDepth ? 'confirmed' : 'processed';
+  return ctx.consensus.statusOf(slot).confirmationStatus;
 }
 
 const getBundleStatuses: H = (params, ctx) => {

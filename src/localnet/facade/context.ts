@@ -5,6 +5,8 @@ import type { SlotLoadLog } from '../slot-load.js';
 import { configObject, optionalCommitment, optionalUsize, type Commitment } from '../../jsonrpc/params.js';
 import type { Bank } from '../bank.js';
 import type { BlockProducer } from '../block-producer.js';
+import type { Consensus } from '../consensus.js';
+import type { BlockIndex } from './get-block.js';
 import type { ArrivalLog } from '../arrival-log.js';
 import type { LandingLog } from '../landings.js';
 import type { LeaderSchedule } from '../leader-schedule.js';
@@ -44,9 +46,10 @@ export interface FacadeContext {
   /** Every TPU arrival (benches; localnet.arrivalLog), null when off. */
   readonly arrivals: ArrivalLog | null;
   readonly validators: readonly FacadeValidator[];
-  /** Slots after which a committed transaction counts as confirmed / finalized. */
-  readonly confirmedDepth: number;
-  readonly finalizedDepth: number;
+  /** Which slot each commitment stands at, skips, block height (Alpenglow or Tower BFT: src/localnet/consensus.ts). */
+  readonly consensus: Consensus;
+  /** slot -> committed signatures (getBlock); absent in contexts built without it (tests). */
+  readonly blocks?: BlockIndex;
   readonly maxTransactionBytes: number;
   /** host:port of the facade itself (getClusterNodes rpc/pubsub of the first validator). */
   rpcAddress: string;
@@ -78,15 +81,7 @@ export function invalidParams(message: string, data?: unknown): RelayError {
 }
 
 export function slotAt(ctx: FacadeContext, commitment: Commitment | undefined): number {
-  const s = ctx.clock.current;
-  switch (commitment ?? 'finalized') {
-    case 'processed':
-      return s;
-    case 'confirmed':
-      return Math.max(0, s - ctx.confirmedDepth);
-    default:
-      return Math.max(0, s - ctx.finalizedDepth);
-  }
+  return ctx.consensus.slotAt(commitment);
 }
 
 export interface CommonConfig {

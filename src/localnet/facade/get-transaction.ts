@@ -16,7 +16,7 @@ import { commonConfig, invalidParams, type FacadeContext } from './context.js';
 
 type H = MethodHandler<FacadeContext>;
 
-function messageJson(rec: TxRecord, parsedMode: boolean): Record<string, unknown> {
+export function messageJson(rec: TxRecord, parsedMode: boolean): Record<string, unknown> {
   const p = rec.parsed;
   const keys = p.accountKeys;
   const instructions = p.instructions.map((ix) =>
@@ -56,7 +56,7 @@ function messageJson(rec: TxRecord, parsedMode: boolean): Record<string, unknown
   return msg;
 }
 
-function metaJson(rec: TxRecord): Record<string, unknown> {
+export function metaJson(rec: TxRecord): Record<string, unknown> {
   const meta: Record<string, unknown> = {
     err: rec.err,
     status: statusJson(rec.err),

@@ -1,6 +1,7 @@
 // Facade methods about the cluster itself (localnet process, main thread; cold): slots, block height, epochs,
 // leader schedule, cluster nodes with their tpuQuic, vote accounts with stake, blockhashes, health, version,
-// genesis hash. Block height equals the slot: the localnet never skips a slot.
+// genesis hash, getAgGenesisCert (the Alpenglow genesis certificate, null under Tower BFT). Block height is the slot
+// minus the skipped slots (Alpenglow skips a slot whose leader missed it; Tower mode never skips).
 import { paramsArray, optionalUsize } from '../../jsonrpc/params.js';
 import type { MethodHandler } from '../../jsonrpc/dispatch.js';
 import {
@@ -20,14 +21,20 @@ type H = MethodHandler<FacadeContext>;
 const MAX_GET_SLOT_LEADERS = 5000;
 
 const getSlot: H = (params, ctx) => String(commonConfig(ctx, paramsArray(params, 0, 1)[0]).slot);
-const getBlockHeight: H = getSlot;
+const getBlockHeight: H = (params, ctx) => String(ctx.consensus.blockHeight(commonConfig(ctx, paramsArray(params, 0, 1)[0]).slot));
+
+/** Agave 4.3+: the certificate over the first Alpenglow block, null while the cluster runs Tower BFT. No params. */
+const getAgGenesisCert: H = (params, ctx) => {
+  paramsArray(params, 0, 0);
+  return JSON.stringify(ctx.consensus.genesisCert());
+};
 
 const getEpochInfo: H = (params, ctx) => {
   const slot = commonConfig(ctx, paramsArray(params, 0, 1)[0]).slot;
   const s = ctx.schedule;
   return JSON.stringify({
     absoluteSlot: slot,
-    blockHeight: slot,
+    blockHeight: ctx.consensus.blockHeight(slot),
     epoch: s.epochOf(slot),
     slotIndex: slot % s.slotsPerEpoch,
     slotsInEpoch: s.slotsPerEpoch,
@@ -117,7 +124,7 @@ const getVoteAccounts: H = (params, ctx) => {
       commission: 0,
       lastVote: ctx.clock.current,
       epochCredits: [[epoch, cfg.slot, Math.max(0, cfg.slot - 1)]],
-      rootSlot: Math.max(0, ctx.clock.current - ctx.finalizedDepth),
+      rootSlot: ctx.consensus.finalizedSlot(),
     }));
   return JSON.stringify({ current, delinquent: [] });
 };
@@ -179,4 +186,5 @@ export const clusterMethods: ReadonlyArray<readonly [string, H]> = [
   ['getVersion', getVersion],
   ['getGenesisHash', getGenesisHash],
   ['getIdentity', getIdentity],
+  ['getAgGenesisCert', getAgGenesisCert],
 ];

@@ -86,15 +86,9 @@ function signatureParam(v: unknown): string {
 
 /** Agave's status entry for a committed transaction, as of the current slot. */
 export function statusOf(ctx: FacadeContext, slot: number, err: unknown): Record<string, unknown> {
-  const depth = ctx.clock.current - slot;
-  const finalized = depth >= ctx.finalizedDepth;
-  return {
-    slot,
-    confirmations: finalized ? null : depth,
-    err,
-    status: statusJson(err as never),
-    confirmationStatus: finalized ? 'finalized' : depth >= ctx.confirmedDepth ? 'confirmed' : 'processed',
-  };
+  // Under Alpenglow processed -> finalized (confirmed is the same thing); under Tower processed -> confirmed -> finalized.
+  const c = ctx.consensus.statusOf(slot);
+  return { slot, confirmations: c.confirmations, err, status: statusJson(err as never), confirmationStatus: c.confirmationStatus };
 }
 
 const getSignatureStatuses: H = (params, ctx) => {
@@ -106,7 +100,7 @@ const getSignatureStatuses: H = (params, ctx) => {
     const rec = ctx.bank.status(signatureParam(s));
     return rec === undefined ? null : statusOf(ctx, rec.slot, rec.err);
   });
-  return withContext(ctx.clock.current, out);
+  return withContext(ctx.consensus.processedSlot(), out);
 };
 
 const getRecentPrioritizationFees: H = (params, ctx) => {

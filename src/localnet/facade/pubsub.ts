@@ -4,6 +4,11 @@
 //   Agave's per-connection table) -> -32602 "Invalid subscription id."
 //   slotSubscribe      {"method":"slotNotification","params":{"result":{"parent","root","slot"},"subscription":n}}
 //   rootSubscribe      {"method":"rootNotification","params":{"result":<root slot>,"subscription":n}}
+//   slotsUpdatesSubscribe {"method":"slotsUpdatesNotification","params":{"result":{"type","slot","timestamp",...},
+//                      "subscription":n}}: createdBank (with parent) when a slot's block starts, frozen (with stats)
+//                      when it ends, optimisticConfirmation and root as the commitments reach it. Under Alpenglow a
+//                      certificate gives both at once (confirmed = finalized), ~finalityDelayMs after the block; a
+//                      skipped slot has no bank: no slot notification, no createdBank/frozen (Agave sends none either).
 //   signatureSubscribe {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},
 //                      "subscription":n}} (or value "receivedSignature" first, with enableReceivedNotification). Fires
 //                      once, when the transaction reaches the commitment (default finalized), and is then removed.
@@ -16,7 +21,7 @@
 //                      default account, 0 lamports, system-owned, empty data). A bad pubkey -> -32602
 //                      "Invalid Request: Invalid pubkey provided".
 // How account changes are followed: at each commit the account state of every SUBSCRIBED account the transaction
-// wrote is kept (the slot's last write wins), until the slot is older than the finalized depth. Accounts nobody
+// wrote is kept (the slot's last write wins), until the slot is finalized. Accounts nobody
 // subscribes to cost nothing; the price is that a change made before the first subscription to an account, still
 // short of the subscription's commitment, is not notified (Agave would). Processed notifications wait for the
 // slot's end (Agave notifies a frozen bank), so they carry the slot's final state.
@@ -130,6 +135,10 @@ export class PubSub {
   private nextId = 0;
   private readonly slotSubs = new Map<number, Ws>();
   private readonly rootSubs = new Map<number, Ws>();
+  private readonly slotsUpdatesSubs = new Map<number, Ws>();
+  /** The block in progress (slotsUpdates' frozen stats): its slot and what it committed. */
+  private block = { slot: 0, ok: 0, failed: 0 };
+  private lastOptimistic = -1;
   private readonly sigSubs = new Map<number, SignatureSub>();
   private readonly accountSubs = new Map<number, AccountSub>();
   /** address -> its subscriptions (one entry per subscribed address). */
@@ -147,6 +156,8 @@ export class PubSub {
       ['slotUnsubscribe', unsubscribe],
       ['rootSubscribe', (p, c) => this.simpleSubscribe(p, c, this.rootSubs)],
       ['rootUnsubscribe', unsubscribe],
+      ['slotsUpdatesSubscribe', (p, c) => this.simpleSubscribe(p, c, this.slotsUpdatesSubs)],
+      ['slotsUpdatesUnsubscribe', unsubscribe],
       ['signatureSubscribe', (p, c) => this.signatureSubscribe(p, c)],
       ['signatureUnsubscribe', unsubscribe],
       ['accountSubscribe', (p, c) => this.accountSubscribe(p, c)],
@@ -183,6 +194,7 @@ export class PubSub {
   private remove(id: number): void {
     this.slotSubs.delete(id);
     this.rootSubs.delete(id);
+    this.slotsUpdatesSubs.delete(id);
     this.sigSubs.delete(id);
     const a = this.accountSubs.get(id);
     if (a === undefined) return;
@@ -262,25 +274,69 @@ export class PubSub {
     return Math.min(slotAt(this.ctx, commitment), this.ctx.clock.current - 1);
   }
 
-  /** Slot listener: slot and root notifications, then signature and account subscriptions that reached their commitment. */
+  private slotsUpdate(result: string): void {
+    for (const [id, ws] of this.slotsUpdatesSubs) {
+      this.send(ws, `{"jsonrpc":"2.0","method":"slotsUpdatesNotification","params":{"result":${result},"subscription":${id}}}`);
+    }
+  }
+
+  /**
+   * Slot listener (after the consensus marked the slot): slot notification and slotsUpdates of a slot with a block,
+   * then whatever reached its commitment (Tower moves its commitments here; Alpenglow's certificates in onFinalized).
+   */
   onSlot(slot: number): void {
-    const root = Math.max(0, slot - this.ctx.finalizedDepth);
-    if (this.slotSubs.size > 0) {
-      const result = `{"parent":${Math.max(0, slot - 1)},"root":${root},"slot":${slot}}`;
-      for (const [id, ws] of this.slotSubs) {
-        this.send(ws, `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${result},"subscription":${id}}}`);
+    const cons = this.ctx.consensus;
+    if (!cons.isSkipped(slot)) {
+      const parent = this.block.slot;
+      const root = cons.finalizedSlot();
+      if (this.slotsUpdatesSubs.size > 0) {
+        const now = Date.now();
+        const b = this.block;
+        const stats = `{"numTransactionEntries":${b.ok + b.failed},"numSuccessfulTransactions":${b.ok},"numFailedTransactions":${b.failed},"maxTransactionsPerEntry":${b.ok + b.failed}}`;
+        if (b.slot > 0) this.slotsUpdate(`{"type":"frozen","slot":${b.slot},"timestamp":${now},"stats":${stats}}`);
+        this.slotsUpdate(`{"type":"createdBank","slot":${slot},"parent":${parent},"timestamp":${now}}`);
+      }
+      this.block = { slot, ok: 0, failed: 0 };
+      if (this.slotSubs.size > 0) {
+        const result = `{"parent":${parent},"root":${root},"slot":${slot}}`;
+        for (const [id, ws] of this.slotSubs) {
+          this.send(ws, `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${result},"subscription":${id}}}`);
+        }
       }
     }
+    this.advance();
+  }
+
+  /** Finality listener (src/localnet/consensus.ts): Alpenglow's certificate for a block arrived. */
+  onFinalized(): void {
+    if (this.ctx.consensus.mode === 'alpenglow') this.advance();
+  }
+
+  /** Commitments moved: optimistic confirmation and root notifications, then signature and account subscriptions. */
+  private advance(): void {
+    const cons = this.ctx.consensus;
+    const now = Date.now();
+    const confirmed = cons.confirmedSlot();
+    if (confirmed !== this.lastOptimistic) {
+      this.lastOptimistic = confirmed;
+      if (this.slotsUpdatesSubs.size > 0) this.slotsUpdate(`{"type":"optimisticConfirmation","slot":${confirmed},"timestamp":${now}}`);
+    }
+    const root = cons.finalizedSlot();
     if (root !== this.lastRoot) {
       this.lastRoot = root;
       for (const [id, ws] of this.rootSubs) this.send(ws, `{"jsonrpc":"2.0","method":"rootNotification","params":{"result":${root},"subscription":${id}}}`);
+      if (this.slotsUpdatesSubs.size > 0) this.slotsUpdate(`{"type":"root","slot":${root},"timestamp":${now}}`);
     }
     for (const sub of this.sigSubs.values()) this.check(sub);
-    if (this.accountSubs.size > 0) this.notifyAccounts(slot);
+    if (this.accountSubs.size > 0) this.notifyAccounts(root);
   }
 
   /** Commit listener: processed signature subscriptions fire at once; written subscribed accounts are recorded. */
   onCommit(rec: TxRecord): void {
+    if (rec.slot === this.block.slot) {
+      if (rec.err === null) this.block.ok++;
+      else this.block.failed++;
+    }
     if (this.sigSubs.size > 0) {
       for (const sub of this.sigSubs.values()) if (sub.signature === rec.signature) this.check(sub);
     }
@@ -299,7 +355,7 @@ export class PubSub {
     }
   }
 
-  private notifyAccounts(slot: number): void {
+  private notifyAccounts(root: number): void {
     for (const sub of this.accountSubs.values()) {
       const writes = this.accountWrites.get(sub.address);
       if (writes === undefined) continue;
@@ -313,7 +369,7 @@ export class PubSub {
       this.send(sub.ws, `{"jsonrpc":"2.0","method":"accountNotification","params":{"result":${result},"subscription":${sub.id}}}`);
     }
     // Every subscription has seen the writes at or below the finalized slot: keep the newer ones only.
-    const oldest = slot - this.ctx.finalizedDepth;
+    const oldest = root;
     for (const writes of this.accountWrites.values()) {
       while (writes.length > 0 && writes[0].slot < oldest) writes.shift();
     }
@@ -323,9 +379,7 @@ export class PubSub {
     if (!this.sigSubs.has(sub.id)) return;
     const rec = this.ctx.bank.status(sub.signature);
     if (rec === undefined) return;
-    const depth = this.ctx.clock.current - rec.slot;
-    const need = sub.commitment === 'processed' ? 0 : sub.commitment === 'confirmed' ? this.ctx.confirmedDepth : this.ctx.finalizedDepth;
-    if (depth < need) return;
+    if (!this.ctx.consensus.reached(rec.slot, sub.commitment)) return;
     this.notifySignature(sub, this.ctx.clock.current, { err: rec.err }, true);
   }
 

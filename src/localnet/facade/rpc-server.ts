@@ -16,6 +16,7 @@ import { parseJsonRpcBody } from '../../jsonrpc/envelope.js';
 import { errorJson } from '../../jsonrpc/response.js';
 import type { FacadeContext } from './context.js';
 import { getTransactionMethods } from './get-transaction.js';
+import { getBlockMethods } from './get-block.js';
 import { feeMethods } from './get-fee-for-message.js';
 import { accountMethods } from './methods-accounts.js';
 import { clusterMethods } from './methods-cluster.js';
@@ -46,6 +47,7 @@ export function buildMethodTable(): MethodTable<FacadeContext> {
     ...accountMethods,
     ...transactionMethods,
     ...getTransactionMethods,
+    ...getBlockMethods,
     ...feeMethods,
     ...localnetMethods,
   ];

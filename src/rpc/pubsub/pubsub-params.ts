@@ -58,6 +58,12 @@ export function rootSubscribeRequest(params: unknown): SubscribeRequest {
   return { method: 'rootSubscribe', paramsJson: '[]', oneShot: false };
 }
 
+/** Agave's slotsUpdatesSubscribe (no params): createdBank, frozen, optimisticConfirmation, root, ... per slot. */
+export function slotsUpdatesSubscribeRequest(params: unknown): SubscribeRequest {
+  noParams(params);
+  return { method: 'slotsUpdatesSubscribe', paramsJson: '[]', oneShot: false };
+}
+
 /** [signature, {commitment?, enableReceivedNotification?}]; commitment defaults to finalized (Agave). */
 export function signatureSubscribeRequest(params: unknown): SubscribeRequest {
   const p = paramsArray(params, 1, 2);

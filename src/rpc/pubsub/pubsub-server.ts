@@ -25,6 +25,7 @@ import {
   accountSubscribeRequest,
   INVALID_SUBSCRIPTION_ID,
   rootSubscribeRequest,
+  slotsUpdatesSubscribeRequest,
   signatureSubscribeRequest,
   slotSubscribeRequest,
   unsubscribeId,
@@ -74,6 +75,8 @@ export class PubsubServer {
       ['accountUnsubscribe', unsubscribe],
       ['rootSubscribe', subscribe(rootSubscribeRequest)],
       ['rootUnsubscribe', unsubscribe],
+      ['slotsUpdatesSubscribe', subscribe(slotsUpdatesSubscribeRequest)],
+      ['slotsUpdatesUnsubscribe', unsubscribe],
     ]);
     this.hooks = {
       onInternalError: (err: unknown, call: JsonRpcCall) =>

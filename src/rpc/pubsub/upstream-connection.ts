@@ -40,6 +40,7 @@ interface Pending {
 const UNSUBSCRIBE_OF: Readonly<Record<string, string>> = {
   slotSubscribe: 'slotUnsubscribe',
   rootSubscribe: 'rootUnsubscribe',
+  slotsUpdatesSubscribe: 'slotsUpdatesUnsubscribe',
   signatureSubscribe: 'signatureUnsubscribe',
   accountSubscribe: 'accountUnsubscribe',
 };

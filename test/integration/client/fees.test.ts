@@ -29,7 +29,7 @@ beforeAll(async () => {
   const conn = new Connection(localnet.rpcUrl, 'confirmed');
   const payer = Keypair.generate();
   const airdrop = await conn.requestAirdrop(payer.publicKey, 5 * LAMPORTS_PER_SOL);
-  await waitFor('airdrop', async () => (await conn.getSignatureStatuses([airdrop])).value[0]?.confirmationStatus === 'confirmed');
+  await waitFor('airdrop', async () => ['confirmed', 'finalized'].includes((await conn.getSignatureStatuses([airdrop])).value[0]?.confirmationStatus ?? ''));
   // One transaction per ~slot for ~5 s (the window is 150 slots = 6 s); the blockhash (valid 150 slots) refreshed.
   const sent: { sig: string; price: number; to: string }[] = [];
   let blockhash = '';

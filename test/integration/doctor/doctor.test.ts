@@ -32,7 +32,7 @@ interface Report {
   findings: Finding[];
 }
 
-const CHECKS = ['udp-buffers', 'open-files', 'clock-sync', 'cpu-governor', 'upstream-rpc', 'upstream-ws', 'leader-schedule', 'identity-stake', 'ports', 'uws-build'];
+const CHECKS = ['udp-buffers', 'open-files', 'clock-sync', 'cpu-governor', 'upstream-rpc', 'upstream-ws', 'leader-schedule', 'consensus', 'identity-stake', 'ports', 'uws-build'];
 const AGAVE = 134217728;
 
 const dir = mkdtempSync(join(tmpdir(), 'slotrelay-doctor-'));
@@ -145,6 +145,8 @@ describe('slotrelay doctor', () => {
     );
     console.log(`doctor, good host: ${ms} ms\n${report.findings.map((f) => `  ${f.status} ${f.check}: ${f.detail}`).join('\n')}`);
     expect(report.findings.map((f) => f.check)).toEqual(expect.arrayContaining(CHECKS));
+    // The localnet runs Alpenglow from genesis: getAgGenesisCert's certificate names slot 0.
+    expect(byCheck(report).get('consensus')![0]).toMatchObject({ status: 'pass', data: { consensus: 'alpenglow', source: 'certificate', sinceSlot: 0 } });
     for (const f of report.findings) expect({ check: f.check, status: f.status, detail: f.detail }).toMatchObject({ status: 'pass' });
     expect(report.ok).toBe(true);
     expect(code).toBe(0);
@@ -235,6 +237,8 @@ describe('slotrelay doctor', () => {
       expect(ids.get('leader-schedule')![0]).toMatchObject({ status: 'fail' });
       expect(ids.get('leader-schedule')![0]!.detail).toContain('names no leader for the current slot 100');
       expect(ids.get('identity-stake')![0]).toMatchObject({ status: 'warn' });
+      // A node without getAgGenesisCert (-32601: older than Agave 4.3) is read as Tower, with a warning.
+      expect(ids.get('consensus')![0]).toMatchObject({ status: 'warn', data: { consensus: 'tower', source: 'method_not_found' } });
       expect(code).toBe(1);
     } finally {
       stuck.close();

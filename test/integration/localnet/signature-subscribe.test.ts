@@ -37,7 +37,8 @@ async function call(method: string, params: unknown[]): Promise<any> {
 }
 
 beforeAll(async () => {
-  ln = await startLocalnet({ slotMs: SLOT_MS, validators: 2, finalizedDepth: FINALIZED_DEPTH });
+  // Tower: this file is about depth-based confirmation (confirmed 1 slot, finalized FINALIZED_DEPTH slots behind).
+  ln = await startLocalnet({ consensus: 'tower', slotMs: SLOT_MS, validators: 2, finalizedDepth: FINALIZED_DEPTH });
   conn = new Connection(ln.rpcUrl, 'confirmed');
   const sig = await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
   const bh = await conn.getLatestBlockhash();

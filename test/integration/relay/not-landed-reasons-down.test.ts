@@ -93,7 +93,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => behind.listen(0, '127.0.0.1', resolve));
   behindUrl = `http://127.0.0.1:${(behind.address() as AddressInfo).port}/`;
-  const d = config({ links: [{ down: true }] }, { connectTimeoutMs: 500, staleAfterMs: 5_000 });
+  // Tower: the one validator is down, and under Alpenglow a cluster whose only leader is down makes no block at all
+  // (every slot skipped, no slot notifications: the relay would have no fresh leader data). Tower keeps slots coming.
+  const d = config({ links: [{ down: true }], consensus: 'tower' }, { connectTimeoutMs: 500, staleAfterMs: 5_000 });
   down = await startRelay({ ...d, routes: { ...(d.routes as object), rpc: { endpoints: [behindUrl], timeoutMs: 8_000 } } });
   await directReady(down);
 }, 45_000);

@@ -86,6 +86,7 @@ describe('passthrough reads on the embedded localnet', () => {
       'getHealth',
       'getGenesisHash',
       'getIdentity',
+      'getAgGenesisCert',
     ]);
   });
 

@@ -187,10 +187,12 @@ describe('a receipt shows what a route could not do', () => {
       const latest = await conn.getLatestBlockhash('confirmed');
       await conn.confirmTransaction({ signature: s, ...latest }, 'confirmed');
       await waitFor('direct deliverable', async () => (await (await fetch(`${r3.rpcUrl}/health?detail`)).json()) as any, (h) => h.routes.direct.deliverable === true, 15_000);
-      // Wait for a slot the down validator leads, then send at once (rebroadcast on: maxRetries absent).
+      // Wait for a slot the down validator leads, then send at once (rebroadcast on: maxRetries absent). The localnet
+      // runs Alpenglow: the down leader's slots are skipped, so the processed slot stays on the block before them and
+      // the slot after it is the down validator's (under Tower this also fires up to a slot before its window).
       await waitFor('a slot led by the down validator', async () => {
         const slot = await conn.getSlot('processed');
-        return (await conn.getSlotLeaders(slot, 1))[0]?.toBase58();
+        return (await conn.getSlotLeaders(slot + 1, 1))[0]?.toBase58();
       }, (leader) => leader === down, 20_000, 20);
       const signatures: string[] = [];
       for (let i = 0; i < 3; i++) {

@@ -9,9 +9,9 @@ import { TpuQos } from '../../../src/localnet/tpu-qos.js';
 const STAKED = '11111111111111111111111111111112';
 
 describe('localnet: config section', () => {
-  it('defaults: 4 validators, 400 ms slots, perfect links, QoS off, Agave send-transaction-service figures', () => {
+  it('defaults: 4 validators, 250 ms slots, alpenglow, perfect links, QoS off, Agave send-transaction-service figures', () => {
     const c = configSchema.parse({}).localnet;
-    expect(c).toMatchObject({ validators: 4, slotMs: 400, links: [], stakedPeers: [] });
+    expect(c).toMatchObject({ validators: 4, slotMs: 250, consensus: 'alpenglow', finalityDelayMs: 150, links: [], stakedPeers: [] });
     expect(c.rpc).toEqual({ oneWayDelayMs: 0, leaderForwardCount: 2, retryRateMs: 2_000, stakeSol: 0 });
     expect(c.qos).toEqual({
       enabled: false,
