@@ -69,9 +69,10 @@ export function sendResult(outcome: EgressOutcome, targets = 0, targetSlot = -1,
   return { outcome, targets, targetSlot, cause, code };
 }
 
-/** An answer the caller may keep across the route's next send (a reused SendResult is copied). */
-export function ownAnswer(a: RouteAnswer): RouteAnswer {
-  return typeof a === 'string' ? a : sendResult(a.outcome, a.targets, a.targetSlot, a.cause, a.code);
+/** An answer the caller may keep across the route's next send (a reused SendResult is copied; a promise's is fresh). */
+export function ownAnswer(a: RouteAnswer | Promise<RouteAnswer>): RouteAnswer | Promise<RouteAnswer> {
+  if (typeof a === 'string' || a instanceof Promise) return a;
+  return sendResult(a.outcome, a.targets, a.targetSlot, a.cause, a.code);
 }
 
 export interface EgressRoute {

@@ -86,7 +86,7 @@ export class DirectRoute implements EgressRoute {
     if (cache === null) {
       // The connection layer is still loading (the first sends after start): send once it is, aiming anew then. The
       // answer outlives this call, so it is not the reused result.
-      return this.quic.ready.then(() => ownAnswer(this.send(tx) as RouteAnswer), () => 'failed' as const);
+      return this.quic.ready.then(() => ownAnswer(this.send(tx)), () => 'failed' as const);
     }
     const targets = this.scheduler.targets();
     if (targets.length === 0) return 'dropped:no_leader';

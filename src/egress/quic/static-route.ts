@@ -52,7 +52,7 @@ export class StaticRoute implements EgressRoute {
   send(tx: TxView): RouteAnswer | Promise<RouteAnswer> {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.connections;
-    if (cache === null) return this.quic.ready.then(() => ownAnswer(this.send(tx) as RouteAnswer), () => 'failed' as const);
+    if (cache === null) return this.quic.ready.then(() => ownAnswer(this.send(tx)), () => 'failed' as const);
     const out = this.result;
     out.targets = this.peers.length; // for the landing receipt
     const ws = this.workers;
