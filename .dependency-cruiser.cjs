@@ -7,7 +7,7 @@
 // the upstream for landings). Files at the top of src/ (main.ts, cli.ts, ...) and workers/ are the entry points:
 // they may import anything, and nothing under src/<folder>/ may import them.
 const LAYERS = [
-  { name: 'foundation', folders: ['errors', 'log', 'native', 'shm'] },
+  { name: 'foundation', folders: ['errors', 'log', 'threads', 'native', 'shm'] },
   { name: 'codecs and transports', folders: ['tx', 'metrics', 'jsonrpc', 'quic', 'http'] },
   { name: 'configuration', folders: ['config'] },
   { name: 'the relay', folders: ['telemetry', 'admission', 'rpc', 'ingress', 'receipts', 'egress', 'bundles'] },

@@ -286,8 +286,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const slotSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot, { rows: false }) : null;
   // Bundles (docs/bundles.md): forwarded to the configured bundle service, or the embedded localnet's block engine.
   const bundles = createBundles(config, intake, receipts);
-  const rpcTable = rpcHostMethods({ config, intake, upstream, receipts, bundles: bundles?.table ?? null, adaptive }, leaderSnapshot, slotSnapshot);
-  const relayTable = relayRpcMethods({ config, intake, upstream }, slotSnapshot);
+  const rpcTable = rpcHostMethods({ config, intake, upstream, availableRouteMask: plan.available, receipts, bundles: bundles?.table ?? null, adaptive }, leaderSnapshot, slotSnapshot);
+  const relayTable = relayRpcMethods({ config, intake, upstream, availableRouteMask: plan.available }, slotSnapshot);
   // The QUIC ingress (docs/quic-ingress.md): in the QUIC thread; null when relayHost.quicPort is 0. Set once listening.
   let quicIngress: QuicIngressService | null = null;
   const availableRouteMask = plan.available;

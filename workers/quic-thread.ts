@@ -1,5 +1,5 @@
-// QUIC thread entry (Piscina task module of the QUIC pool, rings.quicThreads threads, one long-lived task each): thread
-// 0's task consumes the QUIC ring (src/egress/consumer/quic-thread-main.ts), each other thread's owns its share of the connections
+// QUIC threads' entry (Piscina task module of the QUIC pool, rings.quicThreads threads, one long-lived task each): thread
+// 0's task (the quic-egress role) consumes the QUIC ring (src/egress/consumer/quic-thread-main.ts), each other thread's (the quic-link role) owns its share of the connections
 // (src/egress/quic/quic-link-owner.ts). The config arrives in the task payload (structured-cloned, so it is deep-frozen
 // again here, as in workers/egress-worker.ts).
 import { deepFreeze } from '../src/config/freeze.js';

@@ -1,6 +1,7 @@
 // Transaction intake shared by every submission path (front thread, HOT). The transaction is decoded straight into
-// a reserved ring slot — that decode is the one copy between the HTTP bytes and the egress worker — then sanitized
-// and (per key) signature-verified in place, and only then published. A slot that fails a check is never published,
+// a reserved ring slot — that decode is the one copy between the HTTP bytes and the egress worker — then checked in
+// place (sanitize, signatures per key: ./transaction-checks.ts, the checks the QUIC thread's local admission runs
+// too), and only then published. A slot that fails a check is never published,
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
 // caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
 // by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
@@ -14,16 +15,10 @@ import { Errors, Failure, failureOf } from '../errors/registry.js';
 import type { ReceiptSink } from './receipt-sink.js';
 import type { RouteAdvisor } from './route-advisor.js';
 import type { KeyUsage } from './key-usage.js';
+import { withAddedRoutes } from './send-options.js';
 import type { RingProducer } from '../shm/ring.js';
-import {
-  createParsedTransaction,
-  encodeSignatureBase58,
-  tryDecodeTransactionInto,
-  tryParseTransaction,
-  verifyTransactionSignatures,
-  type ParsedTransaction,
-  type TransactionEncoding,
-} from '../tx/index.js';
+import { createParsedTransaction, encodeSignatureBase58, tryDecodeTransactionInto, type ParsedTransaction, type TransactionEncoding } from '../tx/index.js';
+import { checkTransaction, fitsTransaction, oversizedRefusal } from './transaction-checks.js';
 
 export interface SubmissionMeta {
   readonly keyId: number;
@@ -56,7 +51,6 @@ export interface CheckedTransaction {
 
 const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
 const OVERLOADED = failureOf(Errors.OVERLOADED);
-const SIGNATURE_VERIFICATION_FAILED = failureOf(Errors.SIGNATURE_VERIFICATION_FAILED);
 
 export class Intake {
   private nextRing = 0;
@@ -87,7 +81,7 @@ export class Intake {
 
   /** HOT: the record's routes: the request's, those the relay adds for the key, and the adaptive routing's. */
   private routesOf(meta: SubmissionMeta): number {
-    const m = meta.routeMask | (this.addedRouteMasks[meta.keyId] ?? 0);
+    const m = withAddedRoutes(meta.routeMask, meta.keyId, this.addedRouteMasks);
     this.recordMask = this.advisor === null ? m : this.advisor.adjust(meta.keyId, m);
     return this.recordMask;
   }
@@ -185,9 +179,8 @@ export class Intake {
 
   private checkAndPublish(ring: RingProducer, offset: number, length: number, meta: SubmissionMeta): string | Failure {
     const bytes = ring.bytes;
-    const refused = tryParseTransaction(bytes, offset, length, this.parsed, this.maxTransactionBytes);
+    const refused = checkTransaction(bytes, offset, length, this.parsed, this.maxTransactionBytes, meta.verifySignatures);
     if (refused !== null) return refused;
-    if (meta.verifySignatures && !verifyTransactionSignatures(bytes, offset, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const signature = encodeSignatureBase58(bytes, offset + this.parsed.firstSignatureOffset);
     return this.publish(ring, offset, length, meta, signature, offset + this.parsed.recentBlockhashOffset);
   }
@@ -230,12 +223,7 @@ export class Intake {
 
   /** Raw wire bytes (application/octet-stream body, QUIC ingress) -> ring. The first signature, or the refusal. */
   submitBytes(tx: Uint8Array, meta: SubmissionMeta): string | Failure {
-    if (tx.length > this.maxTransactionBytes) {
-      return new Failure(
-        Errors.TX_TOO_LARGE_DECODED,
-        `decoded solana_transaction::versioned::VersionedTransaction too large: ${tx.length} bytes (max: ${this.maxTransactionBytes} bytes)`,
-      );
-    }
+    if (!fitsTransaction(tx.length, this.maxTransactionBytes)) return oversizedRefusal(tx.length, this.maxTransactionBytes);
     const ring = this.reserve(this.routesOf(meta));
     if (ring instanceof Failure) return ring;
     const offset = this.reservedOffset;
@@ -249,9 +237,8 @@ export class Intake {
     const buf = Buffer.allocUnsafe(this.maxTransactionBytes);
     const length = tryDecodeTransactionInto(buf, encoded, encoding, this.maxTransactionBytes);
     if (typeof length !== 'number') return length;
-    const refused = tryParseTransaction(buf, 0, length, this.parsed, this.maxTransactionBytes);
+    const refused = checkTransaction(buf, 0, length, this.parsed, this.maxTransactionBytes, verifySignatures);
     if (refused !== null) return refused;
-    if (verifySignatures && !verifyTransactionSignatures(buf, 0, this.parsed)) return SIGNATURE_VERIFICATION_FAILED;
     const p = this.parsed;
     return {
       bytes: buf.subarray(0, length),

@@ -21,6 +21,7 @@ import type { FrontDeps } from './front-deps.js';
 import { countKeyRefusal, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from '../http/response.js';
 import { beginRequest, mediaType, nowMs } from '../http/request.js';
 import { bundleCost } from '../bundles/bundle-methods.js';
+import { TOKENS_PER_TRANSACTION } from '../admission/submit-budget.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
 const RATE_LIMITED_REASON = Errors.RATE_LIMITED.reason;
@@ -64,9 +65,9 @@ function bucketOf(e: JsonRpcElement): number {
   return e.method === 'simulateTransaction' ? SIMULATE : READ;
 }
 
-/** Submissions an element costs: a bundle one per transaction (src/bundles/), anything else one. */
+/** Submissions an element costs: a bundle one per transaction (src/bundles/), anything else one transaction's. */
 function submissionCost(e: JsonRpcElement): number {
-  return !isInvalid(e) && e.method === 'sendBundle' ? bundleCost(e.params) : 1;
+  return !isInvalid(e) && e.method === 'sendBundle' ? bundleCost(e.params) : TOKENS_PER_TRANSACTION;
 }
 
 /**
@@ -112,7 +113,6 @@ function takeRateTokens(key: KeyEntry, parsed: ParsedBody, nowMs: number): numbe
  * prototype methods, so a request allocates no closures for them (front thread, HOT).
  */
 class RpcCall implements CallContext, DispatchHooks {
-  readonly routeMask: number;
   /** The registry entry of a single call's error: its HTTP status and Retry-After apply to the whole answer. */
   private singleError: ErrorSpec | undefined = undefined;
 
@@ -123,9 +123,7 @@ class RpcCall implements CallContext, DispatchHooks {
     private readonly single: boolean,
     private readonly host: HostLabel,
     private readonly path: string,
-  ) {
-    this.routeMask = key.defaultMask & deps.availableRouteMask;
-  }
+  ) {}
 
   onInternalError(err: unknown, call: JsonRpcCall): void {
     // keyName, not key: the logger redacts every `key` field (src/log/logger.ts), which would hide the name too.

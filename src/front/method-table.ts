@@ -13,6 +13,8 @@ import { getTransactionReceiptMethod } from '../receipts/get-transaction-receipt
 
 /** What the handlers need (a subset of FrontDeps, so main.ts can build the tables before the metrics). */
 export type MethodDeps = Pick<FrontDeps, 'config' | 'intake' | 'upstream'> & {
+  /** Routes this relay runs (RoutePlan.available), for sendTransaction's routes; absent: every route (tests). */
+  readonly availableRouteMask?: number;
   readonly receipts?: FrontDeps['receipts'];
   /** The bundle methods (src/bundles/), when a bundle service is configured. */
   readonly bundles?: MethodTable<CallContext> | null;
@@ -25,6 +27,7 @@ function sendDeps(deps: MethodDeps, leaderSnapshot: SnapshotReader | null): Send
     intake: deps.intake,
     upstream: deps.upstream,
     clusterSlot: { reader: leaderSnapshot, maxAgeMs: deps.config.telemetry.maxSnapshotAgeMs },
+    availableRouteMask: deps.availableRouteMask,
   };
 }
 

@@ -4,10 +4,9 @@
 // values by every check and by intake, and answered from them (refuseRest): a flood of bad submissions must cost no
 // more than good ones (issue #18 defect 9). The try/catch around each body only answers what nothing should throw.
 import { isUtf8 } from 'node:buffer';
-import { BAD_MAX_RETRIES, maxRetriesFrom, resolveRoutes } from '../admission/send-options.js';
+import { BAD_MAX_RETRIES, EVERY_ROUTE, defaultRoutes, maxRetriesFrom, resolveRoutes, routeNames, withAddedRoutes } from '../admission/send-options.js';
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { Errors, Failure, RelayError, type ErrorSpec } from '../errors/registry.js';
-import { ROUTE_BY_ID } from '../shm/layout.js';
 import { tryParseEncodingParam, type TransactionEncoding } from '../tx/index.js';
 import type { KeyEntry } from '../admission/key-table.js';
 import { readBody } from '../http/body-reader.js';
@@ -15,16 +14,14 @@ import type { FrontDeps } from './front-deps.js';
 import { summarizedLog } from '../log/summarized-log.js';
 import { countKeyRefusal, restErrorBody, retryAfterSeconds, writeJson, writeResponse, JSON_TYPE, type RequestState } from '../http/response.js';
 import type { SubmissionMeta } from '../admission/intake.js';
+import { rateLimitedRefusal, takeSubmitToken } from '../admission/submit-budget.js';
 import { beginRequest, mediaType, nowMs } from '../http/request.js';
 
 const RETRY_AFTER_OVERLOAD_S = 1;
 
 /** `,"routes":[...]}` suffix per route mask, precomputed so a success answer is two concatenations. */
 const ROUTES_SUFFIX: string[] = [];
-for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) {
-  const names = ROUTE_BY_ID.filter((_, i) => (mask & (1 << i)) !== 0);
-  ROUTES_SUFFIX.push(',"routes":' + JSON.stringify(names) + '}');
-}
+for (let mask = 0; mask <= EVERY_ROUTE; mask++) ROUTES_SUFFIX.push(',"routes":' + JSON.stringify(routeNames(mask)) + '}');
 
 function rejectRest(deps: FrontDeps, st: RequestState, spec: ErrorSpec, message?: string, data?: unknown, retryAfterS = 0): void {
   deps.metrics.countRejection(spec.reason);
@@ -60,7 +57,7 @@ function refuseRest(deps: FrontDeps, st: RequestState, path: string, f: Failure)
 /** `routes`: where the transaction goes, the relay's own additions (static everyTransaction) included. */
 function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number, key: KeyEntry): void {
   deps.metrics.countRequest('relay', path, 'ok');
-  const routes = mask | (deps.addedRouteMasks[key.id] ?? 0);
+  const routes = withAddedRoutes(mask, key.id, deps.addedRouteMasks);
   writeJson(st, deps.responseOptions, 200, '{"accepted":true,"signature":"' + signature + '"' + ROUTES_SUFFIX[routes]);
   deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
 }
@@ -100,11 +97,11 @@ function admit(deps: FrontDeps, head: ReturnType<typeof beginRequest>): KeyEntry
 }
 
 function takeToken(deps: FrontDeps, st: RequestState, key: KeyEntry): boolean {
-  const waitMs = key.submitBucket.take(1, st.receivedAtMs);
+  const waitMs = takeSubmitToken(key, st.receivedAtMs, deps.keyUsage);
   if (waitMs === 0) return true;
-  deps.keyUsage?.rateLimited(key.id);
   // Same data as the JSON-RPC paths (docs/errors.md): {reason, retryAfterMs}.
-  rejectRest(deps, st, Errors.RATE_LIMITED, undefined, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs }, retryAfterSeconds(waitMs));
+  const f = rateLimitedRefusal(waitMs);
+  rejectRest(deps, st, f.spec, undefined, f.data, retryAfterSeconds(waitMs));
   return false;
 }
 
@@ -181,7 +178,7 @@ export function transactionsEndpoint(deps: FrontDeps): (res: HttpResponse, req: 
     readBody(res, st, head.contentLength, deps.config.http.maxBodyBytes, (body) => {
       if (!takeToken(deps, st, key)) return;
       try {
-        const mask = resolveRoutes(undefined, key, deps.availableRouteMask);
+        const mask = defaultRoutes(key, deps.availableRouteMask);
         if (typeof mask !== 'number') return refuseRest(deps, st, path, mask);
         const maxRetries = maxRetriesFromQuery(params);
         if (typeof maxRetries !== 'number') return refuseRest(deps, st, path, maxRetries);

@@ -1,8 +1,8 @@
 // The QUIC ingress's front-thread half (HOT: one message per finished stream). It drains the QUIC thread's request
 // ring (woken with Atomics.waitAsync, never blocking the front's event loop) and runs each stream through the same
-// code as POST /v1/submit: the key's entry and submission bucket (one budget whatever the transport), resolveRoutes,
-// maxRetriesFrom, Intake.submitBytes (sanitize, optional signature verification, routes available, the egress ring,
-// the landing receipt). Answers go back through the reply ring: a MessagePack map for a bidi stream (the fields and
+// code as POST /v1/submit: the key's entry and submission budget (src/admission/submit-budget.ts: one budget whatever
+// the transport), its routes and maxRetries (src/admission/send-options.ts), Intake.submitBytes (sanitize, optional
+// signature verification, routes available, the egress ring, the landing receipt). Answers go back through the reply ring: a MessagePack map for a bidi stream (the fields and
 // codes of /v1/submit), a verdict code for a uni stream, a key id for an authentication question. The stream bytes are
 // copied once more than over HTTP: QUIC thread -> ingress ring, then ingress ring -> egress ring (docs/quic-ingress.md).
 // A request is taken only while the reply ring has room for its answer, so no answer is ever dropped.
@@ -10,15 +10,15 @@ import { C1, Packr, Unpackr } from 'msgpackr';
 import { Errors, Failure, failureOf, type ErrorSpec } from '../errors/registry.js';
 import type { KeyEntry, KeyTable } from '../admission/key-table.js';
 import type { Intake, SubmissionMeta } from '../admission/intake.js';
-import { maxRetriesFrom, resolveRoutes } from '../admission/send-options.js';
+import { defaultRoutes, maxRetriesFrom, resolveRoutes, routeNames, withAddedRoutes } from '../admission/send-options.js';
 import { newLatencyHistogram } from '../metrics/front-metrics.js';
 import type { TextBuilder } from '../metrics/prometheus.js';
 import type { Logger } from '../log/logger.js';
-import { ROUTE_BY_ID } from '../shm/layout.js';
 import { MSG_KINDS, ingressHeaderOf, publishIngress, pushIngress, type IngressHeader } from '../shm/ingress-layout.js';
 import { MessageRingConsumer, MessageRingProducer, requestMessageRingStop } from '../shm/message-ring.js';
 import type { KeyUsage } from '../admission/key-usage.js';
 import type { ReceiptSink } from '../admission/receipt-sink.js';
+import { rateLimitedRefusal, takeSubmitToken } from '../admission/submit-budget.js';
 import { encodeSignatureBase58 } from '../tx/index.js';
 import { LOCAL_NOTE_BLOCKHASH_AT, LOCAL_NOTE_DISPATCHED_AT } from './local-admission.js';
 import { STREAM_CODE } from './codes.js';
@@ -40,10 +40,6 @@ export interface FrontIngressDeps {
 const MESSAGES_PER_TURN = 256;
 const IDLE_WAIT_MS = 1_000;
 
-/** Route names per mask, built once: an answer's `routes` is a lookup. */
-const ROUTE_NAMES_BY_MASK: string[][] = [];
-for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) ROUTE_NAMES_BY_MASK.push(ROUTE_BY_ID.filter((_, i) => (mask & (1 << i)) !== 0));
-
 const NOT_MSGPACK = Object.freeze(new Failure(Errors.PARSE_ERROR, 'Parse error: the stream is not one MessagePack map'));
 const NOT_A_MAP = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: the request must be a MessagePack map with a `transaction` bin'));
 const TRANSACTION_NOT_BIN = Object.freeze(new Failure(Errors.INVALID_PARAMS, 'Invalid params: `transaction` must be bin (the wire transaction bytes)'));
@@ -51,6 +47,7 @@ const EMPTY_TRANSACTION = Object.freeze(
   new Failure(Errors.TX_UNDECODABLE, 'failed to deserialize solana_transaction::versioned::VersionedTransaction: empty transaction'),
 );
 const UNAUTHORIZED = failureOf(Errors.UNAUTHORIZED);
+const RATE_LIMITED = failureOf(Errors.RATE_LIMITED);
 
 /** Nesting walked for 0xC1 (the request's own members are at depth 1-2; a request is at most ~4.6 KB). */
 const C1_WALK_DEPTH = 64;
@@ -187,12 +184,9 @@ export class FrontIngress {
     let out: string | Failure;
     if (key !== undefined) key.usage.requests++;
     if (key === undefined) out = UNAUTHORIZED;
-    else if (key.submitBucket.take(1, nowMs()) !== 0) {
-      out = failureOf(Errors.RATE_LIMITED);
-      this.deps.keyUsage?.rateLimited(key.id);
-    }
+    else if (takeSubmitToken(key, nowMs(), this.deps.keyUsage) !== 0) out = RATE_LIMITED; // a uni stream answers a code only
     else {
-      const mask = resolveRoutes(undefined, key, this.deps.availableRouteMask);
+      const mask = defaultRoutes(key, this.deps.availableRouteMask);
       out = typeof mask !== 'number' ? mask : this.deps.intake.submitBytes(this.requests.payload(), this.meta(key, mask, -1, finAtMs, connId, streamId));
     }
     let code = 0;
@@ -214,11 +208,9 @@ export class FrontIngress {
     if (key !== undefined) key.usage.requests++;
     if (key === undefined) out = UNAUTHORIZED;
     else {
-      const waitMs = key.submitBucket.take(1, nowMs());
-      if (waitMs !== 0) {
-        out = new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: waitMs });
-        this.deps.keyUsage?.rateLimited(key.id);
-      } else {
+      const waitMs = takeSubmitToken(key, nowMs(), this.deps.keyUsage);
+      if (waitMs !== 0) out = rateLimitedRefusal(waitMs);
+      else {
         const m = this.parse(key);
         if (m instanceof Failure) out = m;
         else {
@@ -231,8 +223,7 @@ export class FrontIngress {
     let code = 0;
     if (typeof out === 'string') {
       this.finToRing.recordValue(Math.max(1, Math.round((nowMs() - finAtMs) * 1000)));
-      const routes = mask | (this.deps.addedRouteMasks[keyId] ?? 0);
-      answer = this.packr.pack({ accepted: true, signature: out, routes: ROUTE_NAMES_BY_MASK[routes] });
+      answer = this.packr.pack({ accepted: true, signature: out, routes: routeNames(withAddedRoutes(mask, keyId, this.deps.addedRouteMasks)) });
     } else {
       this.refused(out, key);
       code = out.spec.id;

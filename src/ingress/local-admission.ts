@@ -1,14 +1,16 @@
 // Local admission (QUIC thread, HOT: one call per finished stream of an eligible key). A stream of a key the front
 // marked POLICY_LOCAL (src/ingress/local-policy.ts: effective routes within the QUIC thread's, direct/static) is
 // admitted here and sent in this thread, without the round trip QUIC thread -> front -> QUIC ring -> QUIC thread:
-//   - the key: settled at the handshake (the connection's key id), its policy word read from shared memory;
-//   - the budget: one token from the key's submit bucket in the budget buffer (src/shm/budget-layout.ts), the very
+// Accepting a transaction means what it means on the front: the steps are the admission core's (src/admission/).
+//   - the key: settled at the handshake (the connection's key id), its policy word read from shared memory (the
+//     routes: send-options' default routes for the key, written by src/ingress/local-policy.ts);
+//   - the budget: one token from the key's submit bucket in the budget buffer (admission/submit-budget.ts), the very
 //     bucket HTTP draws from;
-//   - decode + sanitize: the same parser and checks as the intake (src/tx/: tryParseTransaction, signature verification
-//     when the key asks for it), in a slot of this thread's slab;
-//   - the receipt: its sequence number reserved and its entry claimed in the receipts buffer (src/shm/receipts-layout.ts)
-//     before any route can write to it; signature, request id and blockhash go to the front after the send, in a
-//     `localAccepted` message on the ingress request ring (src/ingress/front-ingress.ts files them);
+//   - size + sanitize + signatures when the key asks: admission/transaction-checks.ts, as the intake, on the bytes
+//     copied once into a slot of this thread's slab (a raw stream needs no decode);
+//   - the receipt: its number reserved and its entry claimed (admission/receipt-claim.ts) before any route can write
+//     to it; signature, request id and blockhash go to the front after the send, in a `localAccepted` message on the
+//     ingress request ring (src/ingress/front-ingress.ts files them);
 //   - the send: the QUIC thread's consumer loop's dispatchLocal (src/egress/consumer/consumer-loop.ts), the same routes,
 //     outcome counters and receipt writes as a ring record.
 // Anything that is not a plain success (a bidi request naming routes or maxRetries or other fields, a transaction that
@@ -17,12 +19,15 @@
 import { Packr, Unpackr } from 'msgpackr';
 import { BudgetTable, POLICY_LOCAL, POLICY_ROUTE_BITS, POLICY_VERIFY } from '../shm/budget-layout.js';
 import { MSG_KINDS, pushIngressNote } from '../shm/ingress-layout.js';
-import { ROUTE_BY_ID } from '../shm/layout.js';
 import type { MessageRingProducer } from '../shm/message-ring.js';
-import { claimReceipt, receiptViews, reserveReceiptSeq, type ReceiptViews } from '../shm/receipts-layout.js';
+import { receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
 import { LocalSlab } from '../shm/local-slab-layout.js';
 import type { Logger } from '../log/logger.js';
-import { createParsedTransaction, encodeSignatureBase58, tryParseTransaction, verifyTransactionSignatures } from '../tx/index.js';
+import { claimReceiptSeq } from '../admission/receipt-claim.js';
+import { routeNames } from '../admission/send-options.js';
+import { refundSharedSubmitToken, takeSharedSubmitToken } from '../admission/submit-budget.js';
+import { checkTransaction, fitsTransaction } from '../admission/transaction-checks.js';
+import { createParsedTransaction, encodeSignatureBase58 } from '../tx/index.js';
 
 /**
  * The QUIC thread's consumer loop, as local admission sees it: send the transaction at `sab[byteOffset, +length)` on the
@@ -59,9 +64,6 @@ export const LOCAL_NOTE_BLOCKHASH_AT = 64;
 export const LOCAL_NOTE_DISPATCHED_AT = 96;
 /** What admit() returns for an accepted uni stream (nothing is answered on a uni stream). */
 export const UNI_ACCEPTED: Uint8Array = new Uint8Array(0);
-
-const ROUTE_NAMES_BY_MASK: string[][] = [];
-for (let mask = 0; mask < 1 << ROUTE_BY_ID.length; mask++) ROUTE_NAMES_BY_MASK.push(ROUTE_BY_ID.filter((_, i) => (mask & (1 << i)) !== 0));
 
 function nowMs(): number {
   return performance.timeOrigin + performance.now();
@@ -163,29 +165,23 @@ export class LocalAdmission {
     if (dispatch === null || this.o.notes.free() === 0) return null;
     if (dispatch !== this.lastDispatch) this.loopChanged(dispatch);
     const tx = bidi ? this.request(bytes) : bytes;
-    if (tx === null || tx.length === 0 || tx.length > this.o.maxTransactionBytes) return null;
-    const bucket = b.bucketOf(keyId);
-    if (bucket < 0 || b.take(bucket, 1, nowMs()) !== 0) return null;
+    if (tx === null || tx.length === 0 || !fitsTransaction(tx.length, this.o.maxTransactionBytes)) return null;
+    const bucket = takeSharedSubmitToken(b, keyId, nowMs());
+    if (bucket < 0) return null;
     const slot = this.free[--this.freeCount];
     const off = this.slab.txOffset(slot);
     const buf = this.bytes;
-    buf.set(tx, off);
+    buf.set(tx, off); // the one copy: stream bytes -> slab slot, checked and sent from there
     const p = this.parsed;
-    if (
-      tryParseTransaction(buf, off, tx.length, p, this.o.maxTransactionBytes) !== null ||
-      ((policy & POLICY_VERIFY) !== 0 && !verifyTransactionSignatures(buf, off, p))
-    ) {
+    // A refusal's reason is not needed here (the front answers it again): only whether there is one.
+    if (checkTransaction(buf, off, tx.length, p, this.o.maxTransactionBytes, (policy & POLICY_VERIFY) !== 0) !== null) {
       this.free[this.freeCount++] = slot;
-      b.refund(bucket, 1);
+      refundSharedSubmitToken(b, bucket);
       return null;
     }
     const mask = policy & POLICY_ROUTE_BITS;
     const r = this.receipts;
-    let seq = 0;
-    if (r !== null) {
-      seq = reserveReceiptSeq(r);
-      claimReceipt(r, seq);
-    }
+    const seq = r === null ? 0 : claimReceiptSeq(r);
     const sigAt = off + p.firstSignatureOffset;
     const hashAt = off + p.recentBlockhashOffset;
     // The note is built now: the slot may be reused as soon as the routes answered.
@@ -197,7 +193,7 @@ export class LocalAdmission {
     this.pendingSlot = slot;
     this.admitted++;
     if (!bidi) return UNI_ACCEPTED;
-    return this.packr.pack({ accepted: true, signature: encodeSignatureBase58(note, 0), routes: ROUTE_NAMES_BY_MASK[mask] });
+    return this.packr.pack({ accepted: true, signature: encodeSignatureBase58(note, 0), routes: routeNames(mask) });
   }
 
   /**

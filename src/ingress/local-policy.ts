@@ -7,6 +7,7 @@
 // forwards exactly as before. While the intake does not accept (the relay stops) nothing is admitted locally.
 import type { KeyTable } from '../admission/key-table.js';
 import type { Intake } from '../admission/intake.js';
+import { defaultRoutes, withAddedRoutes } from '../admission/send-options.js';
 import { POLICY_LOCAL, POLICY_REFRESH_MS, POLICY_VERIFY, type BudgetTable } from '../shm/budget-layout.js';
 
 export interface LocalPolicyDeps {
@@ -44,9 +45,10 @@ export class LocalPolicy {
     if (e === undefined || e.revoked || keys.current(e.hash) !== e) return 0;
     const bucket = e.submitBucket;
     if (bucket.slot < 0 || bucket.shared !== null) return 0;
-    const routes = e.defaultMask & availableRouteMask;
-    if (routes === 0) return 0;
-    const record = routes | (addedRouteMasks[id] ?? 0);
+    // The routes a request naming none gets (send-options decides them for every ingress); none: the front refuses.
+    const routes = defaultRoutes(e, availableRouteMask);
+    if (typeof routes !== 'number') return 0;
+    const record = withAddedRoutes(routes, id, addedRouteMasks);
     if ((record & ~quicMask) !== 0 || (record & intake.deliverable) === 0) return 0;
     return POLICY_LOCAL | record | (e.config.verifySignatures ? POLICY_VERIFY : 0);
   }

@@ -1,5 +1,5 @@
 // The QUIC ingress as main.ts sees it (front thread, cold): reads relayHost.quicPort / relayHost.quic, loads or makes
-// the server certificate, starts the QUIC thread (./ingress-task-runner.ts) and the front half (./front-ingress.ts),
+// the server certificate, starts the ingress task (./ingress-task-runner.ts: in the quic-egress thread, or a quic-ingress thread of its own) and the front half (./front-ingress.ts),
 // renders their metrics and stops both. null when relayHost.quicPort is 0 or the relay host is disabled.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -33,7 +33,7 @@ export interface QuicIngressServiceDeps {
   readonly log: Logger;
   /** Per-key counts on /metrics (src/admission/key-usage.ts); absent = not counted. */
   readonly keyUsage?: KeyUsage;
-  /** Runs the listener in the relay's QUIC thread (EgressPool.hostInQuicThread); absent = a thread of its own. */
+  /** Runs the listener in the relay's quic-egress thread (EgressPool.hostInQuicThread); absent = a quic-ingress thread of its own. */
   readonly host?: QuicTaskHost;
   /** Landing receipts: locally admitted streams' receipts are filed here (front-ingress.ts). */
   readonly receipts?: ReceiptSink | null;

@@ -1,5 +1,5 @@
 // pino structured logging (cold setup; log calls are off the hot path except failures). One root logger per process,
-// one child per thread ({thread: 'front' | 'egress' | 'telemetry'}). API keys never reach logs: records carry a key
+// one child per thread ({thread: its role, src/threads/roles.ts: 'front', 'egress', 'quic-egress', ...}). API keys never reach logs: records carry a key
 // id/name only, and redaction covers the header and query carriers in case a request object is ever logged.
 import { destination, pino, type Logger, type LevelWithSilent } from 'pino';
 

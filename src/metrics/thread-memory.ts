@@ -10,6 +10,7 @@
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 import v8 from 'node:v8';
 import type { TextBuilder } from './prometheus.js';
+import type { ThreadRole } from '../threads/roles.js';
 
 const CHANNEL = 'slotrelay:thread-memory';
 /** How often a thread publishes (a scrape sees figures at most this old). */
@@ -18,7 +19,7 @@ export const THREAD_MEMORY_EVERY_MS = 5_000;
 const STALE_AFTER_MS = 3 * THREAD_MEMORY_EVERY_MS;
 
 export interface ThreadMemorySample {
-  /** What the thread is: front, egress, quic-egress, quic-link, quic-ingress, telemetry, receipt-status, retry-status. */
+  /** What the thread is: its role (src/threads/roles.ts THREAD_ROLES). */
   readonly role: string;
   readonly threadId: number;
   readonly heapUsedBytes: number;
@@ -56,7 +57,7 @@ function isSample(m: unknown): m is ThreadMemorySample {
  * Publish this thread's heap every THREAD_MEMORY_EVERY_MS until the returned stop is called. Unref'd: it never keeps a
  * thread alive. Call once per thread, at its start.
  */
-export function publishThreadMemory(role: string): () => void {
+export function publishThreadMemory(role: ThreadRole): () => void {
   const channel = new BroadcastChannel(CHANNEL);
   channel.unref();
   const post = (): void => channel.postMessage(sampleNow(role));
@@ -74,7 +75,7 @@ export class ThreadMemory {
   private readonly latest = new Map<number, ThreadMemorySample>();
   private readonly channel = new BroadcastChannel(CHANNEL);
 
-  constructor(private readonly ownRole = 'front') {
+  constructor(private readonly ownRole: ThreadRole = 'front') {
     this.channel.unref();
     this.channel.onmessage = (e: unknown) => {
       const data = (e as { data?: unknown }).data;

@@ -5,7 +5,8 @@
 // The per-route part (outcome, first send, targets, rebroadcasts) lives in a SharedArrayBuffer the egress workers
 // write (src/shm/receipts-layout.ts, src/egress/contract/receipt-writer.ts); the rest lives here.
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
-import { claimReceipt, createReceiptsBuffer, lastReceiptSeq, receiptViews, reserveReceiptSeq, type ReceiptViews } from '../shm/receipts-layout.js';
+import { createReceiptsBuffer, lastReceiptSeq, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
+import { claimReceiptSeq } from '../admission/receipt-claim.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';
 import { notLandedReason, type NotLandedReason, type RouteFacts } from './not-landed-reason.js';
 import { encodePubkeyBase58 } from '../tx/base58.js';
@@ -214,8 +215,7 @@ export class ReceiptTable {
    * `slot` is the cluster slot the relay knows now (-1 unknown).
    */
   accept(signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): number {
-    const seq = reserveReceiptSeq(this.v);
-    claimReceipt(this.v, seq);
+    const seq = claimReceiptSeq(this.v); // as the QUIC thread's local admission claims its receipts
     this.fill(seq, signature, keyId, routeMask, requestId, acceptedAtMs, slot);
     return seq;
   }

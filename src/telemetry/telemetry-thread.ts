@@ -1,6 +1,7 @@
 // TelemetryThread (main thread, cold): owns the leader-slot snapshot buffer and supervises the dedicated telemetry
 // worker_thread (dist/workers/telemetry-worker.js) that fills it. If the thread dies it is restarted after a backoff
-// (doubling per consecutive crash, up to RESTART_BACKOFF_MAX_MS); the new thread attaches the same buffer and
+// (src/threads/supervisor.ts, the telemetry row of src/threads/policies.ts; telemetry.restartBackoffMs is the first
+// delay); the new thread attaches the same buffer and
 // continues the generation count. While it is down nothing is published: the snapshot ages and getLeaderSlots fails
 // closed (stale) — readers never see a half-written snapshot.
 //
@@ -19,10 +20,7 @@ import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
 import type { RegionShareFactory } from './region-share.js';
 import { ProbeClient, isProbeAnswer, isProbeRequest, unmeasured, type ProbeAnswer, type Prober } from './probe-relay.js';
-
-const RESTART_BACKOFF_MAX_MS = 5_000;
-/** A thread that ran this long before dying resets the backoff. */
-const RESTART_STABLE_MS = 10_000;
+import { Supervisor, workerRun, type SupervisedRun } from '../threads/supervisor.js';
 /** A measurement port with no batch for this long belongs to an egress task that ended: closed (reports come every 1 s). */
 const PORT_SILENT_MS = 30_000;
 
@@ -60,14 +58,11 @@ export class TelemetryThread {
   readonly snapshot: SharedArrayBuffer;
   private worker: Worker | null = null;
   private stopping = false;
-  private consecutive = 0;
-  private startedAt = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly supervisor: Supervisor;
   /** Measurement ports (main-thread ends) -> when their last batch arrived. */
   private readonly ports = new Map<MessagePort, number>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private data: TelemetryWorkerData;
-  restarts = 0;
 
   constructor(private readonly o: TelemetryThreadOptions) {
     this.snapshot = createSnapshotBuffer(o.telemetry.snapshotCapacityBytes);
@@ -82,6 +77,21 @@ export class TelemetryThread {
       cluster: o.cluster,
       probeVia: o.probeInQuicThread === true ? 'parent' : undefined,
     };
+    this.supervisor = new Supervisor({
+      role: 'telemetry',
+      log: o.log,
+      policy: { firstBackoffMs: o.telemetry.restartBackoffMs },
+      message: 'telemetry thread exited; restarting (the snapshot ages meanwhile)',
+      launch: ({ ready }) => this.launch(ready),
+      onEnded: () => {
+        this.worker = null;
+      },
+    });
+  }
+
+  /** Times the thread died and was restarted. */
+  get restarts(): number {
+    return this.supervisor.restarts;
   }
 
   /** Where the thread's probe requests go (EgressPool.probe: the QUIC thread); until set, targets stay unmeasured. */
@@ -92,11 +102,15 @@ export class TelemetryThread {
   }
 
   start(): void {
-    if (this.worker !== null || this.stopping) return;
+    if (this.stopping) return;
+    this.supervisor.start();
+  }
+
+  private launch(ready: () => void): SupervisedRun {
     const file = this.o.workerFile ?? new URL('../../workers/telemetry-worker.js', import.meta.url);
     const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
     this.worker = w;
-    this.startedAt = Date.now();
+    w.once('online', ready); // no handshake of its own: running is enough (no start-up timeout in its row)
     w.on('message', (m: unknown) => {
       if (!isProbeRequest(m)) {
         this.o.onClusterStatus?.(m);
@@ -109,19 +123,7 @@ export class TelemetryThread {
       else void this.prober(m.targets, m.timeoutMs).then(answer, () => answer(unmeasured(m.targets)));
     });
     w.on('error', (err) => this.o.log.error({ err, event: 'telemetry_thread_error' }, 'telemetry thread failed'));
-    w.once('exit', (code) => {
-      if (this.worker === w) this.worker = null;
-      if (this.stopping) return;
-      if (Date.now() - this.startedAt > RESTART_STABLE_MS) this.consecutive = 0;
-      const delay = Math.min(this.o.telemetry.restartBackoffMs * 2 ** this.consecutive, RESTART_BACKOFF_MAX_MS);
-      this.consecutive++;
-      this.restarts++;
-      this.o.log.error({ event: 'telemetry_thread_exit', code, restartInMs: delay }, 'telemetry thread exited; restarting (the snapshot ages meanwhile)');
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.start();
-      }, delay);
-    });
+    return workerRun(w);
   }
 
   /** A port for one egress task (transfer it): batches posted on it reach the current telemetry thread. */
@@ -173,13 +175,10 @@ export class TelemetryThread {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.timer !== null) clearTimeout(this.timer);
     if (this.sweepTimer !== null) clearInterval(this.sweepTimer);
     for (const p of this.ports.keys()) p.close();
     this.ports.clear();
-    const w = this.worker;
-    this.worker = null;
-    if (w !== null) await w.terminate();
+    await this.supervisor.stop(); // no grace in its row: terminated at once
   }
 }
 

@@ -1,4 +1,4 @@
-// The QUIC thread's body (its own Piscina pool of size 1, one long-lived task; HOT): consumes the QUIC ring with the
+// The quic-egress thread's body (QUIC thread 0 of the QUIC threads' Piscina pool, one long-lived task; HOT): consumes the QUIC ring with the
 // QUIC routes, answers the telemetry probe's handshakes and hosts the QUIC ingress listener when the front asks, so
 // every QUIC socket of the process and the one quiche load are here (docs/architecture.md). Returns when the pool sets
 // the ring's STOP word, like every egress consumer.
@@ -27,7 +27,7 @@ export function runQuicThread(task: EgressTask): Promise<void> {
 
 /** Runs each hosted job (the QUIC ingress) in this thread; answers when it ends. */
 function serveHostRequests(port: MessagePort, egress: EgressTask): void {
-  const log = createLogger(egress.config.log.level, 'quic-ingress');
+  const log = createLogger(egress.config.log.level, 'quic-egress', { job: 'quic-ingress' });
   const host: LocalSendHost = { dispatch: () => localDispatch, receipts: egress.receipts, log };
   port.on('message', (m: unknown) => {
     if (!isHostRequest(m)) return;

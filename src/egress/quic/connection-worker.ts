@@ -125,9 +125,25 @@ export interface ConnectionReport {
 
 type Resolve = (o: TargetOutcome) => void;
 
+/**
+ * The worker's state with the data only that state has (Agave tpu-client-next ConnectionState: NotSetup, Active(conn),
+ * Retry(n), Closing), so the type checker holds what a state may touch: only an active connection has a liveness
+ * check, only a retrying worker a reconnect timer, only a closing one an eviction grace timer. The names are
+ * CONNECTION_STATES (metric labels and reports).
+ */
+type WorkerState =
+  /** A connect in flight; conn is null until the socket is open, then the connection whose handshake runs. */
+  | { readonly kind: 'connecting'; conn: QuicClientConnection | null }
+  /** Handshake done; `liveness`: the PING check after a stale drop (checkLiveness), null when none is in flight. */
+  | { readonly kind: 'active'; readonly conn: QuicClientConnection; liveness: NodeJS.Timeout | null }
+  /** The last connection ended or a connect failed: a new connect when `timer` fires (backoffMs). */
+  | { readonly kind: 'retrying'; readonly timer: NodeJS.Timeout }
+  /** close(): no new sends; what is queued is written until `grace` fires or the connection ends (conn null: none open). */
+  | { readonly kind: 'closing'; conn: QuicClientConnection | null; grace: NodeJS.Timeout | null }
+  | { readonly kind: 'closed' };
+
 export class ConnectionWorker {
-  private st: ConnectionState = 'connecting';
-  private conn: QuicClientConnection | null = null;
+  private s: WorkerState = { kind: 'connecting', conn: null };
   /** First sends waiting (handshake, stream credit, congestion room): written before any rebroadcast. */
   private readonly firstSends = new SendQueue<TargetOutcome>();
   /** Rebroadcasts waiting: written only when no first send waits. */
@@ -139,8 +155,6 @@ export class ConnectionWorker {
   private staleTimerAt = Infinity;
   private readonly maxTxBytes: number;
   private backoffMs: number;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private graceTimer: NodeJS.Timeout | null = null;
   private handshakeMs = NaN;
   private connects = 0;
   private connectFailures = 0;
@@ -150,8 +164,6 @@ export class ConnectionWorker {
   private droppedStale = 0;
   private failed = 0;
   private staleLogAtMs = -Infinity;
-  /** A liveness check in flight (PING sent after a stale drop), or null. */
-  private livenessTimer: NodeJS.Timeout | null = null;
   private staleUnlogged = 0;
   private readonly latency = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 2 });
   /** Date.now() of the last send() (LRU and idle decisions). */
@@ -194,7 +206,13 @@ export class ConnectionWorker {
   }
 
   get state(): ConnectionState {
-    return this.st;
+    return this.s.kind;
+  }
+
+  /** The connection of the current state, if it has one (connecting once the socket is open, active, closing). */
+  private get conn(): QuicClientConnection | null {
+    const s = this.s;
+    return s.kind === 'connecting' || s.kind === 'active' || s.kind === 'closing' ? s.conn : null;
   }
 
   /** Transactions waiting in this worker's queue now (handshake, stream credit, congestion room). */
@@ -208,7 +226,7 @@ export class ConnectionWorker {
    */
   send(tx: Uint8Array, background = false): TargetOutcome | Promise<TargetOutcome> {
     this.lastUsedMs = Date.now();
-    const st = this.st;
+    const st = this.s.kind;
     if (tx.length === 0 || tx.length > this.maxTxBytes) {
       this.failed++;
       return 'failed';
@@ -250,7 +268,7 @@ export class ConnectionWorker {
 
   /** Pre-warm: make sure a connection is (being) opened; a retrying worker keeps its backoff. */
   touch(): void {
-    if (this.st === 'closed') return;
+    if (this.s.kind === 'closed') return;
     this.lastUsedMs = Date.now();
   }
 
@@ -259,18 +277,18 @@ export class ConnectionWorker {
    * Resolves when closed.
    */
   close(graceMs: number): Promise<void> {
-    if (this.st === 'closed') return Promise.resolve();
+    const s = this.s;
+    if (s.kind === 'closed') return Promise.resolve();
+    if (s.kind === 'retrying') clearTimeout(s.timer);
     const c = this.conn;
-    const wasRetrying = this.st === 'retrying';
-    this.st = 'closing';
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
-    if (c === null || wasRetrying) {
+    const closing: WorkerState = { kind: 'closing', conn: c, grace: null };
+    this.s = closing;
+    if (c === null) {
       this.toClosed();
       return Promise.resolve();
     }
     if (this.queued === 0 || graceMs <= 0) c.close(0, 'closing');
-    else this.graceTimer = setTimeout(() => c.close(0, 'eviction grace over'), graceMs);
+    else closing.grace = setTimeout(() => c.close(0, 'eviction grace over'), graceMs);
     return c.closed.then(() => undefined);
   }
 
@@ -282,11 +300,11 @@ export class ConnectionWorker {
   report(): ConnectionReport {
     const h = this.latency;
     const n = h.totalCount;
-    const rtt = this.st === 'active' && this.conn !== null ? this.conn.rttSample() : null;
+    const rtt = this.s.kind === 'active' ? this.s.conn.rttSample() : null;
     return {
       target: this.target,
       label: this.o.label ?? null,
-      state: this.st,
+      state: this.s.kind,
       handshakeMs: this.handshakeMs,
       rttMs: rtt === null ? NaN : rtt.rttMs,
       rttAtUnixMs: rtt === null ? NaN : rtt.atUnixMs,
@@ -333,7 +351,7 @@ export class ConnectionWorker {
       if (this.write(c, this.firstSends, Infinity)) this.write(c, this.rebroadcasts, Infinity);
     }
     this.armStale();
-    if (this.st === 'closing' && this.queued === 0) c.close(0, 'closing');
+    if (this.s.kind === 'closing' && this.queued === 0) c.close(0, 'closing');
   }
 
   /** Writes up to `max` transactions from the head of `q`; false when the transport stopped taking them. */
@@ -380,7 +398,7 @@ export class ConnectionWorker {
     const oldest = Math.min(this.firstSends.headDeadline(), this.rebroadcasts.headDeadline());
     if (oldest > now) return;
     const waitedMs = now - (oldest - this.staleMs());
-    this.cause = this.st === 'connecting' ? CAUSE.connecting : this.blockedBy === 'no-credit' ? CAUSE.no_stream_credit : CAUSE.congestion;
+    this.cause = this.s.kind === 'connecting' ? CAUSE.connecting : this.blockedBy === 'no-credit' ? CAUSE.no_stream_credit : CAUSE.congestion;
     this.causeCode = 0;
     const n = this.expire(this.firstSends, now) + this.expire(this.rebroadcasts, now);
     this.armStale();
@@ -428,7 +446,8 @@ export class ConnectionWorker {
   // ---- transitions (cold) ----
 
   private connect(): void {
-    this.st = 'connecting';
+    const connecting: WorkerState = { kind: 'connecting', conn: null };
+    this.s = connecting;
     this.connects++;
     QuicClientConnection.open({
       host: this.o.host,
@@ -445,15 +464,17 @@ export class ConnectionWorker {
       onClose: this.onClose,
     }).then(
       (c) => {
-        this.conn = c;
-        if (this.st === 'closing' || this.st === 'closed') {
+        const s = this.s;
+        if (s.kind !== 'connecting') {
           // closed while the socket was opening: release it (onClose answers what was waiting)
+          if (s.kind === 'closing') s.conn = c;
           c.close(0, 'closing');
           return;
         }
+        connecting.conn = c;
         c.established.then(() => {
-          if (this.conn !== c || this.st !== 'connecting') return;
-          this.st = 'active';
+          if (this.s !== connecting || connecting.conn !== c) return;
+          this.s = { kind: 'active', conn: c, liveness: null };
           this.handshakeMs = c.stats().handshakeMs;
           this.backoffMs = this.o.retryMinMs;
           this.firstAttemptEnded(true);
@@ -483,17 +504,15 @@ export class ConnectionWorker {
       this.endCause = CAUSE.closed;
       this.endCode = 0;
     }
-    if (this.graceTimer !== null) clearTimeout(this.graceTimer);
-    this.graceTimer = null;
-    if (this.livenessTimer !== null) clearTimeout(this.livenessTimer);
-    this.livenessTimer = null;
-    if (this.st === 'closing' || this.st === 'closed') {
+    const s = this.s;
+    if (s.kind === 'closing' && s.grace !== null) clearTimeout(s.grace);
+    if (s.kind === 'active' && s.liveness !== null) clearTimeout(s.liveness);
+    if (s.kind === 'closing' || s.kind === 'closed') {
       const left = this.answerAll('dropped:no_connection');
       if (left > 0) this.o.log.warn({ target: this.target, validator: this.o.label, unsent: left, by: info.by, code: info.code, reason: info.reason }, 'egress: connection ended with transactions unsent (dropped:no_connection)');
       this.toClosed();
       return;
     }
-    this.conn = null;
     const reconnect = this.o.reconnect !== false;
     if (info.wasEstablished) {
       const left = this.answerAll('dropped:no_connection');
@@ -517,9 +536,9 @@ export class ConnectionWorker {
   private failedConnect(): void {
     this.firstAttemptEnded(false);
     this.connectFailures++;
-    this.conn = null;
+    if (this.s.kind === 'connecting') this.s.conn = null;
     this.answerAll('dropped:no_connection');
-    if (this.st === 'closing' || this.st === 'closed' || this.o.reconnect === false) {
+    if (this.s.kind === 'closing' || this.s.kind === 'closed' || this.o.reconnect === false) {
       this.toClosed();
       return;
     }
@@ -528,17 +547,18 @@ export class ConnectionWorker {
   }
 
   private toRetrying(): void {
-    this.st = 'retrying';
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      if (this.st === 'retrying') this.connect();
-    }, this.backoffMs);
+    const retrying: WorkerState = {
+      kind: 'retrying',
+      timer: setTimeout(() => {
+        if (this.s === retrying) this.connect();
+      }, this.backoffMs),
+    };
+    this.s = retrying;
   }
 
   private toClosed(): void {
     this.firstAttemptEnded(false);
-    this.st = 'closed';
-    this.conn = null;
+    this.s = { kind: 'closed' };
     this.answerAll('dropped:no_connection');
     if (this.staleTimer !== null) clearTimeout(this.staleTimer);
     this.staleTimer = null;
@@ -578,17 +598,18 @@ export class ConnectionWorker {
 
   /** Is the peer still there? PING it; if nothing at all comes back in LIVENESS_TIMEOUT_MS, reconnect. */
   private checkLiveness(): void {
-    const c = this.conn;
-    if (c === null || this.st !== 'active' || this.livenessTimer !== null) return;
+    const active = this.s;
+    if (active.kind !== 'active' || active.liveness !== null) return;
+    const c = active.conn;
     const before = c.received;
     c.ping();
-    this.livenessTimer = setTimeout(() => {
-      this.livenessTimer = null;
-      if (this.conn !== c || this.st !== 'active' || c.received !== before) return;
+    active.liveness = setTimeout(() => {
+      active.liveness = null;
+      if (this.s !== active || c.received !== before) return;
       this.o.log.warn({ target: this.target, validator: this.o.label, waitedMs: LIVENESS_TIMEOUT_MS }, 'egress: peer does not answer a PING: closing the connection to reconnect');
       c.close(0, 'peer unresponsive');
     }, LIVENESS_TIMEOUT_MS);
-    this.livenessTimer.unref();
+    active.liveness.unref();
   }
 }
 

@@ -58,7 +58,7 @@ const ANSWER_CODE: Readonly<Record<TargetOutcome, number>> = Object.freeze(
 
 export async function runQuicLinkOwner(task: QuicLinkOwnerTask): Promise<void> {
   const { config, plan, thread } = task;
-  const log = createLogger(config.log.level, 'quic', { thread });
+  const log = createLogger(config.log.level, 'quic-link', { quicThread: thread });
   followLogLevel(task.readyPort, [log]); // a reload's log.level (src/log/log-level-message.ts)
   const tid = currentThreadId();
   if (tid !== null) task.readyPort.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);

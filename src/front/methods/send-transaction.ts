@@ -22,6 +22,7 @@ import type { SnapshotReader } from '../../telemetry/snapshot.js';
 import { tryParseEncodingParam } from '../../tx/index.js';
 import type { CallContext } from '../../admission/call-context.js';
 import type { Intake, SubmissionMeta } from '../../admission/intake.js';
+import { EVERY_ROUTE, defaultRoutes } from '../../admission/send-options.js';
 
 export interface SendTransactionDeps {
   readonly intake: Intake;
@@ -32,6 +33,11 @@ export interface SendTransactionDeps {
    * null, or no fresh snapshot: minContextSlot is not checked on the skip-preflight path.
    */
   readonly clusterSlot?: { readonly reader: SnapshotReader | null; readonly maxAgeMs: number; readonly now?: () => number };
+  /**
+   * Routes this relay runs (RoutePlan.available: main.ts). Absent: every route (a method table driven without a route
+   * plan, as the unit tests do).
+   */
+  readonly availableRouteMask?: number;
 }
 
 /**
@@ -50,13 +56,12 @@ function quote(signature: string | Failure): string | Failure {
   return typeof signature === 'string' ? '"' + signature + '"' : signature;
 }
 
-const ROUTE_NOT_ALLOWED = failureOf(Errors.ROUTE_NOT_ALLOWED);
-const ROUTE_NOT_CONFIGURED = failureOf(Errors.ROUTE_NOT_CONFIGURED);
 const PREFLIGHT_NOT_ALLOWED = failureOf(Errors.PREFLIGHT_NOT_ALLOWED);
 const PREFLIGHT_UNAVAILABLE = failureOf(Errors.PREFLIGHT_UNAVAILABLE);
 
 export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<CallContext> {
   const { intake, upstream, clusterSlot } = deps;
+  const available = deps.availableRouteMask ?? EVERY_ROUTE;
   return (params, ctx) => {
     // Agave's order of checks; each returns its refusal.
     const p = tryParamsArray(params, 1, 2);
@@ -76,13 +81,14 @@ export function sendTransactionMethod(deps: SendTransactionDeps): MethodHandler<
     if (maxRetries instanceof Failure) return maxRetries;
     const minContextSlot = tryOptionalUsize(cfg?.minContextSlot, 'minContextSlot');
     if (minContextSlot instanceof Failure) return minContextSlot;
-    // None of the key's default routes runs here: the key's policy, or this relay (noRouteRefusal).
-    if (ctx.routeMask === 0) return ctx.key.defaultMask === 0 ? ROUTE_NOT_ALLOWED : ROUTE_NOT_CONFIGURED;
-
+    // The key's default routes (sendTransaction names none), decided where every ingress decides them: none here is
+    // the key's policy (route_not_allowed) or this relay (route_not_configured, naming what it runs).
     const key = ctx.key;
+    const routeMask = defaultRoutes(key, available);
+    if (routeMask instanceof Failure) return routeMask;
     const meta: SubmissionMeta = {
       keyId: key.id,
-      routeMask: ctx.routeMask,
+      routeMask,
       maxRetries: maxRetries ?? -1,
       receivedAtMs: ctx.state.receivedAtMs,
       traceId: ctx.state.requestId,

@@ -6,8 +6,8 @@ import { UpstreamRpcClient } from '../upstream-client.js';
 import { upstreamStatusAsker, type StatusAnswers } from './signature-statuses.js';
 
 export interface StatusThreadData {
-  /** receipt-status, retry-status: the per-thread memory metrics' role. */
-  readonly role: string;
+  /** Its thread role (src/threads/roles.ts): the per-thread memory metrics' label, the thread's name. */
+  readonly role: 'receipt-status' | 'retry-status';
   readonly url: string;
   readonly timeoutMs: number;
   readonly allowTestCrash: boolean;

@@ -8,28 +8,23 @@
 // While the thread is down (it died, or has not posted `ready` yet) the asker given as `fallback` asks from the owner's
 // thread, so following transactions never stops nor waits: a thread still loading its modules on a busy host (over a
 // second seen on CI) would otherwise hold the first polls, and a rebroadcast scheduler whose first poll waits sends
-// every queued transaction again, landed or not. The thread is started again after a backoff (doubling, up to
-// RESTART_MAX_MS); one not ready within STARTUP_MS is ended and replaced. A poll the thread cannot answer (it ended,
+// every queued transaction again, landed or not. The thread is started again after a backoff, and one not ready in time
+// is ended and replaced, as its role's row of src/threads/policies.ts says (src/threads/supervisor.ts does it). A poll the thread cannot answer (it ended,
 // was stopped, or missed its calls' upstream timeouts plus ANSWER_SLACK_MS, when it is wedged and is ended and
 // replaced) is answered as a failed call, with no values: like every asker, ask() settles with answers and never
 // rejects, and the owner asks again at its next poll.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../log/logger.js';
+import { Supervisor, workerRun, type SupervisedRun } from '../../threads/supervisor.js';
 import { callsFor, type AskedBy, type SignatureStatusAsker, type StatusAnswers } from './signature-statuses.js';
 import { isStatusAnswer, isStatusThreadReady, type StatusAsk, type StatusThreadData } from './status-thread-main.js';
 
-const RESTART_MIN_MS = 500;
-const RESTART_MAX_MS = 10_000;
-/** A thread that ran this long before dying starts the backoff over. */
-const STABLE_MS = 30_000;
 /** How much longer than the upstream timeout an answer may take before the call counts as failed. */
 const ANSWER_SLACK_MS = 1_000;
-/** A thread not ready this long after its spawn is ended and replaced like a wedged one. */
-const STARTUP_MS = 15_000;
 
 export interface StatusThreadOptions {
   /** The thread's name and its role in the per-thread memory metrics (receipt-status, retry-status). */
-  readonly role: string;
+  readonly role: 'receipt-status' | 'retry-status';
   readonly url: string;
   readonly timeoutMs: number;
   readonly log: Logger;
@@ -55,28 +50,41 @@ interface Pending {
 }
 
 export class StatusThread implements SignatureStatusAsker {
+  /** The current thread (null while none runs); it answers polls once its run is ready. */
   private worker: Worker | null = null;
-  /** The current worker has posted `ready`. */
-  private ready = false;
-  private startupTimer: NodeJS.Timeout | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
-  private stopping = false;
-  private restartTimer: NodeJS.Timeout | null = null;
-  private backoffMs = RESTART_MIN_MS;
-  private startedAt = 0;
+  private stopped = false;
+  /** Spawn, ready, restart with backoff, start-up timeout: the role's row of src/threads/policies.ts. */
+  private readonly supervisor: Supervisor;
   /** Polls asked, by the thread whose calls answered them. */
   readonly polls: Record<AskedBy, number> = { status_thread: 0, caller: 0 };
-  /** Times the thread ended without being asked to. */
-  restarts = 0;
 
-  constructor(private readonly o: StatusThreadOptions) {}
+  constructor(private readonly o: StatusThreadOptions) {
+    this.supervisor = new Supervisor({
+      role: o.role,
+      log: o.log,
+      level: 'warn',
+      message: 'a status thread ended; its owner asks until it is back',
+      unrefTimers: true,
+      launch: ({ ready }) => this.launch(ready),
+      onEnded: ({ stopping }) => {
+        this.worker = null;
+        this.failPending(stopping ? 'the status thread was stopped' : 'the status thread ended');
+      },
+    });
+  }
+
+  /** Times the thread ended without being asked to. */
+  get restarts(): number {
+    return this.supervisor.restarts;
+  }
 
   /** Resolves true once a thread is ready (at once if one is), false after `ms` (cold: the relay's start). */
   async whenReady(ms: number): Promise<boolean> {
     const end = Date.now() + ms;
     while (!this.running) {
-      if (Date.now() >= end || this.stopping) return false;
+      if (Date.now() >= end || this.stopped) return false;
       await new Promise((r) => setTimeout(r, 10));
     }
     return true;
@@ -84,29 +92,22 @@ export class StatusThread implements SignatureStatusAsker {
 
   /** Whether a thread is up and ready to take the next poll (else the fallback takes it). */
   get running(): boolean {
-    return this.worker !== null && this.ready;
+    return this.worker !== null && this.supervisor.ready;
   }
 
   start(): void {
-    if (this.worker !== null || this.stopping) return;
+    this.supervisor.start();
+  }
+
+  private launch(ready: () => void): SupervisedRun {
     const file = this.o.workerFile ?? new URL('../../../workers/status-worker.js', import.meta.url);
     const data: StatusThreadData = { role: this.o.role, url: this.o.url, timeoutMs: this.o.timeoutMs, allowTestCrash: this.o.allowTestCrash === true, testStartDelayMs: this.o.testStartDelayMs };
     const w = new Worker(file, { workerData: data, name: this.o.role });
     w.unref(); // its owner's close stops it; nothing else must wait for it
     this.worker = w;
-    this.ready = false;
-    this.startedAt = Date.now();
-    this.startupTimer = setTimeout(() => {
-      this.startupTimer = null;
-      if (this.worker === w && !this.ready) void w.terminate(); // exit -> ended(): pending failed, restart after backoff
-    }, STARTUP_MS);
-    this.startupTimer.unref();
     w.on('message', (m: unknown) => {
       if (isStatusThreadReady(m)) {
-        if (this.worker === w) {
-          this.ready = true;
-          this.clearStartup();
-        }
+        ready();
         return;
       }
       if (!isStatusAnswer(m)) return;
@@ -117,23 +118,19 @@ export class StatusThread implements SignatureStatusAsker {
       p.resolve(m.answers);
     });
     w.on('error', (err) => this.o.log.warn({ event: 'status_thread_error', role: this.o.role, err: err.message }, 'a status thread failed'));
-    w.on('exit', () => this.ended(w));
+    return workerRun(w);
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.restartTimer !== null) clearTimeout(this.restartTimer);
-    this.restartTimer = null;
-    this.clearStartup();
-    const w = this.worker;
-    this.worker = null;
+    this.stopped = true;
+    this.worker = null; // the owner asks from now on
     this.failPending('the status thread was stopped');
-    if (w !== null) await w.terminate();
+    await this.supervisor.stop();
   }
 
   ask(signatures: readonly string[]): Promise<StatusAnswers> {
     const w = this.worker;
-    if (w === null || !this.ready) {
+    if (w === null || !this.supervisor.ready) {
       this.polls.caller++;
       return this.o.fallback.ask(signatures);
     }
@@ -168,28 +165,6 @@ export class StatusThread implements SignatureStatusAsker {
     }, ms);
     timer.unref();
     return timer;
-  }
-
-  private clearStartup(): void {
-    if (this.startupTimer !== null) clearTimeout(this.startupTimer);
-    this.startupTimer = null;
-  }
-
-  private ended(w: Worker): void {
-    if (this.worker !== w) return; // stopped on purpose
-    this.worker = null;
-    this.clearStartup();
-    this.restarts++;
-    this.failPending('the status thread ended');
-    if (Date.now() - this.startedAt >= STABLE_MS) this.backoffMs = RESTART_MIN_MS;
-    const wait = this.backoffMs;
-    this.backoffMs = Math.min(RESTART_MAX_MS, this.backoffMs * 2);
-    this.o.log.warn({ event: 'status_thread_exit', role: this.o.role, restartInMs: wait }, 'a status thread ended; its owner asks until it is back');
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      this.start();
-    }, wait);
-    this.restartTimer.unref();
   }
 
   private failPending(message: string): void {

@@ -3,8 +3,8 @@
 // and `routes: ["rpc"]` answered 403 route_not_allowed, blaming the key. Shown, on real relay processes: a default
 // route named in the config that cannot exist stops the start with exit 2 naming it (routes.defaultRoutes and a key's
 // defaultRoutes); the docs' example names only routes it configures; a request for a route this relay does not run
-// gets route_not_configured (400 / -32602) on /v1/submit, /v1/transactions and JSON-RPC, while a route the key may
-// not use still gets route_not_allowed (403).
+// gets route_not_configured (400 / -32602) on /v1/submit, /v1/transactions and JSON-RPC, the same `data.configured`
+// on each, while a route the key may not use still gets route_not_allowed (403).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -111,6 +111,23 @@ describe('a route this relay does not run is not the key\'s fault', () => {
     expect(rpc.status, JSON.stringify(j)).toBe(200);
     expect(j.error.code).toBe(-32602);
     expect(j.error.message).toBe('Invalid params: none of the requested routes is configured on this relay');
+  });
+
+  // Issue #42: sendTransaction decided its routes apart from send-options and refused without `data.configured`.
+  it('JSON-RPC sendTransaction (JSON-RPC host and /v1/sendTransaction) refuses with the data /v1/submit gives: configured', async () => {
+    const rest = await submit(TEST_KEY, {});
+    expect(rest.json.error.data).toEqual({ reason: 'route_not_configured', configured: ['jito'] });
+    for (const url of [relay.rpcUrl, `${relay.relayUrl}/v1/sendTransaction`]) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'sendTransaction', params: [tx, { encoding: 'base64', skipPreflight: true }] }),
+      });
+      const j = (await res.json()) as any;
+      expect(res.status, url).toBe(200);
+      expect(j.id).toBe(8);
+      expect(j.error, url).toEqual({ code: -32602, message: rest.json.error.message, data: rest.json.error.data });
+    }
   });
 
   it('a route the key may not use is still the key\'s: 403 route_not_allowed; a running route is accepted', async () => {
