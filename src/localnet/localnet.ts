@@ -10,8 +10,9 @@ import { BlockEngineServer } from './block-engine/block-engine-server.js';
 import { BundleEngine } from './block-engine/bundle-engine.js';
 import { localnetTipAccounts } from './block-engine/tip-accounts.js';
 import { BlockProducer } from './block-producer.js';
+import { GeyserServer } from './grpc/geyser-server.js';
 import { FacadeServer } from './facade/rpc-server.js';
-import type { FacadeContext, FacadeValidator } from './facade/context.js';
+import { LOCALNET_SOLANA_CORE_VERSION, type FacadeContext, type FacadeValidator } from './facade/context.js';
 import { ArrivalLog } from './arrival-log.js';
 import { LandingLog } from './landings.js';
 import { LeaderSchedule } from './leader-schedule.js';
@@ -80,6 +81,8 @@ export interface LocalnetOptions {
   readonly blockEnginePort?: number;
   /** Its per-IP request limit (HTTP 429 / -32097 above it); 0 = unlimited. Default 50 per second. */
   readonly blockEngineRateLimitPerSecond?: number;
+  /** Yellowstone gRPC (src/localnet/grpc/): its port, 0 = ephemeral; absent = no gRPC server. */
+  readonly grpcPort?: number;
   /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
   readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
@@ -104,6 +107,10 @@ export interface Localnet {
   readonly wsUrl: string;
   /** Base URL of the Jito-compatible block engine (POST {url}/api/v1/bundles, /api/v1/transactions). */
   readonly blockEngineUrl: string;
+  /** The Yellowstone gRPC endpoint (http://host:port), null when options.grpcPort is absent. */
+  readonly grpcUrl: string | null;
+  /** Its server (slot statuses, streams), null when off. */
+  readonly geyser: GeyserServer | null;
   readonly validators: readonly LocalnetValidator[];
   /** In-process access for tests and benches. */
   readonly bank: Bank;
@@ -299,6 +306,23 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
+  const geyser =
+    options.grpcPort === undefined
+      ? null
+      : new GeyserServer(
+          { bank, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, solanaVersion: LOCALNET_SOLANA_CORE_VERSION },
+          { host, port: options.grpcPort },
+        );
+  try {
+    await geyser?.start();
+  } catch (err) {
+    server.stop();
+    await blockEngine.stop();
+    for (const r of links) r.stop();
+    for (const l of listeners) await l.stop();
+    throw err;
+  }
+
   // Order per slot: the bank's new blockhash first, then what the new leader held, then the bundles queued for it,
   // then subscribers.
   clock.onSlot((slot) => producer.startSlot(slot));
@@ -309,6 +333,10 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   clock.onSlot((slot) => sender.onSlot(slot));
   clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
+  if (geyser !== null) {
+    clock.onSlot((slot) => geyser.onSlot(slot));
+    producer.onCommit((rec) => geyser.onCommit(rec));
+  }
   clock.start();
   const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
 
@@ -317,6 +345,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     rpcUrl: server.rpcUrl,
     wsUrl: server.wsUrl,
     blockEngineUrl: blockEngine.url,
+    grpcUrl: geyser?.url ?? null,
+    geyser,
     validators,
     bank,
     schedule,
@@ -345,6 +375,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       gate.stop();
       await competitors.stop();
       server.stop();
+      await geyser?.stop();
       await blockEngine.stop();
       await sender.stop();
       await engineSender.stop();
