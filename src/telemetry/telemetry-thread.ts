@@ -10,7 +10,7 @@
 // or when it stays silent for PORT_SILENT_MS (the task ended but Piscina kept the thread: egress posts a batch,
 // empty or not, every second while it runs), so restarts do not accumulate ports.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
+import type { ClusterConfig, GeyserSourceConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isLogLevelMessage, logLevelMessage, type LogLevel } from '../log/log-level-message.js';
 import { isRouteMeasurementBatch } from './measurements.js';
@@ -54,6 +54,8 @@ export interface TelemetryThreadOptions {
   readonly onClusterStatus?: (status: unknown) => void;
   /** The probe's handshakes run in the QUIC thread (route plan probe 'quic-thread'): see setProber(). */
   readonly probeInQuicThread?: boolean;
+  /** upstream.grpc: the Yellowstone gRPC slot source (src/telemetry/geyser/). */
+  readonly grpc?: GeyserSourceConfig;
 }
 
 export class TelemetryThread {
@@ -81,6 +83,7 @@ export class TelemetryThread {
       allowTestCrash: o.allowTestCrash ?? false,
       cluster: o.cluster,
       probeVia: o.probeInQuicThread === true ? 'parent' : undefined,
+      grpc: o.grpc,
     };
   }
 

@@ -1,0 +1,100 @@
+// A relay with upstream.grpc takes its slots from the Yellowstone gRPC stream (the localnet's server, through a TCP
+// proxy the test can cut or freeze), falls back to PubSub when the stream goes down or stalls, says so once in its log,
+// counts it on /metrics and shows it on /health?detail, and goes back to the stream when it returns. The x-token is
+// sent and never appears in the relay's output.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
+import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
+import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
+import { waitFor } from '../../helpers/wait-for.js';
+
+const SLOT_MS = 200;
+const X_TOKEN = 'grpc-secret-token-5f0c9e2a7b';
+let ln: Localnet;
+let proxy: TcpProxy;
+let relay: RelayHandle;
+
+interface SlotSourceHealth {
+  active: string;
+  reason: string | null;
+  switches: Record<string, number>;
+  grpc: { state: string; lastSlot: number | null; behindSlots: number | null; updates: number } | null;
+}
+
+async function slotSource(): Promise<SlotSourceHealth | null> {
+  const h = (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { slotSource?: SlotSourceHealth | null };
+  return h.slotSource ?? null;
+}
+
+const switchLines = (): { from: string; to: string; reason: string | null }[] =>
+  relay.logs.filter((l) => l.includes('"slot_source_switched"')).map((l) => JSON.parse(l) as { from: string; to: string; reason: string | null });
+
+beforeAll(async () => {
+  ln = await startLocalnet({ slotMs: SLOT_MS, validators: 2, grpcPort: 0 });
+  const g = new URL(ln.grpcUrl!);
+  proxy = await startTcpProxy(g.hostname, Number(g.port));
+  relay = await startRelay({
+    upstream: { rpcUrl: ln.rpcUrl, grpc: { url: proxy.url, xToken: X_TOKEN, stallSlots: 4 } },
+    routes: { rpc: { endpoints: [ln.rpcUrl] } },
+  });
+});
+
+afterAll(async () => {
+  await relay?.stop();
+  await proxy?.close();
+  await ln?.stop();
+});
+
+describe('upstream.grpc: the Geyser slot source', () => {
+  it('leads with the gRPC stream: /health?detail says grpc, up, not behind; the leader data follows the slot', async () => {
+    const s = await waitFor('grpc active', slotSource, (x) => x?.active === 'grpc' && (x.grpc?.updates ?? 0) > 10, 20_000);
+    expect(s!.grpc!.state).toBe('up');
+    expect(s!.grpc!.behindSlots).toBe(0);
+    expect(Math.abs(s!.grpc!.lastSlot! - ln.clock.current)).toBeLessThanOrEqual(2);
+    await waitFor('fresh leader data', async () => ((await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { leaderData: { fresh: boolean } }).leaderData.fresh, Boolean, 20_000);
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(metrics).toMatch(/slotrelay_slot_source_active\{source="grpc"\} 1/);
+    expect(metrics).toMatch(/slotrelay_grpc_stream_up 1/);
+  });
+
+  it('the stream cut: falls back to PubSub at once, logs the switch once, keeps fresh leader data; back to grpc when it returns', async () => {
+    const before = switchLines().length;
+    proxy.cut();
+    const down = await waitFor('pubsub active', slotSource, (x) => x?.active === 'pubsub', 10_000);
+    expect(down!.reason).toMatch(/^grpc_(down|connecting|stalled)$/);
+    const toPubsub = switchLines().slice(before).filter((l) => l.to === 'pubsub');
+    expect(toPubsub).toHaveLength(1);
+    // Slots keep coming from PubSub: the leader data stays fresh while the stream is away.
+    await new Promise((r) => setTimeout(r, 5 * SLOT_MS));
+    const h = (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { leaderData: { fresh: boolean; behindSlots: number } };
+    expect(h.leaderData.fresh).toBe(true);
+    expect(h.leaderData.behindSlots).toBeLessThanOrEqual(1);
+    await proxy.restore();
+    const back = await waitFor('grpc active again', slotSource, (x) => x?.active === 'grpc', 15_000);
+    expect(back!.switches.grpc).toBeGreaterThanOrEqual(2);
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    expect(metrics).toMatch(/slotrelay_slot_source_switches_total\{to="pubsub"\} [1-9]/);
+  });
+
+  it('a stalled stream (connection open, nothing flows) is detected within stallSlots slot times and reopened', async () => {
+    await waitFor('grpc active', slotSource, (x) => x?.active === 'grpc', 15_000);
+    const before = relay.logs.filter((l) => l.includes('"grpc_stream_stalled"')).length;
+    const t0 = Date.now();
+    proxy.freeze();
+    const stalled = await waitFor('pubsub active (stall)', slotSource, (x) => x?.active === 'pubsub', 10_000);
+    const tookMs = Date.now() - t0;
+    // PubSub pulls lagSlots (2) ahead first, or the silence reaches stallSlots (4) slot times: either hands over.
+    expect(stalled!.reason).toMatch(/^grpc_(lagging|stalled|connecting)$/);
+    // At most 4 slot times of silence, plus a slot of jitter and the 1 s status report.
+    expect(tookMs).toBeLessThan(4 * SLOT_MS + SLOT_MS + 1_500);
+    await waitFor('the stall logged', () => relay.logs.filter((l) => l.includes('"grpc_stream_stalled"')).length > before, Boolean, 5_000);
+    proxy.thaw();
+    await waitFor('grpc active after the stall', slotSource, (x) => x?.active === 'grpc', 15_000);
+  });
+
+  it('never shows the x-token: not in the log, /metrics or /health', async () => {
+    const metrics = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+    const health = await (await fetch(`${relay.rpcUrl}/health?detail`)).text();
+    for (const text of [relay.logs.join('\n'), metrics, health]) expect(text).not.toContain(X_TOKEN);
+  });
+});
