@@ -35,6 +35,7 @@ import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { isSlotSourceStatus, type SlotSourceStatus } from './telemetry/geyser/slot-source.js';
 import { renderSlotSource } from './telemetry/geyser/slot-source-metrics.js';
+import { isGeyserLanded, type GeyserLanded } from './telemetry/geyser/geyser-messages.js';
 import { describeBuild } from './native/uws.js';
 import { loadHttpRuntime, renderHttpRuntime } from './http/runtime-info.js';
 import { responseOptions } from './http/response.js';
@@ -209,6 +210,8 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   let cluster: ClusterService | null = null;
   // The telemetry thread's slot source (upstream.grpc, PubSub, polling), as it last reported it: /health?detail.
   let slotSource: SlotSourceStatus | null = null;
+  // Landing statuses from the Geyser stream, for the receipts (set once they exist, below).
+  let streamLanded: ((m: GeyserLanded) => void) | null = null;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
       ? new TelemetryThread({
@@ -220,6 +223,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
           cluster: clusterTelemetryOptions(config),
           onClusterStatus: (m) => {
             if (isSlotSourceStatus(m)) slotSource = m;
+            else if (isGeyserLanded(m)) streamLanded?.(m);
             else cluster?.onTelemetryStatus(m);
           },
           grpc: config.upstream.grpc,
@@ -248,6 +252,11 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         { statusThread: config.receipts.statusThread }, // the tracker's status calls off the front (src/rpc/status/status-thread.ts)
       )
     : null;
+  // With upstream.grpc the landing tracker watches its pending signatures on the telemetry thread's Geyser stream.
+  if (receipts !== null && telemetry !== null && config.upstream.grpc !== undefined) {
+    receipts.setStreamWatch((signatures) => telemetry.watchSignatures(signatures));
+    streamLanded = (m) => receipts.onStreamStatus(m.signature, m.slot, m.err);
+  }
   // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.
   const adaptiveOn = config.routing.adaptive.enabled && receipts !== null && telemetry !== null && plan.direct;
   const widen = adaptiveOn ? createWidenBuffer() : undefined;

@@ -26,6 +26,7 @@ import type { LeaderInfo } from './leader-source.js';
 import { SlotSubscription } from './ws-slot-client.js';
 import { GeyserSlotStream } from './geyser/geyser-slot-stream.js';
 import { SlotSourceSelector } from './geyser/slot-source.js';
+import { isGeyserWatch, type GeyserLanded } from './geyser/geyser-messages.js';
 import type { GeyserSourceConfig } from '../config/schema.js';
 
 export interface TelemetryWorkerData {
@@ -106,7 +107,7 @@ export class TelemetryFollower {
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
     /** Status messages for the main thread: the region share's and the slot source's. */
-    private readonly postStatus: (s: TelemetryShareStatus | SlotSourceStatusMessage) => void = () => undefined,
+    private readonly postStatus: (s: TelemetryShareStatus | SlotSourceStatusMessage | GeyserLanded) => void = () => undefined,
     /** Runs one probe round's handshakes (src/telemetry/probe-relay.ts); default: in this thread. */
     private readonly prober: Prober = probeHandshakes,
     /** Builds the region share when d.cluster is set (the worker entry hands in src/cluster/telemetry-share.ts). */
@@ -177,6 +178,8 @@ export class TelemetryFollower {
           this.source.grpcStateChanged(s.kind);
         },
         stallMs: () => g.stallSlots * this.slotTime.slotMs,
+        // The landing tracker's signatures (main thread): their statuses go straight back to it.
+        onTxStatus: (signature, slot, err) => this.postStatus({ type: 'geyser-landed', signature, slot, err }),
       });
       this.geyser.start();
     }
@@ -204,6 +207,10 @@ export class TelemetryFollower {
 
   /** A batch from an egress worker (relayed by the main thread): filed by the roles of each connection's address. */
   onMessage(m: unknown): void {
+    if (isGeyserWatch(m)) {
+      this.geyser?.watch(m.signatures);
+      return;
+    }
     if (!isRouteMeasurementBatch(m)) return;
     const now = Date.now();
     const lookup = {

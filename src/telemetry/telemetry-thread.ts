@@ -17,6 +17,7 @@ import { isRouteMeasurementBatch } from './measurements.js';
 import type { OfferedRoutes } from '../config/route-plan.js';
 import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
+import type { GeyserWatch } from './geyser/geyser-messages.js';
 import type { RegionShareFactory } from './region-share.js';
 import { ProbeClient, isProbeAnswer, isProbeRequest, unmeasured, type ProbeAnswer, type Prober } from './probe-relay.js';
 
@@ -100,6 +101,7 @@ export class TelemetryThread {
     const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
     this.worker = w;
     this.startedAt = Date.now();
+    if (this.lastWatch !== null) w.postMessage(this.lastWatch);
     w.on('message', (m: unknown) => {
       if (!isProbeRequest(m)) {
         this.o.onClusterStatus?.(m);
@@ -164,6 +166,14 @@ export class TelemetryThread {
     this.data = { ...this.data, logLevel: level };
     this.worker?.postMessage(logLevelMessage(level));
   }
+
+  /** The landing tracker's signatures for the Geyser stream (upstream.grpc); a restarted thread gets the last set. */
+  watchSignatures(signatures: readonly string[]): void {
+    this.lastWatch = { type: 'geyser-watch', signatures };
+    this.worker?.postMessage(this.lastWatch);
+  }
+
+  private lastWatch: GeyserWatch | null = null;
 
   /** Tests only: make the thread throw (requires allowTestCrash). */
   crashForTest(): void {

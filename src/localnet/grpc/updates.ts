@@ -5,7 +5,7 @@
 import bs58 from 'bs58';
 import type { TxRecord } from '../bank.js';
 import type { SlotEvent } from './slot-feed.js';
-import { txErrorBincode } from './tx-error-bincode.js';
+import { txErrorBincode } from '../../geyser/tx-error-codec.js';
 import type { TxFacts } from './tx-filter.js';
 
 const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';

@@ -3,10 +3,20 @@
 // slot status (interslotUpdates), so the earliest a slot has (FIRST_SHRED_RECEIVED, before its bank is processed)
 // reaches the caller. An explicit state machine: connecting -> up -> down | stalled -> connecting, reopened with
 // backoff; "stalled" is no update for stallMs() (the caller passes N slot times). The x-token is a header only: it
-// is never logged, and no error text from here carries it.
+// is never logged, and no error text from here carries it. The same stream carries the transaction statuses of the
+// signatures the landing tracker waits on (watch(): one `signature` filter each, at most MAX_WATCHED, replaced as
+// receipts come and go; the request goes again on every reopen).
 import { credentials, Metadata, status, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import type { SubscribeRequest, SubscribeUpdate } from '../../geyser/messages.js';
 import { geyserProto } from '../../geyser/proto.js';
+import { txErrorFromBincode, type TxErrorJson } from '../../geyser/tx-error-codec.js';
+import bs58 from 'bs58';
+
+/**
+ * Signatures watched on the stream at once (one filter each). A provider may allow fewer transaction filters per
+ * stream (yellowstone-grpc's filter limits are per deployment); those beyond are left to getSignatureStatuses polling.
+ */
+export const MAX_WATCHED = 256;
 
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
@@ -25,14 +35,20 @@ export interface GeyserSlotStreamOptions {
   /** Every slot update: slot number and SlotStatus code. */
   readonly onSlot: (slot: number, status: number) => void;
   readonly onState: (s: GeyserStreamState) => void;
+  /** A watched signature's transaction status (processed: executed in `slot`; err null = succeeded). */
+  readonly onTxStatus?: (signature: string, slot: number, err: TxErrorJson | null) => void;
   /** The silence that counts as a stall, now (N slot times at the measured slot time). */
   readonly stallMs: () => number;
 }
 
 type Call = ClientDuplexStream<SubscribeRequest, SubscribeUpdate>;
 
-/** The filter this stream asks for: every status of every slot. */
-const SLOTS_REQUEST: SubscribeRequest = { slots: { slotrelay: { interslotUpdates: true } } };
+/** The filter this stream asks for: every status of every slot, and the watched signatures' statuses. */
+function request(watched: readonly string[]): SubscribeRequest {
+  const transactionsStatus: Record<string, { signature: string }> = {};
+  watched.forEach((sig, i) => (transactionsStatus[`w${i}`] = { signature: sig }));
+  return { slots: { slotrelay: { interslotUpdates: true } }, transactionsStatus };
+}
 
 export class GeyserSlotStream {
   private client: InstanceType<ReturnType<typeof geyserProto>['Client']>;
@@ -43,6 +59,7 @@ export class GeyserSlotStream {
   private stallTimer: NodeJS.Timeout | null = null;
   private lastUpdateMs = 0;
   private state: GeyserStreamState = { kind: 'connecting' };
+  private watched: readonly string[] = [];
   /** Updates received (all kinds); tests and /health. */
   updates = 0;
 
@@ -61,6 +78,12 @@ export class GeyserSlotStream {
       'grpc.keepalive_timeout_ms': 5_000,
       'grpc.max_receive_message_length': 64 * 1024 * 1024,
     });
+  }
+
+  /** Replace the watched signatures (the first MAX_WATCHED); the open stream gets the new filters at once. */
+  watch(signatures: readonly string[]): void {
+    this.watched = signatures.slice(0, MAX_WATCHED);
+    if (this.call !== null) this.call.write(request(this.watched));
   }
 
   get current(): GeyserStreamState {
@@ -99,7 +122,7 @@ export class GeyserSlotStream {
     call.on('data', (u: SubscribeUpdate) => this.onUpdate(call, u));
     call.on('error', (err: ServiceError) => this.lost(call, err.code === status.CANCELLED ? 'cancelled' : `grpc status ${status[err.code] ?? err.code}`));
     call.on('end', () => this.lost(call, 'stream ended'));
-    call.write(SLOTS_REQUEST);
+    call.write(request(this.watched));
   }
 
   private onUpdate(call: Call, u: SubscribeUpdate): void {
@@ -111,6 +134,11 @@ export class GeyserSlotStream {
       this.setState({ kind: 'up', sinceMs: Date.now() });
     }
     if (u.slot != null) this.o.onSlot(Number(u.slot.slot), u.slot.status);
+    else if (u.transactionStatus != null) {
+      const t = u.transactionStatus;
+      const err = t.err != null && t.err.err.length > 0 ? txErrorFromBincode(t.err.err) : null;
+      this.o.onTxStatus?.(bs58.encode(t.signature), Number(t.slot), err);
+    }
     // The server's keep-alive ping: answered, so proxies in between see traffic both ways.
     else if (u.ping != null) call.write({ ping: { id: 1 } });
   }

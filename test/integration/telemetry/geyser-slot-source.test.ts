@@ -2,9 +2,11 @@
 // proxy the test can cut or freeze), falls back to PubSub when the stream goes down or stalls, says so once in its log,
 // counts it on /metrics and shows it on /health?detail, and goes back to the stream when it returns. The x-token is
 // sent and never appears in the relay's output.
+import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedTransfer } from '../../helpers/transactions.js';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
-import { startRelay, type RelayHandle } from '../../helpers/relay-process.js';
+import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -13,6 +15,10 @@ const X_TOKEN = 'grpc-secret-token-5f0c9e2a7b';
 let ln: Localnet;
 let proxy: TcpProxy;
 let relay: RelayHandle;
+let conn: Connection;
+const payer = Keypair.generate();
+/** Longer than a landing takes (a slot or two): a receipt landed sooner was told by the stream, not by a poll. */
+const POLL_MS = 3_000;
 
 interface SlotSourceHealth {
   active: string;
@@ -30,14 +36,41 @@ const switchLines = (): { from: string; to: string; reason: string | null }[] =>
   relay.logs.filter((l) => l.includes('"slot_source_switched"')).map((l) => JSON.parse(l) as { from: string; to: string; reason: string | null });
 
 beforeAll(async () => {
-  ln = await startLocalnet({ slotMs: SLOT_MS, validators: 2, grpcPort: 0 });
+  // Leaders 30 ms away (one way): as on any real network, a watch posted at accept reaches the Geyser server before
+  // the transaction reaches its leader (with 0 ms the localnet executes it first, and polls tell the landing).
+  ln = await startLocalnet({ slotMs: SLOT_MS, validators: 2, grpcPort: 0, oneWayDelaysMs: [30, 30] });
   const g = new URL(ln.grpcUrl!);
   proxy = await startTcpProxy(g.hostname, Number(g.port));
   relay = await startRelay({
     upstream: { rpcUrl: ln.rpcUrl, grpc: { url: proxy.url, xToken: X_TOKEN, stallSlots: 4 } },
-    routes: { rpc: { endpoints: [ln.rpcUrl] } },
+    routes: { rpc: { endpoints: [ln.rpcUrl] }, direct: { enabled: true } },
+    receipts: { pollMs: POLL_MS },
   });
+  conn = new Connection(ln.rpcUrl, 'confirmed');
+  const sig = await conn.requestAirdrop(payer.publicKey, 10 * LAMPORTS_PER_SOL);
+  await waitFor('airdrop', () => conn.getSignatureStatus(sig).then((x) => x.value?.confirmationStatus));
 });
+
+async function submitDirect(): Promise<string> {
+  const tx = await signedTransfer(conn, payer, 1_000_000);
+  const res = await fetch(`${relay.relayUrl}/v1/submit`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': TEST_KEY },
+    body: JSON.stringify({ transaction: tx.base64, routes: ['direct'], maxRetries: 0 }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { signature: string }).signature;
+}
+
+async function receipt(signature: string): Promise<{ status: string; landed: { slot: number; msToLand: number } | null }> {
+  const res = await fetch(`${relay.relayUrl}/v1/transactions/${signature}`, { headers: { 'x-api-key': TEST_KEY } });
+  return (await res.json()) as { status: string; landed: { slot: number; msToLand: number } | null };
+}
+
+async function streamLandings(): Promise<number> {
+  const m = /slotrelay_receipts_stream_landings_total (\d+)/.exec(await (await fetch(`${relay.rpcUrl}/metrics`)).text());
+  return m === null ? -1 : Number(m[1]);
+}
 
 afterAll(async () => {
   await relay?.stop();
@@ -90,6 +123,30 @@ describe('upstream.grpc: the Geyser slot source', () => {
     await waitFor('the stall logged', () => relay.logs.filter((l) => l.includes('"grpc_stream_stalled"')).length > before, Boolean, 5_000);
     proxy.thaw();
     await waitFor('grpc active after the stall', slotSource, (x) => x?.active === 'grpc', 15_000);
+  });
+
+  it('lands transactions by direct and their receipts come from the stream, before any status poll', async () => {
+    await waitFor('grpc active', slotSource, (x) => x?.active === 'grpc', 15_000);
+    await waitFor('direct deliverable', async () => (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { routes: { direct: { deliverable: boolean } } }, (h) => h.routes.direct.deliverable, 15_000);
+    const before = await streamLandings();
+    const sigs = [await submitDirect(), await submitDirect(), await submitDirect()];
+    for (const sig of sigs) {
+      const r = await waitFor(`receipt ${sig} landed`, () => receipt(sig), (x) => x.status === 'landed', 15_000);
+      const onChain = (await conn.getSignatureStatus(sig)).value!;
+      expect(r.landed!.slot).toBe(onChain.slot);
+    }
+    expect((await streamLandings()) - before).toBe(3);
+  });
+
+  it('the stream cut mid-run: what is accepted still lands and gets its receipt from the polls; nothing is lost', async () => {
+    const before = await streamLandings();
+    proxy.cut();
+    await waitFor('pubsub active', slotSource, (x) => x?.active === 'pubsub', 10_000);
+    const sigs = [await submitDirect(), await submitDirect(), await submitDirect()];
+    for (const sig of sigs) await waitFor(`receipt ${sig} landed`, () => receipt(sig), (x) => x.status === 'landed', 4 * POLL_MS);
+    expect(await streamLandings()).toBe(before);
+    await proxy.restore();
+    await waitFor('grpc active again', slotSource, (x) => x?.active === 'grpc', 15_000);
   });
 
   it('never shows the x-token: not in the log, /metrics or /health', async () => {

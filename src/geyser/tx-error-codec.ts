@@ -1,11 +1,13 @@
-// TransactionError in the bytes Geyser carries (localnet process, main thread; per failed transaction, cold).
+// TransactionError in the bytes Geyser carries (the localnet's server encodes, the relay's telemetry thread decodes;
+// per failed transaction, cold).
 // solana-storage.proto's TransactionError.err is Agave's TransactionError serialised with bincode: a u32 LE variant
 // index, then the variant's fields (u8 instruction index, u32 LE inner variant, u32 LE custom code, u8 account
 // index, u64 LE length + UTF-8 for a string). The variant orders are Agave's enums (solana-transaction-error); the
-// input is the JSON form the localnet renders (src/localnet/tx-error.ts). An error this table does not know is sent
+// JSON side is the form Agave's RPC renders (src/localnet/tx-error.ts makes it for the localnet). An error this table does not know is sent
 // as its nearest honest form: the bare variant is unknown, so GenericError inside InstructionError, or
 // SanitizeFailure at the top (both say "failed" to a filter, which is what the stream's readers act on).
-import type { TxErrorJson } from '../tx-error.js';
+/** Agave's JSON form of a TransactionError: "BlockhashNotFound", {"InstructionError":[0,{"Custom":1}]}, ... */
+export type TxErrorJson = string | Record<string, unknown>;
 
 const TX_VARIANTS = [
   'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee',
@@ -71,4 +73,35 @@ export function txErrorBincode(err: TxErrorJson): Buffer {
     return Buffer.from([...u32(name === 'InsufficientFundsForRent' ? 31 : 35), idx & 0xff]);
   }
   return Buffer.from(u32(14));
+}
+
+/**
+ * The JSON form of Agave's bincode TransactionError, for the variants this table knows; an unknown variant or a
+ * truncated buffer reads as {"Unknown": <hex>} (still an error: a receipt must not read it as success).
+ */
+export function txErrorFromBincode(b: Uint8Array): TxErrorJson {
+  const unknown = { Unknown: Buffer.from(b).toString('hex') };
+  if (b.length < 4) return unknown;
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const v = dv.getUint32(0, true);
+  const name = TX_VARIANTS[v];
+  if (name === undefined) return unknown;
+  if (name === 'InstructionError') {
+    if (b.length < 9) return unknown;
+    const index = b[4];
+    const iv = dv.getUint32(5, true);
+    const iname = IX_VARIANTS[iv];
+    if (iname === undefined) return unknown;
+    if (iname === 'Custom') return b.length < 13 ? unknown : { InstructionError: [index, { Custom: dv.getUint32(9, true) }] };
+    if (iname === 'BorshIoError' && b.length >= 17) {
+      const len = Number(dv.getBigUint64(9, true));
+      return { InstructionError: [index, { BorshIoError: Buffer.from(b.subarray(17, 17 + len)).toString('utf8') }] };
+    }
+    return { InstructionError: [index, iname] };
+  }
+  if (name === 'DuplicateInstruction') return b.length < 5 ? unknown : { DuplicateInstruction: b[4] };
+  if (name === 'InsufficientFundsForRent' || name === 'ProgramExecutionTemporarilyRestricted') {
+    return b.length < 5 ? unknown : { [name]: { account_index: b[4] } };
+  }
+  return name;
 }
