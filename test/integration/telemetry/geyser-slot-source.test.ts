@@ -5,6 +5,7 @@
 import { Connection, Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedTransfer } from '../../helpers/transactions.js';
+import { launchChromium } from '../../helpers/cdp.js';
 import { startLocalnet, type Localnet } from '../../../src/localnet/localnet.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy.js';
@@ -147,6 +148,24 @@ describe('upstream.grpc: the Geyser slot source', () => {
     expect(await streamLandings()).toBe(before);
     await proxy.restore();
     await waitFor('grpc active again', slotSource, (x) => x?.active === 'grpc', 15_000);
+  });
+
+  it('the status page shows the slot source as a person sees it (headless Chromium)', async () => {
+    await waitFor('grpc active', slotSource, (x) => x?.active === 'grpc', 15_000);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.open(`${relay.adminUrl}/`, 1200, 900);
+      const text = await waitFor(
+        'the slot source line',
+        () => page.evaluate<string>("(document.getElementById('slotsource') || {}).textContent || ''"),
+        (t) => t.startsWith('slot source: grpc'),
+        10_000,
+      );
+      expect(text).toMatch(/^slot source: grpc, gRPC stream up, 0 slots behind, switches grpc \d+ \/ pubsub \d+ \/ poll \d+$/);
+      expect(text).not.toContain(X_TOKEN);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('never shows the x-token: not in the log, /metrics or /health', async () => {
