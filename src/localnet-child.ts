@@ -108,7 +108,7 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   const blockEnginePort = first.blockEngineUrl === '' ? 0 : portOf(first.blockEngineUrl);
   // A restarted child keeps the first one's gRPC port too (the flag wins over the config section's grpcPort).
   const restartArgs = first.grpcUrl === null ? extraArgs : [...extraArgs, '--grpc-port', String(portOf(first.grpcUrl))];
-  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, blockEngineUrl: first.blockEngineUrl, pid: first.child.pid }, 'embedded localnet ready');
+  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, blockEngineUrl: first.blockEngineUrl, grpcUrl: first.grpcUrl, pid: first.child.pid }, 'embedded localnet ready');
 
   let current: ChildProcess | null = first.child;
   let state: LocalnetState = 'running';
