@@ -311,7 +311,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       ? null
       : new GeyserServer(
           { bank, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, solanaVersion: LOCALNET_SOLANA_CORE_VERSION },
-          { host, port: options.grpcPort },
+          { host, port: options.grpcPort, oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0 },
         );
   try {
     await geyser?.start();

@@ -33,6 +33,11 @@ export interface GeyserServerOptions {
   readonly host: string;
   /** 0 = ephemeral. */
   readonly port: number;
+  /**
+   * One-way delay applied to every update and request (ms): the RPC node's distance (rpc.oneWayDelayMs), since a
+   * Geyser plugin runs inside that node; comparisons with PubSub then see the same link.
+   */
+  readonly oneWayDelayMs?: number;
 }
 
 export class GeyserServer {
@@ -126,13 +131,18 @@ export class GeyserServer {
     // Response headers now, as tonic sends them: grpc-js would hold them until the first update, and tonic clients
     // (the official Node client's native side) wait for them before subscribe() returns.
     call.sendMetadata(new Metadata());
-    const s = new GeyserStream(call);
+    const delayMs = this.opts.oneWayDelayMs ?? 0;
+    const s = new GeyserStream(call, delayMs);
     this.streams.add(s);
     const drop = (): void => {
       this.streams.delete(s);
     };
     call.on('data', (req: SubscribeRequest) => {
-      if (!s.apply(req)) drop();
+      const apply = (): void => {
+        if (s.open && !s.apply(req)) drop();
+      };
+      if (delayMs > 0) setTimeout(apply, delayMs);
+      else apply();
     });
     call.on('cancelled', drop);
     call.on('close', drop);

@@ -50,7 +50,11 @@ export class GeyserStream {
   private blocksMeta: string[] = [];
   private ended = false;
 
-  constructor(private readonly call: SubscribeCall) {}
+  constructor(
+    private readonly call: SubscribeCall,
+    /** The link's one-way delay: each update leaves this much later (same delay for all: order kept). */
+    private readonly delayMs = 0,
+  ) {}
 
   get open(): boolean {
     return !this.ended;
@@ -135,7 +139,12 @@ export class GeyserStream {
       this.fail(status.RESOURCE_EXHAUSTED, `lagged: more than ${MAX_QUEUED_UPDATES} updates queued`);
       return;
     }
-    this.call.write({ ...update, createdAt: nowTimestamp() });
+    const msg = { ...update, createdAt: nowTimestamp() };
+    if (this.delayMs > 0) {
+      setTimeout(() => {
+        if (!this.ended && !this.call.destroyed) this.call.write(msg);
+      }, this.delayMs);
+    } else this.call.write(msg);
   }
 
   private fail(code: status, details: string): false {
