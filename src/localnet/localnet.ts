@@ -83,6 +83,8 @@ export interface LocalnetOptions {
   readonly blockEngineRateLimitPerSecond?: number;
   /** Yellowstone gRPC (src/localnet/grpc/): its port, 0 = ephemeral; absent = no gRPC server. */
   readonly grpcPort?: number;
+  /** Its limit on transaction filters per request (a provider's yellowstone-grpc filter limit); absent = none. */
+  readonly grpcMaxTransactionFilters?: number;
   /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
   readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
@@ -311,7 +313,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       ? null
       : new GeyserServer(
           { bank, clock, confirmedDepth: ctx.confirmedDepth, finalizedDepth: ctx.finalizedDepth, solanaVersion: LOCALNET_SOLANA_CORE_VERSION },
-          { host, port: options.grpcPort, oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0 },
+          { host, port: options.grpcPort, oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0, maxTransactionFilters: options.grpcMaxTransactionFilters },
         );
   try {
     await geyser?.start();

@@ -38,6 +38,8 @@ export interface GeyserServerOptions {
    * Geyser plugin runs inside that node; comparisons with PubSub then see the same link.
    */
   readonly oneWayDelayMs?: number;
+  /** yellowstone-grpc's filter limit for transactions + transactionsStatus filters per request; absent = none. */
+  readonly maxTransactionFilters?: number;
 }
 
 export class GeyserServer {
@@ -132,7 +134,7 @@ export class GeyserServer {
     // (the official Node client's native side) wait for them before subscribe() returns.
     call.sendMetadata(new Metadata());
     const delayMs = this.opts.oneWayDelayMs ?? 0;
-    const s = new GeyserStream(call, delayMs);
+    const s = new GeyserStream(call, delayMs, this.opts.maxTransactionFilters);
     this.streams.add(s);
     const drop = (): void => {
       this.streams.delete(s);

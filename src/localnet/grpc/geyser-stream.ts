@@ -54,6 +54,8 @@ export class GeyserStream {
     private readonly call: SubscribeCall,
     /** The link's one-way delay: each update leaves this much later (same delay for all: order kept). */
     private readonly delayMs = 0,
+    /** Transaction filters (both kinds) a request may carry, as a provider's yellowstone-grpc limits them. */
+    private readonly maxTxFilters = Number.POSITIVE_INFINITY,
   ) {}
 
   get open(): boolean {
@@ -75,6 +77,8 @@ export class GeyserStream {
       if (nonEmpty(req[kind])) return this.fail(status.UNIMPLEMENTED, `${kind} filters are not served by the slotrelay localnet`);
     }
     try {
+      const nTx = Object.keys(req.transactions ?? {}).length + Object.keys(req.transactionsStatus ?? {}).length;
+      if (nTx > this.maxTxFilters) throw new FilterError(`Max amount of filters reached, only ${this.maxTxFilters} allowed`);
       const txs = Object.entries(req.transactions ?? {}).map(([n, f]) => compileTxFilter(n, f));
       const txStatus = Object.entries(req.transactionsStatus ?? {}).map(([n, f]) => compileTxFilter(n, f));
       const c = req.commitment ?? CommitmentLevel.PROCESSED;

@@ -60,6 +60,11 @@ export class GeyserSlotStream {
   private lastUpdateMs = 0;
   private state: GeyserStreamState = { kind: 'connecting' };
   private watched: readonly string[] = [];
+  /**
+   * How many signature filters this endpoint takes: MAX_WATCHED until it refuses a request (INVALID_ARGUMENT, a
+   * provider's filter limit), then half of what it refused, down to 0 (slots only). Never back up while this runs.
+   */
+  private watchCap = MAX_WATCHED;
   /** Updates received (all kinds); tests and /health. */
   updates = 0;
 
@@ -82,7 +87,7 @@ export class GeyserSlotStream {
 
   /** Replace the watched signatures (the first MAX_WATCHED); the open stream gets the new filters at once. */
   watch(signatures: readonly string[]): void {
-    this.watched = signatures.slice(0, MAX_WATCHED);
+    this.watched = signatures.slice(0, this.watchCap);
     if (this.call !== null) this.call.write(request(this.watched));
   }
 
@@ -120,7 +125,15 @@ export class GeyserSlotStream {
     this.lastUpdateMs = performance.now();
     this.setState({ kind: 'connecting' });
     call.on('data', (u: SubscribeUpdate) => this.onUpdate(call, u));
-    call.on('error', (err: ServiceError) => this.lost(call, err.code === status.CANCELLED ? 'cancelled' : `grpc status ${status[err.code] ?? err.code}`));
+    call.on('error', (err: ServiceError) => {
+      // A request the endpoint refuses with watched signatures in it: too many filters for it; fewer next time, so
+      // the slots (which need none) keep flowing.
+      if (err.code === status.INVALID_ARGUMENT && this.watched.length > 0 && call === this.call) {
+        this.watchCap = Math.floor(this.watched.length / 2);
+        this.watched = this.watched.slice(0, this.watchCap);
+      }
+      this.lost(call, err.code === status.CANCELLED ? 'cancelled' : `grpc status ${status[err.code] ?? err.code}`);
+    });
     call.on('end', () => this.lost(call, 'stream ended'));
     call.write(request(this.watched));
   }
