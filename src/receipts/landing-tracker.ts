@@ -18,6 +18,10 @@
 // receipts are followed in acceptance order, so the overwritten and expired ones are at the head and are dropped from
 // there, the ones asked about are the first ASK_PER_POLL after it, and the confirmed ones are removed from that window
 // only. Same signatures asked, same states as the scan over everything it replaces.
+// With a Geyser stream (upstream.grpc, docs/geyser.md) the first MAX_WATCHED receipts not landed yet are also
+// watched on it (streamWatch: the whole set, sent when it changes, at the latest one event-loop turn after a track):
+// a status from the stream marks the receipt landed (processed) when the transaction executes, without waiting for
+// the next poll; the polls go on for confirmation, for what the stream missed, and for everything while it is down.
 import type { Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
@@ -32,6 +36,7 @@ const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
 import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker } from '../rpc/status/signature-statuses.js';
+import { MAX_WATCHED } from '../telemetry/geyser/geyser-slot-stream.js';
 
 const MAX_CALLS_PER_POLL = 8;
 
@@ -55,6 +60,14 @@ export class LandingTracker {
   private polling = false;
   private readonly failures: SummarizedLog;
   private readonly confirmer: ExecutionConfirmer;
+  /** Watched on the Geyser stream: signature -> receipt sequence (empty without streamWatch). */
+  private watched = new Map<string, number>();
+  private watchKey = '';
+  private watchQueued = false;
+  /** Receipts whose landing the stream told first (the polls told the others). */
+  streamLandings = 0;
+  /** Where the watched set goes (the telemetry thread's Geyser stream); null without upstream.grpc. */
+  private streamWatch: ((signatures: readonly string[]) => void) | null = null;
 
   constructor(
     private readonly table: ReceiptTable,
@@ -86,6 +99,54 @@ export class LandingTracker {
       return;
     }
     this.pending.push(seq);
+    if (this.streamWatch !== null && !this.watchQueued) {
+      // Once per event-loop turn, off the request's path.
+      this.watchQueued = true;
+      setImmediate(() => {
+        this.watchQueued = false;
+        this.updateWatch();
+      });
+    }
+  }
+
+  /** Watch the pending receipts' signatures on a Geyser stream (upstream.grpc). */
+  setStreamWatch(fn: (signatures: readonly string[]) => void): void {
+    this.streamWatch = fn;
+  }
+
+  /** The first MAX_WATCHED receipts not landed yet, in acceptance order; sent when the set changed. */
+  private updateWatch(): void {
+    if (this.streamWatch === null) return;
+    const next = new Map<string, number>();
+    const p = this.pending;
+    for (let i = this.head; i < p.length && next.size < MAX_WATCHED; i++) {
+      const seq = p[i];
+      if (!this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) continue;
+      next.set(this.table.signatureOf(seq), seq);
+    }
+    this.watched = next;
+    const key = [...next.keys()].join(',');
+    if (key === this.watchKey) return;
+    this.watchKey = key;
+    this.streamWatch([...next.keys()]);
+  }
+
+  /** A watched signature's status from the stream: landed at processed now (the polls confirm it later). */
+  onStreamStatus(signature: string, slot: number, err: unknown): void {
+    const seq = this.watched.get(signature);
+    if (seq === undefined || !this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) return;
+    const verdict = executionFromStatus(err);
+    this.table.setLanded(seq, {
+      slot,
+      err: err ?? null,
+      confirmationStatus: 'processed',
+      observedAtMs: Date.now(),
+      leader: this.leaders?.leaderAt(slot)?.identity ?? null,
+      execution: verdict.execution,
+      executionSource: 'status',
+    });
+    this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, slot), verdict.execution);
+    this.streamLandings++;
   }
 
   get tracked(): number {
@@ -178,6 +239,7 @@ export class LandingTracker {
     // Not landed after trackForMs: why, as far as the relay can know (a blockhash check may ask the upstream).
     if (concluded.length > 0) await this.conclude(concluded);
     const ask = this.pending.slice(h, h + ASK_PER_POLL);
+    this.updateWatch();
     const done = new Set<number>();
     const answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {
