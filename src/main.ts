@@ -361,7 +361,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
-  const pubsub = createPubsub(config, keys, log, deps);
+  const pubsub = createPubsub(config, keys, log, deps, receipts?.table ?? null);
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
   let admin: AdminServer | null = null;

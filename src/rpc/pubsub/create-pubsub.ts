@@ -9,17 +9,21 @@ import { urlForLog } from '../../log/url-for-log.js';
 import { PubsubServer } from './pubsub-server.js';
 import { SubscriptionHub } from './subscription-hub.js';
 import { upstreamWsUrl } from './upstream-ws-url.js';
+import { ReceiptStream } from './receipt-stream.js';
+import type { ReceiptTable } from '../../receipts/receipt-table.js';
 
 export interface PubsubFrontDeps {
   readonly responseOptions: ResponseOptions;
   readonly metrics: { countRejection(reason: string): void };
 }
 
-export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logger, front: PubsubFrontDeps): PubsubServer | null {
+export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logger, front: PubsubFrontDeps, receipts: ReceiptTable | null = null): PubsubServer | null {
   if (!config.jsonRpc.pubsub.enabled || !config.rpcHost.enabled || config.upstream.rpcUrl === undefined) return null;
   const url = upstreamWsUrl(config.upstream.rpcUrl, config.upstream.wsUrl);
   log.info({ event: 'pubsub_upstream', url: urlForLog(url) }, 'PubSub relayed to the upstream PubSub');
   const hub = new SubscriptionHub(url, config.upstream.requestTimeoutMs, keys.entries, log);
+  const o = config.jsonRpc.pubsub;
+  const receiptStream = receipts === null ? null : new ReceiptStream(receipts, o.receiptSubscriptionsPerKey, () => hub.allocateId());
   return new PubsubServer({
     keys,
     hub,
@@ -27,6 +31,8 @@ export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logg
     responseOptions: front.responseOptions,
     maxMessageBytes: config.http.maxBodyBytes,
     maxBatchSize: config.http.maxBatchSize,
+    maxBufferedBytes: o.maxBufferedBytes,
+    receiptStream,
     countRejection: (reason) => front.metrics.countRejection(reason),
   });
 }
