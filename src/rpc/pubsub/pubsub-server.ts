@@ -33,7 +33,7 @@ import {
 } from './pubsub-params.js';
 import { CLOSE_SHUTTING_DOWN, PubsubSocket, type PubsubUserData, type PubsubWs } from './pubsub-socket.js';
 import type { SubscribeRequest, SubscriptionHub } from './subscription-hub.js';
-import type { ReceiptStream } from './receipt-stream.js';
+import type { ReceiptStreamPort } from './receipt-stream-port.js';
 
 /** uWS closes an idle socket after this many seconds, pinging it first (web3.js and kit also ping every 5 s). */
 const IDLE_TIMEOUT_S = 120;
@@ -49,7 +49,7 @@ export interface PubsubServerDeps {
   /** Unsent bytes uWS may hold for one client before it is closed 1008 slow_consumer (jsonRpc.pubsub.maxBufferedBytes). */
   readonly maxBufferedBytes: number;
   /** receiptSubscribe (docs/receipts.md "The receipt stream"); null when the relay keeps no receipts. */
-  readonly receiptStream: ReceiptStream | null;
+  readonly receiptStream: ReceiptStreamPort | null;
   /** A refusal before any method ran (the 401 of an upgrade), by registry reason: the front's rejection counter. */
   countRejection(reason: string): void;
 }

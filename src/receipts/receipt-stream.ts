@@ -9,12 +9,12 @@
 //   route's first answer (sent, failed, dropped:<reason>) notified once.
 // - Bounds: receiptSubscriptionsPerKey open subscriptions per key (over all its sockets: -32005 subscription_limit);
 //   a socket's unsent bytes are bounded by pubsub-socket.ts (closed 1008 slow_consumer past maxBufferedBytes).
-import { Errors, RelayError } from '../../errors/registry.js';
-import type { KeyEntry } from '../../admission/key-table.js';
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../../shm/layout.js';
-import type { ReceiptTable } from '../../receipts/receipt-table.js';
-import type { ReceiptEvent, ReceiptObserver } from '../../receipts/receipt-events.js';
-import type { TextBuilder } from '../../metrics/prometheus.js';
+import { Errors, RelayError } from '../errors/registry.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
+import type { ReceiptTable } from './receipt-table.js';
+import type { ReceiptEvent, ReceiptObserver } from './receipt-events.js';
+import type { TextBuilder } from '../metrics/prometheus.js';
+import type { ReceiptSocket, ReceiptStreamPort } from '../rpc/pubsub/receipt-stream-port.js';
 
 /** How often the watched receipts' route outcomes are read while any is watched (ms). */
 const ROUTE_SCAN_MS = 5;
@@ -22,13 +22,6 @@ const ROUTE_SCAN_MS = 5;
 const MAX_WATCHED = 8_192;
 /** A watched receipt whose routes have not all answered after this long stops being watched (ms). */
 const WATCH_FOR_MS = 30_000;
-
-/** A client socket as the stream needs it (PubsubSocket). */
-export interface ReceiptSocket {
-  readonly key: KeyEntry;
-  readonly closed: boolean;
-  send(text: string): void;
-}
 
 interface ReceiptSub {
   readonly id: number;
@@ -43,7 +36,7 @@ interface Watched {
   told: number;
 }
 
-export class ReceiptStream implements ReceiptObserver {
+export class ReceiptStream implements ReceiptObserver, ReceiptStreamPort {
   private readonly allByKey = new Map<number, Set<ReceiptSub>>();
   private readonly bySignature = new Map<string, Set<ReceiptSub>>();
   private readonly bySocket = new Map<ReceiptSocket, Map<number, ReceiptSub>>();
