@@ -5,6 +5,7 @@
 // whose leader is down and whose RPC endpoint answers errors), processed (slot, leader), finalized, not landed with
 // its reason (a blockhash that never existed). A key never sees another key's receipts; the per-key subscription bound
 // answers -32005; a reader that stops reading is closed 1008 slow_consumer.
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
@@ -122,6 +123,22 @@ describe('receiptSubscribe: every state, pushed', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(spy.inbox.filter((m) => m.method === 'receiptNotification' && m.params.subscription === spyId)).toEqual([]);
     spy.close();
+  }, 30_000);
+
+  it('slotrelay send --wait finalized: the answer, then one JSON line per state as pushed, exit 0', async () => {
+    const [tx] = await transfers(relay, 1);
+    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(process.execPath, ['dist/src/cli.js', 'send', tx, '--routes', 'rpc', '--wait', 'finalized', '--relay', relay.relayUrl, '--rpc', relay.rpcUrl], { env: { ...process.env, SLOTRELAY_KEY: TEST_KEY } }, (err, out) =>
+        resolve({ code: err === null ? 0 : Number((err as { code?: number }).code), stdout: out }),
+      ),
+    );
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(code, stdout).toBe(0);
+    expect(lines[0]).toMatchObject({ accepted: true, signature: expect.any(String) });
+    const states = lines.slice(1);
+    expect(states[0].event).toBe('current');
+    expect(states.at(-1)).toMatchObject({ event: 'finalized', status: 'landed', slot: expect.any(Number), confirmationStatus: 'finalized' });
+    expect(stdout).not.toContain(TEST_KEY);
   }, 30_000);
 
   it('not landed, with its reason: a blockhash that never existed (sent by rpc, blockhash_expired)', async () => {
