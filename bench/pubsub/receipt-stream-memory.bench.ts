@@ -22,9 +22,12 @@ const relay = await startRelay({
   keys: [{ key: TEST_KEY, name: 'desk', rateLimit: budget, readLimit: budget }],
 });
 
+let slowClosed = false;
 async function memory(): Promise<{ rssMiB: number; frontHeapMiB: number }> {
   const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
   const val = (re: RegExp): number => Number(text.match(re)?.[1] ?? NaN) / 2 ** 20;
+  // A paused client cannot read the close frame: the relay's counter says when it closed it.
+  slowClosed = /^slotrelay_pubsub_slow_consumer_closes_total [1-9]/m.test(text);
   return { rssMiB: val(/^process_resident_memory_bytes (\S+)$/m), frontHeapMiB: val(/^slotrelay_thread_heap_used_bytes\{thread="front"[^}]*\} (\S+)$/m) };
 }
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -56,9 +59,7 @@ try {
   const slow = await PubsubClient.open(url);
   for (let i = 0; i < 100; i++) await slow.subscribe('receiptSubscribe', []);
   slow.ws.pause();
-  let closed: { code: number; reason: string } | null = null;
   let closedAt = -1;
-  void slow.closed.then((c) => (closed = c));
   const { blockhash } = await ln.getLatestBlockhash('confirmed');
   for (let i = 0; i < TXS; i++) {
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1e9 }).add(
@@ -71,16 +72,21 @@ try {
       body: JSON.stringify({ transaction: tx.serialize().toString('base64'), routes: ['rpc'] }),
     });
     await res.arrayBuffer();
-    if (closed !== null && closedAt < 0) {
-      closedAt = i;
-      await sample(`slow reader closed after ${i + 1} transactions`);
+    if (closedAt < 0 && i % 5 === 0) {
+      await memory();
+      if (slowClosed) {
+        closedAt = i;
+        await sample(`slow reader closed by the relay after ${i + 1} transactions`);
+      }
     }
-    if ((i + 1) % Math.max(1, Math.floor(TXS / 6)) === 0) await sample(`${i + 1} transactions, slow reader ${closed === null ? 'open (paused)' : 'closed'}`);
+    if ((i + 1) % Math.max(1, Math.floor(TXS / 6)) === 0) await sample(`${i + 1} transactions, slow reader ${slowClosed ? 'closed' : 'open (paused)'}`);
   }
   await sleep(3_000);
   await sample('after the flow, landings pushed');
-  console.log(`slow reader: ${JSON.stringify(closed)}`);
   slow.ws.resume();
+  console.log(`slow reader, as its client saw the close: ${JSON.stringify(await slow.closed)}`);
+  const text = await (await fetch(`${relay.rpcUrl}/metrics`)).text();
+  console.log(text.split('\n').filter((l) => /^slotrelay_pubsub_(receipt|slow|connections)/.test(l)).join('\n'));
   for (const c of readers) c.close();
 } finally {
   await relay.stop('SIGTERM');
