@@ -17,6 +17,7 @@ import { FrontMetrics } from './metrics/front-metrics.js';
 import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
 import { Receipts } from './receipts/receipts.js';
+import { ReceiptStream } from './receipts/receipt-stream.js';
 import { createBundles } from './bundles/bundles.js';
 import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
@@ -389,7 +390,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
-  const pubsub = createPubsub(config, keys, log, deps);
+  // receiptSubscribe on it (docs/receipts.md "The receipt stream"): the receipts table's one observer.
+  const receiptStream = receipts === null ? null : (nextId: () => number) => new ReceiptStream(receipts.table, config.jsonRpc.pubsub.receiptSubscriptionsPerKey, nextId);
+  const pubsub = createPubsub(config, keys, log, deps, receiptStream);
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
   let admin: AdminServer | null = null;

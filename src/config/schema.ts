@@ -367,6 +367,13 @@ export const configSchema = z
             enabled: z.boolean().default(true),
             /** Port; default rpcHost.port + 1, where web3.js's Connection looks for it. Same interface as rpcHost. */
             port: port.optional(),
+            /**
+             * Unsent bytes the relay lets a client's socket hold (uWS getBufferedAmount) before closing it with 1008
+             * slow_consumer: a client that stops reading cannot grow the relay's memory past this (docs/pubsub.md).
+             */
+            maxBufferedBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+            /** Open receiptSubscribe subscriptions per API key, over all its sockets (docs/receipts.md). */
+            receiptSubscriptionsPerKey: z.number().int().min(0).max(100_000).default(100),
           })
           .strict()
           .default({}),
