@@ -275,7 +275,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   pool.start();
   telemetry?.setProber(pool.probe);
 
-  // Submit budgets in shared memory when the QUIC thread admits locally (relayHost.quic.localAdmission): one budget
+  // Submit budgets in shared memory when the quic-egress thread admits locally (relayHost.quic.localAdmission): one budget
   // per key across HTTP and QUIC (src/shm/budget-layout.ts). Room for every key a reload or the engine may add.
   const budgets = config.relayHost.quic.localAdmission && plan.ingress && plan.quicRing !== 0 ? new BudgetTable(createBudgetBuffer(BUDGET_SLOTS, BUDGET_KEYS)) : null;
   const keys = new KeyTable(config.keys, config.routes.defaultRoutes, Date.now(), budgets);
@@ -315,7 +315,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const bundles = createBundles(config, intake, receipts);
   const rpcTable = rpcHostMethods({ config, intake, upstream, availableRouteMask: plan.available, receipts, bundles: bundles?.table ?? null, adaptive }, leaderSnapshot, slotSnapshot);
   const relayTable = relayRpcMethods({ config, intake, upstream, availableRouteMask: plan.available }, slotSnapshot);
-  // The QUIC ingress (docs/quic-ingress.md): in the QUIC thread; null when relayHost.quicPort is 0. Set once listening.
+  // The QUIC ingress (docs/quic-ingress.md): in the quic-egress thread; null when relayHost.quicPort is 0. Set once listening.
   let quicIngress: QuicIngressService | null = null;
   const availableRouteMask = plan.available;
   const healthMonitor = new HealthMonitor({
@@ -331,7 +331,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   healthMonitor.start();
   // Landing waits for finalized under Alpenglow, confirmed under Tower (getAgGenesisCert, src/telemetry/consensus-probe.ts).
   receipts?.setConsensus(() => healthMonitor.consensusMode());
-  // Ready means deliverable: every ring's consumer runs with its routes warm (the QUIC thread: connection layer
+  // Ready means deliverable: every ring's consumer runs with its routes warm (the quic-egress thread: connection layer
   // loaded, static peers' first handshakes ended), bounded. Awaited below, alongside the leader data.
   const egressReady = pool.whenReady(EGRESS_READY_WAIT_MS);
   // And the receipts' status thread ready, so that the landing polls of the first transactions are its, not the front's.

@@ -24,7 +24,7 @@
 //                                                        accepted in the measured window next to it.
 // On a 2-core box the load client's own CPU competes with the QUIC thread; the figures say what one QUIC thread
 // delivers while its ingress is that busy on this box, not the thread's capacity in isolation.
-// Run: node dist/bench/egress/quic-thread.bench.js [ingressRate]. Writes bench/results/quic-thread.json. Bounded: ~45 s.
+// Run: node dist/bench/egress/quic-thread.bench.js [ingressRate]. Writes bench/results/quic-threads.json. Bounded: ~45 s.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';

@@ -1,13 +1,13 @@
 // Transaction intake shared by every submission path (front thread, HOT). The transaction is decoded straight into
 // a reserved ring slot — that decode is the one copy between the HTTP bytes and the egress worker — then checked in
-// place (sanitize, signatures per key: ./transaction-checks.ts, the checks the QUIC thread's local admission runs
+// place (sanitize, signatures per key: ./transaction-checks.ts, the checks the quic-egress thread's local admission runs
 // too), and only then published. A slot that fails a check is never published,
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
 // caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
 // by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
-// The QUIC routes' records go into the QUIC thread's ring (src/config/route-plan.ts quicRing), the others into an
+// The QUIC routes' records go into the quic-egress thread's ring (src/config/route-plan.ts quicRing), the others into an
 // egress worker's ring (round-robin); a record asking for both is decoded into the worker ring's slot, copied into the
 // QUIC ring's, and both records carry one join table entry (src/shm/join.ts) so that it is accounted once.
 import type { JoinAllocator } from '../shm/join.js';
@@ -31,7 +31,7 @@ export interface SubmissionMeta {
 }
 
 /** A transaction decoded and checked outside the ring (preflight path), ready to be published later. */
-/** The QUIC thread's ring as the intake sees it. */
+/** The quic-egress thread's ring as the intake sees it. */
 export interface QuicRingTarget {
   readonly producer: RingProducer;
   /** Route bits whose records go there (RoutePlan.quicRing). */
@@ -68,7 +68,7 @@ export class Intake {
     private readonly addedRouteMasks: Uint32Array = new Uint32Array(0),
     /** Landing receipts (src/receipts/); null = off. */
     private readonly receipts: ReceiptSink | null = null,
-    /** The QUIC thread's ring; null = every record goes into the worker rings. */
+    /** The quic-egress thread's ring; null = every record goes into the worker rings. */
     private readonly quic: QuicRingTarget | null = null,
     /** Per-key counts on /metrics (src/admission/key-usage.ts); null = not counted. */
     private readonly usage: KeyUsage | null = null,
@@ -102,7 +102,7 @@ export class Intake {
     this.closed = true;
   }
 
-  /** Whether it still accepts (the QUIC thread's local admission follows it: src/ingress/local-policy.ts). */
+  /** Whether it still accepts (the quic-egress thread's local admission follows it: src/ingress/local-policy.ts). */
   get accepting(): boolean {
     return !this.closed;
   }

@@ -96,7 +96,7 @@ export class KeyTable {
     keys: readonly Readonly<KeyConfig>[],
     private defaultRoutes: readonly RouteName[],
     nowMs: number,
-    /** Where submit buckets keep their tokens when shared with the QUIC thread (src/shm/budget-layout.ts); null = private. */
+    /** Where submit buckets keep their tokens when shared with the quic-egress thread (src/shm/budget-layout.ts); null = private. */
     readonly budgets: BudgetTable | null = null,
   ) {
     for (const k of keys) {

@@ -1,6 +1,6 @@
 // Token buckets for per-key rate limits (front thread, hot: one take() per request element). No timers: tokens are
 // refilled lazily from the elapsed time on each take, so an idle key costs nothing. A submit bucket made with a
-// BudgetTable (src/shm/budget-layout.ts) keeps its tokens in shared memory instead, so the QUIC thread, admitting a
+// BudgetTable (src/shm/budget-layout.ts) keeps its tokens in shared memory instead, so the quic-egress thread, admitting a
 // stream locally, draws from the same budget (same arithmetic, under the slot's lock); a cluster budget still decides
 // first while attached and active.
 import type { BudgetTable } from '../shm/budget-layout.js';

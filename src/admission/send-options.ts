@@ -1,5 +1,5 @@
 // What a submission asks of the relay beyond its bytes (HOT: once per submission, allocation-free on success; the
-// front thread, and the QUIC thread's local admission for route names): the one place that decides a request's
+// front thread, and the quic-egress thread's local admission for route names): the one place that decides a request's
 // routes — asked ∩ the key's policy ∩ what this relay runs, or the refusal saying which of those is empty; the routes
 // the relay adds on its own; their names in an answer — and maxRetries. Used by every ingress (JSON-RPC
 // sendTransaction, /v1/submit, /v1/transactions, the QUIC ingress and its local admission) so they refuse and answer
@@ -7,7 +7,7 @@
 import type { RouteName } from '../config/schema.js';
 import { Errors, Failure, failureOf } from '../errors/registry.js';
 import { serdeType } from '../errors/serde-type.js';
-// ROUTE_BY_ID is the config's ROUTE_NAMES (src/config/keys-schema.ts); read here so that the QUIC thread's local
+// ROUTE_BY_ID is the config's ROUTE_NAMES (src/config/keys-schema.ts); read here so that the quic-egress thread's local
 // admission, which names routes in its answers, does not load the config schema.
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import type { KeyEntry } from './key-table.js';

@@ -1,6 +1,6 @@
 // One transaction's draw on its key's submit budget: the first step of accepting it, wherever that happens (HOT). The
 // front's paths draw through the key's TokenBucket (src/admission/rate-limit.ts: private tokens, a cluster budget, or
-// the key's slot in the budget buffer); the QUIC thread's local admission draws from that same slot of the budget
+// the key's slot in the budget buffer); the quic-egress thread's local admission draws from that same slot of the budget
 // buffer directly (src/shm/budget-layout.ts: the bucket's arithmetic under the slot's lock), so HTTP and QUIC spend
 // one budget. A JSON-RPC body is charged as a whole (src/front/json-rpc-endpoint.ts: a batch, a bundle's transactions).
 import { Errors, Failure } from '../errors/registry.js';

@@ -1,5 +1,5 @@
 // The checks a transaction passes before it is accepted, wherever that happens (HOT, allocation-free when it
-// passes): the front thread's intake (src/admission/intake.ts, on a ring slot) and the QUIC thread's local admission
+// passes): the front thread's intake (src/admission/intake.ts, on a ring slot) and the quic-egress thread's local admission
 // (src/ingress/local-admission.ts, on a slab slot). Its size before the bytes are copied anywhere, then sanitize (the
 // wire format, src/tx/) and, when the key asks, its signatures — in place, on the one copy of the bytes. A refusal is
 // returned, never thrown (issue #18 defect 9); the fixed ones are preallocated.

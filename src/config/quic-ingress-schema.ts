@@ -28,7 +28,7 @@ const quicIngressSchema = z
     /** A bidi answer the client has not taken (flow control) this long after it was ready: RESET_STREAM code 22. */
     replyTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     /**
-     * Slots of each queue between the QUIC thread and the front thread (a power of two). Full: connections are held
+     * Slots of each queue between the quic-egress thread and the front thread (a power of two). Full: connections are held
      * (their streams left unread, their stream credit with them) for up to holdTimeoutMs, then refused overloaded.
      */
     queueSlots: z
@@ -44,7 +44,7 @@ const quicIngressSchema = z
      */
     holdTimeoutMs: z.number().int().min(10).max(60_000).default(1_000),
     /**
-     * Admit a stream in the QUIC thread that read it and send it there, without the front, when its key's effective
+     * Admit a stream in the quic-egress thread that read it and send it there, without the front, when its key's effective
      * routes are within {direct, static} (docs/quic-ingress.md "Local admission"). Other keys keep the front's path.
      * false: every stream through the front, as before.
      */

@@ -1,7 +1,7 @@
 // The route plan (cold: built once at start by main, frozen, handed to every thread): which routes this relay
 // delivers by and which thread owns each one. Every "does route X exist here" reads this object, so the front, the
 // telemetry thread and the consumers cannot disagree. Two families (ROUTE_FAMILY): the QUIC routes (direct, static)
-// in the QUIC thread, the HTTP routes (rpc, jito) in the egress workers; a record asking for both goes into both rings
+// in the quic-egress thread, the HTTP routes (rpc, jito) in the egress workers; a record asking for both goes into both rings
 // and is joined once (src/shm/join.ts). Threads and rings: docs/architecture.md.
 import { ROUTE_BY_ID, ROUTE_IDS } from '../shm/layout.js';
 import type { Config, RouteName } from './schema.js';
@@ -12,7 +12,7 @@ export const ROUTE_FAMILIES = Object.freeze(['workers', 'quic'] as const);
 export type RouteFamily = (typeof ROUTE_FAMILIES)[number];
 export const ROUTE_FAMILY: Readonly<Record<RouteName, RouteFamily>> = Object.freeze({ rpc: 'workers', direct: 'quic', jito: 'workers', static: 'quic' });
 
-/** What the QUIC thread's telemetry probe does: handshakes in the QUIC thread, or none. */
+/** What the quic-egress thread's telemetry probe does: handshakes in the quic-egress thread, or none. */
 export const PROBE_MODES = Object.freeze(['quic-thread', 'off'] as const);
 export type ProbeMode = (typeof PROBE_MODES)[number];
 
@@ -27,16 +27,16 @@ export interface RoutePlan {
   /** routes.static.peers ("ip:port"), empty when the static route is off. */
   readonly staticPeers: readonly string[];
   /**
-   * Route bits whose records go into the QUIC thread's ring (its family's routes, available or not: the QUIC thread
+   * Route bits whose records go into the quic-egress thread's ring (its family's routes, available or not: the quic-egress thread
    * answers dropped:route_unavailable for the unavailable ones); 0 = no QUIC ring (routes.discard, or no QUIC thread).
    */
   readonly quicRing: number;
   /** Route bits the egress workers handle: every other bit. */
   readonly workerRing: number;
-  /** Whether the QUIC thread runs at all: an available QUIC route, the telemetry probe or the QUIC ingress needs it. */
+  /** Whether the quic-egress thread runs at all: an available QUIC route, the telemetry probe or the QUIC ingress needs it. */
   readonly quicThread: boolean;
   readonly probe: ProbeMode;
-  /** The QUIC ingress listener (relayHost.quicPort != 0) runs in the QUIC thread. */
+  /** The QUIC ingress listener (relayHost.quicPort != 0) runs in the quic-egress thread. */
   readonly ingress: boolean;
   /**
    * QUIC threads (rings.quicThreads; 0 when quicThread is false). Thread 0 consumes the QUIC ring, runs the routes,

@@ -450,7 +450,7 @@ export const configSchema = z
         /**
          * The landing poll's getSignatureStatuses calls run in their own thread (src/rpc/status/), not on the front:
          * ~8 ms of front time per poll at 20,000 followed receipts moves there. false: the front makes them (one
-         * thread less; on a 2-core host at saturation the thread's CPU competes with the QUIC thread's).
+         * thread less; on a 2-core host at saturation the thread's CPU competes with the quic-egress thread's).
          */
         statusThread: z.boolean().default(true),
       })

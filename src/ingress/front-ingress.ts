@@ -1,4 +1,4 @@
-// The QUIC ingress's front-thread half (HOT: one message per finished stream). It drains the QUIC thread's request
+// The QUIC ingress's front-thread half (HOT: one message per finished stream). It drains the quic-egress thread's request
 // ring (woken with Atomics.waitAsync, never blocking the front's event loop) and runs each stream through the same
 // code as POST /v1/submit: the key's entry and submission budget (src/admission/submit-budget.ts: one budget whatever
 // the transport), its routes and maxRetries (src/admission/send-options.ts), Intake.submitBytes (sanitize, optional
@@ -32,7 +32,7 @@ export interface FrontIngressDeps {
   readonly log: Logger;
   /** Per-key counts on /metrics (src/admission/key-usage.ts); absent = not counted. */
   readonly keyUsage?: KeyUsage;
-  /** Landing receipts: the front's half of the receipts of streams admitted in the QUIC thread. */
+  /** Landing receipts: the front's half of the receipts of streams admitted in the quic-egress thread. */
   readonly receipts?: ReceiptSink | null;
 }
 
@@ -86,9 +86,9 @@ export class FrontIngress {
   private readonly unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
   private stopped = false;
   private loop: Promise<void> | null = null;
-  /** Stream FIN read on the QUIC thread -> published into the egress ring (accepted transactions), microseconds. */
+  /** Stream FIN read on the quic-egress thread -> published into the egress ring (accepted transactions), microseconds. */
   readonly finToRing = newLatencyHistogram();
-  /** Refusals decided here, by registry reason (the QUIC thread counts its own stream outcomes). */
+  /** Refusals decided here, by registry reason (the quic-egress thread counts its own stream outcomes). */
   private readonly refusals = new Map<string, number>();
   private authRefused = 0;
   /** Decode buffer of bidi requests (see parse()). */
@@ -108,7 +108,7 @@ export class FrontIngress {
     this.loop ??= this.run();
   }
 
-  /** Stop taking streams (the QUIC thread is told separately: src/ingress/ingress-task-runner.ts). */
+  /** Stop taking streams (the quic-egress thread is told separately: src/ingress/ingress-task-runner.ts). */
   async stop(): Promise<void> {
     this.stopped = true;
     requestMessageRingStop(this.requests.sab); // wakes the loop's wait at once
@@ -143,9 +143,9 @@ export class FrontIngress {
   }
 
   /**
-   * A stream the QUIC thread admitted and sent itself (src/ingress/local-admission.ts): what the front does for an
+   * A stream the quic-egress thread admitted and sent itself (src/ingress/local-admission.ts): what the front does for an
    * accepted stream besides the ring: the key's counts, the receipt's front half (its number reserved there), the
-   * FIN -> send latency. No answer: the QUIC thread answered already.
+   * FIN -> send latency. No answer: the quic-egress thread answered already.
    */
   private localAccepted(keyId: number, connId: number, streamId: number, finAtMs: number, seq: number, mask: number): void {
     const key = this.deps.keys.entries[keyId];
@@ -282,7 +282,7 @@ export class FrontIngress {
     return undefined;
   }
 
-  /** Refusals of this half by reason, and authentication failures (the QUIC thread's counters are rendered beside). */
+  /** Refusals of this half by reason, and authentication failures (the quic-egress thread's counters are rendered beside). */
   renderRefusals(tb: TextBuilder): void {
     tb.declare('slotrelay_quic_ingress_refusals_total', 'counter', 'QUIC ingress streams refused by the intake, by error reason');
     for (const [reason, n] of this.refusals) tb.sample('slotrelay_quic_ingress_refusals_total', { reason }, n);

@@ -1,6 +1,6 @@
-// Gives the QUIC thread's freed native memory back to the kernel once a burst on the QUIC ingress has passed (QUIC
+// Gives the quic-egress thread's freed native memory back to the kernel once a burst on the QUIC ingress has passed (QUIC
 // thread; cold: one look at a counter every TRIM_CHECK_MS, one collection and trim per burst). Why: a burst of junk
-// datagrams, abusive handshakes and random streams makes the QUIC thread allocate tens of MB of native memory that only
+// datagrams, abusive handshakes and random streams makes the quic-egress thread allocate tens of MB of native memory that only
 // V8's garbage collector frees: quiche connections and their BoringSSL objects are freed when their JS wrappers are
 // collected, and each datagram's buffer (Node's UDP receive allocates 64 KB and shrinks it) when its Buffer is. V8 does
 // not see that memory (a few hundred bytes per wrapper), so after the burst the wrappers wait in the old generation,

@@ -1,4 +1,4 @@
-// Prometheus rendering of the QUIC ingress (front thread, cold: per scrape): the QUIC thread's counters, read from
+// Prometheus rendering of the QUIC ingress (front thread, cold: per scrape): the quic-egress thread's counters, read from
 // their shared Float64Array (src/shm/ingress-layout.ts), and the front half's refusals and FIN -> ring latency.
 import type { TextBuilder } from '../metrics/prometheus.js';
 import {
@@ -23,17 +23,17 @@ export class IngressMetrics {
     this.k = attachIngressCounters(counters);
   }
 
-  /** Streams admitted and sent in the QUIC thread (the relay_stopped line's `accepted` counts them). */
+  /** Streams admitted and sent in the quic-egress thread (the relay_stopped line's `accepted` counts them). */
   localAdmitted(): number {
     return this.k[INGRESS_COUNTER.localAdmitted];
   }
 
-  /** The QUIC thread's counter of one stream outcome (tests, benches). */
+  /** The quic-egress thread's counter of one stream outcome (tests, benches). */
   streams(outcome: (typeof INGRESS_STREAM_OUTCOMES)[number]): number {
     return this.k[streamCounterIndex(outcome)];
   }
 
-  /** The status page's figures (cold): authenticated connections open now, the QUIC thread -> front queue, holds now. */
+  /** The status page's figures (cold): authenticated connections open now, the quic-egress thread -> front queue, holds now. */
   live(): { readonly connections: number; readonly queueDepth: number; readonly held: number } {
     return { connections: this.k[INGRESS_COUNTER.connectionsActive], queueDepth: this.depth(), held: this.k[INGRESS_COUNTER.connectionsHeld] };
   }
@@ -46,7 +46,7 @@ export class IngressMetrics {
     tb.sample('slotrelay_quic_ingress_connections_active', {}, k[INGRESS_COUNTER.connectionsActive]);
     tb.declare('slotrelay_quic_ingress_streams_total', 'counter', 'QUIC ingress streams by outcome');
     for (const o of INGRESS_STREAM_OUTCOMES) tb.sample('slotrelay_quic_ingress_streams_total', { outcome: o }, k[streamCounterIndex(o)]);
-    tb.declare('slotrelay_quic_ingress_local_admitted_total', 'counter', 'QUIC ingress streams admitted and sent in the QUIC thread (local admission), also counted accepted');
+    tb.declare('slotrelay_quic_ingress_local_admitted_total', 'counter', 'QUIC ingress streams admitted and sent in the quic-egress thread (local admission), also counted accepted');
     tb.sample('slotrelay_quic_ingress_local_admitted_total', {}, k[INGRESS_COUNTER.localAdmitted]);
     tb.declare('slotrelay_quic_ingress_holds_total', 'counter', 'QUIC ingress connections whose stream reads were held because the front queue was full (back-pressure by stream credit)');
     tb.sample('slotrelay_quic_ingress_holds_total', {}, k[INGRESS_COUNTER.holds]);
@@ -64,7 +64,7 @@ export class IngressMetrics {
     tb.declare('slotrelay_quic_ingress_datagrams_total', 'counter', 'QUIC ingress UDP datagrams');
     tb.sample('slotrelay_quic_ingress_datagrams_total', { direction: 'received' }, k[INGRESS_COUNTER.datagramsReceived]);
     tb.sample('slotrelay_quic_ingress_datagrams_total', { direction: 'sent' }, k[INGRESS_COUNTER.datagramsSent]);
-    tb.declare('slotrelay_quic_ingress_queue_depth', 'gauge', 'Messages in the QUIC thread -> front queue');
+    tb.declare('slotrelay_quic_ingress_queue_depth', 'gauge', 'Messages in the quic-egress thread -> front queue');
     tb.sample('slotrelay_quic_ingress_queue_depth', {}, this.depth());
     tb.declare('slotrelay_quic_thread_restarts_total', 'counter', 'QUIC thread restarts after a crash');
     tb.sample('slotrelay_quic_thread_restarts_total', {}, this.restarts());

@@ -1,5 +1,5 @@
 // Local admission (QUIC thread, HOT: one call per finished stream of an eligible key). A stream of a key the front
-// marked POLICY_LOCAL (src/ingress/local-policy.ts: effective routes within the QUIC thread's, direct/static) is
+// marked POLICY_LOCAL (src/ingress/local-policy.ts: effective routes within the quic-egress thread's, direct/static) is
 // admitted here and sent in this thread, without the round trip QUIC thread -> front -> QUIC ring -> QUIC thread:
 // Accepting a transaction means what it means on the front: the steps are the admission core's (src/admission/).
 //   - the key: settled at the handshake (the connection's key id), its policy word read from shared memory (the
@@ -11,7 +11,7 @@
 //   - the receipt: its number reserved and its entry claimed (admission/receipt-claim.ts) before any route can write
 //     to it; signature, request id and blockhash go to the front after the send, in a `localAccepted` message on the
 //     ingress request ring (src/ingress/front-ingress.ts files them);
-//   - the send: the QUIC thread's consumer loop's dispatchLocal (src/egress/consumer/consumer-loop.ts), the same routes,
+//   - the send: the quic-egress thread's consumer loop's dispatchLocal (src/egress/consumer/consumer-loop.ts), the same routes,
 //     outcome counters and receipt writes as a ring record.
 // Anything that is not a plain success (a bidi request naming routes or maxRetries or other fields, a transaction that
 // fails a check, a spent budget, a full slab or request ring) gives the token back and returns null: the stream then
@@ -30,7 +30,7 @@ import { checkTransaction, fitsTransaction } from '../admission/transaction-chec
 import { createParsedTransaction, encodeSignatureBase58 } from '../tx/index.js';
 
 /**
- * The QUIC thread's consumer loop, as local admission sees it: send the transaction at `sab[byteOffset, +length)` on the
+ * The quic-egress thread's consumer loop, as local admission sees it: send the transaction at `sab[byteOffset, +length)` on the
  * routes of `routeMask` like a ring record; `done` once every route answered (the bytes may be reused then).
  */
 export type LocalDispatch = (
@@ -52,7 +52,7 @@ export interface LocalAdmissionOptions {
   /** The receipts buffer (absent: receipts off). */
   readonly receipts?: SharedArrayBuffer;
   readonly maxTransactionBytes: number;
-  /** The QUIC thread -> front ring: the localAccepted notes. */
+  /** The quic-egress thread -> front ring: the localAccepted notes. */
   readonly notes: MessageRingProducer;
   /** The consumer loop's dispatch now (null while it does not run: everything goes to the front). */
   readonly dispatch: () => LocalDispatch | null;

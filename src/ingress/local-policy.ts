@@ -1,4 +1,4 @@
-// Which keys the QUIC thread may admit itself (front thread, cold: every POLICY_REFRESH_MS, and on each connection's
+// Which keys the quic-egress thread may admit itself (front thread, cold: every POLICY_REFRESH_MS, and on each connection's
 // authentication). Writes one policy word per key id into the budget buffer (src/shm/budget-layout.ts): a key whose
 // effective default routes (the key's defaults ∩ what the relay runs, + the routes the relay adds) are QUIC-thread
 // routes only (direct, static), at least one of them deliverable now, whose submit bucket is in shared memory and not
@@ -16,7 +16,7 @@ export interface LocalPolicyDeps {
   readonly budgets: BudgetTable;
   readonly availableRouteMask: number;
   readonly addedRouteMasks: Uint32Array;
-  /** Route bits the QUIC thread sends by (RoutePlan.quicRing). */
+  /** Route bits the quic-egress thread sends by (RoutePlan.quicRing). */
   readonly quicMask: number;
 }
 

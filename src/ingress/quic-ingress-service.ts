@@ -37,7 +37,7 @@ export interface QuicIngressServiceDeps {
   readonly host?: QuicTaskHost;
   /** Landing receipts: locally admitted streams' receipts are filed here (front-ingress.ts). */
   readonly receipts?: ReceiptSink | null;
-  /** Local admission (relayHost.quic.localAdmission): the key table's budget buffer and the QUIC thread's route bits. */
+  /** Local admission (relayHost.quic.localAdmission): the key table's budget buffer and the quic-egress thread's route bits. */
   readonly local?: { readonly budgets: BudgetTable; readonly quicMask: number };
 }
 
@@ -130,14 +130,14 @@ export class QuicIngressService {
     this.metrics.render(tb);
   }
 
-  /** Open authenticated connections, the QUIC thread -> front queue depth, connections held now (the status page). */
+  /** Open authenticated connections, the quic-egress thread -> front queue depth, connections held now (the status page). */
   live(): { readonly connections: number; readonly queueDepth: number; readonly held: number } {
     return this.metrics.live();
   }
 
   /** Closes every QUIC connection (code 4), then stops taking streams. */
   async stop(): Promise<void> {
-    this.policy?.stop(); // nothing admitted in the QUIC thread from now on
+    this.policy?.stop(); // nothing admitted in the quic-egress thread from now on
     await this.thread.stop();
     await this.front.stop();
   }

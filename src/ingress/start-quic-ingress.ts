@@ -1,5 +1,5 @@
-// Starts the QUIC ingress inside the QUIC thread (cold setup; the reply loop below is HOT: one message per answered
-// stream). This is the one entry the QUIC thread's task calls (workers/quic-ingress-thread.ts), kept apart so the same thread
+// Starts the QUIC ingress inside the quic-egress thread (cold setup; the reply loop below is HOT: one message per answered
+// stream). This is the one entry the quic-egress thread's task calls (workers/quic-ingress-thread.ts), kept apart so the same thread
 // can later host the egress's QUIC connections too (issue #12 part 1). It wires the listener
 // (./ingress-endpoint.ts) to the two message rings of src/shm/ingress-layout.ts: finished streams and authentication
 // questions go to the front thread; its answers come back and are applied to the connections.
@@ -10,7 +10,7 @@ import { MessageRingConsumer, MessageRingProducer } from '../shm/message-ring.js
 import { createLogger, type Logger } from '../log/logger.js';
 import type { LevelWithSilent } from 'pino';
 // The listener (and with it the quiche binding) is imported when it starts: the front thread imports this module for
-// ingressPayloadBytes / parseAuthRequest and must not load the binding (only the QUIC thread does: route-plan.ts).
+// ingressPayloadBytes / parseAuthRequest and must not load the binding (only the quic-egress thread does: route-plan.ts).
 import type { IngressEndpoint as IngressEndpointType } from './ingress-endpoint.js';
 import { BIDI_REQUEST_OVERHEAD_BYTES } from './codes.js';
 import { LocalAdmission, type LocalDispatch } from './local-admission.js';
@@ -51,7 +51,7 @@ export interface QuicIngressChannels {
   readonly slab?: SharedArrayBuffer;
 }
 
-/** What the hosting QUIC thread lends the ingress for local admission (src/egress/consumer/quic-thread-main.ts). */
+/** What the hosting QUIC thread lends the ingress for local admission (src/egress/consumer/quic-egress-main.ts). */
 export interface LocalSendHost {
   /** The consumer loop's dispatch now (null while it does not run). */
   readonly dispatch: () => LocalDispatch | null;
@@ -60,7 +60,7 @@ export interface LocalSendHost {
   readonly log: Logger;
 }
 
-/** What the QUIC thread tells the front once the listener is bound (ingress-task-runner.ts). */
+/** What the quic-egress thread tells the front once the listener is bound (ingress-task-runner.ts). */
 export interface IngressListening {
   readonly event: 'listening';
   readonly host: string;

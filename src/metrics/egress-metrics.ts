@@ -19,7 +19,7 @@ import { TextBuilder } from './prometheus.js';
 /** What the renderer needs; EgressPool provides it. */
 export interface EgressMetricsSource {
   depths(): number[];
-  /** Labels of depths()' rings (default: their index); the QUIC thread's ring is "quic". */
+  /** Labels of depths()' rings (default: their index); the quic-egress thread's ring is "quic". */
   ringLabels?(): string[];
   readonly restartCount: number;
   summedCounters(): Float64Array;
@@ -74,7 +74,7 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   tb.sample('slotrelay_egress_records_total', { stage: 'released' }, c[WORKER_COUNTER.released]);
   tb.sample('slotrelay_egress_records_total', { stage: 'undelivered' }, c[WORKER_COUNTER.undelivered]);
   tb.sample('slotrelay_egress_records_total', { stage: 'shutdown' }, c[WORKER_COUNTER.shutdown]);
-  tb.declare('slotrelay_ring_depth', 'gauge', 'Records published into a ring and not yet released by its egress worker (ring="quic": the QUIC thread).');
+  tb.declare('slotrelay_ring_depth', 'gauge', 'Records published into a ring and not yet released by its egress worker (ring="quic": the quic-egress thread).');
   const depths = src.depths();
   const labels = src.ringLabels?.();
   for (let i = 0; i < depths.length; i++) tb.sample('slotrelay_ring_depth', { ring: labels?.[i] ?? i }, depths[i]);

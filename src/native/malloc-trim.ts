@@ -1,7 +1,7 @@
 // glibc's malloc_trim(0) for the thread that calls it (cold: once per burst of abuse at most). Loads the addon the
 // build compiled from native/malloc-trim/malloc_trim.c (scripts/malloc-trim-build.ts); absent, with the reason, where
 // it was not built (no C compiler at build time, a libc without malloc_trim) or does not load. Node-API: one build
-// serves every Node version and every thread; loaded once per thread that asks (only the QUIC thread does).
+// serves every Node version and every thread; loaded once per thread that asks (only the quic-egress thread does).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root.js';

@@ -1,4 +1,4 @@
-// The DER of Agave's self-signed identity certificate (cold; any thread that makes a certificate: the QUIC thread,
+// The DER of Agave's self-signed identity certificate (cold; any thread that makes a certificate: the quic-egress thread,
 // the QUIC ingress, the localnet's TPU listeners, the client library). The certificate is a fixed template: only the
 // Ed25519 public key, the common name and the signature vary (tls-utils' new_dummy_x509_certificate: X.509 v3, serial
 // 1, issuer = subject = one CN, validity 1970-01-01 .. 4096-01-01, SAN DNS "localhost", signed with the same key).

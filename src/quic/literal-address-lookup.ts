@@ -1,7 +1,7 @@
 // The address lookup of the unconnected QUIC sockets (any thread that owns a listener; HOT: once per datagram sent).
 // Node's dgram resolves the address of every unconnected send() with dns.lookup, and dns.lookup answers an IP literal
 // on process.nextTick: each datagram then reaches the kernel only after the rest of the callback that sent it (measured
-// in the QUIC thread's profile: `processTicksAndRejections -> afterDns -> doSend`, 9% of its busy time, and a bidi
+// in the quic-egress thread's profile: `processTicksAndRejections -> afterDns -> doSend`, 9% of its busy time, and a bidi
 // acknowledgement leaving after the send to the leader that followed it in the same callback). Our listeners only ever
 // send to the address a datagram came from, always an IP literal: answer those in the same call, anything else the
 // default way.

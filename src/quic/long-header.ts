@@ -3,7 +3,7 @@
 // connection id (length byte, <= 20 bytes), source connection id (same), then for a v1 Initial the token (varint
 // length, bytes). The accept path used quiche's Header.fromSlice for this, which hands back a native object and three
 // buffers whose memory is released only by finalizers after a GC and a later loop turn: at 5,000 junk Initials/s that
-// kept ~90 MB of the QUIC thread's native memory in use (bench/ingress/initial-flood.bench.ts). Here: subarray views
+// kept ~90 MB of the quic-egress thread's native memory in use (bench/ingress/initial-flood.bench.ts). Here: subarray views
 // of the datagram and numbers, nothing native, nothing copied.
 
 /** QUIC v1's Initial long-packet type (the type bits 0x30 of the first byte). */

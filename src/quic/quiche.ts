@@ -2,7 +2,7 @@
 // that imports it. We drive quiche directly (sans-IO) rather than through @matrixai/quic's high-level classes: see
 // docs/tpu-quic.md.
 //
-// In the relay one thread loads it: the QUIC thread (src/config/route-plan.ts), which owns every QUIC socket of the
+// In the relay one thread loads it: the quic-egress thread (src/config/route-plan.ts), which owns every QUIC socket of the
 // process. That thread loads the shipped library as is: nothing is copied or written at run time. With
 // rings.quicThreads = N > 1, QUIC thread k >= 1 loads the k-th copy the build wrote (./quiche-binary.ts): a file of
 // its own, so statics of its own, and still nothing written at run time. Only when another

@@ -14,7 +14,7 @@
 //     engine's resends).
 // The scoreboard (./scoreboard.ts) decays it. A leader whose direct good share is below parkedBelow (with at least
 // minEvidence) parks the relay: for its slots, the direct route's fanout gets maxExtraCopies more leaders (the widen
-// table the QUIC thread reads, src/shm/widen-layout.ts) and intake adds the partner routes (routing.adaptive.partners)
+// table the quic-egress thread reads, src/shm/widen-layout.ts) and intake adds the partner routes (routing.adaptive.partners)
 // that the transaction's key allows and the relay runs, unless that partner is itself failing at that leader.
 // Every decision is written into the receipt (`adaptive`) and counted (slotrelay_adaptive_decisions_total).
 import type { RoutingConfig } from '../config/routing-schema.js';
@@ -37,7 +37,7 @@ const SCAN_MAX = 20_000;
 const OUTCOME_WAIT_MS = 5_000;
 
 /**
- * A receipt the QUIC thread admitted (src/ingress/local-admission.ts) owns its shared entry before the front files
+ * A receipt the quic-egress thread admitted (src/ingress/local-admission.ts) owns its shared entry before the front files
  * its route mask and acceptance time from the thread's note: read in between, those would be the previous
  * occupant's. A scan waits for the note (the scan stops there) for at most OUTCOME_WAIT_MS, then passes it by.
  */
@@ -86,7 +86,7 @@ export interface AdaptiveRoutingOptions {
   readonly keys: KeyTable;
   /** Routes this relay runs (RoutePlan.available). */
   readonly available: number;
-  /** The widen table handed to the QUIC thread. */
+  /** The widen table handed to the quic-egress thread. */
   readonly widen: SharedArrayBuffer;
   /** When a receipt is judged on its landing (ms after acceptance). */
   readonly judgeAfterMs: number;

@@ -118,7 +118,7 @@ export class ReceiptTable {
   private readonly keyIds: Int32Array;
   /**
    * The sequence number whose front half (this class's arrays) an entry holds. It lags the shared `seq` for a receipt
-   * the QUIC thread reserved and claimed (local admission) until its note is filed here (acceptReserved).
+   * the quic-egress thread reserved and claimed (local admission) until its note is filed here (acceptReserved).
    */
   private readonly filedSeqs: Float64Array;
   private readonly routeMasks: Uint8Array;
@@ -221,14 +221,14 @@ export class ReceiptTable {
    * `slot` is the cluster slot the relay knows now (-1 unknown).
    */
   accept(signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): number {
-    const seq = claimReceiptSeq(this.v); // as the QUIC thread's local admission claims its receipts
+    const seq = claimReceiptSeq(this.v); // as the quic-egress thread's local admission claims its receipts
     this.fill(seq, signature, keyId, routeMask, requestId, acceptedAtMs, slot);
     return seq;
   }
 
   /**
-   * A receipt whose number the QUIC thread reserved and claimed (its local admission, src/ingress/local-admission.ts):
-   * the front's half, filled when the QUIC thread's note arrives (cold relative to the send, which already happened).
+   * A receipt whose number the quic-egress thread reserved and claimed (its local admission, src/ingress/local-admission.ts):
+   * the front's half, filled when the quic-egress thread's note arrives (cold relative to the send, which already happened).
    */
   acceptReserved(seq: number, signature: string, keyId: number, routeMask: number, requestId: string, acceptedAtMs: number, slot: number): void {
     if (!this.current(seq)) return; // overwritten already (a full table wrapped past it)

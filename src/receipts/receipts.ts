@@ -72,7 +72,7 @@ export class Receipts implements ReceiptSink {
     return seq;
   }
 
-  /** The front's half of a receipt the QUIC thread reserved (src/ingress/local-admission.ts); blockhash at 0 of `bytes`. */
+  /** The front's half of a receipt the quic-egress thread reserved (src/ingress/local-admission.ts); blockhash at 0 of `bytes`. */
   acceptReserved(seq: number, signature: string, t: AcceptedTransaction, routeMask: number, bytes?: Uint8Array, blockhashAt = -1): void {
     const slot = this.leaders?.currentSlot() ?? -1;
     this.table.acceptReserved(seq, signature, t.keyId, routeMask, t.traceId, t.receivedAtMs, slot);

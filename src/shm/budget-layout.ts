@@ -1,12 +1,12 @@
-// Per-key submission budgets and the QUIC thread's per-key admission policy, in one SharedArrayBuffer (HOT: take() and
-// refund() run per submission on the front thread and, for locally admitted QUIC streams, on the QUIC thread; the
+// Per-key submission budgets and the quic-egress thread's per-key admission policy, in one SharedArrayBuffer (HOT: take() and
+// refund() run per submission on the front thread and, for locally admitted QUIC streams, on the quic-egress thread; the
 // policy words are written by the front every POLICY_REFRESH_MS, cold). One token bucket per slot, the same arithmetic
 // as src/admission/rate-limit.ts's private buckets: the slot's four numbers are changed under a one-word lock taken
 // with Atomics.compareExchange (0 -> 1) and released with Atomics.store, so HTTP (front) and QUIC (QUIC thread) draw
 // from one budget. The critical section is a handful of float operations and never blocks, so the lock spins.
 //
 //   bytes 0..63   header (Int32 words): [0] MAGIC, [1] LAYOUT_VERSION, [2] bucket slots, [3] key ids,
-//                 [4] OPEN (1 = the QUIC thread may admit locally), [5] next free bucket slot (front only)
+//                 [4] OPEN (1 = the quic-egress thread may admit locally), [5] next free bucket slot (front only)
 //   Int32[slots]      lock per bucket slot
 //   Int32[keys]       policy per key id: 0 = the front decides (today's path), else POLICY_LOCAL | record route mask
 //                     (| POLICY_VERIFY when the key verifies signatures)
@@ -22,13 +22,13 @@ const H_SLOTS = 2;
 const H_KEYS = 3;
 const H_OPEN = 4;
 const H_NEXT_SLOT = 5;
-/** The key may be admitted in the QUIC thread (its effective routes are QUIC routes only, nothing else decides). */
+/** The key may be admitted in the quic-egress thread (its effective routes are QUIC routes only, nothing else decides). */
 export const POLICY_LOCAL = 1 << 30;
 /** The key's plan asks for signature verification. */
 export const POLICY_VERIFY = 1 << 29;
 /** The low bits of a policy word: the record's route mask (the routes asked for + those the relay adds). */
 export const POLICY_ROUTE_BITS = 0xffff;
-/** How often the front rewrites the policy words (a plan change, revocation or health change reaches the QUIC thread within it). */
+/** How often the front rewrites the policy words (a plan change, revocation or health change reaches the quic-egress thread within it). */
 export const POLICY_REFRESH_MS = 50;
 
 const F_TOKENS = 0;
@@ -163,9 +163,9 @@ export class BudgetTable {
     return this.f[s * F_WORDS + F_TOKENS];
   }
 
-  // ---- the QUIC thread's admission policy (written by the front, read by the QUIC thread) ----
+  // ---- the quic-egress thread's admission policy (written by the front, read by the quic-egress thread) ----
 
-  /** Whether the QUIC thread may admit at all (0 while the relay stops or local admission is off). */
+  /** Whether the quic-egress thread may admit at all (0 while the relay stops or local admission is off). */
   get open(): boolean {
     return Atomics.load(this.header, H_OPEN) === 1;
   }

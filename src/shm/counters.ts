@@ -1,5 +1,5 @@
 // Per-worker counter regions (layout.ts WORKER_COUNTER), every offset of this SharedArrayBuffer in one module. Cold
-// setup; HOT writers (plain stores). One buffer per Piscina pool (the egress workers' pool, the QUIC thread's pool),
+// setup; HOT writers (plain stores). One buffer per Piscina pool (the egress workers' pool, the quic-egress thread's pool),
 // one Float64Array region per ring consumer. Each region has exactly one writer (its ring's current consumer), so
 // increments are plain stores; the front thread sums the regions per scrape (cold). A restarted consumer keeps
 // counting in the same region.

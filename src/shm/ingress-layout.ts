@@ -1,8 +1,8 @@
 // Shared-memory layout of the QUIC ingress (imported by both ends, checked on attach; cold constants, read on every
-// push/pop as plain numbers). Two SPSC message rings (./message-ring-layout.ts) connect the QUIC thread and the front:
+// push/pop as plain numbers). Two SPSC message rings (./message-ring-layout.ts) connect the quic-egress thread and the front:
 //   requests  QUIC thread -> front: finished streams (uni / bidi) and authentication questions
 //   replies   front -> QUIC thread: bidi answers, uni verdicts and authentication answers
-// plus one Float64Array of QUIC-thread counters (single writer: the QUIC thread; the front reads them for /metrics).
+// plus one Float64Array of QUIC-thread counters (single writer: the quic-egress thread; the front reads them for /metrics).
 // Payload: the stream's bytes (uni / bidi), a MessagePack answer (bidiReply), "CN\nidentity" (authRequest).
 // The header's protocol words, as the ingress names them (IngressHeader, read by ingressHeaderOf):
 //   i0 keyId    API key id (-1: none / refused)
@@ -27,7 +27,7 @@ export const MSG_KINDS = Object.freeze({
   /** front -> QUIC: a uni stream's verdict (MSG_CODE, 0 = accepted); counted, STOP_SENDING if still open. */
   uniVerdict: 6,
   /**
-   * QUIC -> front: a stream admitted and sent in the QUIC thread (src/ingress/local-admission.ts): the front files its
+   * QUIC -> front: a stream admitted and sent in the quic-egress thread (src/ingress/local-admission.ts): the front files its
    * receipt (MSG_CODE = the reserved sequence number, MSG_AUX = the record's route mask) and counts it. Payload:
    * signature (64 bytes), recent blockhash (32), dispatch time (f64 ms: when the send began).
    */
@@ -107,7 +107,7 @@ export function pushIngress(
 
 /**
  * pushIngress() for a note the front files for its books (the local admission's localAccepted): the front is woken at
- * the end of the QUIC thread's turn, after the turn's sends, not in front of them.
+ * the end of the quic-egress thread's turn, after the turn's sends, not in front of them.
  */
 export function pushIngressNote(
   r: MessageRingProducer,
@@ -134,7 +134,7 @@ export const INGRESS_CONNECTION_OUTCOMES = Object.freeze([
   'server_connection_limit', // closed with code 3
   'handshake_failed', // TLS / ALPN failure or handshake timeout (never established)
 ] as const);
-/** Stream outcomes decided on the QUIC thread; the front's verdicts are reported back and counted here too. */
+/** Stream outcomes decided on the quic-egress thread; the front's verdicts are reported back and counted here too. */
 export const INGRESS_STREAM_OUTCOMES = Object.freeze([
   'accepted', // in the egress ring (uni), or answered accepted: true (bidi)
   'refused', // the front refused it (rate limited, undecodable, route...): bidi answered accepted: false
@@ -154,7 +154,7 @@ export const INGRESS_COUNTER = Object.freeze({
   datagramsSent: 5,
   /** Streams whose bytes are in the ring, waiting for the front's answer. */
   streamsPending: 6,
-  /** Streams admitted and sent in the QUIC thread (relayHost.quic.localAdmission; also counted `accepted`). */
+  /** Streams admitted and sent in the quic-egress thread (relayHost.quic.localAdmission; also counted `accepted`). */
   localAdmitted: 7,
   /**
    * Back-pressure by stream credit (src/ingress/ingress-endpoint.ts, docs/quic-ingress.md "Back-pressure"): times a

@@ -1,5 +1,5 @@
 // The record join table (shared memory; HOT on both sides): a record whose routes belong to both families is
-// published into an egress worker's ring AND the QUIC thread's ring (src/config/route-plan.ts). Each consumer sends
+// published into an egress worker's ring AND the quic-egress thread's ring (src/config/route-plan.ts). Each consumer sends
 // its own routes; the join entry gathers both sides' outcomes so that the record-level accounting (released or
 // shutdown, undelivered, the delivery-accounting log line with every route's outcome) happens exactly once, by the
 // side that answers last. Layout, every offset here:

@@ -13,7 +13,7 @@
 //     ctl[50] STOP      set to 1 by the egress pool to ask the consumer to finish (shutdown); cold
 //   bytes 256..     slot i at 256 + i * slotBytes; a slot = record header (104 bytes) + transaction bytes
 //
-// Rings: one per egress worker (the HTTP routes) and one for the QUIC thread (the QUIC routes): src/config/route-plan.ts.
+// Rings: one per egress worker (the HTTP routes) and one for the quic-egress thread (the QUIC routes): src/config/route-plan.ts.
 //
 // A record stays in its slot until the consumer has finished every route for it, so a worker that crashes
 // mid-send leaves it below HEAD and above TAIL: its replacement resends it (at-least-once, never lost).
@@ -130,8 +130,8 @@ export function retryCounterIndex(outcomeIndex: number): number {
   return RETRY_BASE + outcomeIndex;
 }
 
-// The QUIC thread's connection cache (src/egress/quic/connection-cache.ts), written once a second by the QUIC thread into
-// its own region (the other regions keep zeros, so the summed value is the QUIC thread's): connections per state and
+// The quic-egress thread's connection cache (src/egress/quic/connection-cache.ts), written once a second by the quic-egress thread into
+// its own region (the other regions keep zeros, so the summed value is the quic-egress thread's): connections per state and
 // the transactions waiting in their queues (gauges), and the cache's events (counters).
 /** Connection states (src/egress/quic/connection-worker.ts), the `state` label of slotrelay_quic_connections. */
 export const CONNECTION_STATES = Object.freeze(['connecting', 'active', 'retrying', 'closing', 'closed'] as const);

@@ -1,8 +1,8 @@
-// The QUIC thread's local-admission slab (src/ingress/local-admission.ts): the slots holding transactions admitted and
-// sent in the QUIC thread until every route answered. Made by the front (src/ingress/ingress-task-runner.ts) so it
-// outlives the QUIC thread: a replacement thread finds every slot still IN_FLIGHT and sends it again (at least once,
+// The quic-egress thread's local-admission slab (src/ingress/local-admission.ts): the slots holding transactions admitted and
+// sent in the quic-egress thread until every route answered. Made by the front (src/ingress/ingress-task-runner.ts) so it
+// outlives the quic-egress thread: a replacement thread finds every slot still IN_FLIGHT and sends it again (at least once,
 // as the QUIC ring's replay does), so a transaction answered `accepted` is never lost by a restart. One writer at a
-// time (the QUIC thread that runs); HOT: one claim and one release per locally admitted transaction.
+// time (the quic-egress thread that runs); HOT: one claim and one release per locally admitted transaction.
 //
 //   bytes 0..63   header (Int32 words): [0] MAGIC, [1] LAYOUT_VERSION, [2] slots, [3] bytes per slot
 //   Int32[slots]       state per slot: FREE or IN_FLIGHT (stored last on claim, first on release)

@@ -5,7 +5,7 @@
 // and count rebroadcasts, each (receipt, route) having exactly one writer (the worker that took the record).
 //
 //   bytes 0..63   header (Int32 words): [0] MAGIC, [1] LAYOUT_VERSION, [2] capacity (power of two), [3] the last
-//                 sequence number handed out (u32; Atomics.add: the front and the QUIC thread's local admission both
+//                 sequence number handed out (u32; Atomics.add: the front and the quic-egress thread's local admission both
 //                 reserve numbers, src/ingress/local-admission.ts)
 //   then, for capacity N (entry i = seq & (N - 1); seq 0 = "no receipt", so seqs start at 1):
 //     seq           Uint32[N]        the receipt now in entry i (a worker writes only while it still matches)
@@ -133,7 +133,7 @@ export function lastReceiptSeq(v: ReceiptViews): number {
 
 /**
  * HOT. Entry `seq & mask` now belongs to `seq`, every route pending: done by whoever reserved `seq`, before any route
- * can write an outcome for it (the front's accept, or the QUIC thread before a local dispatch).
+ * can write an outcome for it (the front's accept, or the quic-egress thread before a local dispatch).
  */
 export function claimReceipt(v: ReceiptViews, seq: number): void {
   const e = seq & v.mask;

@@ -1,8 +1,8 @@
-// The adaptive routing's widen table (shared memory; written cold by the front, read HOT by the QUIC thread's direct
+// The adaptive routing's widen table (shared memory; written cold by the front, read HOT by the quic-egress thread's direct
 // route): for each of the next slots, how many leaders beyond its fanout policy the direct route adds, because the
 // front's landing scoreboard found that slot's leader parking the relay (src/receipts/adaptive-routing.ts,
 // docs/adaptive-routing.md). The scoreboard lives on the front (its inputs are there: the receipts and the landing
-// tracker); this table is the one thing the QUIC thread needs of it.
+// tracker); this table is the one thing the quic-egress thread needs of it.
 //
 //   Int32 words: [0] MAGIC, [1] LAYOUT_VERSION, [2] GENERATION (Atomics.add by the writer after every change)
 //   then SLOTS entries of two words at 16 + 2 * (slot & (SLOTS - 1)): [0] the slot's low 31 bits (tag), [1] extra
@@ -52,7 +52,7 @@ export class WidenWriter {
   }
 }
 
-/** The QUIC thread's end (HOT: generation() once per transaction, extraFor() once per recompute). */
+/** The quic-egress thread's end (HOT: generation() once per transaction, extraFor() once per recompute). */
 export class WidenReader {
   private readonly w: Int32Array;
   constructor(sab: SharedArrayBuffer) {

@@ -1,4 +1,4 @@
-// The telemetry probe's handshakes run in the QUIC thread (docs/architecture.md: every QUIC socket is there). Cold:
+// The telemetry probe's handshakes run in the quic-egress thread (docs/architecture.md: every QUIC socket is there). Cold:
 // one request per probe round. Relayed through the main thread, so a restarted telemetry or QUIC thread simply talks
 // to whichever other end is current; a request nobody answers in time gets every target null (unmeasured).
 import type { MessagePort } from 'node:worker_threads';
@@ -33,7 +33,7 @@ export function unmeasured(targets: readonly ProbeTarget[]): ProbeResult[] {
 }
 
 /**
- * The asking end (telemetry thread, and main towards the QUIC thread): posts requests with `post`, resolves them from
+ * The asking end (telemetry thread, and main towards the quic-egress thread): posts requests with `post`, resolves them from
  * accept()ed answers; gives up after the probe's own time plus a margin (every target unmeasured).
  */
 export class ProbeClient {
@@ -46,7 +46,7 @@ export class ProbeClient {
     if (targets.length === 0) return Promise.resolve([]);
     const id = this.nextId++;
     return new Promise<ProbeResult[]>((resolve) => {
-      // The QUIC thread probes one target after the other: each may take timeoutMs.
+      // The quic-egress thread probes one target after the other: each may take timeoutMs.
       const timer = setTimeout(() => this.settle(id, null), targets.length * timeoutMs + 1_000);
       timer.unref();
       this.waiting.set(id, { resolve, timer, targets });
@@ -77,7 +77,7 @@ export class ProbeClient {
   }
 }
 
-/** The QUIC thread's end: answers each request on `port` with its handshakes, one target after the other. */
+/** The quic-egress thread's end: answers each request on `port` with its handshakes, one target after the other. */
 export function serveProbes(port: MessagePort): void {
   port.on('message', (m: unknown) => {
     if (!isProbeRequest(m)) return;

@@ -42,7 +42,7 @@ export interface TelemetryWorkerData {
   /** Set with cluster.url (and cluster.telemetry.enabled): share measurements with the other regions' relays. */
   readonly cluster?: ClusterConfig & { readonly url: string };
   /**
-   * Where the probe's handshakes run: 'parent' = asked of the main thread, which has the QUIC thread run them (the
+   * Where the probe's handshakes run: 'parent' = asked of the main thread, which has the quic-egress thread run them (the
    * relay: route plan probe 'quic-thread'); absent = in this thread (standalone uses and tests).
    */
   readonly probeVia?: 'parent';

@@ -51,7 +51,7 @@ export interface TelemetryThreadOptions {
   readonly cluster?: ClusterConfig & { readonly url: string };
   /** The thread's shared-telemetry status messages (cluster only). */
   readonly onClusterStatus?: (status: unknown) => void;
-  /** The probe's handshakes run in the QUIC thread (route plan probe 'quic-thread'): see setProber(). */
+  /** The probe's handshakes run in the quic-egress thread (route plan probe 'quic-thread'): see setProber(). */
   readonly probeInQuicThread?: boolean;
   /** upstream.grpc: the Yellowstone gRPC slot source (src/telemetry/geyser/). */
   readonly grpc?: GeyserSourceConfig;
@@ -98,7 +98,7 @@ export class TelemetryThread {
     return this.supervisor.restarts;
   }
 
-  /** Where the thread's probe requests go (EgressPool.probe: the QUIC thread); until set, targets stay unmeasured. */
+  /** Where the thread's probe requests go (EgressPool.probe: the quic-egress thread); until set, targets stay unmeasured. */
   private prober: Prober | null = null;
 
   setProber(prober: Prober): void {
@@ -198,7 +198,7 @@ export class TelemetryThread {
 /** The worker side (workers/telemetry-worker.ts). */
 export function runTelemetryWorker(data: TelemetryWorkerData, port: MessagePort, makeShare: RegionShareFactory | null): void {
   const log = createLogger(data.logLevel as Parameters<typeof createLogger>[0], 'telemetry');
-  // The probe's handshakes go to the QUIC thread through main when the route plan says so (probe-relay.ts).
+  // The probe's handshakes go to the quic-egress thread through main when the route plan says so (probe-relay.ts).
   const probes = data.probeVia === 'parent' ? new ProbeClient((m) => port.postMessage(m)) : null;
   const follower = new TelemetryFollower(data, log, (s) => port.postMessage(s), probes?.probe, makeShare);
   port.on('message', (m: unknown) => {

@@ -1,6 +1,6 @@
 // Which routes a consumer has (cold: once per consumer start; egress worker or QUIC thread 0). Builds, by the frozen
 // route plan (or the config when a test gives none), this consumer's family of routes: rpc and jito in an egress
-// worker, direct and static in the QUIC thread (one identity certificate and one QUIC connection cache for both), or
+// worker, direct and static in the quic-egress thread (one identity certificate and one QUIC connection cache for both), or
 // the benchmark's discard route everywhere.
 import type { MessagePort } from 'node:worker_threads';
 import type { Config } from '../../config/schema.js';
@@ -44,7 +44,7 @@ export function buildRoutes(config: Config, log: Logger, telemetry: RouteInputs 
     const rpc = new RpcRoute(config.routes.rpc, log);
     routes[rpc.id] = rpc;
   }
-  // direct + static share one identity certificate and one QUIC connection cache (the QUIC thread's: one connection
+  // direct + static share one identity certificate and one QUIC connection cache (the quic-egress thread's: one connection
   // per leader per process). Leaders come from the telemetry snapshot when the pool passes one, else from polling
   // upstream.rpcUrl (createLeaderSource).
   const wantDirect =

@@ -19,6 +19,7 @@
 // Static peers (routes.static.everyTransaction): the front adds the static route to the record's mask when it
 // publishes it (src/config/route-policy.ts, src/admission/intake.ts: every intake path), so a reload's change of a key's
 // route policy needs nothing here.
+import type { ThreadRole } from '../../threads/roles.js';
 import { availableParallelism } from 'node:os';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { followLogLevel } from '../../log/log-level-message.js';
@@ -82,10 +83,12 @@ export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {
 }
 
 function setUp(task: EgressTask, deps: ConsumerDeps): Consumer {
-  const log = deps.log ?? createLogger(task.config.log.level, 'egress', { worker: task.ringIndex });
+  // The thread's role (src/threads/roles.ts): this loop runs in an egress thread or in the quic-egress thread.
+  const role: ThreadRole = task.family === 'quic' ? 'quic-egress' : 'egress';
+  const log = deps.log ?? createLogger(task.config.log.level, role, { worker: task.ringIndex });
   // Injected loggers (tests, benches) get the accounting lines too; the relay's go through the async destination.
   const accountingLog =
-    deps.log === undefined ? new AccountingLog({ level: task.config.log.level, bindings: { thread: 'egress', worker: task.ringIndex }, summary: log }) : null;
+    deps.log === undefined ? new AccountingLog({ level: task.config.log.level, bindings: { thread: role, worker: task.ringIndex }, summary: log }) : null;
   const accLog = accountingLog?.log ?? log;
   const logs = new RecordLogs(log, accLog);
   // A reload's log.level (src/log/log-level-message.ts), on the port this task reports latency on.

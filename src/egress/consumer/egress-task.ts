@@ -47,7 +47,7 @@ export interface EgressTask {
   readonly widen?: SharedArrayBuffer;
   /**
    * The frozen route plan (src/config/route-plan.ts) and which family of routes this consumer owns: 'workers' (rpc,
-   * jito) in the egress pool, 'quic' (direct, static) in the QUIC thread. Absent (tests, benches): every route here.
+   * jito) in the egress pool, 'quic' (direct, static) in the quic-egress thread. Absent (tests, benches): every route here.
    */
   readonly plan?: RoutePlan;
   readonly family?: RouteFamily;

@@ -1,4 +1,4 @@
-// A transaction the QUIC ingress admitted in the QUIC thread (src/ingress/local-admission.ts), dispatched without the
+// A transaction the QUIC ingress admitted in the quic-egress thread (src/ingress/local-admission.ts), dispatched without the
 // ring (QUIC thread; HOT: one call per locally admitted transaction): a set-up of the record handler
 // (src/egress/contract/send-record.ts) over local slots, with the consumer loop's routes and observers, so a local
 // transaction gets the same routes, outcome counters, receipt writes, latency, rebroadcast admission and accounting

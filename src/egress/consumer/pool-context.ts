@@ -35,7 +35,7 @@ export interface EgressPoolOptions {
    * run (their ring: quicRing). Absent (tests, benches): every worker builds every route, no QUIC thread.
    */
   readonly plan?: RoutePlan;
-  /** Compiled QUIC thread module (quic-egress and quic-link threads); default dist/workers/quic-thread.js. */
+  /** Compiled QUIC thread module (quic-egress and quic-link threads); default dist/workers/quic-threads.js. */
   readonly quicWorkerFile?: URL;
   /** Test-only fault injection for quic-link threads (QUIC thread k >= 1), by k (first attempt only). */
   readonly quicLinkTestHooks?: Readonly<Record<number, { readonly crashAfterSends?: number }>>;

@@ -61,10 +61,10 @@ export interface DrainResult {
   readonly drained: boolean;
   /**
    * Transactions still in the rings (published, not released) when the consumers were stopped: not delivered. Each
-   * counted once, also a record left in both a worker's ring and the QUIC thread's.
+   * counted once, also a record left in both a worker's ring and the quic-egress thread's.
    */
   readonly undelivered: number;
-  /** The same by ring family: copies left in the workers' rings and in the QUIC thread's (a record in both: in each). */
+  /** The same by ring family: copies left in the workers' rings and in the quic-egress thread's (a record in both: in each). */
   readonly undeliveredByFamily: { readonly workers: number; readonly quic: number };
 }
 
@@ -80,7 +80,7 @@ export function createEgressRings(config: Config): SharedArrayBuffer[] {
 export class EgressPool {
   /** The egress workers' rings; the front thread attaches exactly one RingProducer to each. */
   readonly rings: readonly SharedArrayBuffer[];
-  /** The QUIC thread's ring (the front attaches one RingProducer), null when no QUIC thread runs. */
+  /** The quic-egress thread's ring (the front attaches one RingProducer), null when no QUIC thread runs. */
   readonly quicRing: SharedArrayBuffer | null;
   /** Links from QUIC thread 0 to threads 1..N-1 (rings.quicThreads > 1), else empty. */
   readonly quicLinks: readonly QuicLink[];
@@ -142,7 +142,7 @@ export class EgressPool {
     this.egress = new EgressHost(ctx, config.rings.workers);
     // One QUIC pool of rings.quicThreads threads: every QUIC socket of the process in them, one connection per leader
     // per process.
-    this.quicPiscina = this.quicRing === null ? null : createQuicPiscina(options.quicWorkerFile ?? new URL('../../../workers/quic-thread.js', import.meta.url), quicThreads, options.log);
+    this.quicPiscina = this.quicRing === null ? null : createQuicPiscina(options.quicWorkerFile ?? new URL('../../../workers/quic-threads.js', import.meta.url), quicThreads, options.log);
     this.quicEgress = this.quicPiscina === null ? null : new QuicEgressHost(ctx, this.quicPiscina, this.allRings.length - 1);
     this.quicLink = this.quicPiscina === null || this.quicLinks.length === 0 ? null : new QuicLinkHost(ctx, this.quicPiscina, this.allRings.length);
   }
@@ -198,7 +198,7 @@ export class EgressPool {
   }
 
   /**
-   * Records published and not yet released, per ring (gauge), the QUIC thread's ring last; then, per QUIC thread
+   * Records published and not yet released, per ring (gauge), the quic-egress thread's ring last; then, per QUIC thread
    * k >= 1, the sends handed over its link and not yet taken.
    */
   depths(): number[] {
@@ -294,7 +294,7 @@ export class EgressPool {
   }
 
   /** Totals of the counters; exact once the consumers stopped (after drain()). */
-  /** `localAdmitted`: transactions the QUIC thread admitted and sent without a ring (src/ingress/local-admission.ts). */
+  /** `localAdmitted`: transactions the quic-egress thread admitted and sent without a ring (src/ingress/local-admission.ts). */
   deliverySummary(joinedRecords = 0, localAdmitted = 0): DeliverySummary {
     const c = this.summedCounters();
     const outcomes: Record<string, Record<string, number>> = {};

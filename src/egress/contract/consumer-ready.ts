@@ -1,4 +1,4 @@
-// Start-up readiness of the ring consumers (egress workers and the QUIC thread -> main; cold, once per consumer task).
+// Start-up readiness of the ring consumers (egress workers and the quic-egress thread -> main; cold, once per consumer task).
 // A consumer posts CONSUMER_READY on its task's port once its routes are warm (EgressRoute.warm: the QUIC routes'
 // connection layer loaded, static peers' first handshakes ended); the pool (pool.ts whenReady) lets main print
 // relay_ready only after every ring's consumer did, bounded. Without it the relay said ready ~400 ms before the QUIC

@@ -118,7 +118,7 @@ export class ConnectionCache {
   }
 
   /**
-   * Writes connections per state, queued transactions and the cache's events into the QUIC thread's counter region
+   * Writes connections per state, queued transactions and the cache's events into the quic-egress thread's counter region
    * (src/shm/layout.ts QUIC_COUNTER; the front renders them as slotrelay_quic_*). Cold: once a second.
    */
   writeGauges(region: Float64Array): void {

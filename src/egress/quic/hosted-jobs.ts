@@ -1,6 +1,6 @@
-// Jobs the QUIC thread hosts besides its ring consumer (cold: one message per job start and end). The front side
-// (EgressPool.hostInQuicThread, main thread) posts a HostRequest on the QUIC task's host port; the QUIC thread
-// (src/egress/consumer/quic-thread-main.ts) runs the job and answers a HostAnswer when it ends. Today's one job: the QUIC ingress
+// Jobs the quic-egress thread hosts besides its ring consumer (cold: one message per job start and end). The front side
+// (EgressPool.hostInQuicThread, main thread) posts a HostRequest on the QUIC task's host port; the quic-egress thread
+// (src/egress/consumer/quic-egress-main.ts) runs the job and answers a HostAnswer when it ends. Today's one job: the QUIC ingress
 // listener, whose task (src/ingress/ingress-task-runner.ts QuicThreadTask) would otherwise need a thread of its own.
 export const HOSTED_JOBS = Object.freeze(['quic-ingress'] as const);
 export type HostedJob = (typeof HOSTED_JOBS)[number];

@@ -12,7 +12,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { webcrypto, createPrivateKey, createPublicKey } from 'node:crypto';
-// Not ../quic/index.js: that pulls in the quiche binding, which only the QUIC thread loads (src/config/route-plan.ts).
+// Not ../quic/index.js: that pulls in the quiche binding, which only the quic-egress thread loads (src/config/route-plan.ts).
 import { createIdentityCertificate, type IdentityCertificate } from '../../quic/identity-certificate.js';
 import { base58Encode } from '../../quic/base58.js';
 import type { Logger } from '../../log/logger.js';

@@ -7,7 +7,7 @@
 // unreadable file keeps the current identity (logged).
 // The fanout of one transaction over several connections is its own module (./fanout.ts).
 // The connection layer (and with it the quiche binding) is imported when the cache is built, not with this module: an
-// egress worker that imports the consumer loop but builds no QUIC route never loads the binding (only the QUIC thread
+// egress worker that imports the consumer loop but builds no QUIC route never loads the binding (only the quic-egress thread
 // does: src/config/route-plan.ts).
 import { unwatchFile, watchFile, type Stats } from 'node:fs';
 import type { Config } from '../../config/schema.js';

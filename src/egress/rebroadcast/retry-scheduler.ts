@@ -15,7 +15,7 @@
 //   dropped:shutdown           the worker stopped (the queue lives in the worker: a crash loses it too; the first
 //                              send had already happened).
 // Effective maxRetries: the client's value, else retries.defaultMaxRetries; -1 = no count limit (Agave's default).
-// The thread that runs it also takes fresh transactions from the ring (the QUIC thread for direct and static), so a
+// The thread that runs it also takes fresh transactions from the ring (the quic-egress thread for direct and static), so a
 // tick touches only what is due (DueHeap, not a walk of the queue) and sends at most SLICE_UNITS rebroadcasts before it
 // yields to the event loop (setImmediate): a fresh transaction waits behind one slice, not behind a whole round of
 // a full queue (10,000 transactions come due within one interval; issue #28 item 2). Every slice, the first of a tick
@@ -50,7 +50,7 @@ const MAX_BLOCKHASH_CHECKS_PER_POLL = 32;
 const TICK_MIN_MS = 5;
 const TICK_MAX_MS = 250;
 /**
- * Rebroadcasts (or ends) per slice of a tick before yielding to the event loop. A QUIC send costs the QUIC thread
+ * Rebroadcasts (or ends) per slice of a tick before yielding to the event loop. A QUIC send costs the quic-egress thread
  * streamSend -> kernel p50 22-37 us (1,232 bytes, quic-egress.bench, bench/results/session18-ab/quic-egress-ab.log), so
  * a slice holds a fresh transaction back ~1.5-2.5 ms; 16 measured no better (docs/wire-to-wire.md item 7).
  */

@@ -18,7 +18,7 @@ import type { LocalSendHost } from '../../ingress/start-quic-ingress.js';
  */
 let localDispatch: LocalDispatch | null = null;
 
-export function runQuicThread(task: EgressTask): Promise<void> {
+export function runQuicEgress(task: EgressTask): Promise<void> {
   const tid = currentThreadId();
   if (tid !== null) task.latencyPort?.postMessage({ kind: THREAD_ID_KIND, tid } satisfies ThreadIdMessage);
   if (task.probePort !== undefined) serveProbes(task.probePort);
