@@ -355,7 +355,10 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       // The direct route's status says which leaders park it (additive: docs/adaptive-routing.md).
       const direct = c.routes.direct;
       const r = adaptive === null || direct === undefined ? c : { ...c, routes: { ...c.routes, direct: { ...direct, adaptive: adaptive.status() } } };
-      return sighup.reloader === null ? r : { ...r, config: sighup.reloader.health() };
+      // Where receipts learn landings (push, or the poll while the upstream PubSub is down: docs/receipts.md).
+      const landing = receipts?.landingSource() ?? null;
+      const withLanding = landing === null ? r : { ...r, landing };
+      return sighup.reloader === null ? withLanding : { ...withLanding, config: sighup.reloader.health() };
     },
     receipts,
     httpRuntime,

@@ -18,6 +18,11 @@
 // receipts are followed in acceptance order, so the overwritten and expired ones are at the head and are dropped from
 // there, the ones asked about are the first ASK_PER_POLL after it, and the confirmed ones are removed from that window
 // only. Same signatures asked, same states as the scan over everything it replaces.
+// Landings by push (issue #43, landing-push.ts): with the upstream's PubSub, each followed signature (up to
+// MAX_PUSH_WATCHED) is watched with signatureSubscribe at processed and at finalized; every status seen, from the push,
+// the poll or another stream, goes through statusSeen()/apply(): one place decides landed, processedAt, finalizedAt.
+// While the socket is up the poll leaves the watched signatures alone (it still concludes, confirms executions and
+// asks about the unwatched); while it is down the poll asks about everything, as before.
 import type { Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
@@ -32,6 +37,12 @@ const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
 import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker } from '../rpc/status/signature-statuses.js';
+import type { LandingPush } from './landing-push.js';
+
+/** Who told the tracker a receipt landed first. */
+export type LandingSource = 'push' | 'poll';
+/** The status ranks: a later, lower status (a processed push after the poll saw finalized) does not move it back. */
+const RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
 
 const MAX_CALLS_PER_POLL = 8;
 
@@ -55,6 +66,17 @@ export class LandingTracker {
   private polling = false;
   private readonly failures: SummarizedLog;
   private readonly confirmer: ExecutionConfirmer;
+  private alpenglow: () => boolean = () => false;
+  /** The push source (null: polls only) and the signatures it watches for us -> their receipt. */
+  private push: LandingPush | null = null;
+  private readonly bySignature = new Map<string, number>();
+  /** Tracked since the last flush, to be watched by the push (off the request's path). */
+  private toWatch: number[] = [];
+  private watchQueued = false;
+  /** Receipts finished by a status outside the poll (finalized by push): removed from pending at the next poll. */
+  private finished = new Set<number>();
+  /** Landings by who told first. */
+  readonly landedBy: Record<LandingSource, number> = { push: 0, poll: 0 };
 
   constructor(
     private readonly table: ReceiptTable,
@@ -75,7 +97,17 @@ export class LandingTracker {
 
   /** The cluster's consensus, as the health monitor learned it from getAgGenesisCert ('unknown' until it answers). */
   setConsensus(mode: () => 'alpenglow' | 'tower' | 'unknown'): void {
-    this.confirmer.alpenglow = () => mode() === 'alpenglow';
+    this.alpenglow = () => mode() === 'alpenglow';
+    this.confirmer.alpenglow = this.alpenglow;
+  }
+
+  /** Landings by push from this source (main: the upstream's PubSub); started and stopped with the tracker. */
+  setPush(push: LandingPush): void {
+    this.push = push;
+  }
+
+  get pushSource(): LandingPush | null {
+    return this.push;
   }
 
   /** HOT (after accept): follow this receipt, if there is room. */
@@ -86,6 +118,74 @@ export class LandingTracker {
       return;
     }
     this.pending.push(seq);
+    if (this.push === null) return;
+    this.toWatch.push(seq);
+    if (!this.watchQueued) {
+      // Once per event-loop turn, off the request's path.
+      this.watchQueued = true;
+      setImmediate(() => this.flushWatch());
+    }
+  }
+
+  private flushWatch(): void {
+    this.watchQueued = false;
+    const seqs = this.toWatch;
+    this.toWatch = [];
+    for (const seq of seqs) {
+      if (!this.table.current(seq) || this.table.landingState(seq) === LANDING.notLanded) continue;
+      const sig = this.table.signatureOf(seq);
+      if (this.push?.watch(sig) === true) this.bySignature.set(sig, seq);
+    }
+  }
+
+  /**
+   * The one hook for a status seen outside the poll (the PubSub push; a Geyser stream the same way): `signature` at
+   * `commitment`, the source's slot (processed: the block's slot; finalized: the cluster's slot then), at `atMs`.
+   */
+  statusSeen(signature: string, commitment: 'processed' | 'confirmed' | 'finalized', slot: number, err: unknown, atMs: number): void {
+    const seq = this.bySignature.get(signature);
+    if (seq === undefined || !this.table.current(seq)) return;
+    if (this.apply(seq, commitment, slot, err, atMs, 'push')) this.finish(seq, signature);
+  }
+
+  private finish(seq: number, signature: string): void {
+    this.finished.add(seq);
+    this.bySignature.delete(signature);
+    this.push?.unwatch(signature);
+  }
+
+  /**
+   * A status for receipt `seq` (push or poll): landed on first sight, processedAt/finalizedAt as they come. Returns
+   * true when nothing more is waited for (confirmed or finalized, as the poll always ended).
+   */
+  private apply(seq: number, commitment: string, slot: number, err: unknown, atMs: number, source: LandingSource): boolean {
+    const previous = this.table.landingState(seq) === LANDING.landed ? this.table.landingOf(seq) : null;
+    const verdict = executionFromStatus(err);
+    const finalized = commitment === 'finalized' || (commitment === 'confirmed' && this.alpenglow());
+    const prevRank = previous?.confirmationStatus == null ? -1 : (RANK[previous.confirmationStatus] ?? -1);
+    const status = (RANK[commitment] ?? -1) >= prevRank ? commitment : previous!.confirmationStatus;
+    // The poll's status carries the block's slot; a finalized push carries the cluster's slot then, not the block's.
+    const landedSlot = source === 'poll' || previous === null ? slot : previous.slot;
+    this.table.setLanded(seq, {
+      slot: landedSlot,
+      err: err ?? null,
+      confirmationStatus: status,
+      observedAtMs: previous?.observedAtMs ?? atMs,
+      leader: previous?.leader ?? this.leaders?.leaderAt(landedSlot)?.identity ?? null,
+      execution: verdict.execution,
+      executionSource: 'status',
+      processedAtMs: previous?.processedAtMs ?? atMs,
+      finalizedAtMs: previous?.finalizedAtMs ?? (finalized ? atMs : null),
+      finalizedSlot: previous?.finalizedSlot ?? (finalized ? (source === 'poll' ? (this.leaders?.currentSlot() ?? slot) : slot) : null),
+    });
+    if (previous === null) {
+      this.landedBy[source]++;
+      this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, landedSlot), verdict.execution);
+    } else if (previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
+    const done = commitment === 'confirmed' || commitment === 'finalized';
+    // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
+    if (done && verdict.confirmWithTransaction && (previous === null || previous.finalizedAtMs === null)) this.confirmer.enqueue(seq);
+    return done;
   }
 
   get tracked(): number {
@@ -93,6 +193,7 @@ export class LandingTracker {
   }
 
   start(): void {
+    this.push?.start();
     this.timer = setInterval(() => void this.poll(), this.o.pollMs);
     this.timer.unref();
   }
@@ -100,6 +201,7 @@ export class LandingTracker {
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    this.push?.stop();
     this.failures.close();
   }
 
@@ -122,6 +224,10 @@ export class LandingTracker {
    * most MAX_BLOCKHASH_CHECKS distinct blockhashes per poll; the others stay unknown).
    */
   private async conclude(seqs: readonly number[]): Promise<void> {
+    for (const seq of seqs) {
+      const sig = this.table.signatureOf(seq);
+      if (this.bySignature.delete(sig)) this.push?.unwatch(sig);
+    }
     const slot = this.leaders?.currentSlot() ?? -1;
     const valid = new Map<string, boolean | null>();
     for (const seq of seqs) {
@@ -155,6 +261,18 @@ export class LandingTracker {
     }
   }
 
+  /** Status polls that asked the upstream (while the push is up, only for what it does not watch). */
+  polls = 0;
+
+  /** Watched signatures whose receipt was overwritten or followed long enough: unwatched (bounded by the watch). */
+  private forgetStale(now: number): void {
+    for (const [sig, seq] of this.bySignature) {
+      if (this.table.current(seq) && now - this.table.acceptedAt(seq) <= this.o.trackForMs) continue;
+      this.bySignature.delete(sig);
+      this.push?.unwatch(sig);
+    }
+  }
+
   private async pollStatuses(): Promise<void> {
     if (this.tracked === 0) return;
     const now = Date.now();
@@ -170,6 +288,7 @@ export class LandingTracker {
         concluded.push(seq);
       }
     }
+    if (this.bySignature.size > 0) this.forgetStale(now);
     if (h > 1024 && h * 2 > p.length) {
       this.pending = p.slice(h);
       h = 0;
@@ -177,9 +296,14 @@ export class LandingTracker {
     this.head = h;
     // Not landed after trackForMs: why, as far as the relay can know (a blockhash check may ask the upstream).
     if (concluded.length > 0) await this.conclude(concluded);
-    const ask = this.pending.slice(h, h + ASK_PER_POLL);
-    const done = new Set<number>();
-    const answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
+    const window = this.pending.slice(h, h + ASK_PER_POLL);
+    const done = new Set<number>(this.finished);
+    this.finished = new Set();
+    // While the push is up, the signatures it watches are not asked: their statuses come by push.
+    const pushUp = this.push?.up === true;
+    const ask = pushUp ? window.filter((seq) => !done.has(seq) && !this.bySignature.has(this.table.signatureOf(seq))) : window;
+    if (ask.length > 0) this.polls++;
+    const answers = ask.length === 0 ? { values: [], failure: null } : await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {
       this.failures.note('warn', 'status_poll', { err: answers.failure }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
     }
@@ -190,24 +314,10 @@ export class LandingTracker {
       if (st === null || typeof st.slot !== 'number') continue; // a status without a slot says nothing
       const seq = ask[k];
       if (!this.table.current(seq)) continue;
-      const first = this.table.landingState(seq) !== LANDING.landed;
-      const previous = first ? null : this.table.toJson(seq).landed;
-      const verdict = executionFromStatus(st.err);
-      this.table.setLanded(seq, {
-        slot: st.slot,
-        err: st.err ?? null,
-        confirmationStatus: st.confirmationStatus ?? null,
-        observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
-        leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
-        execution: verdict.execution,
-        executionSource: 'status',
-      });
-      if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), verdict.execution);
-      else if (previous !== null && previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
-      if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') {
+      if (this.apply(seq, st.confirmationStatus ?? 'processed', st.slot, st.err, observedAt, 'poll')) {
         done.add(seq);
-        // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
-        if (verdict.confirmWithTransaction) this.confirmer.enqueue(seq);
+        const sig = this.table.signatureOf(seq);
+        if (this.bySignature.delete(sig)) this.push?.unwatch(sig);
       }
     }
     if (done.size > 0) {

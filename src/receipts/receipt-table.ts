@@ -32,6 +32,11 @@ export interface Landing {
   /** Executed, failed (fee charged, err set) or included without execution (SIMD-0290), and what said so. */
   readonly execution: Execution;
   readonly executionSource: ExecutionSource;
+  /** When the relay first knew it processed (unix ms; the push's notification, else the poll that saw it). */
+  readonly processedAtMs: number;
+  /** When the relay knew it finalized (unix ms), and the cluster's slot then; null until it is. */
+  readonly finalizedAtMs: number | null;
+  readonly finalizedSlot: number | null;
 }
 
 /** A receipt as answered (GET /v1/transactions/{signature}, getTransactionReceipt). */
@@ -75,6 +80,11 @@ export interface ReceiptJson {
     readonly execution: Execution;
     /** `status`: decided from getSignatureStatuses' err alone; `transaction`: from getTransaction's meta (its fee). */
     readonly executionSource: ExecutionSource;
+    /** Unix ms the relay learnt it processed / finalized (issue #43: by push, ms resolution; docs/receipts.md). */
+    readonly processedAt: number;
+    readonly finalizedAt: number | null;
+    /** The cluster's slot when the finalization was seen (the notification's context slot); null until finalized. */
+    readonly finalizedSlot: number | null;
   } | null;
 }
 
@@ -507,6 +517,9 @@ export class ReceiptTable {
               firstRoute: this.firstRoute(seq),
               execution: l.execution,
               executionSource: l.executionSource,
+              processedAt: l.processedAtMs,
+              finalizedAt: l.finalizedAtMs,
+              finalizedSlot: l.finalizedSlot,
             }
           : null,
     };
