@@ -184,7 +184,7 @@ export class LandingTracker {
     } else if (previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
     const done = commitment === 'confirmed' || commitment === 'finalized';
     // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
-    if (done && verdict.confirmWithTransaction && (previous === null || previous.finalizedAtMs === null)) this.confirmer.enqueue(seq);
+    if (done && verdict.confirmWithTransaction && (previous === null || previous.finalizedAtMs == null)) this.confirmer.enqueue(seq);
     return done;
   }
 

@@ -32,11 +32,11 @@ export interface Landing {
   /** Executed, failed (fee charged, err set) or included without execution (SIMD-0290), and what said so. */
   readonly execution: Execution;
   readonly executionSource: ExecutionSource;
-  /** When the relay first knew it processed (unix ms; the push's notification, else the poll that saw it). */
-  readonly processedAtMs: number;
-  /** When the relay knew it finalized (unix ms), and the cluster's slot then; null until it is. */
-  readonly finalizedAtMs: number | null;
-  readonly finalizedSlot: number | null;
+  /** When the relay first knew it processed (unix ms; the push's notification, else the poll that saw it); absent: observedAtMs. */
+  readonly processedAtMs?: number;
+  /** When the relay knew it finalized (unix ms), and the cluster's slot then; null/absent until it is. */
+  readonly finalizedAtMs?: number | null;
+  readonly finalizedSlot?: number | null;
 }
 
 /** A receipt as answered (GET /v1/transactions/{signature}, getTransactionReceipt). */
@@ -517,9 +517,9 @@ export class ReceiptTable {
               firstRoute: this.firstRoute(seq),
               execution: l.execution,
               executionSource: l.executionSource,
-              processedAt: l.processedAtMs,
-              finalizedAt: l.finalizedAtMs,
-              finalizedSlot: l.finalizedSlot,
+              processedAt: l.processedAtMs ?? l.observedAtMs,
+              finalizedAt: l.finalizedAtMs ?? null,
+              finalizedSlot: l.finalizedSlot ?? null,
             }
           : null,
     };
