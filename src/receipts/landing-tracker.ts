@@ -45,6 +45,11 @@ export type LandingSource = 'push' | 'poll';
 const RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
 
 const MAX_CALLS_PER_POLL = 8;
+/**
+ * While the push is up, a watched receipt not finalized this long after acceptance is polled too: longer than Tower's
+ * ~13 s root (the push's finalized notification comes then), so only a lost notification makes the poll ask.
+ */
+const PUSH_SAFETY_MS = 20_000;
 
 export interface LandingTrackerOptions {
   readonly pollMs: number;
@@ -301,7 +306,10 @@ export class LandingTracker {
     this.finished = new Set();
     // While the push is up, the signatures it watches are not asked: their statuses come by push.
     const pushUp = this.push?.up === true;
-    const ask = pushUp ? window.filter((seq) => !done.has(seq) && !this.bySignature.has(this.table.signatureOf(seq))) : window;
+    // A watched one still unfinished PUSH_SAFETY_MS after acceptance is asked anyway (a notification the node lost).
+    const ask = pushUp
+      ? window.filter((seq) => !done.has(seq) && (!this.bySignature.has(this.table.signatureOf(seq)) || now - this.table.acceptedAt(seq) > PUSH_SAFETY_MS))
+      : window;
     if (ask.length > 0) this.polls++;
     const answers = ask.length === 0 ? { values: [], failure: null } : await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {
