@@ -8,7 +8,7 @@
 // they may import anything, and nothing under src/<folder>/ may import them.
 const LAYERS = [
   { name: 'foundation', folders: ['errors', 'log', 'threads', 'native', 'shm'] },
-  { name: 'codecs and transports', folders: ['tx', 'metrics', 'jsonrpc', 'quic', 'http'] },
+  { name: 'codecs and transports', folders: ['tx', 'metrics', 'jsonrpc', 'quic', 'http', 'geyser'] },
   { name: 'configuration', folders: ['config'] },
   { name: 'the relay', folders: ['telemetry', 'admission', 'rpc', 'ingress', 'receipts', 'egress', 'bundles'] },
   { name: 'operations', folders: ['health', 'cluster', 'reload', 'status', 'doctor'] },

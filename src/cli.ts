@@ -16,7 +16,7 @@ const USAGE = `usage:
   slotrelay start [--config FILE] [--rpc-host H] [--rpc-port N] [--relay-host H] [--relay-port N]
                   [--upstream URL] [--workers N] [--log-level LEVEL]
   slotrelay reload --config FILE | --pid PID                         (re-read config and keys, no restart: docs/configuration.md "Reload")
-  slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS]   (the embedded local cluster alone)
+  slotrelay localnet [--rpc-port N] [--validators N] [--slot-ms MS] [--grpc-port N]   (the embedded local cluster alone)
   slotrelay bench landing [--sets ...] [--rate 100] [--duration 60]  (landing benchmark: docs/landing.md; --help for flags)
   slotrelay keys new                                                  (print a fresh API key)
   slotrelay keys revoke|restore --config FILE (--name N | --key K)    (for every relay of a cluster: docs/multi-region.md)

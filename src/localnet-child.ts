@@ -25,6 +25,8 @@ export interface LocalnetChild {
   readonly wsUrl: string;
   /** The localnet's Jito-compatible block engine (bundles; the same port across restarts). */
   readonly blockEngineUrl: string;
+  /** Its Yellowstone gRPC endpoint (localnet.grpcPort; the same port across restarts), null when off. */
+  readonly grpcUrl: string | null;
   /** Validators of the first start (a restarted localnet has new TPU ports; telemetry follows them). */
   readonly validators: readonly LocalnetValidatorInfo[];
   state(): LocalnetState;
@@ -57,6 +59,7 @@ interface Ready {
   readonly rpcUrl: string;
   readonly wsUrl: string;
   readonly blockEngineUrl: string;
+  readonly grpcUrl: string | null;
   readonly validators: readonly LocalnetValidatorInfo[];
 }
 
@@ -78,7 +81,7 @@ function spawnLocalnet(cliPath: string, rpcPort: number, blockEnginePort: number
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       if (!line.startsWith('{')) return;
-      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; blockEngineUrl?: string; validators?: LocalnetValidatorInfo[] };
+      let msg: { event?: string; rpcUrl?: string; wsUrl?: string; blockEngineUrl?: string; grpcUrl?: string | null; validators?: LocalnetValidatorInfo[] };
       try {
         msg = JSON.parse(line) as typeof msg;
       } catch {
@@ -87,7 +90,7 @@ function spawnLocalnet(cliPath: string, rpcPort: number, blockEnginePort: number
       if (msg.event !== 'localnet_ready' || !msg.rpcUrl) return;
       clearTimeout(timer);
       child.off('exit', early);
-      resolve({ child, rpcUrl: msg.rpcUrl, wsUrl: msg.wsUrl ?? '', blockEngineUrl: msg.blockEngineUrl ?? '', validators: msg.validators ?? [] });
+      resolve({ child, rpcUrl: msg.rpcUrl, wsUrl: msg.wsUrl ?? '', blockEngineUrl: msg.blockEngineUrl ?? '', grpcUrl: msg.grpcUrl ?? null, validators: msg.validators ?? [] });
     });
   });
 }
@@ -103,7 +106,9 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   const first = await spawnLocalnet(cliPath, 0, 0, extraArgs);
   const port = portOf(first.rpcUrl);
   const blockEnginePort = first.blockEngineUrl === '' ? 0 : portOf(first.blockEngineUrl);
-  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, blockEngineUrl: first.blockEngineUrl, pid: first.child.pid }, 'embedded localnet ready');
+  // A restarted child keeps the first one's gRPC port too (the flag wins over the config section's grpcPort).
+  const restartArgs = first.grpcUrl === null ? extraArgs : [...extraArgs, '--grpc-port', String(portOf(first.grpcUrl))];
+  log.info({ event: 'localnet_started', rpcUrl: first.rpcUrl, blockEngineUrl: first.blockEngineUrl, grpcUrl: first.grpcUrl, pid: first.child.pid }, 'embedded localnet ready');
 
   let current: ChildProcess | null = first.child;
   let state: LocalnetState = 'running';
@@ -120,7 +125,7 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   const restart = (attempt: number): void => {
     timer = null;
     if (state !== 'restarting') return;
-    spawnLocalnet(cliPath, port, blockEnginePort, extraArgs).then(
+    spawnLocalnet(cliPath, port, blockEnginePort, restartArgs).then(
       (ready) => {
         if (state !== 'restarting') {
           ready.child.kill('SIGTERM'); // stopped while it was starting
@@ -175,6 +180,7 @@ export async function startLocalnetChild(cliPath: string, log: Logger, opts: Sup
   return {
     rpcUrl: first.rpcUrl,
     blockEngineUrl: first.blockEngineUrl,
+    grpcUrl: first.grpcUrl,
     wsUrl: first.wsUrl,
     validators: first.validators,
     state: () => state,

@@ -17,6 +17,7 @@ import { FrontMetrics } from './metrics/front-metrics.js';
 import { TextBuilder } from './metrics/prometheus.js';
 import { UpstreamRpcClient } from './rpc/upstream-client.js';
 import { Receipts } from './receipts/receipts.js';
+import { ReceiptStream } from './receipts/receipt-stream.js';
 import { createBundles } from './bundles/bundles.js';
 import { SnapshotLeaderSource } from './telemetry/snapshot-leader-source.js';
 import { createRing, RingProducer } from './shm/ring.js';
@@ -33,6 +34,9 @@ import { renderHealth } from './health/health-metrics.js';
 import { KeyUsage } from './admission/key-usage.js';
 import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
+import { isSlotSourceStatus, type SlotSourceStatus } from './telemetry/geyser/slot-source.js';
+import { renderSlotSource } from './telemetry/geyser/slot-source-metrics.js';
+import { isGeyserLanded, type GeyserLanded } from './telemetry/geyser/geyser-messages.js';
 import { describeBuild } from './native/uws.js';
 import { loadHttpRuntime, renderHttpRuntime } from './http/runtime-info.js';
 import { responseOptions } from './http/response.js';
@@ -80,15 +84,24 @@ function relayIdentity(config: Readonly<Config>, plan: RoutePlan, log: Logger): 
   return resolved;
 }
 
-function withLocalnet(config: Readonly<Config>, rpcUrl: string, blockEngineUrl: string): Readonly<Config> {
+function withLocalnet(config: Readonly<Config>, rpcUrl: string, blockEngineUrl: string, grpcUrl: string | null): Readonly<Config> {
   const endpoints = config.routes.rpc.endpoints.length > 0 ? config.routes.rpc.endpoints : [rpcUrl];
+  // The localnet's Yellowstone gRPC (localnet.grpcPort) is the relay's Geyser source unless one is configured.
+  const grpc = config.upstream.grpc ?? (grpcUrl === null ? undefined : Object.freeze({ url: grpcUrl, stallSlots: 4, lagSlots: 2 }));
   return Object.freeze({
     ...config,
-    upstream: Object.freeze({ ...config.upstream, rpcUrl }),
+    upstream: Object.freeze({ ...config.upstream, rpcUrl, grpc }),
     // The localnet's block engine is the bundle service unless one is configured.
     bundles: Object.freeze({ ...config.bundles, url: config.bundles.url ?? (blockEngineUrl === '' ? undefined : blockEngineUrl) }),
     routes: Object.freeze({ ...config.routes, rpc: Object.freeze({ ...config.routes.rpc, endpoints: Object.freeze(endpoints) as string[] }) }),
   });
+}
+
+/** The slot source as /health?detail shows it (without the message's type tag); null before the first report. */
+function slotSourceHealth(s: SlotSourceStatus | null): Omit<SlotSourceStatus, 'type'> | null {
+  if (s === null) return null;
+  const { type: _type, ...rest } = s;
+  return rest;
 }
 
 /** The parts of a running relay that its one shutdown path stops, in order. */
@@ -184,7 +197,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   if (config.upstream.rpcUrl === undefined) {
     const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
     localnet = await startLocalnetChild(cli, log, { extraArgs: localnetChildArgs(config.localnet), onGiveUp: (reason) => fatal?.(`embedded localnet: ${reason}`) });
-    config = withLocalnet(config, localnet.rpcUrl, localnet.blockEngineUrl);
+    config = withLocalnet(config, localnet.rpcUrl, localnet.blockEngineUrl, localnet.grpcUrl);
   }
 
   // Which routes exist and which thread owns each: decided once, here, and handed to every thread.
@@ -196,6 +209,10 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   const telemetryRpcUrl = config.telemetry.rpcUrl ?? config.upstream.rpcUrl;
   // Several relays as one service (cluster.url; docs/multi-region.md): null for a relay alone. Set below, once the keys exist.
   let cluster: ClusterService | null = null;
+  // The telemetry thread's slot source (upstream.grpc, PubSub, polling), as it last reported it: /health?detail.
+  let slotSource: SlotSourceStatus | null = null;
+  // Landing statuses from the Geyser stream, for the receipts (set once they exist, below).
+  let streamLanded: ((m: GeyserLanded) => void) | null = null;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
       ? new TelemetryThread({
@@ -205,7 +222,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
           logLevel: config.log.level,
           log,
           cluster: clusterTelemetryOptions(config),
-          onClusterStatus: (m) => cluster?.onTelemetryStatus(m),
+          onClusterStatus: (m) => {
+            if (isSlotSourceStatus(m)) slotSource = m;
+            else if (isGeyserLanded(m)) streamLanded?.(m);
+            else cluster?.onTelemetryStatus(m);
+          },
+          grpc: config.upstream.grpc,
           probeInQuicThread: plan.probe === 'quic-thread',
         })
       : null;
@@ -231,6 +253,11 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         { statusThread: config.receipts.statusThread }, // the tracker's status calls off the front (src/rpc/status/status-thread.ts)
       )
     : null;
+  // With upstream.grpc the landing tracker watches its pending signatures on the telemetry thread's Geyser stream.
+  if (receipts !== null && telemetry !== null && config.upstream.grpc !== undefined) {
+    receipts.setStreamWatch((signatures) => telemetry.watchSignatures(signatures));
+    streamLanded = (m) => receipts.onStreamStatus(m.signature, m.slot, m.err);
+  }
   // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.
   const adaptiveOn = config.routing.adaptive.enabled && receipts !== null && telemetry !== null && plan.direct;
   const widen = adaptiveOn ? createWidenBuffer() : undefined;
@@ -338,6 +365,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
       renderSlotTime(tb, slotSnapshot);
+      renderSlotSource(tb, slotSource);
       renderHealth(tb, deps.health());
       identityStake?.render(tb);
       keyUsage.render(tb);
@@ -357,14 +385,16 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       const r = adaptive === null || direct === undefined ? c : { ...c, routes: { ...c.routes, direct: { ...direct, adaptive: adaptive.status() } } };
       // Where receipts learn landings (push, or the poll while the upstream PubSub is down: docs/receipts.md).
       const landing = receipts?.landingSource() ?? null;
-      const withLanding = landing === null ? r : { ...r, landing };
-      return sighup.reloader === null ? withLanding : { ...withLanding, config: sighup.reloader.health() };
+      const withSource = { ...r, slotSource: slotSourceHealth(slotSource), ...(landing === null ? {} : { landing }) };
+      return sighup.reloader === null ? withSource : { ...withSource, config: sighup.reloader.health() };
     },
     receipts,
     httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
-  const pubsub = createPubsub(config, keys, log, deps);
+  // receiptSubscribe on it (docs/receipts.md "The receipt stream"): the receipts table's one observer.
+  const receiptStream = receipts === null ? null : (nextId: () => number) => new ReceiptStream(receipts.table, config.jsonRpc.pubsub.receiptSubscriptionsPerKey, nextId);
+  const pubsub = createPubsub(config, keys, log, deps, receiptStream);
   const front = new FrontServer(uwsRuntime.uws, deps, rpcTable, relayTable, pubsub, bundles?.table);
   let listeners: ListenInfo[];
   let admin: AdminServer | null = null;

@@ -45,7 +45,7 @@ import { configSchema, type Config } from '../../src/config/schema.js';
 import { runEgressConsumer } from '../../src/egress/consumer/consumer-loop.js';
 import { generateKeypairSecret } from '../../src/egress/quic/identity.js';
 import { QuicEgress } from '../../src/egress/quic/quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../../src/egress/contract/route.js';
+import { outcomeOf, type EgressRoute, type RouteAnswer, type TxView } from '../../src/egress/contract/route.js';
 import { StaticRoute } from '../../src/egress/quic/static-route.js';
 import { createLogger } from '../../src/log/logger.js';
 import { createWorkerCounters } from '../../src/metrics/worker-counters.js';
@@ -163,7 +163,7 @@ function view(bytes: Uint8Array): TxView {
 
 async function activeRoute(config: Config): Promise<{ route: StaticRoute; quic: QuicEgress }> {
   const quic = new QuicEgress(config, log);
-  const route = new StaticRoute(quic, config.routes.static.peers, log);
+  const route = new StaticRoute(quic, config.routes.static.peers);
   const cache = await quic.ready;
   while (cache.report()[0]?.state !== 'active') await sleep(5);
   return { route, quic };
@@ -174,9 +174,9 @@ async function oursThroughput(bytes: Uint8Array = tx): Promise<Record<string, un
   const v = view(bytes);
   let inflight = 0;
   let notSent = 0;
-  const done = (o: EgressOutcome): void => {
+  const done = (a: RouteAnswer): void => {
     inflight--;
-    if (o !== 'sent') notSent++;
+    if (outcomeOf(a) !== 'sent') notSent++;
   };
   const load = elu();
   const rate = await sustainedRate(async (running) => {
@@ -184,8 +184,8 @@ async function oursThroughput(bytes: Uint8Array = tx): Promise<Record<string, un
       // Keep ~2,000 transactions waiting for stream credit; each queued one answers when written.
       while (inflight < 2_000) {
         const r = route.send(v);
-        if (typeof r === 'string') {
-          if (r !== 'sent') notSent++;
+        if (!(r instanceof Promise)) {
+          if (outcomeOf(r) !== 'sent') notSent++;
           continue;
         }
         inflight++;
@@ -212,16 +212,17 @@ async function oursRingLatency(cc: 'cubic' | 'bbr', pollBeforeParkUs = 0): Promi
   const timed: EgressRoute = {
     id: ROUTE_IDS.static,
     name: 'static',
-    send(t: TxView): EgressOutcome | Promise<EgressOutcome> {
+    send(t: TxView): RouteAnswer | Promise<RouteAnswer> {
       const at = t.receivedAtMs;
       routed++;
       dispatch.recordValue(us(at));
       const r = inner.send(t);
-      if (r === 'sent') e2k.recordValue(us(at)); // the datagram went to the kernel inside send()
-      else if (typeof r === 'string') notSent++;
-      else {
+      if (!(r instanceof Promise)) {
+        if (outcomeOf(r) === 'sent') e2k.recordValue(us(at)); // the datagram went to the kernel inside send()
+        else notSent++;
+      } else {
         queued++;
-        void r.then((o) => (o === 'sent' ? e2k.recordValue(us(at)) : notSent++));
+        void r.then((a) => (outcomeOf(a) === 'sent' ? e2k.recordValue(us(at)) : notSent++));
       }
       return r;
     },

@@ -20,6 +20,10 @@ export const CLIENT_REASONS = [
   'key_connection_limit',
   /** A method that needs the JSON-RPC host was called on a client built without rpcUrl. */
   'rpc_url_missing',
+  /** A receipt stream the relay closed (data.closeCode, data.closeReason: 1008 slow_consumer when it was not read). */
+  'stream_closed',
+  /** A receipt stream whose updates the caller did not pull: more than maxQueued waited. */
+  'stream_overflow',
   /** A JSON-RPC error whose code and data name no reason (e.g. an upstream's own error passed on). */
   'rpc_error',
 ] as const;

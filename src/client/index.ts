@@ -1,7 +1,8 @@
 // `slotrelay/client`, the package entry of the client library (package.json exports "./client" -> the emitted
 // dist/src/client/index.js and its .d.ts). It re-exports the library's own modules only: nothing from the server, no
 // runtime dependency (test/unit/client/import-graph.test.ts walks the emitted imports). Usage: docs/client.md.
-export { RelayClient, DEFAULT_TIMEOUT_MS, submitUrlOf, type RelayClientOptions } from './relay-client.js';
+export { RelayClient, DEFAULT_TIMEOUT_MS, pubsubUrlOf, submitUrlOf, type RelayClientOptions } from './relay-client.js';
+export { DEFAULT_MAX_QUEUED_UPDATES, isFinalUpdate } from './receipt-stream.js';
 export {
   SlotrelayError,
   RelaySubmitError,
@@ -43,6 +44,7 @@ export {
   type PrioritizationFee,
   type ReceiptExecution,
   type ReceiptLanding,
+  type ReceiptUpdate,
   type RelayAlert,
   type RouteReceipt,
   type RouteName,

@@ -12,6 +12,8 @@ import { createTransport, type SubmitTransport, type SubmitTransportFactory } fr
 import type { BestRoute, LeaderSlotsResult, PrioritizationFee, RelayAlert, SubmitOptions, SubmitResult, TransactionReceipt, TransportKind, UnacknowledgedSubmitResult } from './types.js';
 import { ROUTE_NAMES } from './types.js';
 import { WireTransaction, type TransactionInput } from './wire-transaction.js';
+import { isFinalUpdate, receiptStream } from './receipt-stream.js';
+import type { ReceiptUpdate } from './types.js';
 
 export interface RelayClientOptions {
   /** Relay host: its base URL (`http://host:8080`) or the full submit URL (`http://host:8080/v1/submit`). */
@@ -35,6 +37,11 @@ export interface RelayClientOptions {
    * fetch as `dispatcher`.
    */
   readonly dispatcher?: unknown;
+  /**
+   * The JSON-RPC host's PubSub WebSocket (`ws://host:8900`), for receipts() / receiptsFor(); default rpcUrl with
+   * ws(s):// and port + 1, where the relay serves it by default.
+   */
+  readonly pubsubUrl?: string;
   /** This client's region (telemetry region names): bestRoute uses its routeScores entry. */
   readonly region?: string;
   /** getLeaderSlots recovery for a missing or stale snapshot (default 2 retries, 250 ms apart). */
@@ -66,6 +73,15 @@ function parseHttpUrl(url: string, name: string): URL {
   return u;
 }
 
+/** The relay's default PubSub for a JSON-RPC host URL: ws(s)://, port + 1 (docs/pubsub.md). */
+export function pubsubUrlOf(rpcUrl: string): string {
+  const u = new URL(rpcUrl);
+  const port = u.port === '' ? (u.protocol === 'https:' ? 443 : 80) : Number(u.port);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.port = String(port + 1);
+  return u.toString();
+}
+
 function positive(v: number | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback;
   if (!Number.isFinite(v) || v <= 0) throw new TypeError(`${name} must be a positive number of ms`);
@@ -89,6 +105,8 @@ export class RelayClient {
   private readonly policy: LeaderSlotsPolicy;
   private readonly region: string | undefined;
   private readonly onAlert: ((alert: RelayAlert) => void) | undefined;
+  private readonly apiKey: string;
+  private readonly pubsubUrl: string | undefined;
 
   constructor(opts: RelayClientOptions) {
     if (typeof opts.apiKey !== 'string' || !KEY_RE.test(opts.apiKey)) throw new TypeError('apiKey must be 1-256 printable ASCII characters without spaces');
@@ -110,6 +128,32 @@ export class RelayClient {
     if (!(this.policy.retryDelayMs >= 0)) throw new TypeError('leaderSlots.retryDelayMs must be >= 0');
     this.region = opts.region;
     this.onAlert = opts.onAlert;
+    this.apiKey = opts.apiKey;
+    this.pubsubUrl = opts.pubsubUrl ?? (this.rpcUrl === undefined ? undefined : pubsubUrlOf(this.rpcUrl));
+    if (opts.pubsubUrl !== undefined && !/^wss?:$/.test(new URL(opts.pubsubUrl).protocol)) throw new TypeError('pubsubUrl must be a ws(s) URL');
+  }
+
+  /**
+   * Every receipt of this key as it changes (receiptSubscribe over the relay's PubSub): `for await (const u of
+   * relay.receipts())`. Runs until you break out (which unsubscribes) or the relay closes the socket (SlotrelayError
+   * `stream_closed`, data.closeCode). Receipts accepted before the subscription are not replayed.
+   */
+  receipts(opts: { readonly signal?: AbortSignal; readonly maxQueued?: number } = {}): AsyncIterableIterator<ReceiptUpdate> {
+    return receiptStream({ pubsubUrl: this.pubsubTarget(), apiKey: this.apiKey, params: [], ...opts });
+  }
+
+  /**
+   * One transaction's receipt as it changes, ending after its final state (finalized or not_landed). Subscribed after
+   * the submit, it starts with the receipt as it stands (event `current`).
+   */
+  receiptsFor(signature: string, opts: { readonly signal?: AbortSignal } = {}): AsyncIterableIterator<ReceiptUpdate> {
+    if (typeof signature !== 'string' || signature.length === 0) throw new TypeError('signature must be a base-58 string');
+    return receiptStream({ pubsubUrl: this.pubsubTarget(), apiKey: this.apiKey, params: [signature], endAfter: isFinalUpdate, ...opts });
+  }
+
+  private pubsubTarget(): string {
+    if (this.pubsubUrl === undefined) throw new SlotrelayError({ reason: 'rpc_url_missing', message: 'receipt streams are served by the JSON-RPC host\'s PubSub: construct the client with rpcUrl or pubsubUrl' });
+    return this.pubsubUrl;
   }
 
   /**

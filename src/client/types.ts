@@ -194,6 +194,22 @@ export interface TransactionReceipt {
   readonly landed: ReceiptLanding | null;
 }
 
+/**
+ * One state change of a receipt, as the relay pushes it (receiptSubscribe, docs/receipts.md "The receipt stream"):
+ * `current` is the receipt as it stood when a signature subscription began; `route` is one route's first answer.
+ */
+export interface ReceiptUpdate {
+  readonly event: 'current' | 'accepted' | 'route' | 'processed' | 'confirmed' | 'finalized' | 'not_executed' | 'not_landed';
+  readonly signature: string;
+  /** The relay's clock (unix ms) when it noticed the change. */
+  readonly at: number;
+  /** `route` events: which route and how it answered (sent, failed, dropped:<reason>). */
+  readonly route?: string;
+  readonly outcome?: string;
+  /** The whole receipt after the change. */
+  readonly receipt: TransactionReceipt;
+}
+
 /** The adaptive routing's decision for one transaction (docs/adaptive-routing.md). */
 export interface AdaptiveDecision {
   /** The leader that was parking the relay when the transaction was accepted. */

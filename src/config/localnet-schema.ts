@@ -69,6 +69,11 @@ export const localnetSchema = z
       })
       .strict()
       .default({}),
+    /**
+     * The localnet's Yellowstone gRPC (Geyser) port (src/localnet/grpc/, docs/localnet.md "Yellowstone gRPC"); 0 =
+     * ephemeral; absent = no gRPC server.
+     */
+    grpcPort: z.number().int().min(0).max(65_535).optional(),
     /** The localnet's Jito-compatible block engine (docs/bundles.md): requests per second per client IP, 0 = none. */
     blockEngine: z
       .object({

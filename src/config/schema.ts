@@ -134,6 +134,23 @@ export const configSchema = z
         requestTimeoutMs: positiveInt.default(5_000),
         /** The upstream's PubSub WebSocket. Default: rpcUrl with ws(s):// and port + 1 (Agave's convention). */
         wsUrl: z.string().url().optional(),
+        /**
+         * A Yellowstone (Dragon's Mouth) gRPC Geyser endpoint (docs/geyser.md): slots for leader targeting from its
+         * Subscribe stream, PubSub and getSlot polling as the fallback. Absent: PubSub and polling only.
+         */
+        grpc: z
+          .object({
+            /** http://host:port (plaintext HTTP/2) or https://host[:port] (TLS). */
+            url: z.string().url().refine((u) => /^https?:\/\//.test(u), 'must be http:// or https://'),
+            /** Sent as the x-token header; never logged, never in a metric label or an error message. */
+            xToken: z.string().min(1).optional(),
+            /** No update for this many slot times: the stream is stalled (PubSub takes over, the stream is reopened). */
+            stallSlots: z.number().int().min(2).max(100).default(4),
+            /** PubSub this many slots ahead of the stream: it lags (PubSub takes over until the stream catches up). */
+            lagSlots: z.number().int().min(1).max(100).default(2),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({}),
@@ -350,6 +367,13 @@ export const configSchema = z
             enabled: z.boolean().default(true),
             /** Port; default rpcHost.port + 1, where web3.js's Connection looks for it. Same interface as rpcHost. */
             port: port.optional(),
+            /**
+             * Unsent bytes the relay lets a client's socket hold (uWS getBufferedAmount) before closing it with 1008
+             * slow_consumer: a client that stops reading cannot grow the relay's memory past this (docs/pubsub.md).
+             */
+            maxBufferedBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024).default(16 * 1024 * 1024),
+            /** Open receiptSubscribe subscriptions per API key, over all its sockets (docs/receipts.md). */
+            receiptSubscriptionsPerKey: z.number().int().min(0).max(100_000).default(100),
           })
           .strict()
           .default({}),
@@ -474,3 +498,6 @@ export const configSchema = z
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = z.infer<typeof configSchema>;
+
+/** upstream.grpc: the Yellowstone gRPC Geyser source (docs/geyser.md). */
+export type GeyserSourceConfig = NonNullable<Config['upstream']['grpc']>;

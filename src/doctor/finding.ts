@@ -8,7 +8,7 @@ export const FINDING_STATUSES = ['pass', 'warn', 'fail', 'skip'] as const;
 export type FindingStatus = (typeof FINDING_STATUSES)[number];
 
 export interface Finding {
-  /** Stable check id: udp-buffers, open-files, clock-sync, cpu-governor, upstream-rpc, upstream-ws, leader-schedule, consensus, identity-stake, ports, uws-build. */
+  /** Stable check id: udp-buffers, open-files, clock-sync, cpu-governor, upstream-rpc, upstream-ws, upstream-grpc, leader-schedule, consensus, identity-stake, ports, uws-build. */
   readonly check: string;
   readonly status: FindingStatus;
   /** What was seen, in one or two sentences. */

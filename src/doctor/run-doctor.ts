@@ -18,6 +18,7 @@ import { checkPorts } from './check-ports.js';
 import { checkUdpBuffers } from './check-udp-buffers.js';
 import { checkUpstreamRpc, type DateSample } from './check-upstream-rpc.js';
 import { checkUpstreamWs } from './check-upstream-ws.js';
+import { checkUpstreamGrpc } from './check-upstream-grpc.js';
 import { checkUws } from './check-uws.js';
 import { skip, type Finding } from './finding.js';
 import { HostFiles } from './host-files.js';
@@ -36,6 +37,7 @@ export const DOCTOR_USAGE = `usage: slotrelay doctor [--config FILE] [--json] [-
     cpu-governor    cpufreq scaling_governor of every CPU is "performance" (skipped without cpufreq: VMs)
     upstream-rpc    getHealth ok and the processed slot advancing, per upstream JSON-RPC URL
     upstream-ws     a slotSubscribe notification within 3 s, per upstream PubSub URL
+    upstream-grpc   upstream.grpc's Subscribe delivers slot updates within 3 s, and how far behind the RPC's slot
     leader-schedule leaders known telemetry.horizonSlots ahead; with routes.direct, their TPU QUIC addresses
     identity-stake  identity.keypairPath's activated stake (getVoteAccounts): unstaked = a warning
     ports           every configured listener's port can be bound now (run it with the relay stopped)
@@ -68,6 +70,7 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
   // The network checks start together; the host checks are file reads done meanwhile.
   const rpcRuns = urls.rpc.map((u) => checkUpstreamRpc(u.url, u.usedFor, timeoutMs));
   const wsRuns = urls.ws.map((u) => checkUpstreamWs(u.url, u.usedFor, timeoutMs));
+  const grpc = checkUpstreamGrpc(config.upstream.grpc, urls.cluster, timeoutMs);
   const schedule = checkLeaderSchedule(config, urls.cluster, timeoutMs);
   const consensus = checkConsensus(urls.cluster, timeoutMs);
   const identity = checkIdentityStake(config, urls.cluster, timeoutMs);
@@ -91,6 +94,7 @@ export async function doctorReport(argv: readonly string[], env: NodeJS.ProcessE
     ...rpc.map((r) => r.finding),
     ...noWs,
     ...(await Promise.all(wsRuns)),
+    await grpc,
     await schedule,
     await consensus,
     await identity,

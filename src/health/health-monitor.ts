@@ -16,6 +16,7 @@ import { slotMsMeasured, slotMsOf } from '../telemetry/slot-ms.js';
 import { ConsensusProbe, type ConsensusReport } from '../telemetry/consensus-probe.js';
 import { EndpointProbe } from './endpoint-probe.js';
 import { RouteOutcomeWindow } from './route-outcome-window.js';
+import type { SlotSourceStatus } from '../telemetry/geyser/slot-source.js';
 
 /** The embedded localnet child's state, as its supervisor (src/localnet-child.ts) reports it. */
 export type LocalnetState = 'running' | 'restarting' | 'failed' | 'stopped';
@@ -51,6 +52,8 @@ export interface HealthReport {
     /** Whole slots the snapshot's slot is behind the cluster's now, at slotMs (null: no snapshot). */
     readonly behindSlots: number | null;
   } | null;
+  /** Where the telemetry thread takes slots from (upstream.grpc, PubSub, polling; docs/geyser.md); set by main. */
+  readonly slotSource?: Omit<SlotSourceStatus, 'type'> | null;
 }
 
 export interface HealthMonitorOptions {

@@ -104,7 +104,8 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
   // The adaptive set's relay may add jito, so it has the route too.
   const jitoPort = o.sets.some((s) => s.routes.includes('jito') || s.adaptive === true) ? await freePort() : undefined;
   const jitoUrl = jitoPort === undefined ? undefined : `http://127.0.0.1:${jitoPort}`;
-  const section = localnetSection(sc, keypair.publicKey.toBase58(), jitoPort);
+  // --source grpc: the localnet serves Yellowstone gRPC and every relay of the run takes its slots from it.
+  const section = { ...localnetSection(sc, keypair.publicKey.toBase58(), jitoPort), ...(o.source === 'grpc' ? { grpcPort: 0 } : {}) };
   const relays = new Map<string, BenchRelay>();
   const stopAll = async (): Promise<void> => {
     for (const r of [...relays.values()].reverse()) await r.stop();
@@ -117,7 +118,7 @@ async function localDriver(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
     relays.set(variantKey(v0), first);
     for (const v of variants.slice(1)) {
       log(`[${sc.name}] starting a relay (${variantKey(v)}) on the same localnet`);
-      relays.set(variantKey(v), await startBenchRelay({ fanout: v.fanout, upstream: first.localnetUrl, cliPath, keypairPath, jitoUrl, adaptive: v.adaptive, relayRetries: o.relayRetries }));
+      relays.set(variantKey(v), await startBenchRelay({ fanout: v.fanout, upstream: first.localnetUrl, grpcUrl: first.grpcUrl ?? undefined, cliPath, keypairPath, jitoUrl, adaptive: v.adaptive, relayRetries: o.relayRetries }));
     }
     for (const r of relays.values()) await waitRelayReady(r.relayUrl);
   } catch (err) {
@@ -148,6 +149,16 @@ function remoteDriver(o: LandingBenchOptions): Driver {
     target: () => ({ rpcUrl: t.rpcUrl, relayUrl: t.relayUrl.replace(/\/+$/, ''), apiKey: t.apiKey, localnet: false, identity: null }),
     stop: () => Promise.resolve(),
   };
+}
+
+/** The relay's slot source as /health?detail says it (`grpc`, `pubsub`, `poll`), or `unknown`. */
+async function slotSourceOf(relayUrl: string): Promise<string> {
+  try {
+    const h = (await (await fetch(`${relayUrl}/health?detail`)).json()) as { slotSource?: { active?: string } | null };
+    return h.slotSource?.active ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Promise<ScenarioResult> {
@@ -182,6 +193,7 @@ async function runScenario(o: LandingBenchOptions, sc: Scenario, log: Log): Prom
         progress: log,
       });
       const figures = setFigures(phase, target.identity);
+      if (!o.remote) log(`[${sc.name}] ${set.name}: the relay's slot source at the end: ${await slotSourceOf(target.relayUrl)}`);
       log(
         `[${sc.name}] ${set.name}: landed ${figures.landedPct}% (${figures.landed}/${figures.sent}), slots-to-land p50/p90/p99 ` +
           `${figures.slotsToLand.p50}/${figures.slotsToLand.p90}/${figures.slotsToLand.p99}, ms p50/p90/p99 ${figures.msToLand.p50}/${figures.msToLand.p90}/${figures.msToLand.p99}; ` +
@@ -269,6 +281,7 @@ function writeReport(o: LandingBenchOptions, argv: readonly string[], scenarios:
       maxRetries: o.maxRetries ?? null,
       relayRetries: o.relayRetries ?? null,
       warmupMs: o.warmupMs ?? WARMUP_MS,
+      source: o.source ?? 'pubsub',
       target: o.remote ? `cluster ${new URL(o.remote.rpcUrl).host}, relay ${new URL(o.remote.relayUrl).host}` : 'embedded localnet (4 validators)',
       command: ['slotrelay bench landing', ...argv].join(' '),
     },

@@ -104,7 +104,15 @@ export interface LandingBenchOptions {
   readonly remote?: RemoteTarget;
   /** Print progress lines to stderr. */
   readonly quiet: boolean;
+  /**
+   * Where the bench relays take slots (and the landing tracker its first statuses) from: `pubsub` (slotSubscribe and
+   * getSignatureStatuses polls, the default) or `grpc` (the localnet's Yellowstone gRPC server, docs/geyser.md).
+   */
+  readonly source?: BenchSource;
 }
+
+export const BENCH_SOURCES = ['pubsub', 'grpc'] as const;
+export type BenchSource = (typeof BENCH_SOURCES)[number];
 
 export const DEFAULT_SETS = 'direct:window-aware,direct:next-leaders,rpc,direct+rpc';
 
@@ -267,7 +275,7 @@ export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [-
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control[,key=value...] ...]
-         [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--out bench/results/landing] [--quiet]
+         [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--source pubsub|grpc] [--out bench/results/landing] [--quiet]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
        the HTML again from a report's JSON: --render FILE.json [--out PATH]`;
@@ -296,6 +304,7 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
       keypair: { type: 'string' },
       key: { type: 'string' },
       quiet: { type: 'boolean' },
+      source: { type: 'string' },
     },
     strict: true,
   });
@@ -350,7 +359,11 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   if (relayRetries !== undefined && remote) throw new ConfigError('--relay-retries: with --relay the rebroadcast is that relay\'s retries.defaultMaxRetries');
   const txFormat = values['tx-format'] ?? 'legacy';
   if (txFormat !== 'legacy' && txFormat !== 'v1' && txFormat !== 'mixed') throw new ConfigError('--tx-format: legacy, v1 or mixed');
+  const source = values.source ?? 'pubsub';
+  if (!(BENCH_SOURCES as readonly string[]).includes(source)) throw new ConfigError('--source: pubsub or grpc');
+  if (source === 'grpc' && remote) throw new ConfigError('--source grpc is the embedded localnet\'s gRPC server; with --relay, set upstream.grpc in that relay\'s config');
   return {
+    source: source as BenchSource,
     sets,
     scenarios,
     ratePerSecond: values.rate === undefined ? 100 : num('rate', values.rate, 0.1, 5_000),

@@ -24,6 +24,8 @@ export interface BenchRelay {
   readonly identity: string;
   /** The localnet's JSON-RPC URL (the embedded one's, or the upstream given). */
   readonly localnetUrl: string;
+  /** Its Yellowstone gRPC URL when it serves one (localnet.grpcPort), else null. */
+  readonly grpcUrl: string | null;
   readonly logs: readonly string[];
   stop(): Promise<void>;
 }
@@ -92,6 +94,8 @@ export interface StartRelayOptions {
   readonly adaptive?: boolean;
   /** retries.defaultMaxRetries (the relay's own rebroadcast); absent: the schema's default. */
   readonly relayRetries?: number;
+  /** upstream.grpc.url for a relay on an upstream localnet (--source grpc); the first relay's comes from its localnet. */
+  readonly grpcUrl?: string;
 }
 
 /**
@@ -123,7 +127,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
   };
   if (o.relayRetries !== undefined) config.retries = { defaultMaxRetries: o.relayRetries };
   if (o.adaptive === true) config.routing = { adaptive: BENCH_ADAPTIVE };
-  if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream };
+  if (o.upstream !== undefined) config.upstream = { rpcUrl: o.upstream, ...(o.grpcUrl !== undefined ? { grpc: { url: o.grpcUrl } } : {}) };
   if (o.keypairPath !== undefined) config.identity = { keypairPath: o.keypairPath };
   if (o.localnet !== undefined) config.localnet = o.localnet;
   writeFileSync(file, stringify(config));
@@ -133,6 +137,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
   let relayUrl = '';
   let identity = '';
   let localnetUrl = o.upstream ?? '';
+  let grpcUrl: string | null = o.grpcUrl ?? null;
   await new Promise<void>((resolve, reject) => {
     const fail = (why: string): void => reject(new Error(`relay (${o.fanout}) ${why}; last log lines:\n${logs.slice(-30).join('\n')}`));
     const timer = setTimeout(() => fail('did not start'), START_TIMEOUT_MS);
@@ -144,13 +149,16 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
       logs.push(l);
       if (logs.length > KEEP_LOG_LINES) logs.shift();
       if (!l.startsWith('{')) return;
-      let m: { event?: string; rpcUrl?: string; identity?: string; listeners?: { name: string; host: string; port: number }[] };
+      let m: { event?: string; rpcUrl?: string; grpcUrl?: string | null; identity?: string; listeners?: { name: string; host: string; port: number }[] };
       try {
         m = JSON.parse(l) as typeof m;
       } catch {
         return;
       }
-      if (m.event === 'localnet_started' && m.rpcUrl) localnetUrl = m.rpcUrl;
+      if (m.event === 'localnet_started' && m.rpcUrl) {
+        localnetUrl = m.rpcUrl;
+        grpcUrl = m.grpcUrl ?? null;
+      }
       if (m.event === 'relay_identity' && m.identity) identity = m.identity;
       if (m.event === 'relay_ready' && m.listeners) {
         const r = m.listeners.find((x) => x.name === 'relay');
@@ -169,6 +177,7 @@ export async function startBenchRelay(o: StartRelayOptions): Promise<BenchRelay>
     apiKey,
     identity,
     localnetUrl,
+    grpcUrl,
     logs,
     async stop(): Promise<void> {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

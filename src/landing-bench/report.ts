@@ -48,6 +48,8 @@ export interface LandingReport {
     readonly relayRetries?: number | null;
     /** The uncounted warm-up before each set (--warmup), ms. */
     readonly warmupMs?: number;
+    /** Where the bench relays took slots from (--source): pubsub, or the localnet's Yellowstone gRPC. Absent: pubsub. */
+    readonly source?: 'pubsub' | 'grpc';
     readonly target: string;
     readonly command: string;
   };

@@ -163,14 +163,17 @@ export class Consensus {
 
   /** Whether a transaction committed in `slot` has reached `commitment`. */
   reached(slot: number, commitment: Commitment): boolean {
-    return slot <= this.slotAt(commitment);
+    if (this.o.mode === 'alpenglow' || commitment === 'processed') return slot <= this.slotAt(commitment);
+    // Tower: by depth behind the tip, not by the clamped read slot (at tip 0 confirmedSlot() is 0, yet a transaction
+    // of slot 0 is not confirmed until the tip is confirmedDepth past it).
+    return this.clock.current - slot >= (commitment === 'confirmed' ? this.o.confirmedDepth : this.o.finalizedDepth);
   }
 
   /** getSignatureStatuses' view of a transaction committed in `slot`. */
   statusOf(slot: number): SlotCommitment {
-    if (slot <= this.finalizedSlot()) return { confirmationStatus: 'finalized', confirmations: null };
+    if (this.reached(slot, 'finalized')) return { confirmationStatus: 'finalized', confirmations: null };
     const depth = Math.max(0, this.clock.current - slot);
-    return { confirmationStatus: slot <= this.confirmedSlot() ? 'confirmed' : 'processed', confirmations: depth };
+    return { confirmationStatus: this.reached(slot, 'confirmed') ? 'confirmed' : 'processed', confirmations: depth };
   }
 
   /** Blocks from genesis to `slot`: the slot minus the skipped slots up to it (tower: the slot). */

@@ -41,6 +41,7 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,
     arrivalLog: cfg.arrivalLog,
     blockEnginePort: cfg.blockEngine.port,
+    grpcPort: cfg.grpcPort,
     blockEngineStake: BigInt(Math.round(cfg.blockEngine.stakeSol * LAMPORTS_PER_SOL)),
     blockCapacity: cfg.blockCapacity,
     competitors: cfg.competitors.map((c) => ({

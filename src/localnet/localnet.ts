@@ -13,7 +13,8 @@ import { BlockProducer } from './block-producer.js';
 import { Consensus, DEFAULT_CONFIRMED_DEPTH, DEFAULT_FINALITY_DELAY_MS, DEFAULT_FINALIZED_DEPTH, type ConsensusMode } from './consensus.js';
 import { FacadeServer } from './facade/rpc-server.js';
 import { BlockIndex } from './facade/get-block.js';
-import type { FacadeContext, FacadeValidator } from './facade/context.js';
+import { LOCALNET_SOLANA_CORE_VERSION, type FacadeContext, type FacadeValidator } from './facade/context.js';
+import { GeyserServer } from './grpc/geyser-server.js';
 import { ArrivalLog } from './arrival-log.js';
 import { LandingLog } from './landings.js';
 import { LeaderSchedule } from './leader-schedule.js';
@@ -89,6 +90,10 @@ export interface LocalnetOptions {
   readonly blockEnginePort?: number;
   /** Its per-IP request limit (HTTP 429 / -32097 above it); 0 = unlimited. Default 50 per second. */
   readonly blockEngineRateLimitPerSecond?: number;
+  /** Yellowstone gRPC (src/localnet/grpc/): its port, 0 = ephemeral; absent = no gRPC server. */
+  readonly grpcPort?: number;
+  /** Its limit on transaction filters per request (a provider's yellowstone-grpc filter limit); absent = none. */
+  readonly grpcMaxTransactionFilters?: number;
   /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
   readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
@@ -113,6 +118,10 @@ export interface Localnet {
   readonly wsUrl: string;
   /** Base URL of the Jito-compatible block engine (POST {url}/api/v1/bundles, /api/v1/transactions). */
   readonly blockEngineUrl: string;
+  /** The Yellowstone gRPC endpoint (http://host:port), null when options.grpcPort is absent. */
+  readonly grpcUrl: string | null;
+  /** Its server (slot statuses, streams), null when off. */
+  readonly geyser: GeyserServer | null;
   readonly validators: readonly LocalnetValidator[];
   /** In-process access for tests and benches. */
   readonly bank: Bank;
@@ -326,6 +335,23 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     throw err;
   }
 
+  const geyser =
+    options.grpcPort === undefined
+      ? null
+      : new GeyserServer(
+          { bank, clock, confirmedDepth: options.confirmedDepth ?? DEFAULT_CONFIRMED_DEPTH, finalizedDepth: options.finalizedDepth ?? DEFAULT_FINALIZED_DEPTH, consensus, solanaVersion: LOCALNET_SOLANA_CORE_VERSION },
+          { host, port: options.grpcPort, oneWayDelayMs: options.rpc?.oneWayDelayMs ?? 0, maxTransactionFilters: options.grpcMaxTransactionFilters },
+        );
+  try {
+    await geyser?.start();
+  } catch (err) {
+    server.stop();
+    await blockEngine.stop();
+    for (const r of links) r.stop();
+    for (const l of listeners) await l.stop();
+    throw err;
+  }
+
   // Order per slot: the consensus marks the slot (skipped or not) and certifies the previous one, the bank's new blockhash, then what the new leader held, then the bundles queued for it,
   // then subscribers.
   clock.onSlot((slot) => consensus.onSlot(slot));
@@ -340,6 +366,10 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   consensus.onFinalized(() => server.pubsub.onFinalized());
+  if (geyser !== null) {
+    clock.onSlot((slot) => geyser.onSlot(slot));
+    producer.onCommit((rec) => geyser.onCommit(rec));
+  }
   clock.start();
   const competitors = await Competitors.start(options.competitors ?? [], seed, targets, identities, schedule, clock, bank);
 
@@ -348,6 +378,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     rpcUrl: server.rpcUrl,
     wsUrl: server.wsUrl,
     blockEngineUrl: blockEngine.url,
+    grpcUrl: geyser?.url ?? null,
+    geyser,
     validators,
     bank,
     schedule,
@@ -384,6 +416,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       gate.stop();
       await competitors.stop();
       server.stop();
+      await geyser?.stop();
       await blockEngine.stop();
       await sender.stop();
       await engineSender.stop();

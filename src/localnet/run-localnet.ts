@@ -1,5 +1,5 @@
 // `slotrelay localnet` (and the relay's localnet child): parse flags, start the local cluster, print one JSON line
-// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","consensus","slotMs","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
+// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","grpcUrl" (null without --grpc-port),"consensus","slotMs","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
 //  "regions":[{name,rpcUrl,validators:[{identity,tpuQuic,oneWayDelayMs}]}]}
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
@@ -74,6 +74,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       // The Jito-compatible block engine (src/localnet/block-engine/): its port and per-IP requests per second.
       'block-engine-port': { type: 'string' },
       'block-engine-rate-limit': { type: 'string' },
+      // Yellowstone gRPC (src/localnet/grpc/): off unless given; 0 = ephemeral.
+      'grpc-port': { type: 'string' },
       validators: { type: 'string' },
       'slot-ms': { type: 'string' },
       'slots-per-epoch': { type: 'string' },
@@ -116,6 +118,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     // 0 (the relay's first start of its child: ephemeral) leaves a port the config section names.
     blockEnginePort: int('block-engine-port', values['block-engine-port']) || bench.blockEnginePort,
     blockEngineRateLimitPerSecond: int('block-engine-rate-limit', values['block-engine-rate-limit']) ?? bench.blockEngineRateLimitPerSecond,
+    grpcPort: int('grpc-port', values['grpc-port']) ?? bench.grpcPort,
     validators: validators ?? bench.validators,
     slotMs: slotMs ?? bench.slotMs,
     slotsPerEpoch,
@@ -145,7 +148,7 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
   });
   process.stdout.write(
-    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, consensus: localnet.consensus.mode, slotMs: localnet.slotMs, validators: localnet.validators, regions: localnet.regions }) + '\n',
+    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, grpcUrl: localnet.grpcUrl, consensus: localnet.consensus.mode, slotMs: localnet.slotMs, validators: localnet.validators, regions: localnet.regions }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -18,6 +18,10 @@
 // receipts are followed in acceptance order, so the overwritten and expired ones are at the head and are dropped from
 // there, the ones asked about are the first ASK_PER_POLL after it, and the confirmed ones are removed from that window
 // only. Same signatures asked, same states as the scan over everything it replaces.
+// With a Geyser stream (upstream.grpc, docs/geyser.md) the first MAX_WATCHED receipts not landed yet are also
+// watched on it (streamWatch: the whole set, sent when it changes, at the latest one event-loop turn after a track):
+// a status from the stream marks the receipt landed (processed) when the transaction executes, without waiting for
+// the next poll; the polls go on for confirmation, for what the stream missed, and for everything while it is down.
 // Landings by push (issue #43, landing-push.ts): with the upstream's PubSub, each followed signature (up to
 // MAX_PUSH_WATCHED) is watched with signatureSubscribe at processed and at finalized; every status seen, from the push,
 // the poll or another stream, goes through statusSeen()/apply(): one place decides landed, processedAt, finalizedAt.
@@ -40,9 +44,10 @@ import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker
 import type { LandingPush } from './landing-push.js';
 
 /** Who told the tracker a receipt landed first. */
-export type LandingSource = 'push' | 'poll';
+export type LandingSource = 'push' | 'poll' | 'stream';
 /** The status ranks: a later, lower status (a processed push after the poll saw finalized) does not move it back. */
 const RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
+import { MAX_WATCHED } from '../telemetry/geyser/geyser-slot-stream.js';
 
 const MAX_CALLS_PER_POLL = 8;
 /**
@@ -77,11 +82,19 @@ export class LandingTracker {
   private readonly bySignature = new Map<string, number>();
   /** Tracked since the last flush, to be watched by the push (off the request's path). */
   private toWatch: number[] = [];
-  private watchQueued = false;
   /** Receipts finished by a status outside the poll (finalized by push): removed from pending at the next poll. */
   private finished = new Set<number>();
   /** Landings by who told first. */
-  readonly landedBy: Record<LandingSource, number> = { push: 0, poll: 0 };
+  readonly landedBy: Record<LandingSource, number> = { push: 0, poll: 0, stream: 0 };
+  private pushQueued = false;
+  /** Watched on the Geyser stream: signature -> receipt sequence (empty without streamWatch). */
+  private watched = new Map<string, number>();
+  private watchKey = '';
+  private watchQueued = false;
+  /** Receipts whose landing the stream told first (the polls told the others). */
+  streamLandings = 0;
+  /** Where the watched set goes (the telemetry thread's Geyser stream); null without upstream.grpc. */
+  private streamWatch: ((signatures: readonly string[]) => void) | null = null;
 
   constructor(
     private readonly table: ReceiptTable,
@@ -123,17 +136,26 @@ export class LandingTracker {
       return;
     }
     this.pending.push(seq);
-    if (this.push === null) return;
-    this.toWatch.push(seq);
-    if (!this.watchQueued) {
+    if (this.streamWatch !== null && !this.watchQueued) {
       // Once per event-loop turn, off the request's path.
       this.watchQueued = true;
-      setImmediate(() => this.flushWatch());
+      setImmediate(() => {
+        this.watchQueued = false;
+        this.updateWatch();
+      });
+    }
+    if (this.push !== null) {
+      this.toWatch.push(seq);
+      if (!this.pushQueued) {
+        // Once per event-loop turn, off the request's path.
+        this.pushQueued = true;
+        setImmediate(() => this.flushWatch());
+      }
     }
   }
 
   private flushWatch(): void {
-    this.watchQueued = false;
+    this.pushQueued = false;
     const seqs = this.toWatch;
     this.toWatch = [];
     for (const seq of seqs) {
@@ -191,6 +213,36 @@ export class LandingTracker {
     // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
     if (done && verdict.confirmWithTransaction && (previous === null || previous.finalizedAtMs == null)) this.confirmer.enqueue(seq);
     return done;
+  }
+
+  /** Watch the pending receipts' signatures on a Geyser stream (upstream.grpc). */
+  setStreamWatch(fn: (signatures: readonly string[]) => void): void {
+    this.streamWatch = fn;
+  }
+
+  /** The first MAX_WATCHED receipts not landed yet, in acceptance order; sent when the set changed. */
+  private updateWatch(): void {
+    if (this.streamWatch === null) return;
+    const next = new Map<string, number>();
+    const p = this.pending;
+    for (let i = this.head; i < p.length && next.size < MAX_WATCHED; i++) {
+      const seq = p[i];
+      if (!this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) continue;
+      next.set(this.table.signatureOf(seq), seq);
+    }
+    this.watched = next;
+    const key = [...next.keys()].join(',');
+    if (key === this.watchKey) return;
+    this.watchKey = key;
+    this.streamWatch([...next.keys()]);
+  }
+
+  /** A watched signature's status from the stream: landed at processed now (through apply(), as the push's). */
+  onStreamStatus(signature: string, slot: number, err: unknown): void {
+    const seq = this.watched.get(signature);
+    if (seq === undefined || !this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) return;
+    this.apply(seq, 'processed', slot, err, Date.now(), 'stream');
+    this.streamLandings++;
   }
 
   get tracked(): number {
@@ -310,6 +362,7 @@ export class LandingTracker {
     const ask = pushUp
       ? window.filter((seq) => !done.has(seq) && (!this.bySignature.has(this.table.signatureOf(seq)) || now - this.table.acceptedAt(seq) > PUSH_SAFETY_MS))
       : window;
+    this.updateWatch();
     if (ask.length > 0) this.polls++;
     const answers = ask.length === 0 ? { values: [], failure: null } : await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {

@@ -10,6 +10,7 @@ import { claimReceiptSeq } from '../admission/receipt-claim.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';
 import { notLandedReason, type NotLandedReason, type RouteFacts } from './not-landed-reason.js';
 import { encodePubkeyBase58 } from '../tx/base58.js';
+import type { ReceiptEvent, ReceiptObserver } from './receipt-events.js';
 
 /** Where a receipt's landing stands. */
 export const LANDING = Object.freeze({ pending: 0, landed: 1, notLanded: 2, untracked: 3 } as const);
@@ -150,6 +151,11 @@ export class ReceiptTable {
   /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
   private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
   private notLandedCount = 0;
+  /**
+   * The receipt stream's hook (receipt-events.ts): told of each state change. Empty unless someone subscribes, and
+   * each call site checks the length first, so the hot accept() pays one comparison.
+   */
+  readonly observers: ReceiptObserver[] = [];
 
   constructor(private readonly o: ReceiptTableOptions) {
     this.sab = createReceiptsBuffer(o.capacity);
@@ -263,6 +269,16 @@ export class ReceiptTable {
     this.adaptiveLeader[e] = null;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
+    if (this.observers.length !== 0) this.notify(seq, 'accepted');
+  }
+
+  private notify(seq: number, event: ReceiptEvent): void {
+    for (const o of this.observers) o.receiptChanged(seq, event);
+  }
+
+  /** The key that submitted `seq` (-1: none filed). */
+  keyIdOf(seq: number): number {
+    return this.keyIds[seq & this.v.mask];
   }
 
   /** The live receipt of `signature` for `keyId`, or -1 (unknown, another key's, overwritten, or expired). */
@@ -349,8 +365,22 @@ export class ReceiptTable {
   setLanded(seq: number, landing: Landing): void {
     if (!this.current(seq)) return;
     const e = seq & this.v.mask;
+    const before = this.landing[e] === LANDING.landed ? this.landings[e] : null;
     this.landing[e] = LANDING.landed;
     this.landings[e] = landing;
+    if (this.observers.length !== 0) this.notifyLanding(seq, before, landing);
+  }
+
+  /** The landing's new states, in order: processed (first seen), confirmed, finalized, not executed. */
+  private notifyLanding(seq: number, before: Landing | null, now: Landing): void {
+    if (before === null) this.notify(seq, 'processed');
+    const was = before?.confirmationStatus ?? 'processed';
+    const is = now.confirmationStatus;
+    if ((is === 'confirmed' || is === 'finalized') && was !== is && was !== 'finalized') {
+      if (is === 'finalized' && was !== 'confirmed') this.notify(seq, 'confirmed');
+      this.notify(seq, is);
+    }
+    if (now.execution === 'not_executed' && before?.execution !== 'not_executed') this.notify(seq, 'not_executed');
   }
 
   /** The landing as last set, or null (cold). */
@@ -367,7 +397,12 @@ export class ReceiptTable {
   }
 
   setLandingState(seq: number, state: number): void {
-    if (this.current(seq)) this.landing[seq & this.v.mask] = state;
+    if (this.current(seq)) {
+      const e = seq & this.v.mask;
+      const was = this.landing[e];
+      this.landing[e] = state;
+      if (state === LANDING.notLanded && was !== state && this.observers.length !== 0) this.notify(seq, 'not_landed');
+    }
     // The status page lists the last ones (recentFailures): cold, once per transaction that did not land.
     if (state === LANDING.notLanded) this.notLandedSeqs[this.notLandedCount++ % NOT_LANDED_KEPT] = seq;
   }

@@ -113,6 +113,16 @@ export class Receipts implements ReceiptSink {
     return seq < 0 ? null : this.table.toJson(seq);
   }
 
+  /** Watch pending signatures on the Geyser stream (upstream.grpc): `fn` gets the whole set when it changes. */
+  setStreamWatch(fn: (signatures: readonly string[]) => void): void {
+    this.tracker?.setStreamWatch(fn);
+  }
+
+  /** A watched signature's status from the Geyser stream (the telemetry thread's message). */
+  onStreamStatus(signature: string, slot: number, err: unknown): void {
+    this.tracker?.onStreamStatus(signature, slot, err);
+  }
+
   start(): void {
     this.statusThread?.start();
     this.tracker?.start();
@@ -139,7 +149,12 @@ export class Receipts implements ReceiptSink {
 
   render(tb: TextBuilder): void {
     this.metrics.render(tb, this.tracker?.tracked ?? 0, this.table.size);
-    if (this.tracker !== null) this.renderLandingSource(tb, this.tracker);
+    if (this.tracker !== null) {
+      this.renderLandingSource(tb, this.tracker);
+      tb.declare('slotrelay_receipts_stream_landings_total', 'counter', 'Receipts whose landing the Geyser stream told first (upstream.grpc; the status polls told the others)');
+      tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.streamLandings);
+    }
+
     const t = this.statusThread;
     if (t === null) return;
     tb.declare('slotrelay_receipts_status_polls_total', 'counter', "The landing tracker's status polls, by the thread whose getSignatureStatuses calls answered them (front: while the status thread was down)");

@@ -78,6 +78,12 @@ const SCRIPT = `
     $('consensus').setAttribute('data-v', cs === null || cs === undefined ? '' : cs.mode);
     var ld = h.leaderData;
     $('leaderdata').textContent = ld === null ? 'leader data: telemetry off' : 'leader data: ' + (ld.fresh ? 'fresh' : 'STALE') + ', slot ' + fmt(ld.slot) + ', ' + fmt(ld.ageMs) + ' ms old, slot time ' + ld.slotMs + ' ms' + (ld.slotMsMeasured ? '' : ' (fallback)');
+    var ss = h.slotSource;
+    var sse = $('slotsource');
+    sse.textContent = !ss ? 'slot source: not reported yet' : 'slot source: ' + ss.active + (ss.reason ? ' (' + ss.reason + ')' : '') + (ss.grpc ? ', gRPC stream ' + ss.grpc.state + (ss.grpc.behindSlots === null ? '' : ', ' + ss.grpc.behindSlots + ' slots behind') : '') + ', switches ' + Object.keys(ss.switches).map(function (k) { return k + ' ' + ss.switches[k]; }).join(' / ');
+    sse.className = ss && ss.grpc && ss.active !== 'grpc' ? 'no' : '';
+    sse.setAttribute('data-f', 'health.slotSource');
+    sse.setAttribute('data-v', ss ? ss.active : '');
     fill($('health-routes'), Object.keys(h.routes), function (tr, name) {
       var r = h.routes[name];
       cell(tr, name);
@@ -151,7 +157,7 @@ const SCRIPT = `
 const BODY = `
 <header><h1>slotrelay</h1><span id="status" class="badge" data-f="health.status">-</span><span id="conn">connecting</span><span id="updated"></span><span id="cost"></span></header>
 <main>
-<section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="consensus"></p><p id="leaderdata"></p>
+<section><h2>Health and why</h2><ul id="reasons" class="reasons"></ul><p id="upstream"></p><p id="consensus"></p><p id="leaderdata"></p><p id="slotsource"></p>
 <table><thead><tr><th>route</th><th class="l">now</th><th class="l">why not</th><th class="l">failing window</th></tr></thead><tbody id="health-routes"></tbody></table></section>
 <section><h2>Rings and QUIC connections</h2><table><tbody id="rings"></tbody></table><table><tbody id="quic"></tbody></table><p class="mute" id="quicstates"></p><p id="ingress"></p></section>
 <section class="wide"><h2>Routes, last <span id="window">-</span> (then since start)</h2>

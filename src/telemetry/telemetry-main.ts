@@ -10,6 +10,7 @@
 import { urlForLog } from '../log/url-for-log.js';
 import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import type { RegionShare, RegionShareFactory, TelemetryShareStatus } from './region-share.js';
+import type { SlotSourceStatus as SlotSourceStatusMessage } from './geyser/slot-source.js';
 import type { Logger } from '../log/logger.js';
 import { ClusterRpc, type EpochInfo } from './cluster-rpc.js';
 import { loadLocations, type LocationTable } from './locations.js';
@@ -23,6 +24,10 @@ import { SnapshotWriter } from './snapshot.js';
 import { SlotDurationEstimator } from './slot-duration.js';
 import type { LeaderInfo } from './leader-source.js';
 import { SlotSubscription } from './ws-slot-client.js';
+import { GeyserSlotStream } from './geyser/geyser-slot-stream.js';
+import { SlotSourceSelector } from './geyser/slot-source.js';
+import { isGeyserWatch, type GeyserLanded } from './geyser/geyser-messages.js';
+import type { GeyserSourceConfig } from '../config/schema.js';
 
 export interface TelemetryWorkerData {
   readonly telemetry: TelemetryConfig;
@@ -41,7 +46,12 @@ export interface TelemetryWorkerData {
    * relay: route plan probe 'quic-thread'); absent = in this thread (standalone uses and tests).
    */
   readonly probeVia?: 'parent';
+  /** upstream.grpc: slots from a Yellowstone gRPC stream first, PubSub and polling as the fallback (geyser/). */
+  readonly grpc?: GeyserSourceConfig;
 }
+
+/** How often the slot source status goes to the main thread besides each switch (its behind figure moves). */
+const SLOT_SOURCE_STATUS_MS = 1_000;
 
 /**
  * A slot this far below the last one seen means a new cluster, not reordering: the WebSocket and getSlot polling may
@@ -80,6 +90,8 @@ export class TelemetryFollower {
   /** Shared telemetry in a cluster; null for a relay alone. */
   private readonly share: RegionShare | null;
   private ws: SlotSubscription | null = null;
+  private geyser: GeyserSlotStream | null = null;
+  private readonly source: SlotSourceSelector;
   private timers: NodeJS.Timeout[] = [];
   private probing = false;
   /** Probe once as soon as the schedule and nodes are known, then every probe.intervalMs. */
@@ -94,7 +106,8 @@ export class TelemetryFollower {
   constructor(
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
-    onClusterStatus: (s: TelemetryShareStatus) => void = () => undefined,
+    /** Status messages for the main thread: the region share's and the slot source's. */
+    private readonly postStatus: (s: TelemetryShareStatus | SlotSourceStatusMessage | GeyserLanded) => void = () => undefined,
     /** Runs one probe round's handshakes (src/telemetry/probe-relay.ts); default: in this thread. */
     private readonly prober: Prober = probeHandshakes,
     /** Builds the region share when d.cluster is set (the worker entry hands in src/cluster/telemetry-share.ts). */
@@ -105,7 +118,7 @@ export class TelemetryFollower {
     const t = d.telemetry;
     const paths = txPathSpecs(t, d.routes);
     this.paths = paths;
-    this.share = d.cluster === undefined || makeShare === null ? null : makeShare(d.cluster, t.region, t.regions.map((r) => r.name), log, onClusterStatus);
+    this.share = d.cluster === undefined || makeShare === null ? null : makeShare(d.cluster, t.region, t.regions.map((r) => r.name), log, postStatus);
     this.staticPathByPeer = new Map(paths.filter((p) => p.peer !== null).map((p) => [p.peer as string, p.provider]));
     // An unmeasured, unconfigured hop: half the estimated RTT to the peer's location when the dataset has its IP.
     const hopEstimate = (p: { peer: string | null }): number => {
@@ -116,6 +129,19 @@ export class TelemetryFollower {
     this.planner = new ProbePlanner(t.probe.perPeerIntervalMs);
     this.writer = new SnapshotWriter(d.snapshot);
     this.rpc = new ClusterRpc(d.rpcUrl, d.telemetry.requestTimeoutMs);
+    this.source = new SlotSourceSelector(
+      d.grpc !== undefined,
+      d.grpc?.lagSlots ?? 2,
+      (from, to, reason) => {
+        // One line per switch, never the endpoint's token (urlForLog keeps origin and path).
+        const grpcUrl = d.grpc === undefined ? undefined : urlForLog(d.grpc.url);
+        const fields = { event: 'slot_source_switched', from, to, reason, grpcUrl };
+        if (to === 'grpc' || d.grpc === undefined) this.log.info(fields, `slot source: ${to}`);
+        else this.log.warn(fields, `slot source: ${to} (${reason ?? 'grpc unavailable'})`);
+        this.postStatus(this.source.status());
+      },
+      () => this.geyser?.updates ?? 0,
+    );
   }
 
   start(): void {
@@ -127,10 +153,37 @@ export class TelemetryFollower {
     );
     this.ws = new SlotSubscription({
       url: this.d.wsUrl,
-      onSlot: (s) => this.onSlot(s),
-      onState: (up) => this.log.info({ event: up ? 'slot_subscription_up' : 'slot_subscription_down' }, up ? 'slot subscription active' : 'slot subscription lost: polling getSlot'),
+      onSlot: (s) => {
+        this.source.pubsubSlotSeen(s);
+        this.onSlot(s);
+      },
+      onState: (up) => {
+        this.log.info({ event: up ? 'slot_subscription_up' : 'slot_subscription_down' }, up ? 'slot subscription active' : 'slot subscription lost: polling getSlot');
+        this.source.pubsubStateChanged(up);
+      },
     });
     this.ws.start();
+    const g = this.d.grpc;
+    if (g !== undefined) {
+      this.geyser = new GeyserSlotStream({
+        url: g.url,
+        xToken: g.xToken,
+        // Every status counts: the earliest a slot has (first shred received) is the one that advances it.
+        onSlot: (slot) => {
+          this.source.grpcSlotSeen(slot);
+          this.onSlot(slot);
+        },
+        onState: (s) => {
+          if (s.kind === 'stalled') this.log.warn({ event: 'grpc_stream_stalled', silentMs: s.silentMs, grpcUrl: urlForLog(g.url) }, 'gRPC stream stalled: reopening it');
+          this.source.grpcStateChanged(s.kind);
+        },
+        stallMs: () => g.stallSlots * this.slotTime.slotMs,
+        // The landing tracker's signatures (main thread): their statuses go straight back to it.
+        onTxStatus: (signature, slot, err) => this.postStatus({ type: 'geyser-landed', signature, slot, err }),
+      });
+      this.geyser.start();
+    }
+    this.every(SLOT_SOURCE_STATUS_MS, () => this.postStatus(this.source.status()));
     this.share?.start();
     this.every(t.slotPollIntervalMs, () => this.poll());
     this.every(t.clusterRefreshMs, () => void this.refreshCluster());
@@ -148,11 +201,16 @@ export class TelemetryFollower {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.ws?.close();
+    this.geyser?.close();
     void this.share?.stop();
   }
 
   /** A batch from an egress worker (relayed by the main thread): filed by the roles of each connection's address. */
   onMessage(m: unknown): void {
+    if (isGeyserWatch(m)) {
+      this.geyser?.watch(m.signatures);
+      return;
+    }
     if (!isRouteMeasurementBatch(m)) return;
     const now = Date.now();
     const lookup = {
@@ -179,7 +237,7 @@ export class TelemetryFollower {
   }
 
   private poll(): void {
-    if (this.stopped || this.pollBusy || this.ws?.isSubscribed) return;
+    if (this.stopped || this.pollBusy || this.ws?.isSubscribed || this.source.current === 'grpc') return;
     this.pollBusy = true;
     this.rpc.getSlot().then(
       (s) => {
@@ -213,6 +271,7 @@ export class TelemetryFollower {
   private resetCluster(s: number): void {
     this.log.warn({ event: 'cluster_reset', fromSlot: this.slot, toSlot: s }, 'the upstream cluster restarted: reloading its schedule and nodes');
     this.slot = -1;
+    this.source.reset();
     this.slotTime.reset(); // a new cluster may run at another slot time (the localnet restarted with --slot-ms)
     this.epochs = [];
     this.epochLength = 0;

@@ -11,13 +11,14 @@
 // or when it stays silent for PORT_SILENT_MS (the task ended but Piscina kept the thread: egress posts a batch,
 // empty or not, every second while it runs), so restarts do not accumulate ports.
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
+import type { ClusterConfig, GeyserSourceConfig, TelemetryConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { isLogLevelMessage, logLevelMessage, type LogLevel } from '../log/log-level-message.js';
 import { isRouteMeasurementBatch } from './measurements.js';
 import type { OfferedRoutes } from '../config/route-plan.js';
 import { createSnapshotBuffer } from '../shm/snapshot-layout.js';
 import { TelemetryFollower, type TelemetryWorkerData } from './telemetry-main.js';
+import type { GeyserWatch } from './geyser/geyser-messages.js';
 import type { RegionShareFactory } from './region-share.js';
 import { ProbeClient, isProbeAnswer, isProbeRequest, unmeasured, type ProbeAnswer, type Prober } from './probe-relay.js';
 import { Supervisor, workerRun, type SupervisedRun } from '../threads/supervisor.js';
@@ -52,6 +53,8 @@ export interface TelemetryThreadOptions {
   readonly onClusterStatus?: (status: unknown) => void;
   /** The probe's handshakes run in the QUIC thread (route plan probe 'quic-thread'): see setProber(). */
   readonly probeInQuicThread?: boolean;
+  /** upstream.grpc: the Yellowstone gRPC slot source (src/telemetry/geyser/). */
+  readonly grpc?: GeyserSourceConfig;
 }
 
 export class TelemetryThread {
@@ -76,6 +79,7 @@ export class TelemetryThread {
       allowTestCrash: o.allowTestCrash ?? false,
       cluster: o.cluster,
       probeVia: o.probeInQuicThread === true ? 'parent' : undefined,
+      grpc: o.grpc,
     };
     this.supervisor = new Supervisor({
       role: 'telemetry',
@@ -111,6 +115,7 @@ export class TelemetryThread {
     const w = new Worker(file, { workerData: this.data, name: 'telemetry' });
     this.worker = w;
     w.once('online', ready); // no handshake of its own: running is enough (no start-up timeout in its row)
+    if (this.lastWatch !== null) w.postMessage(this.lastWatch);
     w.on('message', (m: unknown) => {
       if (!isProbeRequest(m)) {
         this.o.onClusterStatus?.(m);
@@ -163,6 +168,14 @@ export class TelemetryThread {
     this.data = { ...this.data, logLevel: level };
     this.worker?.postMessage(logLevelMessage(level));
   }
+
+  /** The landing tracker's signatures for the Geyser stream (upstream.grpc); a restarted thread gets the last set. */
+  watchSignatures(signatures: readonly string[]): void {
+    this.lastWatch = { type: 'geyser-watch', signatures };
+    this.worker?.postMessage(this.lastWatch);
+  }
+
+  private lastWatch: GeyserWatch | null = null;
 
   /** Tests only: make the thread throw (requires allowTestCrash). */
   crashForTest(): void {

@@ -6,6 +6,8 @@
 // port 4433) through `slotrelay/client/quic`; --fire-and-forget sends on a uni stream and prints the unacknowledged result.
 // Every format goes as it is, v1 (SIMD-0385, message first) included; a refusal's JSON also carries the transaction's
 // id read from its bytes (`signature`, after the message for v1), when the bytes are one transaction.
+// --wait processed|finalized: after the answer, one JSON line per state of the receipt as the relay pushes it
+// (receiptsFor, docs/receipts.md "The receipt stream") until that state; exit 1 when it ends not landed first.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../../config/load.js';
@@ -13,6 +15,7 @@ import { ROUTE_NAMES, type RouteName } from '../types.js';
 import { quicTransport } from '../quic/quic-transport.js';
 import { WireTransaction } from '../wire-transaction.js';
 import type { RelayClient } from '../relay-client.js';
+import type { ReceiptUpdate } from '../types.js';
 import { CLIENT_FLAGS, clientFromFlags, errorJson, nonNegativeIntFlag } from './common.js';
 
 const BASE64_TEXT = /^[A-Za-z0-9+/=\s]+$/;
@@ -47,6 +50,28 @@ function signatureOf(tx: string | Uint8Array): string | null {
   }
 }
 
+/** One state as a line: what changed, and what the receipt says about it. */
+function updateLine(u: ReceiptUpdate): string {
+  const r = u.receipt;
+  const line: Record<string, unknown> = { event: u.event, signature: u.signature, at: u.at, status: r.status };
+  if (u.route !== undefined) Object.assign(line, { route: u.route, outcome: u.outcome });
+  if (r.landed !== null) Object.assign(line, { slot: r.landed.slot, leader: r.landed.leader, confirmationStatus: r.landed.confirmationStatus, execution: r.landed.execution });
+  if (r.reason != null) line.reason = r.reason;
+  return JSON.stringify(line) + '\n';
+}
+
+/** Prints each pushed state until `until` (exit 0) or not landed (exit 1). */
+async function waitFor(client: RelayClient, signature: string, until: 'processed' | 'finalized'): Promise<number> {
+  const reached = (u: ReceiptUpdate): boolean =>
+    u.event === until || (until === 'processed' && (u.event === 'confirmed' || u.event === 'finalized')) || (u.event === 'current' && u.receipt.landed !== null && (until === 'processed' || u.receipt.landed.confirmationStatus === 'finalized'));
+  for await (const u of client.receiptsFor(signature)) {
+    process.stdout.write(updateLine(u));
+    if (reached(u)) return 0;
+    if (u.event === 'not_landed' || (u.event === 'current' && u.receipt.status === 'not_landed')) return 1;
+  }
+  return 1;
+}
+
 /** Runs `slotrelay send`; resolves with the exit code. */
 export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -59,6 +84,7 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
       transport: { type: 'string' },
       quic: { type: 'string' },
       'fire-and-forget': { type: 'boolean' },
+      wait: { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -73,6 +99,9 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   } catch (err) {
     throw new ConfigError(`--quic: ${(err as Error).message}`);
   }
+  const wait = values.wait;
+  if (wait !== undefined && wait !== 'processed' && wait !== 'finalized') throw new ConfigError('--wait must be processed or finalized');
+  if (wait !== undefined && values['fire-and-forget'] === true) throw new ConfigError('--wait needs an acknowledged submit, not --fire-and-forget');
   const routes = routesFlag(values.routes);
   const maxRetries = nonNegativeIntFlag('max-retries', values['max-retries']);
 
@@ -88,6 +117,10 @@ export async function runSend(argv: string[], env: NodeJS.ProcessEnv): Promise<n
   let code = 0;
   try {
     answer = { ...(await client.submit(tx, { routes, maxRetries, fireAndForget: values['fire-and-forget'] === true })) };
+    if (wait !== undefined) {
+      process.stdout.write(JSON.stringify(answer) + '\n');
+      return await waitFor(client, String(answer.signature), wait);
+    }
   } catch (err) {
     if (err instanceof TypeError) throw new ConfigError(err.message);
     answer = errorJson(err);

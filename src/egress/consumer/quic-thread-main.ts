@@ -12,8 +12,9 @@ import type { LocalDispatch } from '../../ingress/local-admission.js';
 import type { LocalSendHost } from '../../ingress/start-quic-ingress.js';
 
 /**
- * The consumer loop's local dispatch (consumer-loop.ts dispatchLocal) while it runs: the QUIC ingress's local admission
- * sends through it (src/ingress/local-admission.ts). One per thread; a restarted loop sets its own.
+ * The consumer loop's local dispatch (local-dispatch.ts, set up by consumer-loop.ts) while it runs: the QUIC
+ * ingress's local admission sends through it (src/ingress/local-admission.ts). One per thread; a restarted loop sets
+ * its own.
  */
 let localDispatch: LocalDispatch | null = null;
 

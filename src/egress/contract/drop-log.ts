@@ -1,4 +1,5 @@
-// Drop logging shared by the QUIC routes (egress worker; warm: once per transaction a route did not deliver). Each
+// Drop logging of the QUIC routes (egress worker, QUIC thread; warm: once per transaction a route did not deliver), an
+// observer of the record handler (./send-record.ts) and of the retry scheduler's rebroadcasts. Each
 // non-`sent` outcome is a key of the worker's bounded failure log (src/log/summarized-log.ts): the first drop of a
 // reason is logged at once with its trace id, then at most one summary line per reason per 10 s with the count and
 // one example trace id, and a last one when the route closes. The counters in /metrics count every one regardless.
@@ -27,22 +28,6 @@ export class DropLog {
       this.msgs.set(outcome, msg);
     }
     this.log.note('warn', outcome, { route: this.route, outcome, traceId }, msg);
-  }
-
-  /**
-   * A fanout's outcome, noted when it is not `sent`; one that fails after the route began closing is
-   * `dropped:shutdown` (close() aborted it, whatever the connection reported).
-   */
-  settle(r: EgressOutcome | Promise<EgressOutcome>, traceId: string, route: { readonly closed: boolean }): EgressOutcome | Promise<EgressOutcome> {
-    if (typeof r === 'string') {
-      this.note(r, traceId);
-      return r;
-    }
-    return r.then((o) => {
-      const out: EgressOutcome = o === 'sent' || !route.closed ? o : 'dropped:shutdown';
-      this.note(out, traceId);
-      return out;
-    });
   }
 
   /** Writes the pending summaries; later drops are counted only (the route is closing). */

@@ -1,7 +1,9 @@
-// The egress route contract (runs in egress workers, HOT). The consumer loop hands each record to every route in
-// its route mask as a TxView over the ring slot (zero-copy) and waits for one EgressOutcome per route; the record
-// is released back to the ring only when every route has answered. A route that can finish synchronously (a QUIC
-// route whose stream write happened) returns the outcome directly: no promise, no extra tick.
+// The egress route contract (runs in egress workers and QUIC threads, HOT). A dispatcher (the ring consumer loop, the
+// QUIC ingress's local dispatch, the retry scheduler) hands a transaction to every route in its route mask as a TxView
+// over the ring slot (zero-copy) and gets one RouteAnswer per route: the send's result as a value (outcome, targets,
+// target slot, cause, code), as Yellowstone Jet's TpuSenderResponse comes back from its sender. The record is
+// released back to the ring only when every route has answered (./send-record.ts). A route that can finish
+// synchronously (a QUIC route whose stream write happened) returns its answer directly: no promise, no extra tick.
 import type { RouteName } from '../../config/schema.js';
 import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_IDS, type EgressOutcome } from '../../shm/layout.js';
 
@@ -28,25 +30,60 @@ export interface TxView {
   /** The landing receipt's sequence number (src/shm/receipts-layout.ts); 0 or absent = none. */
   readonly receiptSeq?: number;
   /**
-   * Written by a fanning-out route during send(), before it returns or awaits, for the receipt: how many leaders or
-   * peers it wrote the transaction to, and the slot whose leader it aimed at first (-1: not leader-based). The loop
-   * resets both before each route's send().
-   */
-  targets?: number;
-  targetSlot?: number;
-  /**
    * A rebroadcast (the retry scheduler's copy, src/egress/rebroadcast/): a QUIC connection writes it only when no first
    * send waits on it (src/egress/quic/connection-worker.ts). Absent on records from the ring.
    */
   readonly rebroadcast?: boolean;
 }
 
+/**
+ * What one route's send did, beyond its outcome: how many leaders or peers it aimed at, the slot whose leader it aimed
+ * at first (-1: not leader-based), and why it did not send (CAUSE index of src/shm/receipts-layout.ts and its number:
+ * a QUIC close code, an HTTP status, -JSON-RPC code; 0: none). The landing receipt gets all of them.
+ */
+export interface SendResult {
+  readonly outcome: EgressOutcome;
+  readonly targets: number;
+  readonly targetSlot: number;
+  readonly cause: number;
+  readonly code: number;
+}
+
+/** A SendResult a route fills in place (a QUIC route reuses one per route for its synchronous answers). */
+export type MutableSendResult = { -readonly [K in keyof SendResult]: SendResult[K] };
+
+/**
+ * A route's answer: a bare outcome label when it has nothing more to say (no targets, no cause: no allocation on the
+ * common `sent` of rpc and jito), else a SendResult. A SendResult returned synchronously may be one the route reuses:
+ * the caller reads it before its next call into the route. One a promise resolves to is the caller's.
+ */
+export type RouteAnswer = EgressOutcome | SendResult;
+
+/** The outcome of an answer. */
+export function outcomeOf(a: RouteAnswer): EgressOutcome {
+  return typeof a === 'string' ? a : a.outcome;
+}
+
+/** A fresh SendResult (cold: a route's failure with its cause, or an answer that must outlive the route's next send). */
+export function sendResult(outcome: EgressOutcome, targets = 0, targetSlot = -1, cause = 0, code = 0): SendResult {
+  return { outcome, targets, targetSlot, cause, code };
+}
+
+/** An answer the caller may keep across the route's next send (a reused SendResult is copied; a promise's is fresh). */
+export function ownAnswer(a: RouteAnswer | Promise<RouteAnswer>): RouteAnswer | Promise<RouteAnswer> {
+  if (typeof a === 'string' || a instanceof Promise) return a;
+  return sendResult(a.outcome, a.targets, a.targetSlot, a.cause, a.code);
+}
+
 export interface EgressRoute {
   /** ROUTE_IDS value: the bit in REC_ROUTE_MASK and the counter row. */
   readonly id: number;
   readonly name: RouteName;
-  /** Send one transaction. Must not throw; a failure is the `failed` outcome (and is logged by the route). */
-  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome;
+  /**
+   * Send one transaction and answer what happened. Must not throw; a failure is the `failed` outcome (rpc and jito
+   * log their endpoint's reason themselves; the record handler logs the QUIC routes' drops).
+   */
+  send(tx: TxView): Promise<RouteAnswer> | RouteAnswer;
   /** Abort in-flight sends (they answer `dropped:shutdown`) and free connections. */
   close(): Promise<void>;
   /**

@@ -14,7 +14,8 @@ export interface TargetSender {
   readonly firstAttempt: Promise<boolean>;
   /**
    * Why its last answer other than `sent` was given (CAUSE, src/shm/receipts-layout.ts) and the number with it; a
-   * target another QUIC thread owns does not say (absent: unknown).
+   * target another QUIC thread owns does not say (absent: unknown). Read by the fanout right after the answer it goes
+   * with (one connection's state, not a per-transaction value) and returned in the route's answer (./fanout.ts).
    */
   readonly cause?: number;
   readonly causeCode?: number;

@@ -8,7 +8,8 @@
 //   dropped:stale           queued (handshake, stream credit, congestion room) longer than routes.direct.staleAfterMs
 //   failed                  quiche refused the write (unexpected)
 //   dropped:shutdown        the worker stopped before the transaction could be written
-// Drops are logged bounded (drop-log.ts: the first of each reason with its trace id, then a count per reason per 10 s).
+// The answer carries the targets, the slot whose leader comes first and the cause (fanout.ts); the record handler
+// (src/egress/contract/send-record.ts) logs drops bounded (drop-log.ts) and writes the landing receipt.
 // Leader data: the telemetry thread's snapshot (SnapshotLeaderSource); PollingLeaderSource (polls upstream.rpcUrl)
 // only when the telemetry thread is disabled. See createLeaderSource() below. Connection measurements reach the
 // telemetry thread by target address (src/telemetry/measurements.ts); the label is the validator identity, for logs.
@@ -18,11 +19,9 @@ import { ROUTE_IDS } from '../../shm/layout.js';
 import type { LeaderSource } from '../../telemetry/leader-source.js';
 import { SnapshotLeaderSource } from '../../telemetry/snapshot-leader-source.js';
 import { PollingLeaderSource } from './polling-leader-source.js';
-import { DropLog } from '../contract/drop-log.js';
-import { fanout, type CauseTarget } from './fanout.js';
-import type { ReceiptWriter } from '../contract/receipt-writer.js';
+import { fanout, shutdownAware } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
+import { ownAnswer, sendResult, type EgressRoute, type MutableSendResult, type RouteAnswer, type TxView } from '../contract/route.js';
 import { Scheduler } from './scheduler.js';
 import { WidenReader } from '../../shm/widen-layout.js';
 import type { TargetSender } from './connections.js';
@@ -51,23 +50,19 @@ export class DirectRoute implements EgressRoute {
   readonly name = 'direct' as const;
   readonly scheduler: Scheduler;
   private readonly timer: NodeJS.Timeout;
-  private readonly drops: DropLog;
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
   private readonly workers: (TargetSender | null)[] = [];
-  /** Where the fanout writes why a transaction was sent nowhere (the landing receipt). */
-  private readonly why: CauseTarget;
+  /** The synchronous answer, reused (send() is hot; the caller reads it before the next send). */
+  private readonly result: MutableSendResult = { ...sendResult('sent') };
 
   constructor(
     private readonly quic: QuicEgress,
     private readonly source: LeaderSource & { start?(): void; close?(): void },
     opts: Config['routes']['direct'],
-    log: Logger,
-    receipts: ReceiptWriter | null = null,
     /** The adaptive routing's widen table (src/shm/widen-layout.ts); absent = the fanout policy alone. */
     widen?: SharedArrayBuffer,
   ) {
-    this.why = { receipts, routeId: ROUTE_IDS.direct };
     this.scheduler = new Scheduler(source, {
       fanout: opts.fanout,
       leaders: opts.leaders,
@@ -76,7 +71,6 @@ export class DirectRoute implements EgressRoute {
       staleLeaderMs: opts.staleLeaderMs,
       widen: widen === undefined ? undefined : new WidenReader(widen),
     });
-    this.drops = new DropLog(log, 'direct');
     source.start?.();
     this.timer = setInterval(this.prewarm, PREWARM_CHECK_MS);
   }
@@ -86,31 +80,24 @@ export class DirectRoute implements EgressRoute {
     await this.quic.ready.catch(() => null);
   }
 
-  send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
+  send(tx: TxView): RouteAnswer | Promise<RouteAnswer> {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.connections;
     if (cache === null) {
-      // The connection layer is still loading (the first sends after start). The consumer loop reads the receipt's
-      // targets and slot as soon as send() returns, so set them now from the scheduler; the deferred send aims anew.
-      const early = this.scheduler.targets();
-      if (early.length > 0) {
-        tx.targets = early.length;
-        tx.targetSlot = this.scheduler.currentSlot;
-      }
-      return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
+      // The connection layer is still loading (the first sends after start): send once it is, aiming anew then. The
+      // answer outlives this call, so it is not the reused result.
+      return this.quic.ready.then(() => ownAnswer(this.send(tx)), () => 'failed' as const);
     }
     const targets = this.scheduler.targets();
-    if (targets.length === 0) {
-      this.drops.note('dropped:no_leader', tx.traceId);
-      return 'dropped:no_leader';
-    }
+    if (targets.length === 0) return 'dropped:no_leader';
     // For the landing receipt (src/egress/contract/receipt-writer.ts): how many leaders, and the slot whose leader comes first.
-    tx.targets = targets.length;
-    tx.targetSlot = this.scheduler.currentSlot;
+    const out = this.result;
+    out.targets = targets.length;
+    out.targetSlot = this.scheduler.currentSlot;
     const ws = this.workers;
     ws.length = targets.length;
     for (let i = 0; i < targets.length; i++) ws[i] = cache.get(targets[i].target, targets[i].identity);
-    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0, tx.rebroadcast === true), tx.traceId, this);
+    return shutdownAware(fanout(ws, tx.bytes, out, tx.rebroadcast === true), this);
   }
 
   async close(): Promise<void> {
@@ -118,7 +105,6 @@ export class DirectRoute implements EgressRoute {
     clearInterval(this.timer);
     this.source.close?.();
     await this.quic.close();
-    this.drops.close();
   }
 
   private readonly prewarm = (): void => {

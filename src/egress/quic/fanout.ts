@@ -5,14 +5,7 @@
 // its own (./connection-worker.ts), or the thread owning it does (./quic-link.ts).
 import type { TargetOutcome } from './connection-worker.js';
 import type { TargetSender } from './connections.js';
-import type { ReceiptWriter } from '../contract/receipt-writer.js';
-import type { EgressOutcome } from '../contract/route.js';
-
-/** Where the fanout writes why a transaction went nowhere (the landing receipt), or null. */
-export interface CauseTarget {
-  readonly receipts: ReceiptWriter | null;
-  readonly routeId: number;
-}
+import { sendResult, type MutableSendResult, type SendResult } from '../contract/route.js';
 
 /** Failure precedence when no target wrote the transaction (most actionable first). */
 function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
@@ -24,15 +17,16 @@ function worse(a: TargetOutcome, b: TargetOutcome): TargetOutcome {
 /**
  * Hot: one transaction to every worker (null = the cache had no room: no_connection). `bytes` may be reused by the
  * caller once this returns (queued copies are made by the connections). `background`: a rebroadcast (each connection
- * writes it after the first sends waiting on it).
+ * writes it after the first sends waiting on it). `out` carries the route's targets and target slot in; a synchronous
+ * answer is `out` itself, filled (the route's reused result), an asynchronous one a fresh SendResult with the same
+ * targets. The cause is the connection's that gave the worst answer (TargetSender.cause, read right after its send).
  */
 export function fanout(
   workers: readonly (TargetSender | null)[],
   bytes: Uint8Array,
-  why: CauseTarget | null = null,
-  receiptSeq = 0,
+  out: MutableSendResult,
   background = false,
-): EgressOutcome | Promise<EgressOutcome> {
+): SendResult | Promise<SendResult> {
   let sync: TargetOutcome | null = null;
   let pending: Promise<TargetOutcome>[] | null = null;
   let senders: (TargetSender | null)[] | null = null;
@@ -57,23 +51,26 @@ export function fanout(
       (senders ??= []).push(w);
     }
   }
-  if (sync === 'sent') return 'sent';
-  if (pending === null) {
-    if (why !== null && why.receipts !== null) why.receipts.routeCause(receiptSeq, why.routeId, cause, code);
-    return sync ?? 'dropped:no_connection';
+  if (sync === 'sent' || pending === null) {
+    out.outcome = sync ?? 'dropped:no_connection';
+    out.cause = sync === 'sent' ? 0 : cause;
+    out.code = sync === 'sent' ? 0 : code;
+    return out;
   }
   const first: TargetOutcome = sync ?? 'dropped:no_connection';
   const all = pending;
   const from = senders!;
-  return new Promise<EgressOutcome>((resolve) => {
+  const targets = out.targets;
+  const targetSlot = out.targetSlot;
+  return new Promise<SendResult>((resolve) => {
     let left = all.length;
     let acc: TargetOutcome | null = sync;
     let done = false;
     for (let k = 0; k < all.length; k++) {
       void all[k].then((o) => {
-        if (o === 'sent') {
+        if (o === 'sent' && !done) {
           done = true;
-          resolve('sent');
+          resolve(sendResult('sent', targets, targetSlot));
         }
         const next: TargetOutcome = acc === null ? o : worse(acc, o);
         if (next !== acc && o !== 'sent') {
@@ -81,11 +78,17 @@ export function fanout(
           code = from[k]?.causeCode ?? 0;
         }
         acc = next;
-        if (--left === 0) {
-          if (!done && why !== null && why.receipts !== null) why.receipts.routeCause(receiptSeq, why.routeId, cause, code);
-          resolve(acc ?? first);
-        }
+        if (--left === 0 && !done) resolve(sendResult(acc ?? first, targets, targetSlot, cause, code));
       });
     }
   });
+}
+
+/**
+ * A fanout that ends after its route began closing is `dropped:shutdown` (close() aborted it, whatever the connection
+ * reported); a synchronous answer is returned as it is (the route checked `closed` before sending).
+ */
+export function shutdownAware(r: SendResult | Promise<SendResult>, route: { readonly closed: boolean }): SendResult | Promise<SendResult> {
+  if (!(r instanceof Promise)) return r;
+  return r.then((a) => (a.outcome === 'sent' || !route.closed ? a : sendResult('dropped:shutdown', a.targets, a.targetSlot, a.cause, a.code)));
 }

@@ -6,36 +6,28 @@
 // (failed > dropped:queue_full > dropped:stale > dropped:no_connection); dropped:shutdown after close(). Per-peer
 // counts and latencies are in the connection reports.
 import type { Config } from '../../config/schema.js';
-import type { Logger } from '../../log/logger.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
 import type { TargetSender } from './connections.js';
-import { DropLog } from '../contract/drop-log.js';
-import { fanout, type CauseTarget } from './fanout.js';
-import type { ReceiptWriter } from '../contract/receipt-writer.js';
+import { fanout, shutdownAware } from './fanout.js';
 import type { QuicEgress } from './quic-egress.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
+import { ownAnswer, sendResult, type EgressRoute, type MutableSendResult, type RouteAnswer, type TxView } from '../contract/route.js';
 
 export class StaticRoute implements EgressRoute {
   readonly id = ROUTE_IDS.static;
   readonly name = 'static' as const;
-  private readonly drops: DropLog;
   private readonly workers: (TargetSender | null)[] = [];
   /** close() began: late failures count as dropped:shutdown. */
   closed = false;
   /** The cache's name for each peer's pinned connection, built once (send() is hot). */
   private readonly labels: readonly string[];
 
-  /** Where the fanout writes why a transaction was sent nowhere (the landing receipt). */
-  private readonly why: CauseTarget;
+  /** The synchronous answer, reused (send() is hot; the caller reads it before the next send). Not leader-based. */
+  private readonly result: MutableSendResult = { ...sendResult('sent') };
 
   constructor(
     private readonly quic: QuicEgress,
     private readonly peers: readonly string[],
-    log: Logger,
-    receipts: ReceiptWriter | null = null,
   ) {
-    this.why = { receipts, routeId: ROUTE_IDS.static };
-    this.drops = new DropLog(log, 'static');
     this.labels = peers.map((p) => `static:${p}`);
     // Connect at once: the first transaction should not pay for the handshake.
     void quic.ready.then(() => {
@@ -57,20 +49,20 @@ export class StaticRoute implements EgressRoute {
     return config.routes.static.peers;
   }
 
-  send(tx: TxView): EgressOutcome | Promise<EgressOutcome> {
+  send(tx: TxView): RouteAnswer | Promise<RouteAnswer> {
     if (this.closed) return 'dropped:shutdown';
     const cache = this.quic.connections;
-    if (cache === null) return this.quic.ready.then(() => this.send(tx), () => 'failed' as const);
-    tx.targets = this.peers.length; // for the landing receipt
+    if (cache === null) return this.quic.ready.then(() => ownAnswer(this.send(tx)), () => 'failed' as const);
+    const out = this.result;
+    out.targets = this.peers.length; // for the landing receipt
     const ws = this.workers;
     ws.length = this.peers.length;
     for (let i = 0; i < this.peers.length; i++) ws[i] = cache.pin(this.peers[i], this.labels[i]);
-    return this.drops.settle(fanout(ws, tx.bytes, this.why, tx.receiptSeq ?? 0, tx.rebroadcast === true), tx.traceId, this);
+    return shutdownAware(fanout(ws, tx.bytes, out, tx.rebroadcast === true), this);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.quic.close();
-    this.drops.close();
   }
 }

@@ -98,8 +98,6 @@ export class RetryQueue {
         traceId: src.traceId,
         receivedAtMs: src.receivedAtMs,
         receiptSeq: src.receiptSeq ?? 0,
-        targets: 0,
-        targetSlot: -1,
         rebroadcast: true,
       },
       signature: sigOff >= 0 ? encodeSignatureBase58(bytes, sigOff) : '',

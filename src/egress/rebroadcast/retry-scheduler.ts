@@ -34,7 +34,7 @@ import { SummarizedLog } from '../../log/summarized-log.js';
 import { RETRY_OUTCOMES, ROUTE_COUNT, ROUTE_IDS, rebroadcastCounterIndex, retryCounterIndex, type RetryOutcome } from '../../shm/layout.js';
 import { RetryQueue, type RetryEntry } from './retry-queue.js';
 import { DueHeap } from './due-heap.js';
-import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type TxView } from '../contract/route.js';
+import { OUTCOME_INDEX, type EgressOutcome, type EgressRoute, type RouteAnswer, type TxView } from '../contract/route.js';
 import { SIGNATURE_STATE, SignatureStatusPoller } from './signature-status-poller.js';
 import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import { BLOCKHASH_TTL_SLOTS, REBROADCAST_SLOTS, STATUS_POLL_SLOTS, slotTimer } from '../contract/slot-timers.js';
@@ -84,11 +84,14 @@ export interface RetrySchedulerDeps {
   readonly receipts?: ReceiptWriter | null;
   /** The cluster's slot duration now, ms (src/telemetry/slot-ms.ts slotMsSource); default the fallback. */
   readonly slotMs?: () => number;
+  /** Where a rebroadcast a route did not send is noted (the consumer's drop log, src/egress/contract/record-logs.ts). */
+  readonly drops?: { drop(routeId: number, outcome: EgressOutcome, traceId: string): void };
 }
 
 export class RetryScheduler {
   readonly queue: RetryQueue;
   private readonly receipts: ReceiptWriter | null;
+  private readonly drops: RetrySchedulerDeps['drops'] | null;
   private readonly routes: readonly (EgressRoute | null | undefined)[];
   private readonly counters: Float64Array;
   private readonly log: Logger;
@@ -127,6 +130,7 @@ export class RetryScheduler {
   constructor(deps: RetrySchedulerDeps) {
     const r = deps.config.retries;
     this.receipts = deps.receipts ?? null;
+    this.drops = deps.drops ?? null;
     this.routes = deps.routes;
     this.counters = deps.counters;
     this.log = deps.log;
@@ -291,9 +295,7 @@ export class RetryScheduler {
         this.rebroadcastOutcome(e, id, 'dropped:route_unavailable');
         continue;
       }
-      let r: Promise<EgressOutcome> | EgressOutcome;
-      e.view.targets = 0;
-      e.view.targetSlot = -1;
+      let r: Promise<RouteAnswer> | RouteAnswer;
       try {
         r = route.send(e.view);
       } catch (err) {
@@ -301,18 +303,17 @@ export class RetryScheduler {
         this.rebroadcastOutcome(e, id, 'failed');
         continue;
       }
-      const targets = e.view.targets ?? 0;
-      const targetSlot = e.view.targetSlot ?? -1;
-      if (typeof r === 'string') {
-        this.receiptOutcome(e, id, r, targets, targetSlot);
-        this.rebroadcastOutcome(e, id, r);
+      if (!(r instanceof Promise)) {
+        // Read now: a SendResult answered synchronously may be the route's reused one.
+        this.routeAnswered(e, id, r);
+        this.rebroadcastOutcome(e, id, typeof r === 'string' ? r : r.outcome);
         continue;
       }
       e.inFlight++;
       r.then(
-        (o) => {
-          this.receiptOutcome(e, id, o, targets, targetSlot);
-          this.answered(e, id, o);
+        (a) => {
+          this.routeAnswered(e, id, a);
+          this.answered(e, id, typeof a === 'string' ? a : a.outcome);
         },
         (err: unknown) => {
           this.txLog.note('error', 'rejected', { traceId: e.view.traceId, route: id, err: err instanceof Error ? err.message : String(err) }, 'retry: route rejected');
@@ -322,11 +323,21 @@ export class RetryScheduler {
     }
   }
 
-  /** A route that first sends on a rebroadcast gets its first-send time in the receipt. */
-  private receiptOutcome(e: RetryEntry, routeId: number, o: EgressOutcome, targets: number, targetSlot: number): void {
-    if (this.receipts === null || this.closed) return;
+  /**
+   * A route's answer to a rebroadcast: its drop noted, its cause in the receipt, and a route that first sends on a
+   * rebroadcast gets its first-send time and targets there.
+   */
+  private routeAnswered(e: RetryEntry, routeId: number, a: RouteAnswer): void {
+    const o = typeof a === 'string' ? a : a.outcome;
+    if (o !== 'sent') this.drops?.drop(routeId, o, e.view.traceId);
+    if (this.receipts === null) return;
+    const seq = e.view.receiptSeq ?? 0;
+    if (typeof a !== 'string' && a.cause !== 0 && o !== 'sent') this.receipts.routeCause(seq, routeId, a.cause, a.code);
+    if (this.closed) return;
     const idx = OUTCOME_INDEX[o];
-    if (idx !== undefined) this.receipts.rebroadcastOutcome(e.view.receiptSeq ?? 0, routeId, idx, targets, targetSlot, performance.timeOrigin + performance.now());
+    if (idx === undefined) return;
+    if (typeof a === 'string') this.receipts.rebroadcastOutcome(seq, routeId, idx, 0, -1, performance.timeOrigin + performance.now());
+    else this.receipts.rebroadcastOutcome(seq, routeId, idx, a.targets, a.targetSlot, performance.timeOrigin + performance.now());
   }
 
   private answered(e: RetryEntry, routeId: number, o: EgressOutcome): void {

@@ -13,9 +13,8 @@ import type { Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
 import { CAUSE } from '../../shm/receipts-layout.js';
-import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
+import { sendResult, type EgressOutcome, type EgressRoute, type RouteAnswer, type TxView } from '../contract/route.js';
 
 /** The block engine's JSON-RPC path for sendTransaction (Jito docs, "Transactions"). */
 const TRANSACTIONS_PATH = '/api/v1/transactions';
@@ -68,7 +67,6 @@ export class JitoRoute implements EgressRoute {
   constructor(
     options: JitoRouteOptions,
     log: Logger,
-    private readonly receipts: ReceiptWriter | null = null,
   ) {
     this.failures = new SummarizedLog(log);
     const url = jitoTransactionsUrl(options.url, options.bundleOnly);
@@ -78,7 +76,7 @@ export class JitoRoute implements EgressRoute {
     this.target = keepAliveTarget(url, options.connections, Object.freeze(headers), options.timeoutMs, this.inFlight);
   }
 
-  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
+  send(tx: TxView): Promise<RouteAnswer> | RouteAnswer {
     if (this.closed) return 'dropped:shutdown';
     const body =
       '{"jsonrpc":"2.0","id":' +
@@ -90,22 +88,20 @@ export class JitoRoute implements EgressRoute {
     return this.post(body).then(ok, (err: unknown) => this.failed(tx, err));
   }
 
-  private failed(tx: TxView, err: unknown): EgressOutcome {
+  private failed(tx: TxView, err: unknown): RouteAnswer {
     if (this.closed || (err instanceof JitoSendError && err.reason === 'shutdown')) return 'dropped:shutdown';
     const reason = err instanceof JitoSendError ? err.reason : 'network';
-    if (this.receipts !== null) {
-      const code = err instanceof JitoSendError ? err.code : 0;
-      const cause =
-        reason === 'timeout' ? CAUSE.route_timeout : reason === 'upstream_error' ? CAUSE.route_upstream : reason === 'network' ? CAUSE.route_network : CAUSE.route_http;
-      this.receipts.routeCause(tx.receiptSeq ?? 0, ROUTE_IDS.jito, cause, code);
-    }
+    // The landing receipt's cause (cold: a failure).
+    const code = err instanceof JitoSendError ? err.code : 0;
+    const cause =
+      reason === 'timeout' ? CAUSE.route_timeout : reason === 'upstream_error' ? CAUSE.route_upstream : reason === 'network' ? CAUSE.route_network : CAUSE.route_http;
     this.failures.note(
       'warn',
       reason,
       { traceId: tx.traceId, keyId: tx.keyId, route: 'jito', endpoint: this.label, reason, err: err instanceof Error ? err.message : String(err) },
       'jito route: block engine did not accept the transaction',
     );
-    return 'failed';
+    return sendResult('failed', 0, -1, cause, code);
   }
 
   /** POST one body; resolves on a JSON-RPC result, rejects with the reason otherwise. */

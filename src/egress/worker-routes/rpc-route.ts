@@ -2,7 +2,8 @@
 // sendTransaction [base64, {encoding: "base64", skipPreflight: true, maxRetries?}] over keep-alive node:http(s)
 // agents (maxSockets = routes.rpc.connections per endpoint, per worker), with a per-request timeout.
 // Outcome: `sent` when at least one endpoint answered a JSON-RPC result, `failed` otherwise, `dropped:no_endpoint`
-// with no endpoints, `dropped:shutdown` when close() aborted it. An endpoint's refusal is logged bounded, per endpoint
+// with no endpoints, `dropped:shutdown` when close() aborted it. A failure's answer carries the first endpoint's cause
+// (timeout, network, HTTP status, -JSON-RPC code) for the landing receipt. An endpoint's refusal is logged bounded, per endpoint
 // and reason (timeout, network, http_error, upstream_error, too_large): the first at once with the trace id and the
 // upstream's message, then a count per 10 s with one example (src/log/summarized-log.ts), a last one at close().
 // Endpoint URLs may carry provider API keys in their query: logs show origin + path only.
@@ -12,9 +13,8 @@ import type { Logger } from '../../log/logger.js';
 import { SummarizedLog } from '../../log/summarized-log.js';
 import { ROUTE_IDS } from '../../shm/layout.js';
 import { CAUSE } from '../../shm/receipts-layout.js';
-import type { ReceiptWriter } from '../contract/receipt-writer.js';
 import { keepAliveTarget, MAX_RESPONSE_BYTES, postJson, type JsonPostErrors, type JsonPostTarget } from './json-post.js';
-import type { EgressOutcome, EgressRoute, TxView } from '../contract/route.js';
+import { sendResult, type EgressOutcome, type EgressRoute, type RouteAnswer, type TxView } from '../contract/route.js';
 
 interface Endpoint {
   readonly target: JsonPostTarget;
@@ -69,7 +69,6 @@ export class RpcRoute implements EgressRoute {
   constructor(
     options: RpcRouteOptions,
     log: Logger,
-    private readonly receipts: ReceiptWriter | null = null,
   ) {
     this.failures = new SummarizedLog(log);
     this.timeoutMs = options.timeoutMs;
@@ -79,7 +78,7 @@ export class RpcRoute implements EgressRoute {
     });
   }
 
-  send(tx: TxView): Promise<EgressOutcome> | EgressOutcome {
+  send(tx: TxView): Promise<RouteAnswer> | RouteAnswer {
     if (this.closed) return 'dropped:shutdown';
     const n = this.endpoints.length;
     if (n === 0) return 'dropped:no_endpoint';
@@ -103,17 +102,18 @@ export class RpcRoute implements EgressRoute {
     });
   }
 
-  private failed(tx: TxView, eps: readonly Endpoint[], errors: unknown[]): EgressOutcome {
+  private failed(tx: TxView, eps: readonly Endpoint[], errors: unknown[]): RouteAnswer {
     if (this.closed) return 'dropped:shutdown'; // aborted by close(): whatever error the socket reported
     let shutdown = true;
+    let answer: RouteAnswer = 'dropped:shutdown';
     for (let i = 0; i < errors.length; i++) {
       const e = errors[i];
       const reason: EndpointFailure = e instanceof EndpointError ? e.reason : 'network';
       if (reason === 'shutdown') continue;
-      if (shutdown && this.receipts !== null) {
+      if (shutdown) {
         // The first endpoint's failure stands for the route's (cold: a failure).
         const c = causeOf(e);
-        this.receipts.routeCause(tx.receiptSeq ?? 0, ROUTE_IDS.rpc, c.cause, c.code);
+        answer = sendResult('failed', 0, -1, c.cause, c.code);
       }
       shutdown = false;
       const endpoint = eps[i].label;
@@ -124,7 +124,7 @@ export class RpcRoute implements EgressRoute {
         'rpc route: endpoint did not accept the transaction',
       );
     }
-    return shutdown ? 'dropped:shutdown' : 'failed';
+    return answer;
   }
 
   /** POST one JSON-RPC body; resolves when the endpoint answered a result, rejects with the reason otherwise. */

@@ -9,13 +9,14 @@ import { urlForLog } from '../../log/url-for-log.js';
 import { PubsubServer } from './pubsub-server.js';
 import { SubscriptionHub } from './subscription-hub.js';
 import { upstreamWsUrl } from './upstream-ws-url.js';
+import type { ReceiptStreamFactory } from './receipt-stream-port.js';
 
 export interface PubsubFrontDeps {
   readonly responseOptions: ResponseOptions;
   readonly metrics: { countRejection(reason: string): void };
 }
 
-export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logger, front: PubsubFrontDeps): PubsubServer | null {
+export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logger, front: PubsubFrontDeps, receiptStream: ReceiptStreamFactory | null = null): PubsubServer | null {
   if (!config.jsonRpc.pubsub.enabled || !config.rpcHost.enabled || config.upstream.rpcUrl === undefined) return null;
   const url = upstreamWsUrl(config.upstream.rpcUrl, config.upstream.wsUrl);
   log.info({ event: 'pubsub_upstream', url: urlForLog(url) }, 'PubSub relayed to the upstream PubSub');
@@ -27,6 +28,8 @@ export function createPubsub(config: Readonly<Config>, keys: KeyTable, log: Logg
     responseOptions: front.responseOptions,
     maxMessageBytes: config.http.maxBodyBytes,
     maxBatchSize: config.http.maxBatchSize,
+    maxBufferedBytes: config.jsonRpc.pubsub.maxBufferedBytes,
+    receiptStream: receiptStream?.(() => hub.allocateId()) ?? null,
     countRejection: (reason) => front.metrics.countRejection(reason),
   });
 }

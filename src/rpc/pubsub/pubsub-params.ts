@@ -101,6 +101,19 @@ export function accountSubscribeRequest(params: unknown): SubscribeRequest {
   return { method: 'accountSubscribe', paramsJson: JSON.stringify([pubkey, config]), oneShot: false };
 }
 
+/**
+ * receiptSubscribe (the relay's own, docs/receipts.md): [signature] -> that signature; no params, [] or
+ * [{"all": true}] -> every receipt of the key (null).
+ */
+export function receiptSubscribeSignature(params: unknown): string | null {
+  if (params === undefined || params === null || (Array.isArray(params) && params.length === 0)) return null;
+  const p = paramsArray(params, 1, 1);
+  if (typeof p[0] === 'string') return stringParam(p[0], 'signature', 64, MAX_BASE58_SIGNATURE_LEN);
+  const cfg = configObject(p[0]);
+  if (cfg !== undefined && cfg.all === true && Object.keys(cfg).length === 1) return null;
+  throw invalid('Invalid params: expected [signature], [] or [{"all": true}].');
+}
+
 /** [subscription id]: a u64. */
 export function unsubscribeId(params: unknown): number {
   const p = paramsArray(params, 1, 1);

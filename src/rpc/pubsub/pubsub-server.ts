@@ -24,6 +24,7 @@ import type { Uws } from '../../native/uws.js';
 import {
   accountSubscribeRequest,
   INVALID_SUBSCRIPTION_ID,
+  receiptSubscribeSignature,
   rootSubscribeRequest,
   slotsUpdatesSubscribeRequest,
   signatureSubscribeRequest,
@@ -32,6 +33,7 @@ import {
 } from './pubsub-params.js';
 import { CLOSE_SHUTTING_DOWN, PubsubSocket, type PubsubUserData, type PubsubWs } from './pubsub-socket.js';
 import type { SubscribeRequest, SubscriptionHub } from './subscription-hub.js';
+import type { ReceiptStreamPort } from './receipt-stream-port.js';
 
 /** uWS closes an idle socket after this many seconds, pinging it first (web3.js and kit also ping every 5 s). */
 const IDLE_TIMEOUT_S = 120;
@@ -44,6 +46,10 @@ export interface PubsubServerDeps {
   /** Largest message a client may send (beyond it uWS drops the connection, no close frame): http.maxBodyBytes. */
   readonly maxMessageBytes: number;
   readonly maxBatchSize: number;
+  /** Unsent bytes uWS may hold for one client before it is closed 1008 slow_consumer (jsonRpc.pubsub.maxBufferedBytes). */
+  readonly maxBufferedBytes: number;
+  /** receiptSubscribe (docs/receipts.md "The receipt stream"); null when the relay keeps no receipts. */
+  readonly receiptStream: ReceiptStreamPort | null;
   /** A refusal before any method ran (the 401 of an upgrade), by registry reason: the front's rejection counter. */
   countRejection(reason: string): void;
 }
@@ -66,7 +72,7 @@ export class PubsubServer {
       (make: (params: unknown) => SubscribeRequest): Handler =>
       (params, socket) => this.subscribe(socket, make(params));
     const unsubscribe: Handler = (params, socket) => (deps.hub.unsubscribe(socket, unsubscribeId(params)) ? 'true' : INVALID_SUBSCRIPTION_ID);
-    this.table = new Map<string, Handler>([
+    const table = new Map<string, Handler>([
       ['slotSubscribe', subscribe(slotSubscribeRequest)],
       ['slotUnsubscribe', unsubscribe],
       ['signatureSubscribe', subscribe(signatureSubscribeRequest)],
@@ -78,6 +84,20 @@ export class PubsubServer {
       ['slotsUpdatesSubscribe', subscribe(slotsUpdatesSubscribeRequest)],
       ['slotsUpdatesUnsubscribe', unsubscribe],
     ]);
+    const stream = deps.receiptStream;
+    if (stream !== null) {
+      table.set('receiptSubscribe', (params, socket) => {
+        const signature = receiptSubscribeSignature(params);
+        const waitMs = socket.key.readBucket.take(1, nowMs());
+        if (waitMs > 0) return new Failure(Errors.RATE_LIMITED, Errors.RATE_LIMITED.message, { reason: Errors.RATE_LIMITED.reason, retryAfterMs: Math.ceil(waitMs) });
+        const id = stream.subscribe(socket, signature);
+        // After the answer (sent synchronously once this returns): the receipt as it stands, if it exists already.
+        if (signature !== null) queueMicrotask(() => stream.catchUp(socket, id));
+        return String(id);
+      });
+      table.set('receiptUnsubscribe', (params, socket) => (stream.unsubscribe(socket, unsubscribeId(params)) ? 'true' : INVALID_SUBSCRIPTION_ID));
+    }
+    this.table = table;
     this.hooks = {
       onInternalError: (err: unknown, call: JsonRpcCall) =>
         summarizedLog(deps.log).note('error', 'pubsub_internal_error ' + call.method, { err, method: call.method }, 'internal error in a PubSub method'),
@@ -110,7 +130,7 @@ export class PubsubServer {
     const candidate = extractKey(req.getHeader('x-token'), req.getHeader('x-api-key'), req.getHeader('authorization'), req.getQuery('key') ?? '');
     const key = this.deps.keys.lookup(candidate);
     if (key === undefined) return this.refuse(res, req, Errors.UNAUTHORIZED);
-    const socket = new PubsubSocket(key, () => this.slowConsumerCloses++);
+    const socket = new PubsubSocket(key, this.deps.maxBufferedBytes, () => this.slowConsumerCloses++);
     res.upgrade<PubsubUserData>(
       { socket },
       req.getHeader('sec-websocket-key'),
@@ -141,7 +161,7 @@ export class PubsubServer {
     return {
       maxPayloadLength: this.deps.maxMessageBytes,
       // No uWS limit (0): uWS would silently drop messages over it, the close frame included. The limit is
-      // MAX_BUFFERED_BYTES, checked after every send (pubsub-socket.ts), so a socket holds at most that plus one message.
+      // maxBufferedBytes, checked after every send (pubsub-socket.ts), so a socket holds at most that plus one message.
       maxBackpressure: 0,
       idleTimeout: IDLE_TIMEOUT_S,
       sendPingsAutomatically: true,
@@ -157,6 +177,7 @@ export class PubsubServer {
         socket.markClosed();
         this.sockets.delete(socket);
         this.deps.hub.socketClosed(socket);
+        this.deps.receiptStream?.socketClosed(socket);
       },
     };
   }
@@ -191,5 +212,6 @@ export class PubsubServer {
     tb.declare('slotrelay_pubsub_slow_consumer_closes_total', 'counter', 'Clients closed with 1008 for not reading their notifications.');
     tb.sample('slotrelay_pubsub_slow_consumer_closes_total', {}, this.slowConsumerCloses);
     this.deps.hub.render(tb);
+    this.deps.receiptStream?.render(tb);
   }
 }

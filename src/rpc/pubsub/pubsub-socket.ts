@@ -1,7 +1,7 @@
 // One client WebSocket of the PubSub endpoint, over uWS (front thread; send() is HOT: once per forwarded
 // notification). Owns the socket's subscriptions (the hub fills them) and its bounded send buffer: a client that reads
 // more slowly than its notifications arrive is closed with CLOSE_SLOW_CONSUMER once uWS holds more than
-// MAX_BUFFERED_BYTES unsent for it, instead of the relay buffering without bound (docs/pubsub.md).
+// maxBufferedBytes (config jsonRpc.pubsub.maxBufferedBytes) unsent for it, instead of the relay buffering without bound (docs/pubsub.md).
 import type { WebSocket } from 'uWebSockets.js';
 import type { KeyEntry } from '../../admission/key-table.js';
 import type { ClientSub, SubscriberSocket } from './subscription-hub.js';
@@ -12,8 +12,6 @@ export const CLOSE_SLOW_CONSUMER = 1008;
 export const CLOSE_SLOW_CONSUMER_REASON = 'slow_consumer';
 /** 1001 Going Away: the relay is shutting down. */
 export const CLOSE_SHUTTING_DOWN = 1001;
-/** Unsent bytes uWS may hold for one client before it is closed as a slow consumer. */
-export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 /** uWS's send() result when it dropped the message because of backpressure (not expected: no uWS limit is set). */
 const SEND_DROPPED = 2;
@@ -32,6 +30,8 @@ export class PubsubSocket implements SubscriberSocket {
 
   constructor(
     readonly key: KeyEntry,
+    /** Unsent bytes uWS may hold for this client before it is closed as a slow consumer. */
+    private readonly maxBufferedBytes: number,
     private readonly onSlowConsumer: () => void,
   ) {}
 
@@ -45,7 +45,7 @@ export class PubsubSocket implements SubscriberSocket {
     if (this.closed || ws === null) return;
     // Never ws.send() directly: large messages need uws-send.ts's fragmenting (a uWS bug loses their bytes).
     const status = sendText(ws, text);
-    if (status === SEND_DROPPED || ws.getBufferedAmount() > MAX_BUFFERED_BYTES) {
+    if (status === SEND_DROPPED || ws.getBufferedAmount() > this.maxBufferedBytes) {
       this.onSlowConsumer();
       this.close(CLOSE_SLOW_CONSUMER, CLOSE_SLOW_CONSUMER_REASON);
     }

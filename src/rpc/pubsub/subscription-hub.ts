@@ -84,6 +84,11 @@ export class SubscriptionHub {
     });
   }
 
+  /** A fresh client subscription id (receipt-stream.ts's share the numbering, so a socket's ids never collide). */
+  allocateId(): number {
+    return this.nextClientId++;
+  }
+
   openFor(key: KeyEntry): number {
     return this.openPerKey[key.id] ?? 0;
   }

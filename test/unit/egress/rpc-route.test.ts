@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcRoute } from '../../../src/egress/worker-routes/rpc-route.js';
 import type { TxView } from '../../../src/egress/contract/route.js';
+import { CAUSE } from '../../../src/shm/receipts-layout.js';
 import { startFakeRpcUpstream, type FakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { ringTxView } from '../../helpers/ring-tx-view.js';
@@ -57,15 +58,15 @@ describe('rpc route', () => {
     expect(route([]).send(view(randomTx(10)))).toBe('dropped:no_endpoint');
   });
 
-  it('fails on a JSON-RPC error, an HTTP 500, a refused connection and a timeout', async () => {
+  it('fails on a JSON-RPC error, an HTTP 500, a refused connection and a timeout, answering the cause', async () => {
     const rpcErr = await upstream({ mode: 'rpc-error' });
     const http500 = await upstream({ mode: 'http-500' });
     const slow = await upstream({ delayMs: 500 });
-    expect(await route([rpcErr.url]).send(view(randomTx(50)))).toBe('failed');
-    expect(await route([http500.url]).send(view(randomTx(50)))).toBe('failed');
-    expect(await route(['http://127.0.0.1:1/']).send(view(randomTx(50)))).toBe('failed');
+    expect(await route([rpcErr.url]).send(view(randomTx(50)))).toMatchObject({ outcome: 'failed', cause: CAUSE.route_upstream, code: 32002 });
+    expect(await route([http500.url]).send(view(randomTx(50)))).toMatchObject({ outcome: 'failed', cause: CAUSE.route_upstream, code: 32603 }); // its 500 carries a JSON-RPC error
+    expect(await route(['http://127.0.0.1:1/']).send(view(randomTx(50)))).toMatchObject({ outcome: 'failed', cause: CAUSE.route_network, code: 0 });
     const t0 = performance.now();
-    expect(await route([slow.url], 100).send(view(randomTx(50)))).toBe('failed');
+    expect(await route([slow.url], 100).send(view(randomTx(50)))).toMatchObject({ outcome: 'failed', cause: CAUSE.route_timeout });
     expect(performance.now() - t0).toBeLessThan(450);
   });
 
