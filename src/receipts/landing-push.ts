@@ -57,6 +57,8 @@ export class LandingPush {
     private readonly url: string,
     private readonly seen: StatusSeen,
     private readonly log: Logger,
+    /** What to subscribe at: both, or `finalized` alone when a Geyser stream tells processed (upstream.grpc). */
+    private readonly commitments: readonly PushCommitment[] = ['processed', 'finalized'],
   ) {}
 
   /** True while the socket is open: the push tells landings and the poll can leave the watched ones alone. */
@@ -167,7 +169,7 @@ export class LandingPush {
   }
 
   private subscribeBoth(signature: string): void {
-    for (const commitment of ['processed', 'finalized'] as const) {
+    for (const commitment of this.commitments) {
       const id = this.nextId++;
       this.requests.set(id, { signature, commitment });
       this.send('signatureSubscribe', `["${signature}",{"commitment":"${commitment}"}]`, id);

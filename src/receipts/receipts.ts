@@ -60,7 +60,9 @@ export class Receipts implements ReceiptSink {
     if (o.push) {
       const url = upstreamWsUrl(upstream.url, config.upstream.wsUrl);
       const tracker = this.tracker;
-      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log));
+      // With a Geyser stream (upstream.grpc) the stream tells processed (at execution); the push tells finalized.
+      const commitments = config.upstream.grpc === undefined ? (['processed', 'finalized'] as const) : (['finalized'] as const);
+      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, commitments));
     }
   }
 
