@@ -172,8 +172,19 @@ export class LandingTracker {
   statusSeen(signature: string, commitment: 'processed' | 'confirmed' | 'finalized', slot: number, err: unknown, atMs: number): void {
     const seq = this.bySignature.get(signature);
     if (seq === undefined || !this.table.current(seq)) return;
+    if (commitment !== 'processed' && this.table.landingState(seq) !== LANDING.landed) {
+      // Finalized before any processed was seen: the notification's slot is the cluster's, not the block's. The next
+      // poll asks for the block's slot (no longer watched), and the finalization keeps the time it was told.
+      this.earlyFinal.set(seq, { atMs, slot });
+      this.bySignature.delete(signature);
+      this.push?.unwatch(signature);
+      return;
+    }
     if (this.apply(seq, commitment, slot, err, atMs, 'push')) this.finish(seq, signature);
   }
+
+  /** Finalizations the push told before the receipt had a block slot (bounded by the watch; applied at the poll). */
+  private readonly earlyFinal = new Map<number, { readonly atMs: number; readonly slot: number }>();
 
   private finish(seq: number, signature: string): void {
     this.finished.add(seq);
@@ -188,7 +199,10 @@ export class LandingTracker {
   private apply(seq: number, commitment: string, slot: number, err: unknown, atMs: number, source: LandingSource): boolean {
     const previous = this.table.landingState(seq) === LANDING.landed ? this.table.landingOf(seq) : null;
     const verdict = executionFromStatus(err);
-    const finalized = commitment === 'finalized' || (commitment === 'confirmed' && this.alpenglow());
+    const early = this.earlyFinal.get(seq);
+    if (early !== undefined) this.earlyFinal.delete(seq);
+    const finalized = early !== undefined || commitment === 'finalized' || (commitment === 'confirmed' && this.alpenglow());
+    if (early !== undefined && (RANK[commitment] ?? -1) < RANK.finalized) commitment = 'finalized';
     const prevRank = previous?.confirmationStatus == null ? -1 : (RANK[previous.confirmationStatus] ?? -1);
     const status = (RANK[commitment] ?? -1) >= prevRank ? commitment : previous!.confirmationStatus;
     // The poll's status carries the block's slot; a finalized push carries the cluster's slot then, not the block's.
@@ -202,8 +216,8 @@ export class LandingTracker {
       execution: verdict.execution,
       executionSource: 'status',
       processedAtMs: previous?.processedAtMs ?? atMs,
-      finalizedAtMs: previous?.finalizedAtMs ?? (finalized ? atMs : null),
-      finalizedSlot: previous?.finalizedSlot ?? (finalized ? (source === 'poll' ? (this.leaders?.currentSlot() ?? slot) : slot) : null),
+      finalizedAtMs: previous?.finalizedAtMs ?? (early?.atMs ?? (finalized ? atMs : null)),
+      finalizedSlot: previous?.finalizedSlot ?? (early?.slot ?? (finalized ? (source === 'poll' ? (this.leaders?.currentSlot() ?? slot) : slot) : null)),
     });
     if (previous === null) {
       this.landedBy[source]++;
@@ -323,6 +337,7 @@ export class LandingTracker {
 
   /** Watched signatures whose receipt was overwritten or followed long enough: unwatched (bounded by the watch). */
   private forgetStale(now: number): void {
+    for (const seq of this.earlyFinal.keys()) if (!this.table.current(seq) || now - this.table.acceptedAt(seq) > this.o.trackForMs) this.earlyFinal.delete(seq);
     for (const [sig, seq] of this.bySignature) {
       if (this.table.current(seq) && now - this.table.acceptedAt(seq) <= this.o.trackForMs) continue;
       this.bySignature.delete(sig);
