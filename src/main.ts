@@ -383,7 +383,9 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       // The direct route's status says which leaders park it (additive: docs/adaptive-routing.md).
       const direct = c.routes.direct;
       const r = adaptive === null || direct === undefined ? c : { ...c, routes: { ...c.routes, direct: { ...direct, adaptive: adaptive.status() } } };
-      const withSource = { ...r, slotSource: slotSourceHealth(slotSource) };
+      // Where receipts learn landings (push, or the poll while the upstream PubSub is down: docs/receipts.md).
+      const landing = receipts?.landingSource() ?? null;
+      const withSource = { ...r, slotSource: slotSourceHealth(slotSource), ...(landing === null ? {} : { landing }) };
       return sighup.reloader === null ? withSource : { ...withSource, config: sighup.reloader.health() };
     },
     receipts,

@@ -437,8 +437,17 @@ export const configSchema = z
           .default(131_072),
         /** A receipt older than this answers 404. */
         ttlMs: positiveInt.default(600_000),
-        /** How often pending receipts are checked with getSignatureStatuses (the resolution of msToLand). */
+        /**
+         * How often pending receipts are checked with getSignatureStatuses: for everything while the push below is
+         * off or its socket down (then the resolution of msToLand), for what the push does not watch otherwise.
+         */
         pollMs: z.number().int().min(50).max(10_000).default(200),
+        /**
+         * Landings by push (docs/receipts.md): the tracker watches followed signatures on the upstream's PubSub
+         * (upstream.wsUrl, else rpcUrl's port + 1) with signatureSubscribe at processed and finalized; the poll is the
+         * fallback while that socket is down. false: the poll alone (the 200 ms resolution of before).
+         */
+        push: z.boolean().default(true),
         /**
          * Followed this long after acceptance at most; then not_landed. A blockhash lives 150 blocks: ~45 s at 200 ms
          * slots with skips, ~90 s at 400 ms; 90 s covers every slot time mainnet has run, and following longer only

@@ -24,6 +24,11 @@ export interface ReceiptView {
   readonly reason?: { readonly code: string; readonly sent: boolean; readonly closeCode: number | null; readonly detail: string | null } | null;
   /** The adaptive routing's decisions and added routes for it (docs/adaptive-routing.md); null: none. */
   readonly adaptive?: { readonly decisions: readonly string[]; readonly addedRoutes: readonly string[] } | null;
+  /** The relay's landing times (issue #43: by push, or its poll): unix ms it knew processed / finalized, and slots. */
+  readonly landedSlot?: number | null;
+  readonly processedAt?: number | null;
+  readonly finalizedAt?: number | null;
+  readonly finalizedSlot?: number | null;
 }
 
 export interface TxRecord {
@@ -230,7 +235,7 @@ interface ReceiptJson {
   status: string;
   rebroadcasts: number;
   routes: Record<string, { outcome: string; targets: number }>;
-  landed?: { slotsToLand: number | null; firstRoute: string | null } | null;
+  landed?: { slot: number; slotsToLand: number | null; firstRoute: string | null; processedAt?: number; finalizedAt?: number | null; finalizedSlot?: number | null } | null;
   reason?: { code: string; sent: boolean; closeCode: number | null; detail: string | null } | null;
   adaptive?: { decisions: string[]; addedRoutes: string[] } | null;
 }
@@ -257,6 +262,10 @@ async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> 
             slotsToLand: j.landed?.slotsToLand ?? null,
             reason: j.reason ?? null,
             adaptive: j.adaptive ? { decisions: j.adaptive.decisions, addedRoutes: j.adaptive.addedRoutes } : null,
+            landedSlot: j.landed?.slot ?? null,
+            processedAt: j.landed?.processedAt ?? null,
+            finalizedAt: j.landed?.finalizedAt ?? null,
+            finalizedSlot: j.landed?.finalizedSlot ?? null,
           };
         }
         break;

@@ -6,6 +6,10 @@ import type { Percentiles } from './stats.js';
 
 const pct = (p: Percentiles, unit = ''): string => (p.p50 === null ? '-' : `${p.p50}${unit} / ${p.p90}${unit} / ${p.p99}${unit}`);
 
+/** A stage's ms percentiles over its slot percentiles ('-' in reports from before issue #43). */
+const stage = (x: { readonly ms: Percentiles; readonly slots: Percentiles } | undefined): string =>
+  x === undefined ? '-' : `${pct(x.ms)}<br><span class="small">${pct(x.slots, ' sl')}</span>`;
+
 function reasons(r: Record<string, number>): string {
   const e = Object.entries(r).sort((a, b) => b[1] - a[1]);
   return e.length === 0 ? '-' : e.map(([k, v]) => `${esc(k)}&nbsp;${v}`).join('<br>');
@@ -22,10 +26,11 @@ function summaryTable(s: ScenarioResult): string {
     return `<tr><td><span class="sw" style="background:${x.colour}"></span>${esc(x.set.name)}</td><td>${f.sent}</td><td>${f.accepted}</td>
 <td><b>${f.landedPct}%</b></td><td>${f.landedFailed}</td><td>${pct(f.slotsToLand)}</td><td>${pct(f.msToLand)}</td><td>${f.duplicates ?? '-'}</td>
 <td>${f.copiesPerTx ?? '-'}</td><td>${via(f.landedVia)}${f.relayView.adaptive !== undefined && Object.keys(f.relayView.adaptive).length > 0 ? `<br><span class="small">adaptive: ${via(f.relayView.adaptive)}</span>` : ''}</td><td class="small">${reasons(f.dropReasons)}</td>
+<td>${stage(f.toProcessed)}</td><td>${stage(f.toFinalized)}</td>
 <td>${f.submitMs.p50 ?? '-'} / ${f.submitMs.p99 ?? '-'}</td><td>${f.benchLoopDelayMs.p99} / ${f.benchLoopDelayMs.max}</td></tr>`;
   });
   return `<table><thead><tr><th>route set</th><th>sent</th><th>accepted</th><th>landed</th><th>landed with error</th>
-<th>slots-to-land p50 / p90 / p99</th><th>ms-to-land p50 / p90 / p99</th><th>duplicates</th><th>copies read per tx</th><th>landed via</th><th>drop reasons</th><th>submit ms p50 / p99</th><th>bench loop delay ms p99 / max</th></tr></thead>
+<th>slots-to-land p50 / p90 / p99</th><th>ms-to-land p50 / p90 / p99</th><th>duplicates</th><th>copies read per tx</th><th>landed via</th><th>drop reasons</th><th>to processed ms (slots) p50 / p90 / p99</th><th>to finalized ms (slots) p50 / p90 / p99</th><th>submit ms p50 / p99</th><th>bench loop delay ms p99 / max</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table>`;
 }
 

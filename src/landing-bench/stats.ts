@@ -47,6 +47,13 @@ export interface SetFigures {
     /** The adaptive routing's decisions (docs/adaptive-routing.md): transactions per `widen`, `add_route:<route>`. */
     readonly adaptive?: Record<string, number>;
   };
+  /**
+   * Send -> the relay knew it processed / finalized (its receipt's landed.processedAt / finalizedAt, issue #43), in ms
+   * (the bench's and the relay's clocks are the same host's) and in slots (landed slot / finalizedSlot - send slot),
+   * over the receipts that reached that stage. Absent in reports from before issue #43.
+   */
+  readonly toProcessed?: { readonly ms: Percentiles; readonly slots: Percentiles };
+  readonly toFinalized?: { readonly ms: Percentiles; readonly slots: Percentiles };
   /** Request written -> the relay's answer read, as the bench saw it (includes the bench's own queueing). */
   readonly submitMs: Percentiles;
   /** The bench's event-loop delay while it sent (a figure to distrust the run by when it is large). */
@@ -192,6 +199,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
       firstRoute,
       adaptive: adaptiveTally(receipts.map((r) => r.receipt!.adaptive ?? null)),
     },
+    ...stageTimes(receipts),
     submitMs: percentiles(recs.filter((r) => r.submitMs !== undefined).map((r) => r.submitMs!)),
     benchLoopDelayMs: phase.loopDelayMs,
   };
@@ -226,6 +234,24 @@ export function timelineSeries(phase: PhaseResult, slotLoad?: readonly SlotLoad[
     load = { received, saturated, blockFull };
   }
   return { from, sends, landings, lost, leaders: phase.leaders.slice(0, n), ...(load !== undefined ? { load } : {}) };
+}
+
+/** Send -> processed and -> finalized as the relay's receipts tell them (ms and slots). */
+function stageTimes(recs: readonly TxRecord[]): Required<Pick<SetFigures, 'toProcessed' | 'toFinalized'>> {
+  const pMs: number[] = [];
+  const pSlots: number[] = [];
+  const fMs: number[] = [];
+  const fSlots: number[] = [];
+  for (const r of recs) {
+    const v = r.receipt;
+    if (v?.processedAt == null) continue;
+    pMs.push(v.processedAt - r.sentAt);
+    if (v.landedSlot != null) pSlots.push(Math.max(0, v.landedSlot - r.sendSlot));
+    if (v.finalizedAt == null) continue;
+    fMs.push(v.finalizedAt - r.sentAt);
+    if (v.finalizedSlot != null) fSlots.push(Math.max(0, v.finalizedSlot - r.sendSlot));
+  }
+  return { toProcessed: { ms: percentiles(pMs), slots: percentiles(pSlots) }, toFinalized: { ms: percentiles(fMs), slots: percentiles(fSlots) } };
 }
 
 /** Transactions per adaptive decision: `widen`, `add_route:<route>` (empty when the relay adapted nothing). */

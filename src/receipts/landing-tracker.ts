@@ -22,6 +22,11 @@
 // watched on it (streamWatch: the whole set, sent when it changes, at the latest one event-loop turn after a track):
 // a status from the stream marks the receipt landed (processed) when the transaction executes, without waiting for
 // the next poll; the polls go on for confirmation, for what the stream missed, and for everything while it is down.
+// Landings by push (issue #43, landing-push.ts): with the upstream's PubSub, each followed signature (up to
+// MAX_PUSH_WATCHED) is watched with signatureSubscribe at processed and at finalized; every status seen, from the push,
+// the poll or another stream, goes through statusSeen()/apply(): one place decides landed, processedAt, finalizedAt.
+// While the socket is up the poll leaves the watched signatures alone (it still concludes, confirms executions and
+// asks about the unwatched); while it is down the poll asks about everything, as before.
 import type { Logger } from '../log/logger.js';
 import { SummarizedLog } from '../log/summarized-log.js';
 import type { LeaderSource } from '../telemetry/leader-source.js';
@@ -36,9 +41,20 @@ const MAX_BLOCKHASH_CHECKS = 16;
 import { ExecutionConfirmer } from './execution-confirmer.js';
 import { executionFromStatus } from './execution-outcome.js';
 import { MAX_SIGNATURES_PER_CALL, upstreamStatusAsker, type SignatureStatusAsker } from '../rpc/status/signature-statuses.js';
+import type { LandingPush } from './landing-push.js';
+
+/** Who told the tracker a receipt landed first. */
+export type LandingSource = 'push' | 'poll' | 'stream';
+/** The status ranks: a later, lower status (a processed push after the poll saw finalized) does not move it back. */
+const RANK: Readonly<Record<string, number>> = { processed: 0, confirmed: 1, finalized: 2 };
 import { MAX_WATCHED } from '../telemetry/geyser/geyser-slot-stream.js';
 
 const MAX_CALLS_PER_POLL = 8;
+/**
+ * While the push is up, a watched receipt not finalized this long after acceptance is polled too: longer than Tower's
+ * ~13 s root (the push's finalized notification comes then), so only a lost notification makes the poll ask.
+ */
+const PUSH_SAFETY_MS = 20_000;
 
 export interface LandingTrackerOptions {
   readonly pollMs: number;
@@ -60,6 +76,17 @@ export class LandingTracker {
   private polling = false;
   private readonly failures: SummarizedLog;
   private readonly confirmer: ExecutionConfirmer;
+  private alpenglow: () => boolean = () => false;
+  /** The push source (null: polls only) and the signatures it watches for us -> their receipt. */
+  private push: LandingPush | null = null;
+  private readonly bySignature = new Map<string, number>();
+  /** Tracked since the last flush, to be watched by the push (off the request's path). */
+  private toWatch: number[] = [];
+  /** Receipts finished by a status outside the poll (finalized by push): removed from pending at the next poll. */
+  private finished = new Set<number>();
+  /** Landings by who told first. */
+  readonly landedBy: Record<LandingSource, number> = { push: 0, poll: 0, stream: 0 };
+  private pushQueued = false;
   /** Watched on the Geyser stream: signature -> receipt sequence (empty without streamWatch). */
   private watched = new Map<string, number>();
   private watchKey = '';
@@ -88,7 +115,17 @@ export class LandingTracker {
 
   /** The cluster's consensus, as the health monitor learned it from getAgGenesisCert ('unknown' until it answers). */
   setConsensus(mode: () => 'alpenglow' | 'tower' | 'unknown'): void {
-    this.confirmer.alpenglow = () => mode() === 'alpenglow';
+    this.alpenglow = () => mode() === 'alpenglow';
+    this.confirmer.alpenglow = this.alpenglow;
+  }
+
+  /** Landings by push from this source (main: the upstream's PubSub); started and stopped with the tracker. */
+  setPush(push: LandingPush): void {
+    this.push = push;
+  }
+
+  get pushSource(): LandingPush | null {
+    return this.push;
   }
 
   /** HOT (after accept): follow this receipt, if there is room. */
@@ -107,6 +144,89 @@ export class LandingTracker {
         this.updateWatch();
       });
     }
+    if (this.push !== null) {
+      this.toWatch.push(seq);
+      if (!this.pushQueued) {
+        // Once per event-loop turn, off the request's path.
+        this.pushQueued = true;
+        setImmediate(() => this.flushWatch());
+      }
+    }
+  }
+
+  private flushWatch(): void {
+    this.pushQueued = false;
+    const seqs = this.toWatch;
+    this.toWatch = [];
+    for (const seq of seqs) {
+      if (!this.table.current(seq) || this.table.landingState(seq) === LANDING.notLanded) continue;
+      const sig = this.table.signatureOf(seq);
+      if (this.push?.watch(sig) === true) this.bySignature.set(sig, seq);
+    }
+  }
+
+  /**
+   * The one hook for a status seen outside the poll (the PubSub push; a Geyser stream the same way): `signature` at
+   * `commitment`, the source's slot (processed: the block's slot; finalized: the cluster's slot then), at `atMs`.
+   */
+  statusSeen(signature: string, commitment: 'processed' | 'confirmed' | 'finalized', slot: number, err: unknown, atMs: number): void {
+    const seq = this.bySignature.get(signature);
+    if (seq === undefined || !this.table.current(seq)) return;
+    if (commitment !== 'processed' && this.table.landingState(seq) !== LANDING.landed) {
+      // Finalized before any processed was seen: the notification's slot is the cluster's, not the block's. The next
+      // poll asks for the block's slot (no longer watched), and the finalization keeps the time it was told.
+      this.earlyFinal.set(seq, { atMs, slot });
+      this.bySignature.delete(signature);
+      this.push?.unwatch(signature);
+      return;
+    }
+    if (this.apply(seq, commitment, slot, err, atMs, 'push')) this.finish(seq, signature);
+  }
+
+  /** Finalizations the push told before the receipt had a block slot (bounded by the watch; applied at the poll). */
+  private readonly earlyFinal = new Map<number, { readonly atMs: number; readonly slot: number }>();
+
+  private finish(seq: number, signature: string): void {
+    this.finished.add(seq);
+    this.bySignature.delete(signature);
+    this.push?.unwatch(signature);
+  }
+
+  /**
+   * A status for receipt `seq` (push or poll): landed on first sight, processedAt/finalizedAt as they come. Returns
+   * true when nothing more is waited for (confirmed or finalized, as the poll always ended).
+   */
+  private apply(seq: number, commitment: string, slot: number, err: unknown, atMs: number, source: LandingSource): boolean {
+    const previous = this.table.landingState(seq) === LANDING.landed ? this.table.landingOf(seq) : null;
+    const verdict = executionFromStatus(err);
+    const early = this.earlyFinal.get(seq);
+    if (early !== undefined) this.earlyFinal.delete(seq);
+    const finalized = early !== undefined || commitment === 'finalized' || (commitment === 'confirmed' && this.alpenglow());
+    if (early !== undefined && (RANK[commitment] ?? -1) < RANK.finalized) commitment = 'finalized';
+    const prevRank = previous?.confirmationStatus == null ? -1 : (RANK[previous.confirmationStatus] ?? -1);
+    const status = (RANK[commitment] ?? -1) >= prevRank ? commitment : previous!.confirmationStatus;
+    // The poll's status carries the block's slot; a finalized push carries the cluster's slot then, not the block's.
+    const landedSlot = source === 'poll' || previous === null ? slot : previous.slot;
+    this.table.setLanded(seq, {
+      slot: landedSlot,
+      err: err ?? null,
+      confirmationStatus: status,
+      observedAtMs: previous?.observedAtMs ?? atMs,
+      leader: previous?.leader ?? this.leaders?.leaderAt(landedSlot)?.identity ?? null,
+      execution: verdict.execution,
+      executionSource: 'status',
+      processedAtMs: previous?.processedAtMs ?? atMs,
+      finalizedAtMs: previous?.finalizedAtMs ?? (early?.atMs ?? (finalized ? atMs : null)),
+      finalizedSlot: previous?.finalizedSlot ?? (early?.slot ?? (finalized ? (source === 'poll' ? (this.leaders?.currentSlot() ?? slot) : slot) : null)),
+    });
+    if (previous === null) {
+      this.landedBy[source]++;
+      this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, landedSlot), verdict.execution);
+    } else if (previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
+    const done = commitment === 'confirmed' || commitment === 'finalized';
+    // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
+    if (done && verdict.confirmWithTransaction && (previous === null || previous.finalizedAtMs == null)) this.confirmer.enqueue(seq);
+    return done;
   }
 
   /** Watch the pending receipts' signatures on a Geyser stream (upstream.grpc). */
@@ -131,21 +251,11 @@ export class LandingTracker {
     this.streamWatch([...next.keys()]);
   }
 
-  /** A watched signature's status from the stream: landed at processed now (the polls confirm it later). */
+  /** A watched signature's status from the stream: landed at processed now (through apply(), as the push's). */
   onStreamStatus(signature: string, slot: number, err: unknown): void {
     const seq = this.watched.get(signature);
     if (seq === undefined || !this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) return;
-    const verdict = executionFromStatus(err);
-    this.table.setLanded(seq, {
-      slot,
-      err: err ?? null,
-      confirmationStatus: 'processed',
-      observedAtMs: Date.now(),
-      leader: this.leaders?.leaderAt(slot)?.identity ?? null,
-      execution: verdict.execution,
-      executionSource: 'status',
-    });
-    this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, slot), verdict.execution);
+    this.apply(seq, 'processed', slot, err, Date.now(), 'stream');
     this.streamLandings++;
   }
 
@@ -154,6 +264,7 @@ export class LandingTracker {
   }
 
   start(): void {
+    this.push?.start();
     this.timer = setInterval(() => void this.poll(), this.o.pollMs);
     this.timer.unref();
   }
@@ -161,6 +272,7 @@ export class LandingTracker {
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    this.push?.stop();
     this.failures.close();
   }
 
@@ -183,6 +295,10 @@ export class LandingTracker {
    * most MAX_BLOCKHASH_CHECKS distinct blockhashes per poll; the others stay unknown).
    */
   private async conclude(seqs: readonly number[]): Promise<void> {
+    for (const seq of seqs) {
+      const sig = this.table.signatureOf(seq);
+      if (this.bySignature.delete(sig)) this.push?.unwatch(sig);
+    }
     const slot = this.leaders?.currentSlot() ?? -1;
     const valid = new Map<string, boolean | null>();
     for (const seq of seqs) {
@@ -216,6 +332,19 @@ export class LandingTracker {
     }
   }
 
+  /** Status polls that asked the upstream (while the push is up, only for what it does not watch). */
+  polls = 0;
+
+  /** Watched signatures whose receipt was overwritten or followed long enough: unwatched (bounded by the watch). */
+  private forgetStale(now: number): void {
+    for (const seq of this.earlyFinal.keys()) if (!this.table.current(seq) || now - this.table.acceptedAt(seq) > this.o.trackForMs) this.earlyFinal.delete(seq);
+    for (const [sig, seq] of this.bySignature) {
+      if (this.table.current(seq) && now - this.table.acceptedAt(seq) <= this.o.trackForMs) continue;
+      this.bySignature.delete(sig);
+      this.push?.unwatch(sig);
+    }
+  }
+
   private async pollStatuses(): Promise<void> {
     if (this.tracked === 0) return;
     const now = Date.now();
@@ -231,6 +360,7 @@ export class LandingTracker {
         concluded.push(seq);
       }
     }
+    if (this.bySignature.size > 0) this.forgetStale(now);
     if (h > 1024 && h * 2 > p.length) {
       this.pending = p.slice(h);
       h = 0;
@@ -238,10 +368,18 @@ export class LandingTracker {
     this.head = h;
     // Not landed after trackForMs: why, as far as the relay can know (a blockhash check may ask the upstream).
     if (concluded.length > 0) await this.conclude(concluded);
-    const ask = this.pending.slice(h, h + ASK_PER_POLL);
+    const window = this.pending.slice(h, h + ASK_PER_POLL);
+    const done = new Set<number>(this.finished);
+    this.finished = new Set();
+    // While the push is up, the signatures it watches are not asked: their statuses come by push.
+    const pushUp = this.push?.up === true;
+    // A watched one still unfinished PUSH_SAFETY_MS after acceptance is asked anyway (a notification the node lost).
+    const ask = pushUp
+      ? window.filter((seq) => !done.has(seq) && (!this.bySignature.has(this.table.signatureOf(seq)) || now - this.table.acceptedAt(seq) > PUSH_SAFETY_MS))
+      : window;
     this.updateWatch();
-    const done = new Set<number>();
-    const answers = await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
+    if (ask.length > 0) this.polls++;
+    const answers = ask.length === 0 ? { values: [], failure: null } : await this.asker.ask(ask.map((s) => this.table.signatureOf(s)));
     if (answers.failure !== null) {
       this.failures.note('warn', 'status_poll', { err: answers.failure }, 'receipts: getSignatureStatuses failed; landing detection retries next poll');
     }
@@ -252,24 +390,10 @@ export class LandingTracker {
       if (st === null || typeof st.slot !== 'number') continue; // a status without a slot says nothing
       const seq = ask[k];
       if (!this.table.current(seq)) continue;
-      const first = this.table.landingState(seq) !== LANDING.landed;
-      const previous = first ? null : this.table.toJson(seq).landed;
-      const verdict = executionFromStatus(st.err);
-      this.table.setLanded(seq, {
-        slot: st.slot,
-        err: st.err ?? null,
-        confirmationStatus: st.confirmationStatus ?? null,
-        observedAtMs: previous === null ? observedAt : this.table.acceptedAt(seq) + previous.msToLand,
-        leader: previous?.leader ?? this.leaders?.leaderAt(st.slot)?.identity ?? null,
-        execution: verdict.execution,
-        executionSource: 'status',
-      });
-      if (first) this.metrics.landed(this.table.firstRoute(seq), this.table.slotsToLand(seq, st.slot), verdict.execution);
-      else if (previous !== null && previous.execution !== verdict.execution) this.metrics.executionChanged(previous.execution, verdict.execution);
-      if (st.confirmationStatus === 'confirmed' || st.confirmationStatus === 'finalized') {
+      if (this.apply(seq, st.confirmationStatus ?? 'processed', st.slot, st.err, observedAt, 'poll')) {
         done.add(seq);
-        // getTransaction serves confirmed transactions only: ask it now that the status is confirmed.
-        if (verdict.confirmWithTransaction) this.confirmer.enqueue(seq);
+        const sig = this.table.signatureOf(seq);
+        if (this.bySignature.delete(sig)) this.push?.unwatch(sig);
       }
     }
     if (done.size > 0) {

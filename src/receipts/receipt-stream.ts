@@ -123,6 +123,9 @@ export class ReceiptStream implements ReceiptObserver, ReceiptStreamPort {
     const all = this.allByKey.get(keyId);
     const bySig = this.bySignature.size === 0 ? undefined : this.bySignature.get(this.table.signatureOf(seq));
     if (all === undefined && bySig === undefined) return;
+    // A route answered before its transaction landed: with landings by push (ms after the block) a landing can come
+    // before the next route scan, so the routes are read first and their events keep that order.
+    if (event !== 'accepted' && this.watchedSeqs.has(seq)) this.scan();
     let any = false;
     if (all !== undefined) for (const sub of all) any = this.send(sub, seq, event, null) || any;
     if (bySig !== undefined) for (const sub of bySig) if (sub.socket.key.id === keyId) any = this.send(sub, seq, event, null) || any;

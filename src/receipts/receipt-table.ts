@@ -33,6 +33,11 @@ export interface Landing {
   /** Executed, failed (fee charged, err set) or included without execution (SIMD-0290), and what said so. */
   readonly execution: Execution;
   readonly executionSource: ExecutionSource;
+  /** When the relay first knew it processed (unix ms; the push's notification, else the poll that saw it); absent: observedAtMs. */
+  readonly processedAtMs?: number;
+  /** When the relay knew it finalized (unix ms), and the cluster's slot then; null/absent until it is. */
+  readonly finalizedAtMs?: number | null;
+  readonly finalizedSlot?: number | null;
 }
 
 /** A receipt as answered (GET /v1/transactions/{signature}, getTransactionReceipt). */
@@ -76,6 +81,11 @@ export interface ReceiptJson {
     readonly execution: Execution;
     /** `status`: decided from getSignatureStatuses' err alone; `transaction`: from getTransaction's meta (its fee). */
     readonly executionSource: ExecutionSource;
+    /** Unix ms the relay learnt it processed / finalized (issue #43: by push, ms resolution; docs/receipts.md). */
+    readonly processedAt: number;
+    readonly finalizedAt: number | null;
+    /** The cluster's slot when the finalization was seen (the notification's context slot); null until finalized. */
+    readonly finalizedSlot: number | null;
   } | null;
 }
 
@@ -542,6 +552,9 @@ export class ReceiptTable {
               firstRoute: this.firstRoute(seq),
               execution: l.execution,
               executionSource: l.executionSource,
+              processedAt: l.processedAtMs ?? l.observedAtMs,
+              finalizedAt: l.finalizedAtMs ?? null,
+              finalizedSlot: l.finalizedSlot ?? null,
             }
           : null,
     };

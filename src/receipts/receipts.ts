@@ -13,6 +13,18 @@ import { ReceiptMetrics, type LandingCounts } from './receipt-metrics.js';
 import { LANDING, ReceiptTable, type ReceiptJson } from './receipt-table.js';
 import { upstreamStatusAsker } from '../rpc/status/signature-statuses.js';
 import { StatusThread } from '../rpc/status/status-thread.js';
+import { LandingPush } from './landing-push.js';
+import { upstreamWsUrl } from '../rpc/pubsub/upstream-ws-url.js';
+
+/** Where landings come from now (GET /health?detail `landing`): the push, or the poll while it is off or down. */
+export interface LandingSourceReport {
+  readonly source: 'push' | 'poll';
+  readonly push: 'off' | 'up' | 'down';
+  /** Since when (unix ms) the current source holds (null: the push is off). */
+  readonly since: number | null;
+  readonly switchesToPoll: number;
+  readonly watched: number;
+}
 
 export type { AcceptedTransaction };
 
@@ -45,6 +57,13 @@ export class Receipts implements ReceiptSink {
     this.statusThread = options.statusThread === true ? new StatusThread({ role: 'receipt-status', url: upstream.url, timeoutMs, log, fallback: here }) : null;
     const tracking = { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs };
     this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
+    if (o.push) {
+      const url = upstreamWsUrl(upstream.url, config.upstream.wsUrl);
+      const tracker = this.tracker;
+      // With a Geyser stream (upstream.grpc) the stream tells processed (at execution); the push tells finalized.
+      const commitments = config.upstream.grpc === undefined ? (['processed', 'finalized'] as const) : (['finalized'] as const);
+      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, commitments));
+    }
   }
 
   /** Which consensus the cluster runs (main.ts hands in the health monitor's): what landing waits for. */
@@ -116,6 +135,15 @@ export class Receipts implements ReceiptSink {
     await this.statusThread?.stop();
   }
 
+  /** Cold (GET /health?detail): where landings come from now; null without a tracker. */
+  landingSource(): LandingSourceReport | null {
+    const t = this.tracker;
+    if (t === null) return null;
+    const p = t.pushSource;
+    if (p === null) return { source: 'poll', push: 'off', since: null, switchesToPoll: 0, watched: 0 };
+    return { source: p.up ? 'push' : 'poll', push: p.up ? 'up' : 'down', since: p.since, switchesToPoll: p.switches.poll, watched: p.size };
+  }
+
   /** Cold (status page): landing counts since start. */
   landingCounts(): LandingCounts {
     return this.metrics.landingCounts();
@@ -124,9 +152,11 @@ export class Receipts implements ReceiptSink {
   render(tb: TextBuilder): void {
     this.metrics.render(tb, this.tracker?.tracked ?? 0, this.table.size);
     if (this.tracker !== null) {
+      this.renderLandingSource(tb, this.tracker);
       tb.declare('slotrelay_receipts_stream_landings_total', 'counter', 'Receipts whose landing the Geyser stream told first (upstream.grpc; the status polls told the others)');
       tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.streamLandings);
     }
+
     const t = this.statusThread;
     if (t === null) return;
     tb.declare('slotrelay_receipts_status_polls_total', 'counter', "The landing tracker's status polls, by the thread whose getSignatureStatuses calls answered them (front: while the status thread was down)");
@@ -136,5 +166,25 @@ export class Receipts implements ReceiptSink {
     tb.sample('slotrelay_receipts_status_thread_restarts_total', {}, t.restarts);
     tb.declare('slotrelay_receipts_status_thread_up', 'gauge', '1 while the receipts status thread runs');
     tb.sample('slotrelay_receipts_status_thread_up', {}, t.running ? 1 : 0);
+  }
+
+  private renderLandingSource(tb: TextBuilder, t: LandingTracker): void {
+    tb.declare('slotrelay_receipts_landings_by_source_total', 'counter', 'Receipts by who told their landing first: the PubSub push or the getSignatureStatuses poll');
+    tb.sample('slotrelay_receipts_landings_by_source_total', { source: 'push' }, t.landedBy.push);
+    tb.sample('slotrelay_receipts_landings_by_source_total', { source: 'poll' }, t.landedBy.poll);
+    tb.declare('slotrelay_receipts_status_polls_asked_total', 'counter', 'Landing polls that asked the upstream getSignatureStatuses (while the push is up: only for signatures it does not watch)');
+    tb.sample('slotrelay_receipts_status_polls_asked_total', {}, t.polls);
+    const p = t.pushSource;
+    if (p === null) return;
+    tb.declare('slotrelay_receipts_push_up', 'gauge', "1 while the landing tracker's upstream PubSub socket is open (0: landings by poll)");
+    tb.sample('slotrelay_receipts_push_up', {}, p.up ? 1 : 0);
+    tb.declare('slotrelay_receipts_landing_source_switches_total', 'counter', 'Switches of the landing source: to poll when the upstream PubSub socket drops, to push when it opens');
+    tb.sample('slotrelay_receipts_landing_source_switches_total', { to: 'poll' }, p.switches.poll);
+    tb.sample('slotrelay_receipts_landing_source_switches_total', { to: 'push' }, p.switches.push);
+    tb.declare('slotrelay_receipts_push_watched', 'gauge', 'Signatures watched on the upstream PubSub (two subscriptions each)');
+    tb.sample('slotrelay_receipts_push_watched', {}, p.size);
+    tb.declare('slotrelay_receipts_push_notifications_total', 'counter', 'signatureNotification messages handled by the landing tracker, by commitment');
+    tb.sample('slotrelay_receipts_push_notifications_total', { commitment: 'processed' }, p.notifications.processed);
+    tb.sample('slotrelay_receipts_push_notifications_total', { commitment: 'finalized' }, p.notifications.finalized);
   }
 }

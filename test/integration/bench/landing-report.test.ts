@@ -82,6 +82,26 @@ describe('bench landing: JSON figures and the HTML report rendered in Chromium',
     expect(Object.keys(sets[1].figures.landedVia)).toEqual(['rpc-node']);
   });
 
+  it('reports time to processed and to finalized per route set, in ms and slots, as the relay learnt them (issue #43)', () => {
+    const html = readFileSync(join(dir, 'landing.html'), 'utf8');
+    expect(html).toContain('to processed ms (slots) p50 / p90 / p99');
+    expect(html).toContain('to finalized ms (slots) p50 / p90 / p99');
+    for (const s of report.scenarios[0].sets) {
+      const { toProcessed, toFinalized } = s.figures;
+      expect(toProcessed, s.set.name).toBeDefined();
+      expect(toFinalized, s.set.name).toBeDefined();
+      // Processed within a few slots of the send; finalized after it, within a few slots more (Alpenglow: ~150 ms).
+      expect(toProcessed!.ms.p50!).toBeGreaterThan(0);
+      expect(toProcessed!.ms.p90!).toBeGreaterThanOrEqual(toProcessed!.ms.p50!);
+      expect(toProcessed!.slots.p90!).toBeLessThanOrEqual(4);
+      expect(toFinalized!.ms.p50!).toBeGreaterThan(toProcessed!.ms.p50!);
+      expect(toFinalized!.slots.p50!).toBeGreaterThanOrEqual(toProcessed!.slots.p50!);
+      expect(toFinalized!.slots.p99!).toBeLessThanOrEqual(12);
+      expect(html).toContain(`${toProcessed!.ms.p50} / ${toProcessed!.ms.p90} / ${toProcessed!.ms.p99}`);
+      expect(html).toContain(`${toFinalized!.ms.p50} / ${toFinalized!.ms.p90} / ${toFinalized!.ms.p99}`);
+    }
+  });
+
   it('draws a CDF curve per route set that rises to its landed share and runs across the plot', () => {
     const boxes = boxesOf(img, CHART_BACKGROUNDS.cdf);
     expect(boxes).toHaveLength(1);

@@ -41,7 +41,8 @@ function localnetUrl(r: RelayHandle): string {
 }
 
 beforeAll(async () => {
-  relay = await startRelay({ routes: { direct: { enabled: true } }, receipts: { pollMs: 100 } });
+  // The poll path (its status thread is asserted below): landings by push are landing-push.test.ts's.
+  relay = await startRelay({ routes: { direct: { enabled: true } }, receipts: { pollMs: 100, push: false } });
   localnet = new Connection(localnetUrl(relay), 'confirmed');
   const sig = await localnet.requestAirdrop(payer.publicKey, 5 * LAMPORTS_PER_SOL);
   const latest = await localnet.getLatestBlockhash('confirmed');
