@@ -95,7 +95,13 @@ describe('receiptSubscribe: every state, pushed', () => {
     const sigB = (await b.submit(txB, { routes: ['rpc'] })).signature;
     await waitFor('A finalized', async () => events(seenA, sigA), (e) => e.includes('finalized'), 15_000);
     await waitFor('B finalized', async () => events(seenB, sigB), (e) => e.includes('finalized'), 15_000);
-    expect(events(seenA, sigA)).toEqual(['accepted', 'route:rpc:sent', 'processed', 'confirmed', 'finalized']);
+    // Each state once. The rpc route's answer (its HTTP reply, read by the egress thread) and the landing (the
+    // upstream's push) race: on a loaded box the block can be seen before the route's reply, so the route event is
+    // anywhere after `accepted` (docs/receipts.md); the landing states keep their order.
+    const gotA = events(seenA, sigA);
+    expect([...gotA].sort()).toEqual(['accepted', 'confirmed', 'finalized', 'processed', 'route:rpc:sent']);
+    expect(gotA[0]).toBe('accepted');
+    expect(gotA.filter((e) => !e.startsWith('route:'))).toEqual(['accepted', 'processed', 'confirmed', 'finalized']);
     const processed = seenA.find((u) => u.signature === sigA && u.event === 'processed')!;
     expect(processed.receipt.landed).toMatchObject({ slot: expect.any(Number), leader: expect.any(String), execution: 'executed' });
     expect(seenA.find((u) => u.event === 'finalized')!.receipt.landed!.confirmationStatus).toBe('finalized');
