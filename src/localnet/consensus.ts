@@ -49,7 +49,11 @@ export interface SlotCommitment {
 export type FinalityListener = (finalizedSlot: number) => void;
 
 export class Consensus {
-  private finalized = 0;
+  /**
+   * The newest finalized slot; -1 until the first certificate (alpenglow: slot 0's block, which may hold transactions,
+   * is certified like any other, finalityDelayMs after it ends). Reads clamp it at 0.
+   */
+  private finalized = -1;
   /** alpenglow: skipped[s] for every slot reached so far (0 = genesis, never skipped); cumulative skips in `skips`. */
   private readonly skipped: boolean[] = [false];
   private readonly skips: number[] = [0];
@@ -99,7 +103,7 @@ export class Consensus {
     }
     this.mark(slot);
     const done = slot - 1;
-    if (done < 1 || this.skipped[done]) return; // a skip certificate finalizes nothing new
+    if (done < 0 || this.skipped[done]) return; // a skip certificate finalizes nothing new
     // The certificate arrives finalityDelayMs after the block's slot ended, on the monotonic clock (a late slot timer
     // does not push the certificate later than that).
     const dueMs = Number(this.clock.slotStartNs(slot) + BigInt(Math.round(this.o.finalityDelayMs * 1e6)) - process.hrtime.bigint()) / 1e6;
@@ -140,12 +144,12 @@ export class Consensus {
   }
 
   confirmedSlot(): number {
-    if (this.o.mode === 'alpenglow') return this.finalized;
+    if (this.o.mode === 'alpenglow') return Math.max(0, this.finalized);
     return Math.max(0, this.clock.current - this.o.confirmedDepth);
   }
 
   finalizedSlot(): number {
-    if (this.o.mode === 'alpenglow') return this.finalized;
+    if (this.o.mode === 'alpenglow') return Math.max(0, this.finalized);
     return Math.max(0, this.clock.current - this.o.finalizedDepth);
   }
 
@@ -163,7 +167,8 @@ export class Consensus {
 
   /** Whether a transaction committed in `slot` has reached `commitment`. */
   reached(slot: number, commitment: Commitment): boolean {
-    if (this.o.mode === 'alpenglow' || commitment === 'processed') return slot <= this.slotAt(commitment);
+    if (commitment === 'processed') return slot <= this.processedSlot();
+    if (this.o.mode === 'alpenglow') return slot <= this.finalized; // unclamped: nothing is final before a certificate
     // Tower: by depth behind the tip, not by the clamped read slot (at tip 0 confirmedSlot() is 0, yet a transaction
     // of slot 0 is not confirmed until the tip is confirmedDepth past it).
     return this.clock.current - slot >= (commitment === 'confirmed' ? this.o.confirmedDepth : this.o.finalizedDepth);

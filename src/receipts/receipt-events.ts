@@ -2,7 +2,7 @@
 // names are the `event` of a receiptNotification (docs/receipts.md "The receipt stream"), and the observer the table
 // calls on each. The table pays one array-length check per state change when nobody observes (receipt-table.ts).
 // Route outcomes are written by the egress workers into shared memory, not through the table's methods: the stream
-// (src/rpc/pubsub/receipt-stream.ts) reads them for the receipts someone subscribed to.
+// (src/receipts/receipt-stream.ts) reads them for the receipts someone subscribed to.
 
 export const RECEIPT_EVENTS = ['accepted', 'route', 'processed', 'confirmed', 'finalized', 'not_executed', 'not_landed'] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];

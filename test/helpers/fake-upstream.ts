@@ -40,6 +40,12 @@ export interface FakeRpcUpstream {
   mode: SendMode;
   /** Answer sendTransaction with this JSON-RPC error instead of a signature (mode 'ok' only). */
   sendError: { code: number; message: string } | null;
+  /**
+   * Set to a map, getSignatureStatuses answers from it (Agave's status object per signature; absent = null), at
+   * context slot `statusSlot`; null (the default) answers it -32601 like every method the fake does not serve.
+   */
+  statuses: Map<string, { slot: number; confirmations: number | null; err: unknown; confirmationStatus: string }> | null;
+  statusSlot: number;
   /** Requests currently being delayed. */
   pending(): number;
   /** TCP connections accepted so far (keep-alive checks). */
@@ -72,9 +78,15 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
       let status = 200;
       let id: unknown = null;
       let answer: object;
+      let params0: unknown;
       function respond(method: string, tx: Buffer | undefined, options: Record<string, unknown>, reqId: unknown): object {
         if (method === 'simulateTransaction') {
           return { result: { context: { slot: 42, apiVersion: '2.2.0' }, value: { accounts: null, returnData: null, ...up.simulation } } };
+        }
+        if (method === 'getSignatureStatuses' && up.statuses !== null) {
+          const statuses = up.statuses;
+          const sigs = Array.isArray(params0) ? (params0 as unknown[]) : [];
+          return { result: { context: { slot: up.statusSlot, apiVersion: '2.2.0' }, value: sigs.map((s) => (typeof s === 'string' ? (statuses.get(s) ?? null) : null)) } };
         }
         if (method !== 'sendTransaction') return { error: { code: -32601, message: 'Method not found' } };
         if (up.mode === 'http-500') {
@@ -92,6 +104,7 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
         const params = Array.isArray(body.params) ? body.params : [];
         const options = (params[1] ?? {}) as Record<string, unknown>;
         const tx = typeof params[0] === 'string' && options.encoding === 'base64' ? Buffer.from(params[0], 'base64') : undefined;
+        params0 = params[0];
         calls.push({ method: body.method, params, tx });
         answer = respond(body.method, tx, options, id);
       } catch (err) {
@@ -118,6 +131,8 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
     delayMs: opts.delayMs ?? 0,
     mode: opts.mode ?? 'ok',
     sendError: null,
+    statuses: null,
+    statusSlot: 1,
     pending: () => pending,
     connections: () => connections,
     sent: () => calls.filter((c) => c.method === 'sendTransaction' && c.tx !== undefined).map((c) => c.tx!),

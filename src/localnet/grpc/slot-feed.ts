@@ -37,7 +37,7 @@ export class SlotFeed {
 
   private readonly alpenglow: SlotFeedConsensus | null;
   /** Alpenglow: the newest slot already sent CONFIRMED/FINALIZED. */
-  private certified = 0;
+  private certified = -1;
 
   constructor(private readonly depths: SlotFeedDepths) {
     this.alpenglow = depths.consensus?.mode === 'alpenglow' ? depths.consensus : null;

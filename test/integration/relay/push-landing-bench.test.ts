@@ -3,10 +3,14 @@
 // knowing the landing (its receipt's landed.processedAt, unix ms), for a relay on push (receipts.push, the default)
 // and a relay on the 200 ms poll (receipts.push false), both following the SAME transactions on the SAME localnet (each
 // transaction is submitted to both; the localnet keeps the first copy). Also to finalizedAt. The figures are printed
-// as one JSON line (`push_landing`), committed in bench/results/push-landing.md. It also fails when the push is not
+// as one JSON line (`push_landing`), committed in bench/results/push-landing.md. A client subscribed to each relay's
+// receipt stream (receiptSubscribe on the whole key, our client library) records when each `processed` and
+// `finalized` notification reaches it: block production -> notification at the subscribed client, push against poll. It also fails when the push is not
 // clearly sooner than the poll (p50 at least 50 ms sooner), so it cannot pass with the push broken.
 import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { RelayClient, type ReceiptUpdate } from 'slotrelay/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { embeddedLocalnetUrl, fundedPayer } from '../../helpers/embedded-localnet.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -15,6 +19,7 @@ const N = Number(process.env.PUSH_LANDING_N ?? 60);
 const GAP_MS = 170; // not a multiple of the 250 ms slot: sends fall at every phase of it
 
 const relays: RelayHandle[] = [];
+beforeAll(() => ensureClientBuilt());
 afterAll(async () => {
   for (const r of relays) await r.stop('SIGTERM');
 });
@@ -49,6 +54,22 @@ describe('push against the 200 ms poll, same transactions, same localnet', () =>
     relays.push(poll);
     const ln = new Connection(lnUrl, 'confirmed');
     await waitFor('push up', async () => (await (await fetch(`${push.rpcUrl}/health?detail`)).json()) as any, (d) => d.landing?.source === 'push', 15_000);
+    // A subscribed client per relay: when each landing notification reaches it (its own clock, as a user sees it).
+    const told = { push: new Map<string, { processed?: number; finalized?: number }>(), poll: new Map<string, { processed?: number; finalized?: number }>() };
+    const streams = (['push', 'poll'] as const).map((name) => {
+      const r = name === 'push' ? push : poll;
+      const it = new RelayClient({ url: r.relayUrl, rpcUrl: r.rpcUrl, pubsubUrl: r.wsUrl, apiKey: TEST_KEY }).receipts();
+      const done = (async () => {
+        for await (const u of it as AsyncIterable<ReceiptUpdate>) {
+          if (u.event !== 'processed' && u.event !== 'finalized') continue;
+          const e = told[name].get(u.signature) ?? {};
+          e[u.event] ??= Date.now();
+          told[name].set(u.signature, e);
+        }
+      })().catch(() => undefined);
+      return { it, done };
+    });
+    await new Promise((r) => setTimeout(r, 300)); // subscribed before the first submit (nothing is replayed)
     const payer = await fundedPayer(ln, 2);
     const sigs: string[] = [];
     for (let i = 0; i < N; i++) {
@@ -77,6 +98,7 @@ describe('push against the 200 ms poll, same transactions, same localnet', () =>
     ).json()) as { result: { landings: { signature: string; executedNs: string }[] } };
     const executedAt = new Map(page.result.landings.map((l) => [l.signature, Number(BigInt(l.executedNs)) / 1e6 + offsetMs]));
     const fig = { push: { processed: [] as number[], finalized: [] as number[] }, poll: { processed: [] as number[], finalized: [] as number[] } };
+    const atClient = { push: { processed: [] as number[], finalized: [] as number[] }, poll: { processed: [] as number[], finalized: [] as number[] } };
     for (const s of sigs) {
       const at = executedAt.get(s);
       expect(at, s).toBeDefined();
@@ -84,8 +106,13 @@ describe('push against the 200 ms poll, same transactions, same localnet', () =>
         const l = landed[name].get(s);
         fig[name].processed.push(l.processedAt - at!);
         fig[name].finalized.push(l.finalizedAt - at!);
+        const c = told[name].get(s);
+        if (c?.processed !== undefined) atClient[name].processed.push(c.processed - at!);
+        if (c?.finalized !== undefined) atClient[name].finalized.push(c.finalized - at!);
       }
     }
+    for (const st of streams) await st.it.return?.();
+    for (const st of streams) await st.done;
     const out = {
       event: 'push_landing',
       n: N,
@@ -93,8 +120,13 @@ describe('push against the 200 ms poll, same transactions, same localnet', () =>
       pollMs: 200,
       executedToProcessedKnownMs: { push: summary(fig.push.processed), poll: summary(fig.poll.processed) },
       executedToFinalizedKnownMs: { push: summary(fig.push.finalized), poll: summary(fig.poll.finalized) },
+      executedToProcessedAtClientMs: { push: summary(atClient.push.processed), poll: summary(atClient.poll.processed) },
+      executedToFinalizedAtClientMs: { push: summary(atClient.push.finalized), poll: summary(atClient.poll.finalized) },
     };
     console.log(JSON.stringify(out));
     expect(out.executedToProcessedKnownMs.push.p50 + 50).toBeLessThan(out.executedToProcessedKnownMs.poll.p50);
+    // Every landing reached the subscribed clients, and the push's reaches them sooner too.
+    for (const name of ['push', 'poll'] as const) expect(atClient[name].processed.length, name).toBe(N);
+    expect(out.executedToProcessedAtClientMs.push.p50 + 50).toBeLessThan(out.executedToProcessedAtClientMs.poll.p50);
   }, 180_000);
 });

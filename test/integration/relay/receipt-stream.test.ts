@@ -13,6 +13,7 @@ import { RelayClient, type ReceiptUpdate } from 'slotrelay/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureClientBuilt } from '../../helpers/client-dist.js';
 import { embeddedLocalnetUrl } from '../../helpers/embedded-localnet.js';
+import { startFakeRpcUpstream } from '../../helpers/fake-upstream.js';
 import { PubsubClient } from '../../helpers/pubsub-client.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
@@ -255,4 +256,41 @@ describe('receiptSubscribe: route failures and drops', () => {
     await stream.return!();
     await done;
   }, 40_000);
+});
+
+describe('receiptSubscribe on an upstream that includes a transaction without executing it', () => {
+  // The localnet never commits a transaction that cannot pay its fee; an Agave node with SIMD-0290 does, and reports it
+  // with InsufficientFundsForFee. A fake upstream (test/helpers/fake-upstream.ts) answers getSignatureStatuses so.
+  it('not_executed: the status the node reports, pushed once, the receipt saying not_executed', async () => {
+    const upstream = await startFakeRpcUpstream();
+    upstream.statuses = new Map();
+    const r = await startRelay({ upstream: { rpcUrl: upstream.url }, routes: { rpc: { endpoints: [upstream.url] } }, receipts: { pollMs: 100 }, retries: { defaultMaxRetries: 0 } });
+    try {
+      const a = client(r, TEST_KEY);
+      const seen: ReceiptUpdate[] = [];
+      const stream = a.receipts();
+      const done = drain(stream, seen);
+      await new Promise((res) => setTimeout(res, 300));
+      const payer = Keypair.generate(); // never funded: it cannot pay the fee
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash: Keypair.generate().publicKey.toBase58(), lastValidBlockHeight: 1e9 }).add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000 }),
+      );
+      tx.sign(payer);
+      const sig = (await a.submit(tx.serialize().toString('base64'), { routes: ['rpc'] })).signature;
+      await upstream.waitForSends(1);
+      upstream.statusSlot = 7;
+      upstream.statuses.set(sig, { slot: 7, confirmations: null, err: { InsufficientFundsForFee: null }, confirmationStatus: 'finalized' });
+      await waitFor('not_executed', async () => events(seen, sig), (e) => e.includes('not_executed'), 10_000);
+      const got = events(seen, sig);
+      expect(got[0]).toBe('accepted');
+      expect(got.filter((e) => e === 'not_executed')).toHaveLength(1);
+      expect(got).toContain('route:rpc:sent');
+      expect(seen.find((u) => u.signature === sig && u.event === 'not_executed')!.receipt.landed).toMatchObject({ slot: 7, execution: 'not_executed' });
+      await stream.return!();
+      expect(await done).toBeNull();
+    } finally {
+      await r.stop('SIGTERM');
+      await upstream.close();
+    }
+  }, 30_000);
 });
