@@ -78,14 +78,13 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
       let status = 200;
       let id: unknown = null;
       let answer: object;
-      let params0: unknown;
-      function respond(method: string, tx: Buffer | undefined, options: Record<string, unknown>, reqId: unknown): object {
+      function respond(method: string, params: unknown[], tx: Buffer | undefined, options: Record<string, unknown>, reqId: unknown): object {
         if (method === 'simulateTransaction') {
           return { result: { context: { slot: 42, apiVersion: '2.2.0' }, value: { accounts: null, returnData: null, ...up.simulation } } };
         }
         if (method === 'getSignatureStatuses' && up.statuses !== null) {
           const statuses = up.statuses;
-          const sigs = Array.isArray(params0) ? (params0 as unknown[]) : [];
+          const sigs = Array.isArray(params[0]) ? (params[0] as unknown[]) : [];
           return { result: { context: { slot: up.statusSlot, apiVersion: '2.2.0' }, value: sigs.map((s) => (typeof s === 'string' ? (statuses.get(s) ?? null) : null)) } };
         }
         if (method !== 'sendTransaction') return { error: { code: -32601, message: 'Method not found' } };
@@ -104,9 +103,8 @@ export async function startFakeRpcUpstream(opts: FakeRpcUpstreamOptions = {}): P
         const params = Array.isArray(body.params) ? body.params : [];
         const options = (params[1] ?? {}) as Record<string, unknown>;
         const tx = typeof params[0] === 'string' && options.encoding === 'base64' ? Buffer.from(params[0], 'base64') : undefined;
-        params0 = params[0];
         calls.push({ method: body.method, params, tx });
-        answer = respond(body.method, tx, options, id);
+        answer = respond(body.method, params, tx, options, id);
       } catch (err) {
         answer = { error: { code: -32700, message: String(err) } };
       }
