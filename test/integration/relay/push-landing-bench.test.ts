@@ -6,7 +6,7 @@
 // as one JSON line (`push_landing`), committed in bench/results/push-landing.md. A client subscribed to each relay's
 // receipt stream (receiptSubscribe on the whole key, our client library) records when each `processed` and
 // `finalized` notification reaches it: block production -> notification at the subscribed client, push against poll. It also fails when the push is not
-// clearly sooner than the poll (p50 at least 50 ms sooner), so it cannot pass with the push broken.
+// clearly sooner than the poll (p90 at least 50 ms sooner), so it cannot pass with the push broken.
 import { Connection, Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { RelayClient, type ReceiptUpdate } from 'slotrelay/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,9 +124,11 @@ describe('push against the 200 ms poll, same transactions, same localnet', () =>
       executedToFinalizedAtClientMs: { push: summary(atClient.push.finalized), poll: summary(atClient.poll.finalized) },
     };
     console.log(JSON.stringify(out));
-    expect(out.executedToProcessedKnownMs.push.p50 + 50).toBeLessThan(out.executedToProcessedKnownMs.poll.p50);
+    // Judged at p90: the poll's p50 over 60 sends depends on how the send cadence meets its 200 ms phase (49 ms in one
+    // CI run), its p90 is ~180 ms whatever the phase; a working push's p90 is ~10 ms.
+    expect(out.executedToProcessedKnownMs.push.p90 + 50).toBeLessThan(out.executedToProcessedKnownMs.poll.p90);
     // Every landing reached the subscribed clients, and the push's reaches them sooner too.
     for (const name of ['push', 'poll'] as const) expect(atClient[name].processed.length, name).toBe(N);
-    expect(out.executedToProcessedAtClientMs.push.p50 + 50).toBeLessThan(out.executedToProcessedAtClientMs.poll.p50);
+    expect(out.executedToProcessedAtClientMs.push.p90 + 50).toBeLessThan(out.executedToProcessedAtClientMs.poll.p90);
   }, 180_000);
 });
