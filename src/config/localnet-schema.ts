@@ -137,6 +137,9 @@ export const localnetSchema = z
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'hotSlots'], message: 'needs everySlots' });
       }
     });
+    if (v.shredToBankMs >= v.slotMs) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['shredToBankMs'], message: `must be below slotMs (${v.slotMs})` });
+    }
     if (v.links.length > v.validators) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });
     }

@@ -181,7 +181,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   );
   const clock = new SlotClock(slotMs);
   // When the RPC node learns of each slot: first shred at the tick, the bank (slotSubscribe) shredToBankMs later.
-  const shredToBank = new ShredToBank(clock, options.shredToBankMs ?? DEFAULT_SHRED_TO_BANK_MS);
+  const shredToBank = new ShredToBank(clock, options.shredToBankMs ?? Math.min(DEFAULT_SHRED_TO_BANK_MS, Math.ceil(slotMs) - 1));
   // A leader misses its slots when it is down or told to (setMissingSlots); only Alpenglow turns that into skips.
   const missing = new Set<string>((options.links ?? []).flatMap((l, i) => (l.down === true && i < n ? [identities[i]] : [])));
   const consensus = new Consensus(clock, {

@@ -110,6 +110,9 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   const slotsPerEpoch = int('slots-per-epoch', values['slots-per-epoch']);
   if (slotsPerEpoch !== undefined && (slotsPerEpoch < 4 || slotsPerEpoch % 4 !== 0)) throw new ConfigError('--slots-per-epoch must be a positive multiple of 4');
   const bench: LocalnetOptions = values['bench-json'] !== undefined ? localnetOptionsFromConfig(parseBenchJson(values['bench-json'])) : {};
+  const shredToBankMs = int('shred-to-bank-ms', values['shred-to-bank-ms']);
+  const effectiveSlotMs = slotMs ?? bench.slotMs ?? 250;
+  if ((shredToBankMs ?? bench.shredToBankMs ?? 0) >= effectiveSlotMs) throw new ConfigError(`--shred-to-bank-ms must be below the slot time (${effectiveSlotMs} ms)`);
   const rpcDelay = int('rpc-one-way-delay-ms', values['rpc-one-way-delay-ms']);
   const consensus = values.consensus;
   if (consensus !== undefined && !(CONSENSUS_MODES as readonly string[]).includes(consensus)) throw new ConfigError(`--consensus must be ${CONSENSUS_MODES.join(' or ')}`);
@@ -131,7 +134,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     finalizedDepth: int('finalized-depth', values['finalized-depth']),
     consensus: (consensus as ConsensusMode | undefined) ?? bench.consensus,
     finalityDelayMs: int('finality-delay-ms', values['finality-delay-ms']) ?? bench.finalityDelayMs,
-    shredToBankMs: int('shred-to-bank-ms', values['shred-to-bank-ms']) ?? bench.shredToBankMs,
+    shredToBankMs: shredToBankMs ?? bench.shredToBankMs,
     links: withLinkFlags(bench.links, {
       loss: pctList('loss-pct', values['loss-pct']),
       drop: pctList('tx-drop-pct', values['tx-drop-pct']),
