@@ -127,8 +127,8 @@ function seeded(seed: number): () => number {
   };
 }
 
-/** lane(i) for transaction i of a phase. */
-function dealer(k: number, assign: LaneAssignment | undefined): (i: number) => number {
+/** lane(i) for transaction i of a phase (call it for i = 0, 1, 2, ... in order: the random dealer keeps state). */
+export function dealer(k: number, assign: LaneAssignment | undefined): (i: number) => number {
   if (k === 1) return () => 0;
   if (assign === undefined || assign.kind === 'round-robin') return (i) => i % k;
   const next = seeded(assign.seed);

@@ -2,6 +2,7 @@
 // its name, --assign and --repeat parse and refuse, interleaved is the default and --sequential the old method.
 import { describe, expect, it } from 'vitest';
 import { parseLandingArgs } from '../../../src/landing-bench/options.js';
+import { dealer } from '../../../src/landing-bench/phase.js';
 
 describe('bench landing: interleaving flags', () => {
   it('--source pubsub,grpc: each set once per source, named after it', () => {
@@ -30,5 +31,22 @@ describe('bench landing: interleaving flags', () => {
     expect(parseLandingArgs(['--assign', 'random'], {}).assign).toEqual({ kind: 'random', seed: 1 });
     expect(() => parseLandingArgs(['--assign', 'shuffle'], {})).toThrow(/--assign/);
     expect(() => parseLandingArgs(['--repeat', '0'], {})).toThrow(/--repeat/);
+  });
+});
+
+describe('bench landing: dealing transactions to sets', () => {
+  it('round robin: set i mod K; random: the same seed deals the same way, every set gets about its share', () => {
+    const rr = dealer(3, { kind: 'round-robin' });
+    expect(Array.from({ length: 7 }, (_, i) => rr(i))).toEqual([0, 1, 2, 0, 1, 2, 0]);
+    const deal = (seed: number): number[] => {
+      const d = dealer(4, { kind: 'random', seed });
+      return Array.from({ length: 4_000 }, (_, i) => d(i));
+    };
+    const a = deal(7);
+    expect(deal(7)).toEqual(a);
+    expect(deal(8)).not.toEqual(a);
+    const counts = [0, 1, 2, 3].map((k) => a.filter((x) => x === k).length);
+    for (const c of counts) expect(c).toBeGreaterThan(900);
+    expect(counts.reduce((x, y) => x + y, 0)).toBe(4_000);
   });
 });
