@@ -34,9 +34,9 @@ function comparisonTable(s: ScenarioResult): string {
 function interleaveLine(s: ScenarioResult): string {
   const i = s.interleave;
   if (i === undefined) return '<p class="small">route sets run one after another (a report from before issue #44)</p>';
-  const how = i.method === 'interleaved' ? `interleaved in the same slots (${i.assign.kind === 'random' ? `random, seed ${i.assign.seed}` : 'round robin'})` : 'one after another (--sequential)';
+  const how = s.sets.length === 1 ? 'one route set' : i.method === 'interleaved' ? `interleaved in the same slots (${i.assign.kind === 'random' ? `random, seed ${i.assign.seed}` : 'round robin'})` : 'one after another (--sequential)';
   const rc = s.runCounters;
-  return `<p class="small">route sets ${how}; ${i.repeat} measured run${i.repeat > 1 ? 's merged' : ''}; ${i.slots} slots, every set present in ${i.slotsWithEverySet}${rc !== undefined ? `; the run's TPU counters: ${rc.copiesPerTx} copies read per tx, ${rc.duplicates} duplicates, ${esc(JSON.stringify(rc.validatorDrops))}` : ''}</p>`;
+  return `<p class="small">${s.sets.length === 1 ? how : `route sets ${how}`}; ${i.repeat} measured run${i.repeat > 1 ? 's merged' : ''}; ${i.slots} slots, every set present in ${i.slotsWithEverySet}${rc !== undefined ? `; the run's TPU counters: ${rc.copiesPerTx} copies read per tx, ${rc.duplicates} duplicates, ${esc(JSON.stringify(rc.validatorDrops))}` : ''}</p>`;
 }
 
 function summaryTable(s: ScenarioResult): string {
