@@ -51,6 +51,20 @@ export interface CheckedTransaction {
 
 const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
 const OVERLOADED = failureOf(Errors.OVERLOADED);
+/**
+ * Admission by delay's refusal: every route of the record is over its target sojourn. The documented overload answer
+ * (503 + Retry-After, -32005, the QUIC overloaded code) with `data.cause` telling it from a full ring.
+ */
+const DELAYED = Object.freeze(new Failure(Errors.OVERLOADED, Errors.OVERLOADED.message, Object.freeze({ reason: Errors.OVERLOADED.reason, cause: 'queue_delay' })));
+
+/** Where the intake reads admission by delay (src/shm/sojourn-layout.ts): the board's words and each ring's OVER index. */
+export interface SojournReader {
+  readonly words: Int32Array;
+  /** OVER word index of each worker ring, in the intake's ring order. */
+  readonly workerOver: Int32Array;
+  /** OVER word index of the QUIC ring's consumer (-1 = none). */
+  readonly quicOver: number;
+}
 
 export class Intake {
   private nextRing = 0;
@@ -74,7 +88,35 @@ export class Intake {
     private readonly usage: KeyUsage | null = null,
     /** The adaptive routing (docs/adaptive-routing.md); null = routes are the request's and the relay's only. */
     private readonly advisor: RouteAdvisor | null = null,
+    /** Admission by delay (docs/relay-api.md); null = only ring space bounds what is accepted. */
+    private readonly sojourn: SojournReader | null = null,
   ) {}
+
+  /**
+   * Routes admission by delay left out of the last accepted record (over their target while another route of the
+   * record was not); 0 almost always. The answers that name the routes (/v1/submit, the QUIC bidi answer) drop them.
+   */
+  shedMask = 0;
+  /** Route-sheds by route id since start (a record accepted without a route over its target): /metrics. */
+  readonly shedByRoute = new Float64Array(4);
+  /** Refusals by delay (every route of the record over its target): /metrics. */
+  delayRefusals = 0;
+
+  /**
+   * HOT: the routes of `routeMask` whose consumer reports them over target: one Atomics.load of the QUIC consumer's
+   * OVER word for the QUIC routes, one of the worker ring the round-robin tries first for the others (the rings are
+   * fed evenly, so their queues wait alike; the one tried first stands for them).
+   */
+  private overTarget(routeMask: number): number {
+    const j = this.sojourn!;
+    const q = this.quic;
+    const qMask = q === null ? 0 : q.mask;
+    let over = 0;
+    if ((routeMask & qMask) !== 0 && j.quicOver >= 0) over = Atomics.load(j.words, j.quicOver) & routeMask & qMask;
+    const w = routeMask & ~qMask;
+    if (w !== 0 && j.workerOver.length > 0) over |= Atomics.load(j.words, j.workerOver[this.nextRing]) & w;
+    return over;
+  }
 
   /** The routes of the record being reserved and published (set by routesOf, read by publish). */
   private recordMask = 0;
@@ -149,6 +191,21 @@ export class Intake {
       if ((routeMask & this.trickleMask) === 0) return this.unavailable;
       this.trickling = routeMask & this.trickleMask;
     }
+    this.shedMask = 0;
+    if (this.sojourn !== null) {
+      const over = this.overTarget(routeMask);
+      if (over !== 0) {
+        // Refused before anything is reserved or filed: nothing was accepted, so nothing can be dropped later.
+        if ((routeMask & ~over) === 0) {
+          this.delayRefusals++;
+          return DELAYED;
+        }
+        // Per route: the record keeps the routes that can take it now (documented in docs/relay-api.md).
+        routeMask &= ~over;
+        this.recordMask = routeMask;
+        this.shedMask = over; // counted by publish(), once the record is accepted
+      }
+    }
     this.quicOffset = -1;
     const q = this.quic;
     if (q === null || (routeMask & q.mask) === 0) return this.reserveWorker();
@@ -206,6 +263,8 @@ export class Intake {
       this.joinedRecords++;
     }
     this.usage?.accepted(meta.keyId);
+    const shed = this.shedMask;
+    if (shed !== 0) for (let id = 0; id < 4; id++) if ((shed & (1 << id)) !== 0) this.shedByRoute[id]++;
     return signature;
   }
 
