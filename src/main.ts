@@ -66,6 +66,7 @@ import { AdminServer } from './status/admin-server.js';
 import { AdaptiveRouting } from './receipts/adaptive-routing.js';
 import { createWidenBuffer } from './shm/widen-layout.js';
 import { createSojournBuffer, SojournBoard } from './shm/sojourn-layout.js';
+import { renderAdmissionDelay } from './metrics/admission-delay-metrics.js';
 import { StatusCollector } from './status/status-collector.js';
 
 export interface RunOptions {
@@ -375,6 +376,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       deps.metrics.render(tb);
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
+      renderAdmissionDelay(tb, intake, sojournBoard, pool.ringLabels());
       renderSlotTime(tb, slotSnapshot);
       renderSlotSource(tb, slotSource);
       renderHealth(tb, deps.health());

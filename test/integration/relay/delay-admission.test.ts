@@ -11,7 +11,7 @@ import { TpuListener } from '../../../src/localnet/tpu-listener.js';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
 import { until } from '../../helpers/wait-for.js';
-import { metricNow } from '../../helpers/metrics-text.js';
+import { metricNow, sampleValue, scrape } from '../../helpers/metrics-text.js';
 
 let sink: TpuListener;
 let upstream: FakeRpcUpstream;
@@ -141,6 +141,10 @@ describe('admission by delay: a slow static peer', () => {
     const accepted = staticAccepted.length + rpcAccepted.filter((tx) => !staticAccepted.includes(tx)).length;
     await until(async () => (await metricNow(relay.rpcUrl, 'slotrelay_egress_records_total', 'stage="released"')) === accepted, 10_000, 50);
     expect(await metricNow(relay.rpcUrl, 'slotrelay_egress_records_total', 'stage="undelivered"')).toBe(0);
+
+    // Counted on /metrics: the refusals and the sheds (at least the ones seen above).
+    expect(sampleValue(await scrape(relay.rpcUrl), 'slotrelay_admission_delay_refusals_total')).toBeGreaterThanOrEqual(2);
+    expect(await metricNow(relay.rpcUrl, 'slotrelay_admission_delay_shed_total', 'route="static"')).toBeGreaterThanOrEqual(1);
 
     // Drained: the route is under its target again and a static-only request is accepted.
     await until(async () => (await submitRest(legacyTransfer(900_000 + n++), ['static'])).status === 200, 10_000, 100);
