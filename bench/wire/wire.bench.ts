@@ -157,6 +157,8 @@ async function directOutcomes(url: string | undefined): Promise<Record<string, n
   const text = await (await fetch(`${url}/metrics`)).text();
   const o: Record<string, number> = {};
   for (const m of text.matchAll(/^slotrelay_egress_outcomes_total\{route="direct",outcome="([^"]+)"\} (\d+)/gm)) o[m[1]] = Number(m[2]);
+  // What the relay refused that a uni client cannot see (a uni stream has no answer): the QUIC ingress's refusals.
+  for (const m of text.matchAll(/^slotrelay_quic_ingress_streams_total\{outcome="(refused|overloaded)"\} (\d+)/gm)) o[`ingress:${m[1]}`] = Number(m[2]);
   return o;
 }
 
@@ -416,6 +418,8 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     if (c.answer) m.answer.add(c.answer);
     if (c.refusalAnswer) m.refusalAnswer.add(c.refusalAnswer);
     m.queueFull += c.outcomes['dropped:queue_full'] ?? 0;
+    // uni: the client sees no refusal; the relay's ingress counts them.
+    if (c.ingress === 'uni') m.refused += (c.outcomes['ingress:refused'] ?? 0) + (c.outcomes['ingress:overloaded'] ?? 0);
     m.sent += c.run.sent;
     m.arrived += c.arrived;
     m.seconds += c.run.seconds;
@@ -504,7 +508,7 @@ function markdown(rows: ReadonlyArray<Record<string, unknown>>, ratios: Readonly
     'matched by signature). Answer = last byte written -> answer read (HTTP, QUIC bidi). relay: the real relay, direct route only; ' +
     'floor-a: bench/wire/min-forwarder.ts (same uWS, same quiche connection, one thread); floor-b: bare uWS constant answer. ' +
     'Rounds merged (HDR histograms); cells of one rate and ingress ran back to back. refused: answered 503 / -32005 / a QUIC ' +
-    'refusal (not accepted); lost: accepted and never arrived; queue_full: the direct route\'s dropped:queue_full (after acceptance); ' +
+    'refusal (not accepted; uni: the relay\'s QUIC ingress refusals, which a uni client cannot see); lost: accepted and never arrived; queue_full: the direct route\'s dropped:queue_full (after acceptance); ' +
     'answer: accepted transactions only; refusal p99: the refusals\' answer.\n\n';
   md += '| ingress | rate | system | sent/s | refused | lost | queue_full | wire p50 | p90 | p99 | p99.9 | max | answer p50 | answer p99 | refusal p99 | CPU us/tx | main thread us/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const r of rows) {
