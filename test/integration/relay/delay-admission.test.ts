@@ -1,8 +1,9 @@
 // Admission by delay (issue #45 item 1), through the real relay: its one static peer is a slow sink (a TPU listener
 // that grants 4 concurrent streams over a 25 ms one-way path: ~80 transactions/s), and a client offers far more than
-// that over /v1/submit and JSON-RPC sendTransaction. Once the static route's accepted transactions wait longer than
+// that over /v1/submit, JSON-RPC sendTransaction and QUIC bidi requests (local admission on: the QUIC thread hands a
+// stream to the front while the route is over its target). Once the static route's accepted transactions wait longer than
 // the target sojourn (100 ms) for a whole interval, the relay refuses at intake — 503 + Retry-After on /v1/submit,
-// -32005 on JSON-RPC, data.cause "queue_delay" — and keeps the routes that can take a request that has one (rpc here:
+// -32005 on JSON-RPC and on a QUIC bidi answer, data.cause "queue_delay" — and keeps the routes that can take a request that has one (rpc here:
 // the answer's routes say so). Every accepted transaction is sent: static sent = every acceptance that kept static,
 // the sink received each of them, and no transaction ended dropped:queue_full or dropped:stale after acceptance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +13,14 @@ import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-proc
 import { legacyTransfer, type SignedTx } from '../../helpers/transactions.js';
 import { until } from '../../helpers/wait-for.js';
 import { metricNow, sampleValue, scrape } from '../../helpers/metrics-text.js';
+import { Keypair } from '@solana/web3.js';
+import { IngressClient } from '../../../src/client/quic/ingress-client.js';
+import { createIdentityCertificate } from '../../../src/quic/identity-certificate.js';
 
 let sink: TpuListener;
 let upstream: FakeRpcUpstream;
 let relay: RelayHandle;
+let quic: IngressClient;
 const received = new Set<string>();
 
 beforeAll(async () => {
@@ -33,6 +38,7 @@ beforeAll(async () => {
   relay = await startRelay({
     upstream: { rpcUrl: upstream.url },
     rings: { workers: 1, slotsPerRing: 4096 },
+    relayHost: { host: '127.0.0.1', port: 0, quicPort: -1, quic: { localAdmission: true } },
     routes: {
       rpc: { endpoints: [upstream.url] },
       // Long enough that nothing accepted goes stale while the sink drains it: every acceptance must end `sent`.
@@ -44,9 +50,11 @@ beforeAll(async () => {
     retries: { defaultMaxRetries: 0 },
   });
   await until(() => sink.counters.activeConnections === 1, 10_000);
+  quic = await IngressClient.connect({ host: '127.0.0.1', port: relay.quic!.port, certificate: await createIdentityCertificate(Keypair.generate().secretKey, TEST_KEY) });
 }, 60_000);
 
 afterAll(async () => {
+  quic?.close();
   await relay?.stop();
   await upstream?.close();
   await sink?.stop();
@@ -88,13 +96,14 @@ describe('admission by delay: a slow static peer', () => {
     let restRefused: Answer | null = null;
     let rpcRefused: Answer | null = null;
     let shedAnswer: Answer | null = null;
+    let quicRefused: unknown = null;
     const other: Answer[] = [];
     const deadline = Date.now() + 30_000;
     // Eight clients in parallel, each cycling over the three kinds of request, until each refusal and a shed were seen.
     const client = async (c: number): Promise<void> => {
-      while ((restRefused === null || rpcRefused === null || shedAnswer === null || n < 600) && Date.now() < deadline && n < 6_000) {
+      while ((restRefused === null || rpcRefused === null || shedAnswer === null || quicRefused === null || n < 600) && Date.now() < deadline && n < 6_000) {
         const tx = legacyTransfer(200_000 + n++);
-        const kind = (n + c) % 3;
+        const kind = (n + c) % 4;
         if (kind === 0) {
           const a = await submitRest(tx, ['static']);
           if (a.status === 200) staticAccepted.push(tx);
@@ -105,6 +114,12 @@ describe('admission by delay: a slow static peer', () => {
           if (a.status === 200 && typeof a.body.result === 'string') staticAccepted.push(tx);
           else if (a.body?.error?.code === -32005 && a.body.error.data?.cause === 'queue_delay') rpcRefused ??= a;
           else other.push(a);
+        } else if (kind === 3) {
+          // QUIC bidi, the key's default route (static): admitted in the QUIC thread, or by the front while over.
+          const r = await quic.request({ transaction: tx.bytes });
+          if (r.kind === 'answer' && r.answer.accepted === true) staticAccepted.push(tx);
+          else if (r.kind === 'answer' && (r.answer as any).error?.code === -32005 && (r.answer as any).error?.data?.cause === 'queue_delay') quicRefused ??= r.answer;
+          else other.push({ status: -1, retryAfter: null, body: r });
         } else {
           // rpc asked; the relay adds static (everyTransaction) unless static is over its target.
           const a = await submitRest(tx, ['rpc']);
@@ -126,6 +141,9 @@ describe('admission by delay: a slow static peer', () => {
     expect(rpcRefused, 'a sendTransaction refused by delay').not.toBeNull();
     expect(rpcRefused!.status).toBe(503);
     expect(rpcRefused!.retryAfter).not.toBeNull();
+    expect(quicRefused, 'a QUIC bidi request refused by delay').toMatchObject({ accepted: false, error: { reason: 'overloaded' } });
+    // The key's bidi streams were admitted in the QUIC thread while under target: its refusals came from deferring.
+    expect(sampleValue(await scrape(relay.rpcUrl), 'slotrelay_quic_ingress_local_admitted_total')).toBeGreaterThan(0);
     expect(shedAnswer, 'an rpc request accepted without static').not.toBeNull();
     expect(shedAnswer!.body.routes).toEqual(['rpc']);
 
