@@ -3,7 +3,9 @@
 // place (sanitize, signatures per key: ./transaction-checks.ts, the checks the quic-egress thread's local admission runs
 // too), and only then published. A slot that fails a check is never published,
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
-// caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
+// caller answers 503 + Retry-After. Admission by delay (docs/relay-api.md): a route whose ring consumer reports it over
+// its target sojourn (src/shm/sojourn-layout.ts, one Atomics.load per ring) is left out of the record, and a record
+// with no route left is refused the same way (data.cause "queue_delay") before anything is reserved. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
 // by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
@@ -17,6 +19,7 @@ import type { RouteAdvisor } from './route-advisor.js';
 import type { KeyUsage } from './key-usage.js';
 import { withAddedRoutes } from './send-options.js';
 import type { RingProducer } from '../shm/ring.js';
+import { ROUTE_COUNT } from '../shm/layout.js';
 import { createParsedTransaction, encodeSignatureBase58, tryDecodeTransactionInto, type ParsedTransaction, type TransactionEncoding } from '../tx/index.js';
 import { checkTransaction, fitsTransaction, oversizedRefusal } from './transaction-checks.js';
 
@@ -98,7 +101,7 @@ export class Intake {
    */
   shedMask = 0;
   /** Route-sheds by route id since start (a record accepted without a route over its target): /metrics. */
-  readonly shedByRoute = new Float64Array(4);
+  readonly shedByRoute = new Float64Array(ROUTE_COUNT);
   /** Refusals by delay (every route of the record over its target): /metrics. */
   delayRefusals = 0;
 
@@ -264,7 +267,7 @@ export class Intake {
     }
     this.usage?.accepted(meta.keyId);
     const shed = this.shedMask;
-    if (shed !== 0) for (let id = 0; id < 4; id++) if ((shed & (1 << id)) !== 0) this.shedByRoute[id]++;
+    if (shed !== 0) for (let id = 0; id < ROUTE_COUNT; id++) if ((shed & (1 << id)) !== 0) this.shedByRoute[id]++;
     return signature;
   }
 
