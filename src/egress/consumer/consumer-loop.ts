@@ -136,7 +136,20 @@ function setUp(task: EgressTask, deps: ConsumerDeps): Consumer {
   const local = deps.exposeLocal === undefined ? null : localRecord(task, ownMask, routes, observers, deps.exposeLocal);
   if (task.sojourn !== undefined) {
     const a = task.config.admission;
-    judge = new SojournJudge(new SojournBoard(task.sojourn), task.ringIndex, a.targetSojournMs, a.intervalMs, () => record.inFlight > 0 || (local !== null && local.inFlight > 0));
+    // The ring's oldest unreleased record (TAIL; taken or not): the head of line when nothing answers.
+    const tailSlot = (): number => (ring.depth() > 0 ? ring.tail() % ring.slotCount : -1);
+    const oldest = {
+      ageUs: (): number => {
+        const slot = tailSlot();
+        return slot < 0 ? -1 : (performance.timeOrigin + performance.now() - ring.receivedAtMs(slot)) * 1000;
+      },
+      routeMask: (): number => {
+        const slot = tailSlot();
+        return slot < 0 ? 0 : ring.routeMask(slot);
+      },
+    };
+    const busy = (): boolean => record.inFlight > 0 || (local !== null && local.inFlight > 0);
+    judge = new SojournJudge(new SojournBoard(task.sojourn), task.ringIndex, a.targetSojournMs, a.intervalMs, busy, oldest);
   }
   return { task, log, ring, routes, observers, retry, accountingLog, latency, ownMask, record, local, hasJoin: join !== null, judge };
 }

@@ -6,6 +6,9 @@
 // OVER word (src/shm/sojourn-layout.ts), which the intakes read before accepting (src/admission/intake.ts,
 // src/ingress/local-admission.ts). One sample at or under the target brings it down at once (CoDel leaves its
 // dropping state the same way), and so does an interval with no sample and nothing in flight (the queue is empty).
+// A queue that answers nothing at all (a parked connection: no stream credit) gives no sample until its transactions
+// go stale, seconds later; so an interval without a sample for a route is judged by the age of the oldest record
+// still waiting in the ring (its head of line: a lower bound of that record's sojourn) when that record has the route.
 import { ROUTE_COUNT, ROUTE_IDS } from '../../shm/layout.js';
 import type { SojournBoard } from '../../shm/sojourn-layout.js';
 
@@ -32,6 +35,8 @@ export class SojournJudge {
     intervalMs: number,
     /** Whether records are in flight (taken, not every route answered): no sample then means nothing left yet. */
     private readonly busy: () => boolean,
+    /** The ring's head of line: how long its oldest unreleased record has waited (us; -1 = none), and its routes. */
+    private readonly oldest: { ageUs(): number; routeMask(): number } | null = null,
   ) {
     for (const [name, id] of Object.entries(ROUTE_IDS)) this.targetUs[id] = targetsMs[name as keyof SojournTargets] * 1000;
     board.reset(writer);
@@ -55,6 +60,9 @@ export class SojournJudge {
   tick(): void {
     let over = this.over;
     const busy = this.busy();
+    const oldest = this.oldest;
+    const headUs = oldest === null ? -1 : oldest.ageUs();
+    const headMask = headUs < 0 ? 0 : oldest!.routeMask();
     for (let r = 0; r < ROUTE_COUNT; r++) {
       const target = this.targetUs[r];
       if (target === 0) continue;
@@ -62,8 +70,10 @@ export class SojournJudge {
       this.minUs[r] = Infinity;
       this.board.setMinUs(this.writer, r, min === Infinity ? -1 : Math.min(0x7fffffff, Math.round(min)));
       if (min === Infinity) {
-        // No answer for a whole interval: an empty queue reopens; a busy one keeps its state (its answers decide).
-        if (!busy) over &= ~(1 << r);
+        // No answer for a whole interval: a head of line older than the target is a standing queue; an empty queue
+        // reopens; a busy one otherwise keeps its state (its answers decide).
+        if ((headMask & (1 << r)) !== 0 && headUs > target) over |= 1 << r;
+        else if (!busy) over &= ~(1 << r);
       } else if (min > target) over |= 1 << r;
       else over &= ~(1 << r);
     }

@@ -66,6 +66,22 @@ describe('SojournJudge', () => {
     expect(reader.over(2)).toBe(0);
   });
 
+  it('a queue that answers nothing is judged by its head of line: older than the target and carrying the route', () => {
+    const sab = createSojournBuffer(1);
+    const reader = new SojournBoard(sab);
+    const head = { ageUs: 40_000, mask: DIRECT };
+    const judge = new SojournJudge(new SojournBoard(sab), 0, targets, 60_000, () => true, { ageUs: () => head.ageUs, routeMask: () => head.mask });
+    judges.push(judge);
+    judge.tick();
+    expect(reader.over(0)).toBe(0); // 40 ms: under direct's 100 ms
+    head.ageUs = 400_000;
+    judge.tick();
+    expect(reader.over(0)).toBe(DIRECT); // not static: the head record does not carry it
+    head.ageUs = -1; // drained, nothing waits, nothing in flight would reopen it; here a sample does
+    judge.sample(ROUTE_IDS.direct, 1_000);
+    expect(reader.over(0)).toBe(0);
+  });
+
   it('never judges a route whose target is 0, and close() clears the row', () => {
     const { judge, reader } = setUp();
     judge.sample(ROUTE_IDS.rpc, 10_000_000);
