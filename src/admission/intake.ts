@@ -5,8 +5,9 @@
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
 // caller answers 503 + Retry-After. Admission by delay (docs/relay-api.md): a route whose ring consumer reports it over
 // its target sojourn (src/shm/sojourn-layout.ts, one Atomics.load per ring) is left out of the record, and a record
-// with no route left is refused the same way (data.cause "queue_delay") before anything is reserved. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
-// by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
+// with no route left is refused the same way (data.cause "queue_delay") before anything is reserved. Likewise a
+// transaction none of whose routes can deliver now (setDeliverable, fed by the health monitor) is refused with
+// ROUTES_UNAVAILABLE instead of being accepted and dropped.
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
 // The QUIC routes' records go into the quic-egress thread's ring (src/config/route-plan.ts quicRing), the others into an
