@@ -515,6 +515,11 @@ export const configSchema = z
           .default({}),
         /** CoDel's interval: a route is over its target once every sojourn measured for this long was above it. */
         intervalMs: z.number().int().min(5).max(10_000).default(100),
+        /**
+         * CoDel's maxpacket guard: a ring holding fewer records than this is not a standing queue, whatever they wait
+         * on (a handshake to a new leader, a host stall); refusing would not shorten that wait.
+         */
+        minBacklog: z.number().int().min(0).max(1_000_000).default(32),
       })
       .strict()
       .default({}),

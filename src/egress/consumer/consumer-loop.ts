@@ -149,7 +149,8 @@ function setUp(task: EgressTask, deps: ConsumerDeps): Consumer {
       },
     };
     const busy = (): boolean => record.inFlight > 0 || (local !== null && local.inFlight > 0);
-    judge = new SojournJudge(new SojournBoard(task.sojourn), task.ringIndex, a.targetSojournMs, a.intervalMs, busy, oldest);
+    const backlog = { depth: (): number => ring.depth() + (local === null ? 0 : local.inFlight), min: a.minBacklog };
+    judge = new SojournJudge(new SojournBoard(task.sojourn), task.ringIndex, a.targetSojournMs, a.intervalMs, busy, oldest, backlog);
   }
   return { task, log, ring, routes, observers, retry, accountingLog, latency, ownMask, record, local, hasJoin: join !== null, judge };
 }

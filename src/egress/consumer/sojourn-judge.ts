@@ -9,6 +9,10 @@
 // A queue that answers nothing at all (a parked connection: no stream credit) gives no sample until its transactions
 // go stale, seconds later; so an interval without a sample for a route is judged by the age of the oldest record
 // still waiting in the ring (its head of line: a lower bound of that record's sojourn) when that record has the route.
+// And, as CoDel does not drop while its queue holds less than one packet (maxpacket), a ring holding fewer than
+// minBacklog records is never judged over: the wait is then not a queue (a handshake to a new leader, a stalled host
+// under a GC pause) and refusing would not shorten it. Without this guard a loaded box refused 8 of 1,000
+// transactions offered at 25/s (a landing bench run, 2026-12-07).
 import { ROUTE_COUNT, ROUTE_IDS } from '../../shm/layout.js';
 import type { SojournBoard } from '../../shm/sojourn-layout.js';
 
@@ -37,6 +41,8 @@ export class SojournJudge {
     private readonly busy: () => boolean,
     /** The ring's head of line: how long its oldest unreleased record has waited (us; -1 = none), and its routes. */
     private readonly oldest: { ageUs(): number; routeMask(): number } | null = null,
+    /** Records not released yet (taken or waiting), and the fewest that make a standing queue (0 = no guard). */
+    private readonly backlog: { depth(): number; min: number } = { depth: () => Infinity, min: 0 },
   ) {
     for (const [name, id] of Object.entries(ROUTE_IDS)) this.targetUs[id] = targetsMs[name as keyof SojournTargets] * 1000;
     board.reset(writer);
@@ -63,13 +69,16 @@ export class SojournJudge {
     const oldest = this.oldest;
     const headUs = oldest === null ? -1 : oldest.ageUs();
     const headMask = headUs < 0 ? 0 : oldest!.routeMask();
+    // Below CoDel's maxpacket: no standing queue, whatever the samples said.
+    const queued = this.backlog.min === 0 || this.backlog.depth() >= this.backlog.min;
     for (let r = 0; r < ROUTE_COUNT; r++) {
       const target = this.targetUs[r];
       if (target === 0) continue;
       const min = this.minUs[r];
       this.minUs[r] = Infinity;
       this.board.setMinUs(this.writer, r, min === Infinity ? -1 : Math.min(0x7fffffff, Math.round(min)));
-      if (min === Infinity) {
+      if (!queued) over &= ~(1 << r);
+      else if (min === Infinity) {
         // No answer for a whole interval: a head of line older than the target is a standing queue; an empty queue
         // reopens; a busy one otherwise keeps its state (its answers decide).
         if ((headMask & (1 << r)) !== 0 && headUs > target) over |= 1 << r;

@@ -92,4 +92,22 @@ describe('SojournJudge', () => {
     judge.close();
     expect(reader.over(2)).toBe(0);
   });
+  it("below minBacklog records (CoDel's maxpacket) nothing is over, whatever the samples: a slow wait is not a queue", () => {
+    const sab = createSojournBuffer(1);
+    const reader = new SojournBoard(sab);
+    const queue = { depth: 3 };
+    const judge = new SojournJudge(new SojournBoard(sab), 0, targets, 60_000, () => true, null, { depth: () => queue.depth, min: 32 });
+    judges.push(judge);
+    judge.sample(ROUTE_IDS.direct, 400_000); // e.g. every send of the interval waited on a handshake
+    judge.tick();
+    expect(reader.over(0)).toBe(0);
+    queue.depth = 32; // the same waits with a queue behind them: a standing queue
+    judge.sample(ROUTE_IDS.direct, 400_000);
+    judge.tick();
+    expect(reader.over(0)).toBe(DIRECT);
+    queue.depth = 5; // drained below the guard: reopened at the next judgement
+    judge.sample(ROUTE_IDS.direct, 400_000);
+    judge.tick();
+    expect(reader.over(0)).toBe(0);
+  });
 });
