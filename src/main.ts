@@ -66,6 +66,7 @@ import { AdminServer } from './status/admin-server.js';
 import { AdaptiveRouting } from './receipts/adaptive-routing.js';
 import { createWidenBuffer } from './shm/widen-layout.js';
 import { StatusCollector } from './status/status-collector.js';
+import { LeaderCounters } from './receipts/leader-counters.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -104,6 +105,9 @@ function slotSourceHealth(s: SlotSourceStatus | null): Omit<SlotSourceStatus, 't
   return rest;
 }
 
+/** Receipts the status page's per-leader table reads per frame at most (~3 s at 10k tx/s; the endpoint reads the window). */
+const STATUS_LEADER_SCAN = 32_768;
+
 /** The parts of a running relay that its one shutdown path stops, in order. */
 interface RunningRelay {
   readonly log: Logger;
@@ -120,6 +124,7 @@ interface RunningRelay {
   readonly threadMemory: ThreadMemory;
   readonly identityStake: IdentityStake | null;
   readonly receipts: Receipts | null;
+  readonly leaderCounters: LeaderCounters | null;
   readonly bundles: ReturnType<typeof createBundles>;
   readonly telemetry: TelemetryThread | null;
   readonly cluster: ClusterService | null;
@@ -155,6 +160,7 @@ async function stopRelay(p: RunningRelay, signal: string, failedFor: string | nu
   p.healthMonitor.stop();
   p.threadMemory.close();
   p.identityStake?.stop();
+  p.leaderCounters?.stop();
   await p.receipts?.stop();
   p.bundles?.close();
   await p.telemetry?.stop();
@@ -303,6 +309,14 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   adaptive?.start();
   const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive);
   receipts?.start();
+  // Per-leader counters (docs/leader-counters.md): read from the receipts and the leader data, nothing on the hot path.
+  const leaderCounters =
+    receipts !== null && telemetry !== null
+      ? new LeaderCounters(receipts.table, new SnapshotLeaderSource(telemetry.snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs }), {
+          slots: config.receipts.leaderSlots,
+        })
+      : null;
+  leaderCounters?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // The front thread's readers of the telemetry snapshot.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
@@ -389,6 +403,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       return sighup.reloader === null ? withSource : { ...withSource, config: sighup.reloader.health() };
     },
     receipts,
+    leaderCounters,
     httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
@@ -417,6 +432,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         snapshot: leaderSnapshot,
         keys,
         receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },
+        leaderCounters: leaderCounters === null ? null : () => leaderCounters.report(null, Date.now(), STATUS_LEADER_SCAN),
         routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
       });
       admin = new AdminServer(uwsRuntime.uws, config, collector, log);
@@ -432,6 +448,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     pubsub?.close();
     healthMonitor.stop();
     adaptive?.stop();
+    leaderCounters?.stop();
     await pool.drain(1000);
     await receipts?.stop();
     await telemetry?.stop();
@@ -458,7 +475,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   reloader.writePidFile();
   sighup.reloader = reloader;
 
-  const parts: RunningRelay = { log, config, sighup, healthMonitor, reloader, intake, front, admin, pubsub, quicIngress, pool, threadMemory, identityStake, receipts, bundles, telemetry, cluster, localnet };
+  const parts: RunningRelay = { log, config, sighup, healthMonitor, reloader, intake, front, admin, pubsub, quicIngress, pool, threadMemory, identityStake, receipts, leaderCounters, bundles, telemetry, cluster, localnet };
   // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.
   let failedFor: string | null = null;
   const shutdown = (signal: string): Promise<void> => stopRelay(parts, signal, failedFor);

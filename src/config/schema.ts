@@ -462,6 +462,12 @@ export const configSchema = z
          * thread less; on a 2-core host at saturation the thread's CPU competes with the quic-egress thread's).
          */
         statusThread: z.boolean().default(true),
+        /**
+         * Per-leader counters (GET /v1/leaders, the status page; docs/leader-counters.md): the leaders of this many
+         * slots back from the current one (256 slots: ~100 s, 64 leader windows). Memory: one identity per slot; a
+         * report scans the receipts of the window.
+         */
+        leaderSlots: z.number().int().min(4).max(4_096).default(256),
       })
       .strict()
       .default({}),
