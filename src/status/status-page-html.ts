@@ -140,8 +140,9 @@ const SCRIPT = `
     $('lcwindow').textContent = lc ? 'slots ' + lc.firstSlot + '-' + lc.lastSlot + (Object.keys(lc.unattributed).length ? ', no leader: ' + Object.keys(lc.unattributed).map(function (k) { return k + ' ' + lc.unattributed[k]; }).join(', ') : '') : 'off (needs receipts and leader data)';
     fill($('leadercounters'), lc ? lc.leaders : [], function (tr, r, i) {
       var p = 'leaderCounters.' + i + '.';
-      var sl = r.slots;
-      cell(tr, sl.length === 0 ? '-' : sl[0] === sl[sl.length - 1] ? String(sl[0]) : sl[0] + '-' + sl[sl.length - 1], p + 'slots');
+      var runs = [];
+      r.slots.forEach(function (x) { var last = runs[runs.length - 1]; if (last && last[1] === x - 1) last[1] = x; else runs.push([x, x]); });
+      cell(tr, runs.map(function (u) { return u[0] === u[1] ? String(u[0]) : u[0] + '-' + u[1]; }).join(', ') || '-', p + 'slots', 'l');
       cell(tr, r.identity === null ? 'unknown' : r.identity.slice(0, 6) + '..' + r.identity.slice(-4), p + 'identity', 'l mono').title = r.identity || '';
       cell(tr, fmt(r.sent), p + 'sent');
       cell(tr, fmt(r.copies), p + 'copies');

@@ -1,9 +1,12 @@
 // Per-leader counters (issue #44 item 4; docs/leader-counters.md) against a real relay on the embedded localnet: real
 // signed transfers sent by the direct route to the localnet's leaders, then GET /v1/leaders per key and the status
 // page's frame (every key) are checked against the transactions' own receipts: per leader, what was sent aimed at its
-// slots, the copies, what landed and in which leader's slots; a key sees only its own transactions.
+// slots, the copies, what landed and in which leader's slots; a key sees only its own transactions. The status page in
+// headless Chromium shows the same per-leader figures in its table.
+import { writeFileSync } from 'node:fs';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../helpers/cdp.js';
 import { OTHER_KEY, startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
@@ -142,10 +145,26 @@ describe('per-leader counters (GET /v1/leaders, the status page)', () => {
     // The operator's view (the status page's frame) counts every key's transactions.
     const frame = (await (await fetch(`${relay.adminUrl}/status.json`)).json()) as { leaderCounters: Report };
     expectMatches(frame.leaderCounters, [...myReceipts, ...theirReceipts]);
+    // The page a person opens shows the same rows (its table is filled from the frames of GET /events).
+    const browser = await launchChromium();
+    try {
+      const page = await browser.open(`${relay.adminUrl}/`, 1280, 1600);
+      const cells = (): Promise<Record<string, string>> =>
+        page
+          .evaluate<string>("JSON.stringify(Object.fromEntries([...document.querySelectorAll('[data-f^=\"leaderCounters.\"]')].map((e) => [e.getAttribute('data-f'), e.textContent])))")
+          .then((t) => JSON.parse(t) as Record<string, string>);
+      const total = frame.leaderCounters.leaders.reduce((n, l) => n + l.sent, 0);
+      const shown = await waitFor('the per-leader table', cells, (c) => Object.keys(c).filter((k) => k.endsWith('.sent')).reduce((n, k) => n + Number(c[k].replace(/,/g, '')), 0) === total, 10_000, 200);
+      const landedShown = Object.keys(shown).filter((k) => k.endsWith('.landed')).reduce((n, k) => n + Number(shown[k].replace(/,/g, '')), 0);
+      expect(landedShown).toBe(frame.leaderCounters.leaders.reduce((n, l) => n + l.landed, 0));
+      if (process.env.UPDATE_LEADER_SCREENSHOT === '1') writeFileSync('docs/leader-counters.png', await page.screenshot());
+    } finally {
+      await browser.close();
+    }
     // No API key anywhere in what the endpoint or the page answer.
     expect(JSON.stringify(a.json) + JSON.stringify(frame)).not.toContain(TEST_KEY);
     expect(JSON.stringify(frame)).not.toContain(OTHER_KEY);
-  }, 90_000);
+  }, 120_000);
 
   it('needs a valid key', async () => {
     expect((await leaders(null)).status).toBe(401);
