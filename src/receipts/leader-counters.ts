@@ -17,6 +17,8 @@ const DIRECT = ROUTE_IDS.direct;
 const OUTCOME_SENT = EGRESS_OUTCOMES.indexOf('sent') + 1;
 /** How often the slot -> leader ring is brought up to date (ms): slots last 400 ms on mainnet, 100-400 on the localnet. */
 const NOTE_EVERY_MS = 100;
+/** Slots past the current one whose leader is noted too (the scheduler aims at the next leader's window). */
+const AHEAD_SLOTS = 4;
 /** Receipts accepted this many slots before the window may still aim into it (the scheduler looks ahead). */
 const ACCEPT_SLACK_SLOTS = 8;
 /** slots-to-land bucket bounds (the last bucket is "more"). */
@@ -82,6 +84,8 @@ export interface LeaderCountersOptions {
 
 export class LeaderCounters {
   private readonly n: number;
+  /** The ring's length: the window and the slots noted ahead of it (so noting ahead never evicts a slot of the window). */
+  private readonly ring: number;
   /** Ring of the window's slots: slotAt[i] is the slot whose leader identityAt[i] holds (-1 none). */
   private readonly slotAt: Float64Array;
   private readonly identityAt: (string | null)[];
@@ -94,8 +98,9 @@ export class LeaderCounters {
     o: LeaderCountersOptions,
   ) {
     this.n = o.slots;
-    this.slotAt = new Float64Array(o.slots).fill(-1);
-    this.identityAt = new Array<string | null>(o.slots).fill(null);
+    this.ring = o.slots + AHEAD_SLOTS + 1;
+    this.slotAt = new Float64Array(this.ring).fill(-1);
+    this.identityAt = new Array<string | null>(this.ring).fill(null);
   }
 
   start(): void {
@@ -114,14 +119,14 @@ export class LeaderCounters {
     const cur = this.leaders.currentSlot();
     if (cur < 0) return;
     const from = Math.max(this.lastNoted + 1, cur - this.n + 1);
-    const to = cur + 4;
+    const to = cur + AHEAD_SLOTS;
     for (let s = from; s <= to; s++) this.put(s, this.leaders.leaderAt(s)?.identity ?? null);
     // Slots ahead of the current one are noted again as they come (the schedule may have been unknown).
     this.lastNoted = Math.max(this.lastNoted, cur);
   }
 
   private put(slot: number, identity: string | null): void {
-    const i = slot % this.n;
+    const i = slot % this.ring;
     if (this.slotAt[i] === slot && identity === null) return;
     this.slotAt[i] = slot;
     this.identityAt[i] = identity;
@@ -130,7 +135,7 @@ export class LeaderCounters {
   /** The leader of `slot` as noted, undefined when the slot is outside the window or was never noted. */
   leaderOf(slot: number): string | null | undefined {
     if (slot < 0) return undefined;
-    const i = slot % this.n;
+    const i = slot % this.ring;
     return this.slotAt[i] === slot ? this.identityAt[i] : undefined;
   }
 
@@ -147,7 +152,7 @@ export class LeaderCounters {
     const byLeader = new Map<string, Acc>();
     const unattributed: Record<string, number> = {};
     const accOf = (slot: number): Acc | null => {
-      if (slot < firstSlot || slot > cur + 4) return null;
+      if (slot < firstSlot || slot > cur + AHEAD_SLOTS) return null;
       let a = bySlot.get(slot);
       if (a !== undefined) return a;
       const id = this.leaderOf(slot) ?? null;
