@@ -51,7 +51,7 @@ export interface LeaderReport {
   readonly leaders: readonly LeaderRow[];
   /** Receipts of the window the direct route answered without an aimed slot (dropped:no_leader and the like). */
   readonly unattributed: Readonly<Record<string, number>>;
-  /** Receipts looked at for this report. */
+  /** Receipts of the window this report counted (for a key: its own). */
   readonly scanned: number;
 }
 
@@ -175,8 +175,8 @@ export class LeaderCounters {
       const accepted = t.acceptedSlotOf(seq);
       if (accepted >= 0 && accepted < firstSlot - ACCEPT_SLACK_SLOTS) break; // older than the window
       if (!t.live(seq, nowMs)) break;
-      scanned++;
       if (keyId !== null && t.keyIdOf(seq) !== keyId) continue;
+      scanned++; // the key's own only: a key's report says nothing of other keys' volume
       const landing = t.landingState(seq) === LANDING.landed ? t.landingOf(seq) : null;
       if (landing !== null) {
         const here = accOf(landing.slot);
