@@ -105,9 +105,6 @@ function slotSourceHealth(s: SlotSourceStatus | null): Omit<SlotSourceStatus, 't
   return rest;
 }
 
-/** Receipts the status page's per-leader table reads per frame at most (~3 s at 10k tx/s; the endpoint reads the window). */
-const STATUS_LEADER_SCAN = 32_768;
-
 /** The parts of a running relay that its one shutdown path stops, in order. */
 interface RunningRelay {
   readonly log: Logger;
@@ -432,7 +429,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         snapshot: leaderSnapshot,
         keys,
         receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },
-        leaderCounters: leaderCounters === null ? null : () => leaderCounters.report(null, Date.now(), STATUS_LEADER_SCAN),
+        leaderCounters: leaderCounters === null ? null : () => leaderCounters.report(null),
         routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
       });
       admin = new AdminServer(uwsRuntime.uws, config, collector, log);

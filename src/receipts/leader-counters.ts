@@ -21,6 +21,15 @@ const NOTE_EVERY_MS = 100;
 const AHEAD_SLOTS = 4;
 /** Receipts accepted this many slots before the window may still aim into it (the scheduler looks ahead). */
 const ACCEPT_SLACK_SLOTS = 8;
+/**
+ * Receipts one report reads at most: ~20-50 ms of front thread on this 2-core box (measured with every receipt in the
+ * window and sent). At 10k tx/s that is the last ~3 s; the report says `complete: false` when it stopped short.
+ */
+export const SCAN_MAX = 32_768;
+/** A view's report is reused this long (ms): a key polling in a loop, or several status viewers, cost one scan a second. */
+const REPORT_REUSE_MS = 1_000;
+/** Views whose last report is kept for reuse (the operator's and the keys that asked last). */
+const REPORTS_KEPT = 64;
 /** slots-to-land bucket bounds (the last bucket is "more"). */
 export const LAND_BUCKETS = [0, 1, 2, 3, 4, 8, 16, 32, 64, 150] as const;
 
@@ -53,6 +62,13 @@ export interface LeaderReport {
   readonly unattributed: Readonly<Record<string, number>>;
   /** Receipts of the window this report counted (for a key: its own). */
   readonly scanned: number;
+  /**
+   * false when the scan stopped before the window's first slot: SCAN_MAX receipts read, or the receipts table's
+   * capacity or ttlMs reached (the older part of the window is not counted).
+   */
+  readonly complete: boolean;
+  /** When the report was made (unix ms): reports are reused for a second. */
+  readonly atMs: number;
 }
 
 interface Acc {
@@ -68,7 +84,7 @@ interface Acc {
   landedInSlots: number;
 }
 
-function quantile(sorted: readonly number[], q: number): number | null {
+function quantile(sorted: Float64Array, q: number): number | null {
   return sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
@@ -90,6 +106,8 @@ export class LeaderCounters {
   private readonly slotAt: Float64Array;
   private readonly identityAt: (string | null)[];
   private lastNoted = -1;
+  /** The last report per view (key id, or -1 for every key's), for REPORT_REUSE_MS. */
+  private readonly reports = new Map<number, LeaderReport>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -141,19 +159,30 @@ export class LeaderCounters {
 
   /**
    * The report for `keyId`'s transactions, or every key's (null: the operator's view). Cold: scans the receipts from
-   * the newest back to the window's first slot, at most `scanMax` of them (the status page's tick bounds its cost).
+   * the newest back to the window's first slot, at most `scanMax` of them; a view's report is reused for a second.
    */
-  report(keyId: number | null, nowMs = Date.now(), scanMax = Infinity): LeaderReport {
+  report(keyId: number | null, nowMs = Date.now(), scanMax = SCAN_MAX): LeaderReport {
+    const view = keyId ?? -1;
+    const kept = this.reports.get(view);
+    if (kept !== undefined && nowMs - kept.atMs >= 0 && nowMs - kept.atMs < REPORT_REUSE_MS) return kept;
+    const r = this.build(keyId, nowMs, scanMax);
+    if (this.reports.size >= REPORTS_KEPT && !this.reports.has(view)) this.reports.clear();
+    this.reports.set(view, r);
+    return r;
+  }
+
+  private build(keyId: number | null, nowMs: number, scanMax: number): LeaderReport {
     this.note();
     const t = this.table;
     const cur = Math.max(this.leaders.currentSlot(), this.lastNoted);
     const firstSlot = Math.max(0, cur - this.n + 1);
-    const bySlot = new Map<number, Acc>();
+    // Rows by slot - firstSlot (an array: a Map lookup per receipt was a third of a report).
+    const bySlot: (Acc | undefined)[] = new Array<Acc | undefined>(cur + AHEAD_SLOTS - firstSlot + 1);
     const byLeader = new Map<string, Acc>();
     const unattributed: Record<string, number> = {};
     const accOf = (slot: number): Acc | null => {
       if (slot < firstSlot || slot > cur + AHEAD_SLOTS) return null;
-      let a = bySlot.get(slot);
+      let a = bySlot[slot - firstSlot];
       if (a !== undefined) return a;
       const id = this.leaderOf(slot) ?? null;
       a = id === null ? undefined : byLeader.get(id);
@@ -162,7 +191,7 @@ export class LeaderCounters {
         if (id !== null) byLeader.set(id, a);
       }
       a.slots.push(slot);
-      bySlot.set(slot, a);
+      bySlot[slot - firstSlot] = a;
       return a;
     };
     // Every slot of the window gets its leader's row, sent to or not.
@@ -170,11 +199,19 @@ export class LeaderCounters {
     const newest = t.newestSeq;
     const oldest = Math.max(1, newest - Math.min(t.capacity, scanMax) + 1);
     let scanned = 0;
+    // Complete when the scan reaches a receipt older than the window, or the first receipt ever.
+    let complete = oldest === 1;
     for (let seq = newest; seq >= oldest; seq--) {
       if (!t.current(seq) || !t.filed(seq)) continue;
       const accepted = t.acceptedSlotOf(seq);
-      if (accepted >= 0 && accepted < firstSlot - ACCEPT_SLACK_SLOTS) break; // older than the window
-      if (!t.live(seq, nowMs)) break;
+      if (accepted >= 0 && accepted < firstSlot - ACCEPT_SLACK_SLOTS) {
+        complete = true; // older than the window
+        break;
+      }
+      if (!t.live(seq, nowMs)) {
+        complete = false;
+        break;
+      }
       if (keyId !== null && t.keyIdOf(seq) !== keyId) continue;
       scanned++; // the key's own only: a key's report says nothing of other keys' volume
       const landing = t.landingState(seq) === LANDING.landed ? t.landingOf(seq) : null;
@@ -207,16 +244,18 @@ export class LeaderCounters {
         if (cause !== CAUSE.none) a.dropCauses[ROUTE_CAUSES[cause]] = (a.dropCauses[ROUTE_CAUSES[cause]] ?? 0) + 1;
       }
     }
-    const rows = new Set<Acc>(bySlot.values());
+    const rows = new Set<Acc>();
+    for (const a of bySlot) if (a !== undefined) rows.add(a);
     const leaders: LeaderRow[] = [];
     for (const a of rows) {
       a.slots.sort((x, y) => x - y);
-      a.waits.sort((x, y) => x - y);
-      a.lands.sort((x, y) => x - y);
+      // Typed arrays sort numerically without a comparator call per pair.
+      const waits = Float64Array.from(a.waits).sort();
+      const lands = Float64Array.from(a.lands).sort();
       const buckets: Record<string, number> = {};
-      for (const d of a.lands) buckets[bucketName(d)] = (buckets[bucketName(d)] ?? 0) + 1;
+      for (const d of lands) buckets[bucketName(d)] = (buckets[bucketName(d)] ?? 0) + 1;
       let sumMs = 0;
-      for (const w of a.waits) sumMs += w;
+      for (const w of waits) sumMs += w;
       leaders.push({
         identity: a.identity,
         slots: a.slots,
@@ -224,14 +263,14 @@ export class LeaderCounters {
         copies: a.copies,
         dropped: a.dropped,
         dropCauses: a.dropCauses,
-        waited: { n: a.waits.length, p50Ms: quantile(a.waits, 0.5), maxMs: a.waits.length === 0 ? null : a.waits[a.waits.length - 1], sumMs: Math.round(sumMs * 1000) / 1000 },
+        waited: { n: waits.length, p50Ms: quantile(waits, 0.5), maxMs: waits.length === 0 ? null : waits[waits.length - 1], sumMs: Math.round(sumMs * 1000) / 1000 },
         landed: a.landed,
-        slotsToLand: { p50: quantile(a.lands, 0.5), max: a.lands.length === 0 ? null : a.lands[a.lands.length - 1], buckets },
+        slotsToLand: { p50: quantile(lands, 0.5), max: lands.length === 0 ? null : lands[lands.length - 1], buckets },
         landedInSlots: a.landedInSlots,
       });
     }
     leaders.sort((x, y) => y.slots[y.slots.length - 1] - x.slots[x.slots.length - 1]);
     const lastSlot = leaders.length === 0 ? cur : Math.max(cur, leaders[0].slots[leaders[0].slots.length - 1]);
-    return { slot: cur, firstSlot, lastSlot, leaders, unattributed, scanned };
+    return { slot: cur, firstSlot, lastSlot, leaders, unattributed, scanned, complete, atMs: nowMs };
   }
 }

@@ -143,6 +143,7 @@ describe('per-leader counters (GET /v1/leaders, the status page)', () => {
     expect(sum(a.json.leaders, (l: Row) => l.sent)).toBeGreaterThan(sum(b.json.leaders, (l: Row) => l.sent));
     // Nor does a key learn the others' volume: what it was counted over is its own transactions.
     expect(a.json.scanned).toBe(mine.length);
+    expect(a.json.complete).toBe(true);
     expect(b.json.scanned).toBe(theirs.length);
 
     // The operator's view (the status page's frame) counts every key's transactions.

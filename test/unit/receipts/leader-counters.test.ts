@@ -53,6 +53,11 @@ describe('LeaderCounters', () => {
     expect(key1.leaders.reduce((s, l) => s + l.sent, 0)).toBe(1);
     expect(key1.leaders.find((l) => l.identity === 'D')?.sent).toBe(1);
     expect(key1.leaders.find((l) => l.identity === 'A')).toMatchObject({ sent: 0, dropped: {} });
+    // A scan cut short says so (a report is reused for a second: a later time makes a new one).
+    const cut = counters.report(null, T0 + 30 * 400, 2);
+    expect(cut).toMatchObject({ complete: false, scanned: 2 });
+    expect(counters.report(null, T0 + 30 * 400 + 10)).toBe(cut);
+    expect(all.complete).toBe(true);
     // The ring holds `slots` identities: slot 1's leader is gone, the window's are there.
     expect(counters.leaderOf(1)).toBeUndefined();
     expect(counters.leaderOf(13)).toBe('D');
