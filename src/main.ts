@@ -68,6 +68,7 @@ import { createWidenBuffer } from './shm/widen-layout.js';
 import { createSojournBuffer, SojournBoard } from './shm/sojourn-layout.js';
 import { renderAdmissionDelay } from './metrics/admission-delay-metrics.js';
 import { StatusCollector } from './status/status-collector.js';
+import { LeaderCounters } from './receipts/leader-counters.js';
 
 export interface RunOptions {
   readonly configFile?: string;
@@ -122,6 +123,7 @@ interface RunningRelay {
   readonly threadMemory: ThreadMemory;
   readonly identityStake: IdentityStake | null;
   readonly receipts: Receipts | null;
+  readonly leaderCounters: LeaderCounters | null;
   readonly bundles: ReturnType<typeof createBundles>;
   readonly telemetry: TelemetryThread | null;
   readonly cluster: ClusterService | null;
@@ -157,6 +159,7 @@ async function stopRelay(p: RunningRelay, signal: string, failedFor: string | nu
   p.healthMonitor.stop();
   p.threadMemory.close();
   p.identityStake?.stop();
+  p.leaderCounters?.stop();
   await p.receipts?.stop();
   p.bundles?.close();
   await p.telemetry?.stop();
@@ -315,6 +318,14 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   };
   const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive, sojournReader);
   receipts?.start();
+  // Per-leader counters (docs/leader-counters.md): read from the receipts and the leader data, nothing on the hot path.
+  const leaderCounters =
+    receipts !== null && telemetry !== null
+      ? new LeaderCounters(receipts.table, new SnapshotLeaderSource(telemetry.snapshot, { maxAgeMs: config.telemetry.maxSnapshotAgeMs }), {
+          slots: config.receipts.leaderSlots,
+        })
+      : null;
+  leaderCounters?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // The front thread's readers of the telemetry snapshot.
   const leaderSnapshot = telemetry ? new SnapshotReader(telemetry.snapshot) : null;
@@ -402,6 +413,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       return sighup.reloader === null ? withSource : { ...withSource, config: sighup.reloader.health() };
     },
     receipts,
+    leaderCounters,
     httpRuntime,
   };
   // The JSON-RPC host's PubSub WebSocket (docs/pubsub.md), relayed to the upstream's.
@@ -430,6 +442,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         snapshot: leaderSnapshot,
         keys,
         receipts: receipts === null ? null : { landingCounts: () => receipts.landingCounts(), recentFailures: (floor, scan, limit) => receipts.table.recentFailures(floor, scan, limit) },
+        leaderCounters: leaderCounters === null ? null : () => leaderCounters.report(null),
         routeMask: availableRouteMask | addedRoutes.reduce((m, x) => m | x, 0),
       });
       admin = new AdminServer(uwsRuntime.uws, config, collector, log);
@@ -445,6 +458,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     pubsub?.close();
     healthMonitor.stop();
     adaptive?.stop();
+    leaderCounters?.stop();
     await pool.drain(1000);
     await receipts?.stop();
     await telemetry?.stop();
@@ -471,7 +485,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   reloader.writePidFile();
   sighup.reloader = reloader;
 
-  const parts: RunningRelay = { log, config, sighup, healthMonitor, reloader, intake, front, admin, pubsub, quicIngress, pool, threadMemory, identityStake, receipts, bundles, telemetry, cluster, localnet };
+  const parts: RunningRelay = { log, config, sighup, healthMonitor, reloader, intake, front, admin, pubsub, quicIngress, pool, threadMemory, identityStake, receipts, leaderCounters, bundles, telemetry, cluster, localnet };
   // A dependency that failed for good (the localnet supervisor gave up): stop, exit 1, so a supervisor restarts us.
   let failedFor: string | null = null;
   const shutdown = (signal: string): Promise<void> => stopRelay(parts, signal, failedFor);

@@ -9,7 +9,7 @@ import { MAX_IDLE_TIMEOUT_SECONDS, MIN_IDLE_TIMEOUT_SECONDS, MIN_SLOW_CLIENT_TIM
 import { HEADER_VALUE_RE } from '../http/response.js';
 import { localnetSchema } from './localnet-schema.js';
 import { relayHostQuicFields } from './quic-ingress-schema.js';
-import { FANOUT_POLICIES } from './fanout-policy.js';
+import { FANOUT_POLICIES, PRODUCER_POLICIES } from './fanout-policy.js';
 import { CONGESTION_CONTROLS } from '../quic/constants.js';
 
 
@@ -222,6 +222,11 @@ export const configSchema = z
              * `leaders` (Yellowstone Jet SmartFanout).
              */
             fanout: z.enum(FANOUT_POLICIES).default('window-aware'),
+            /**
+             * A slot with several block producers (concurrent proposers; one per slot today): `all` sends to each of
+             * them, `first` to the slot's leader alone. Applies to the current slot and to every next leader's slot.
+             */
+            producers: z.enum(PRODUCER_POLICIES).default('all'),
             /** How many leaders after the current one get each transaction (when the policy includes them). */
             leaders: z.number().int().min(0).max(16).default(1),
             /** window-aware: the last N slots of a 4-slot leader window also go to the next leaders. */
@@ -466,6 +471,12 @@ export const configSchema = z
          * thread less; on a 2-core host at saturation the thread's CPU competes with the quic-egress thread's).
          */
         statusThread: z.boolean().default(true),
+        /**
+         * Per-leader counters (GET /v1/leaders, the status page; docs/leader-counters.md): the leaders of this many
+         * slots back from the current one (256 slots: ~100 s, 64 leader windows). Memory: one identity per slot; a
+         * report scans the receipts of the window.
+         */
+        leaderSlots: z.number().int().min(4).max(4_096).default(256),
       })
       .strict()
       .default({}),

@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { HealthReport } from '../health/health-monitor.js';
 import type { Logger } from '../log/logger.js';
 import type { Receipts } from '../receipts/receipts.js';
+import type { LeaderCounters } from '../receipts/leader-counters.js';
 import type { FrontMetrics } from '../metrics/front-metrics.js';
 import type { KeyUsage } from '../admission/key-usage.js';
 import type { UpstreamRpcClient } from '../rpc/upstream-client.js';
@@ -31,6 +32,8 @@ export interface FrontDeps {
   health(): HealthReport;
   /** Landing receipts (src/receipts/); null when receipts.enabled is false. */
   readonly receipts: Receipts | null;
+  /** Per-leader counters (GET /v1/leaders, src/receipts/leader-counters.ts); absent or null without receipts or leader data. */
+  readonly leaderCounters?: LeaderCounters | null;
   /** The uWS build serving HTTP (src/native/uws.ts), reported in GET /health?detail as `http`. */
   readonly httpRuntime?: HttpRuntimeInfo;
 }

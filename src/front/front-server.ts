@@ -12,6 +12,7 @@ import type { FrontDeps } from './front-deps.js';
 import { answerCorsPreflight, restErrorBody, RequestState, writeResponse, JSON_TYPE, TEXT_TYPE } from '../http/response.js';
 import type { Uws } from '../native/uws.js';
 import { receiptEndpoint } from './receipt-endpoint.js';
+import { leadersEndpoint } from './leaders-endpoint.js';
 import { jsonRpcEndpoint } from './json-rpc-endpoint.js';
 import { submitEndpoint, transactionsEndpoint } from './relay-endpoints.js';
 import { requestIdFor } from '../http/request-id.js';
@@ -89,8 +90,9 @@ export class FrontServer {
     app.post('/v1/transactions', transactionsEndpoint(this.deps));
     app.post('/v1/sendTransaction', jsonRpcEndpoint(this.deps, this.relayRpcMethods, 'relay', '/v1/sendTransaction'));
     app.get('/v1/transactions/:signature', receiptEndpoint(this.deps));
+    app.get('/v1/leaders', leadersEndpoint(this.deps));
     app.post('/v1/bundles', jsonRpcEndpoint(this.deps, this.bundleMethods, 'relay', '/v1/bundles', true));
-    commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles'), 404);
+    commonRoutes(app, this.deps, () => restErrorBody(Errors.NOT_FOUND, 'Not found: the relay host serves POST /v1/submit, /v1/transactions, /v1/sendTransaction, /v1/bundles, GET /v1/transactions/{signature}, /v1/leaders'), 404);
     return app;
   }
 

@@ -331,6 +331,16 @@ export class ReceiptTable {
     return this.v.sentAtMs[(seq & this.v.mask) * ROUTE_COUNT + route];
   }
 
+  /** Leaders (direct) or peers (static) the route wrote `seq` to (the per-leader counters' copies). */
+  targetsOf(seq: number, route: number): number {
+    return this.v.targets[(seq & this.v.mask) * ROUTE_COUNT + route];
+  }
+
+  /** Whether `seq` is younger than ttlMs (older receipts answer 404 and count nowhere). */
+  live(seq: number, nowMs: number): boolean {
+    return nowMs - this.acceptedAtMs[seq & this.v.mask] <= this.o.ttlMs;
+  }
+
   /** Whether `seq` still owns its entry. */
   current(seq: number): boolean {
     return this.v.seq[seq & this.v.mask] === seq;

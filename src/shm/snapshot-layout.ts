@@ -34,12 +34,16 @@
 //   48 u32 rowsBytes              ASCII rows text: every row's JSON, joined with ','
 //   52 u32 slotMsSamples          slot advances behind slotMs; 0 = nothing measured yet, slotMs is the fallback
 //                                 (was "reserved (0)": a writer that predates it reads as "not measured")
-//   56 u16 leaderIndex[rowCount]  then padding to 4 bytes
+//   56 u32 producersPerSlot       K >= 1: the block producers each slot may have (issue #44 item 5: several
+//                                 concurrent proposers are designed, not scheduled; every source gives K = 1 today)
+//   60 u32 reserved (0)
+//   64 u16 leaderIndex[rowCount * K]  row i's producers at i*K .. i*K+K-1, the first always set, the others
+//                                 NO_PRODUCER when the slot has fewer; then padding to 4 bytes
 //   .. u32 rowOffset[rowCount + 1]  char offset of row i in the rows text; rowOffset[rowCount] = rowsBytes + 1
 //   .. leaders JSON, then rows text
 
 export const SNAPSHOT_MAGIC = 0x534c5453; // 'SLTS'
-export const SNAPSHOT_LAYOUT_VERSION = 1;
+export const SNAPSHOT_LAYOUT_VERSION = 2; // 2: producersPerSlot, K leader indexes per row (issue #44)
 /** The row schema this build writes and serves (docs/get-leader-slots.md). */
 export const SNAPSHOT_SCHEMA_VERSION = 1;
 
@@ -61,10 +65,16 @@ export const HDR_LEADER_COUNT = 40;
 export const HDR_LEADERS_BYTES = 44;
 export const HDR_ROWS_BYTES = 48;
 export const HDR_SLOT_MS_SAMPLES = 52;
-export const HDR_BYTES = 56;
+export const HDR_PRODUCERS_PER_SLOT = 56;
+export const HDR_BYTES = 64;
+
+/** A row's producer entry beyond the slot's last producer. */
+export const NO_PRODUCER = 0xffff;
+/** Producers per slot a snapshot may carry (K): room for a few concurrent proposers. */
+export const MAX_PRODUCERS_PER_SLOT = 4;
 
 /** Leader indexes are u16: at most this many distinct leaders in one snapshot (a real horizon has a few hundred). */
-export const MAX_LEADERS = 0xffff;
+export const MAX_LEADERS = NO_PRODUCER;
 
 /** Default capacity of one data buffer: 4 MiB holds ~5,000 rows of ~700 bytes. */
 export const DEFAULT_SNAPSHOT_CAPACITY = 4 << 20;
@@ -73,12 +83,12 @@ export function leaderIndexOffset(): number {
   return HDR_BYTES;
 }
 
-export function rowOffsetsOffset(rowCount: number): number {
-  return (HDR_BYTES + rowCount * 2 + 3) & ~3;
+export function rowOffsetsOffset(rowCount: number, producersPerSlot = 1): number {
+  return (HDR_BYTES + rowCount * producersPerSlot * 2 + 3) & ~3;
 }
 
-export function sectionsOffset(rowCount: number): number {
-  return rowOffsetsOffset(rowCount) + (rowCount + 1) * 4;
+export function sectionsOffset(rowCount: number, producersPerSlot = 1): number {
+  return rowOffsetsOffset(rowCount, producersPerSlot) + (rowCount + 1) * 4;
 }
 
 export function bufferBase(index: number, capacity: number): number {

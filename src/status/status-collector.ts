@@ -7,6 +7,7 @@ import type { KeyTable, KeyRequestCounts } from '../admission/key-table.js';
 import type { LandingCounts } from '../receipts/receipt-metrics.js';
 import { SLOT_BUCKETS } from '../receipts/receipt-metrics.js';
 import type { ReceiptFailure } from '../receipts/receipt-table.js';
+import type { LeaderReport } from '../receipts/leader-counters.js';
 import { CONNECTION_STATES, EGRESS_OUTCOMES, QUIC_COUNTER, ROUTE_BY_ID, ROUTE_COUNT, egressCounterIndex } from '../shm/layout.js';
 import type { SnapshotReader } from '../telemetry/snapshot.js';
 import { nextLeaders } from './next-leaders.js';
@@ -37,6 +38,8 @@ export interface StatusSources {
     landingCounts(): LandingCounts;
     recentFailures(floor: number, scanMax: number, limit: number): { failures: ReceiptFailure[]; floor: number };
   } | null;
+  /** Per-leader counters, every key's (the operator's view); null or absent: none kept. */
+  readonly leaderCounters?: (() => LeaderReport) | null;
   /** The QUIC ingress's open connections and queue (null when it is off or not started yet). */
   readonly quicIngress: () => { readonly connections: number; readonly queueDepth: number; readonly held: number } | null;
   /** Routes this relay offers (ROUTE_IDS bits). */
@@ -185,6 +188,7 @@ export class StatusCollector {
       quic: { perThread: this.s.quicThreadConnections(), byState, queued: counters[QUIC_COUNTER.queued], ingress: this.s.quicIngress() },
       keys,
       failures: this.updateFailures(),
+      leaderCounters: this.s.leaderCounters?.() ?? null,
     };
   }
 

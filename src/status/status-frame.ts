@@ -2,6 +2,7 @@
 // rendered by the page's script in status-page-html.ts). Every figure comes from a counter the relay already keeps:
 // docs/status-page.md names the source of each.
 import type { HealthReport } from '../health/health-monitor.js';
+import type { LeaderReport } from '../receipts/leader-counters.js';
 
 export interface RouteFigures {
   readonly sent: number;
@@ -74,6 +75,8 @@ export interface StatusFrame {
   };
   readonly keys: readonly KeyRow[];
   readonly failures: readonly FailureRow[];
+  /** Per-leader counters of the last receipts.leaderSlots slots, every key's transactions (src/receipts/leader-counters.ts); null: no receipts or leader data. */
+  readonly leaderCounters: LeaderReport | null;
   /** Set by the event stream (admin-server.ts): what the previous frame cost the front thread, microseconds. */
   readonly lastTickUs?: number | null;
 }

@@ -136,6 +136,24 @@ const SCRIPT = `
       cell(tr, fmt(k.refused), p + 'refused', 'mute');
       cell(tr, fmt(k.rateLimited), p + 'rateLimited', 'mute');
     });
+    var lc = f.leaderCounters;
+    $('lcwindow').textContent = lc ? 'slots ' + lc.firstSlot + '-' + lc.lastSlot + (Object.keys(lc.unattributed).length ? ', no leader: ' + Object.keys(lc.unattributed).map(function (k) { return k + ' ' + lc.unattributed[k]; }).join(', ') : '') : 'off (needs receipts and leader data)';
+    fill($('leadercounters'), lc ? lc.leaders : [], function (tr, r, i) {
+      var p = 'leaderCounters.' + i + '.';
+      var runs = [];
+      r.slots.forEach(function (x) { var last = runs[runs.length - 1]; if (last && last[1] === x - 1) last[1] = x; else runs.push([x, x]); });
+      cell(tr, runs.map(function (u) { return u[0] === u[1] ? String(u[0]) : u[0] + '-' + u[1]; }).join(', ') || '-', p + 'slots', 'l');
+      cell(tr, r.identity === null ? 'unknown' : r.identity.slice(0, 6) + '..' + r.identity.slice(-4), p + 'identity', 'l mono').title = r.identity || '';
+      cell(tr, fmt(r.sent), p + 'sent');
+      cell(tr, fmt(r.copies), p + 'copies');
+      var dn = 0; Object.keys(r.dropped).forEach(function (k) { dn += r.dropped[k]; });
+      var d = cell(tr, fmt(dn), p + 'dropped');
+      d.title = Object.keys(r.dropped).map(function (k) { return k + ': ' + r.dropped[k]; }).concat(Object.keys(r.dropCauses).map(function (k) { return 'cause ' + k + ': ' + r.dropCauses[k]; })).join(', ');
+      cell(tr, r.waited.n === 0 ? '-' : r.waited.p50Ms.toFixed(1) + ' / ' + r.waited.maxMs.toFixed(1), p + 'waited');
+      cell(tr, fmt(r.landed), p + 'landed');
+      cell(tr, r.slotsToLand.p50 === null ? '-' : r.slotsToLand.p50 + ' / ' + r.slotsToLand.max, p + 'slotsToLand');
+      cell(tr, fmt(r.landedInSlots), p + 'landedInSlots', 'mute');
+    });
     $('failcount').textContent = String(f.failures.length);
     $('failcount').setAttribute('data-f', 'failures.count');
     fill($('failures'), f.failures, function (tr, x, i) {
@@ -166,6 +184,8 @@ const BODY = `
 <table><thead><tr><th>slots</th><th class="l">leader</th><th>stake</th><th class="l">paths (one-way, * first to arrive)</th><th class="l">route scores by region (* best)</th></tr></thead><tbody id="leaders"></tbody></table></section>
 <section><h2>Keys, last minute (then since start)</h2>
 <table><thead><tr><th>name</th><th>requests</th><th>refused</th><th>rate limited</th><th>requests</th><th>refused</th><th>rate limited</th></tr></thead><tbody id="keys"></tbody></table></section>
+<section class="wide"><h2>Per leader, direct route (<span id="lcwindow">-</span>)</h2>
+<table><thead><tr><th>slots</th><th class="l">leader</th><th>sent</th><th>copies</th><th>dropped</th><th>wait before write ms p50 / max</th><th>landed</th><th>slots to land p50 / max</th><th>landed in its slots</th></tr></thead><tbody id="leadercounters"></tbody></table></section>
 <section class="wide"><h2>Last failures (<span id="failcount">0</span>)</h2>
 <table><thead><tr><th>accepted (UTC)</th><th class="l">trace id</th><th class="l">key</th><th class="l">what happened</th><th class="l">signature</th></tr></thead><tbody id="failures"></tbody></table></section>
 </main>

@@ -17,6 +17,11 @@ export interface LeaderSource {
   currentSlot(): number;
   /** Leader of `slot`, or undefined when the slot is outside the known schedule. */
   leaderAt(slot: number): LeaderInfo | undefined;
+  /**
+   * Every block producer of `slot`, the leader first (issue #44 item 5: several concurrent proposers are designed, not
+   * scheduled; every source answers one today). Absent = [leaderAt(slot)].
+   */
+  producersAt?(slot: number): readonly LeaderInfo[] | undefined;
   /** Milliseconds since the data behind the answers was produced (for fail-closed decisions). */
   ageMs(): number;
 }

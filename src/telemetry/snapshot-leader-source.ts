@@ -5,7 +5,7 @@
 //   const source = new SnapshotLeaderSource(snapshotSab, { maxAgeMs: config.telemetry.maxSnapshotAgeMs });
 //   const l = source.leaderAt(source.currentSlot() + 1);   // undefined: unknown slot, stale or missing snapshot
 import type { LeaderInfo, LeaderSource } from './leader-source.js';
-import { SnapshotReader, type SnapshotView } from './snapshot.js';
+import { SnapshotReader, producersOfRow, type SnapshotView } from './snapshot.js';
 import { slotMsOf } from './slot-ms.js';
 
 export interface SnapshotLeaderSourceOptions {
@@ -53,6 +53,16 @@ export class SnapshotLeaderSource implements LeaderSource {
     const i = slot - v.firstSlot;
     if (!(i >= 0 && i < v.rowCount)) return undefined;
     return v.leaders[v.leaderIndex[i]];
+  }
+
+  /** Every producer of `slot` (the leader first); one per slot unless the snapshot carries more (producersPerSlot). */
+  producersAt(slot: number): readonly LeaderInfo[] | undefined {
+    const v = this.view();
+    if (v === null) return undefined;
+    const i = slot - v.firstSlot;
+    if (!(i >= 0 && i < v.rowCount)) return undefined;
+    if (v.producersPerSlot === 1) return [v.leaders[v.leaderIndex[i]]];
+    return producersOfRow(v, i).map((li) => v.leaders[li]);
   }
 
   ageMs(): number {

@@ -14,6 +14,7 @@ import {
   HDR_GENERATED_AT,
   HDR_LEADER_COUNT,
   HDR_LEADERS_BYTES,
+  HDR_PRODUCERS_PER_SLOT,
   HDR_ROW_COUNT,
   HDR_ROWS_BYTES,
   HDR_SCHEMA_VERSION,
@@ -21,6 +22,8 @@ import {
   HDR_SLOT_MS_SAMPLES,
   HDR_SNAPSHOT_SLOT,
   MAX_LEADERS,
+  MAX_PRODUCERS_PER_SLOT,
+  NO_PRODUCER,
   SNAP_CTL_LEN,
   SNAP_CTL_PUBLISHED,
   SNAP_CTL_SEQ,
@@ -43,8 +46,13 @@ export interface SnapshotContent {
   /** Slot advances behind slotMs (0: not measured yet). Default 0. */
   readonly slotMsSamples?: number;
   readonly leaders: readonly LeaderInfo[];
-  /** Index into `leaders` per row (same length as rows). */
+  /**
+   * Index into `leaders` per row and producer: rows.length * producersPerSlot entries, row i's at i*K .. i*K+K-1,
+   * the first always a leader, the rest NO_PRODUCER when the slot has fewer producers.
+   */
   readonly leaderIndex: ArrayLike<number>;
+  /** K, the producers each slot may have (default 1: one leader per slot, every source today). */
+  readonly producersPerSlot?: number;
   readonly rows: readonly string[];
 }
 
@@ -65,7 +73,12 @@ export interface SnapshotView {
   /** Slot advances behind slotMs; 0 = not measured. */
   readonly slotMsSamples: number;
   readonly leaders: readonly LeaderInfo[];
+  /** The first producer (the leader) of each row: index into `leaders`. */
   readonly leaderIndex: Uint16Array;
+  /** K: the producers a row may have (1 today). */
+  readonly producersPerSlot: number;
+  /** Every producer of each row, K per row (row i at i*K..): index into `leaders`, NO_PRODUCER past the last one. */
+  readonly producerIndex: Uint16Array;
   /** Every row's JSON joined with ','; rows i..j-1 are rowsText.slice(rowOffsets[i], rowOffsets[j] - 1). */
   readonly rowsText: string;
   readonly rowOffsets: Uint32Array;
@@ -90,7 +103,9 @@ export class SnapshotWriter {
   /** Publish one generation; returns its number. Throws (publishing nothing) if the content does not fit. */
   publish(c: SnapshotContent): number {
     const rowCount = c.rows.length;
-    if (c.leaderIndex.length !== rowCount) throw new Error('leaderIndex and rows differ in length');
+    const k = c.producersPerSlot ?? 1;
+    if (!Number.isInteger(k) || k < 1 || k > MAX_PRODUCERS_PER_SLOT) throw new Error(`producersPerSlot must be 1..${MAX_PRODUCERS_PER_SLOT}, got ${k}`);
+    if (c.leaderIndex.length !== rowCount * k) throw new Error('leaderIndex must hold producersPerSlot entries per row');
     if (c.leaders.length > MAX_LEADERS) throw new Error(`too many leaders in one snapshot (${c.leaders.length})`);
     const leadersJson = JSON.stringify(c.leaders.map((l) => [l.identity, l.tpuQuic, l.stake]));
     const rowsText = c.rows.join(',');
@@ -98,7 +113,7 @@ export class SnapshotWriter {
     if (Buffer.byteLength(rowsText, 'utf8') !== rowsText.length) {
       throw new Error('row text must be ASCII (escape other characters as \\uXXXX)');
     }
-    const sections = sectionsOffset(rowCount);
+    const sections = sectionsOffset(rowCount, k);
     const total = sections + leadersBytes + rowsText.length;
     if (total > this.capacity) throw new Error(`snapshot of ${total} bytes exceeds the buffer capacity ${this.capacity}`);
 
@@ -118,9 +133,10 @@ export class SnapshotWriter {
     dv.setUint32(HDR_LEADERS_BYTES, leadersBytes, true);
     dv.setUint32(HDR_ROWS_BYTES, rowsText.length, true);
     dv.setUint32(HDR_SLOT_MS_SAMPLES, c.slotMsSamples ?? 0, true);
-    const idx = new Uint16Array(this.sab, base + leaderIndexOffset(), rowCount);
-    for (let i = 0; i < rowCount; i++) idx[i] = c.leaderIndex[i];
-    const offs = new Uint32Array(this.sab, base + rowOffsetsOffset(rowCount), rowCount + 1);
+    dv.setUint32(HDR_PRODUCERS_PER_SLOT, k, true);
+    const idx = new Uint16Array(this.sab, base + leaderIndexOffset(), rowCount * k);
+    for (let i = 0; i < rowCount * k; i++) idx[i] = c.leaderIndex[i];
+    const offs = new Uint32Array(this.sab, base + rowOffsetsOffset(rowCount, k), rowCount + 1);
     let at = 0;
     for (let i = 0; i < rowCount; i++) {
       offs[i] = at;
@@ -235,7 +251,9 @@ interface LeadersCache {
 /** Where the leader table ends, from a buffer's header (0 when the header is not whole yet: the copy is retried). */
 function leadersEnd(hdr: DataView): number {
   const rowCount = hdr.getUint32(HDR_ROW_COUNT, true);
-  return sectionsOffset(rowCount) + hdr.getUint32(HDR_LEADERS_BYTES, true);
+  const k = hdr.getUint32(HDR_PRODUCERS_PER_SLOT, true);
+  if (k < 1 || k > MAX_PRODUCERS_PER_SLOT) return 0;
+  return sectionsOffset(rowCount, k) + hdr.getUint32(HDR_LEADERS_BYTES, true);
 }
 
 /** Decode a private copy of one buffer's payload. */
@@ -261,20 +279,29 @@ function decode(copy: Uint8Array, generation: number, rows: boolean, reader: Sna
       lastSlot: firstSlot - 1,
       leaders: [],
       leaderIndex: new Uint16Array(0),
+      producersPerSlot: 1,
+      producerIndex: new Uint16Array(0),
       rowsText: '',
       rowOffsets: new Uint32Array(1),
     });
   }
   const leadersBytes = dv.getUint32(HDR_LEADERS_BYTES, true);
   const rowsBytes = dv.getUint32(HDR_ROWS_BYTES, true);
-  const leaderIndex = new Uint16Array(rowCount);
-  for (let i = 0; i < rowCount; i++) leaderIndex[i] = dv.getUint16(leaderIndexOffset() + i * 2, true);
+  const k = Math.min(MAX_PRODUCERS_PER_SLOT, Math.max(1, dv.getUint32(HDR_PRODUCERS_PER_SLOT, true)));
+  const producerIndex = new Uint16Array(rowCount * k);
+  for (let i = 0; i < rowCount * k; i++) producerIndex[i] = dv.getUint16(leaderIndexOffset() + i * 2, true);
+  // The leaders' own array when K = 1 (every source today): nothing more to copy.
+  let leaderIndex = producerIndex;
+  if (k > 1) {
+    leaderIndex = new Uint16Array(rowCount);
+    for (let i = 0; i < rowCount; i++) leaderIndex[i] = producerIndex[i * k];
+  }
   const rowOffsets = new Uint32Array(rowCount + 1);
   if (rows) {
-    const oo = rowOffsetsOffset(rowCount);
+    const oo = rowOffsetsOffset(rowCount, k);
     for (let i = 0; i <= rowCount; i++) rowOffsets[i] = dv.getUint32(oo + i * 4, true);
   }
-  const sections = sectionsOffset(rowCount);
+  const sections = sectionsOffset(rowCount, k);
   const buf = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength);
   const leaders = reader.leadersOf(buf.subarray(sections, sections + leadersBytes));
   const rowsText = rows ? buf.toString('latin1', sections + leadersBytes, sections + leadersBytes + rowsBytes) : '';
@@ -285,9 +312,23 @@ function decode(copy: Uint8Array, generation: number, rows: boolean, reader: Sna
     lastSlot: firstSlot + rowCount - 1,
     leaders,
     leaderIndex,
+    producersPerSlot: k,
+    producerIndex,
     rowsText,
     rowOffsets,
   });
+}
+
+/** Every producer of row `i` (the leader first), as indexes into `view.leaders`. Cold or once per slot. */
+export function producersOfRow(view: SnapshotView, i: number): number[] {
+  const k = view.producersPerSlot;
+  const out: number[] = [];
+  for (let j = 0; j < k; j++) {
+    const li = view.producerIndex[i * k + j];
+    if (li === NO_PRODUCER) break;
+    out.push(li);
+  }
+  return out;
 }
 
 /** Rows [i, i + n) of a view as one JSON fragment "row,row,..." (a V8 sliced string: no copy). */

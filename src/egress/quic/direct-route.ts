@@ -65,6 +65,7 @@ export class DirectRoute implements EgressRoute {
   ) {
     this.scheduler = new Scheduler(source, {
       fanout: opts.fanout,
+      producers: opts.producers,
       leaders: opts.leaders,
       windowTailSlots: opts.windowTailSlots,
       lookahead: opts.lookahead,

@@ -8,16 +8,20 @@
 // a superset of every target in those slots, so no handshake lands on a transaction's path.
 // Adaptive routing (docs/adaptive-routing.md): a slot whose leader parks the relay gets `extra` more next leaders from
 // the front's widen table (src/shm/widen-layout.ts), in every slot of it (window-aware's tail rule does not apply).
+// Several producers per slot (issue #44 item 5; one per slot from every source today): `producers: all` sends to each
+// producer of a chosen slot, `first` to its leader alone; the pre-warm set holds whatever the targets may hold.
 // Leaders with no advertised tpuQuic are skipped (counted); stale or missing leader data gives no target at all
 // (the route answers dropped:no_leader: fail closed rather than guess).
 import { NUM_CONSECUTIVE_LEADER_SLOTS, type LeaderInfo, type LeaderSource } from '../../telemetry/leader-source.js';
 
-import type { FanoutPolicy } from '../../config/fanout-policy.js';
+import type { FanoutPolicy, ProducerPolicy } from '../../config/fanout-policy.js';
 
-export type { FanoutPolicy };
+export type { FanoutPolicy, ProducerPolicy };
 
 export interface SchedulerOptions {
   readonly fanout: FanoutPolicy;
+  /** A slot with several producers: all of them, or its leader alone. Default all. */
+  readonly producers?: ProducerPolicy;
   /** Leaders after the current one that get a transaction (when the policy includes them). */
   readonly leaders: number;
   /** window-aware: how many final slots of the current leader's run also go to the next leaders. */
@@ -91,7 +95,7 @@ export class Scheduler {
     const window = slot - (slot % NUM_CONSECUTIVE_LEADER_SLOTS);
     if (window === this.warmWindow) return null;
     const out = new Map<string, Target>();
-    for (let k = 0; k <= this.o.lookahead; k++) this.add(out, this.source.leaderAt(window + k * NUM_CONSECUTIVE_LEADER_SLOTS));
+    for (let k = 0; k <= this.o.lookahead; k++) this.addSlot(out, window + k * NUM_CONSECUTIVE_LEADER_SLOTS, this.source.leaderAt(window + k * NUM_CONSECUTIVE_LEADER_SLOTS));
     // Also whatever the fanout policy can pick in this window (next-leaders may reach further than lookahead).
     for (const t of this.compute(window + NUM_CONSECUTIVE_LEADER_SLOTS - 1)) out.set(t.target, t);
     if (out.size === 0) return null; // schedule not known yet: try again next time
@@ -105,7 +109,7 @@ export class Scheduler {
     const cur = this.source.leaderAt(slot);
     if (cur === undefined) return NONE;
     const out = new Map<string, Target>();
-    this.add(out, cur);
+    this.addSlot(out, slot, cur);
     const widened = this.o.widen === undefined ? 0 : this.o.widen.extraFor(slot);
     let extra = this.o.leaders + widened;
     if (extra > 0 && widened === 0 && this.o.fanout === 'window-aware') {
@@ -122,7 +126,7 @@ export class Scheduler {
         if (l === undefined) break;
         if (l.identity === last || l.identity === cur.identity) continue;
         last = l.identity;
-        if (this.add(out, l)) extra--;
+        if (this.addSlot(out, s, l)) extra--;
       }
     }
     return out.size === 0 ? NONE : Object.freeze([...out.values()]);
@@ -137,6 +141,16 @@ export class Scheduler {
       if (l.identity !== identity) return s;
     }
     return -1;
+  }
+
+  /** The producers of `slot` the policy sends to (`leader` is leaderAt(slot), already read); true if any was added. */
+  private addSlot(out: Map<string, Target>, slot: number, leader: LeaderInfo | undefined): boolean {
+    if (leader === undefined) return false;
+    const producers = this.o.producers !== 'first' ? this.source.producersAt?.(slot) : undefined;
+    if (producers === undefined || producers.length <= 1) return this.add(out, leader);
+    let added = false;
+    for (const p of producers) if (this.add(out, p)) added = true;
+    return added;
   }
 
   private add(out: Map<string, Target>, l: LeaderInfo | undefined): boolean {
