@@ -8,7 +8,9 @@
 //                      "subscription":n}}: createdBank (with parent) when a slot's block starts, frozen (with stats)
 //                      when it ends, optimisticConfirmation and root as the commitments reach it. Under Alpenglow a
 //                      certificate gives both at once (confirmed = finalized), ~finalityDelayMs after the block; a
-//                      skipped slot has no bank: no slot notification, no createdBank/frozen (Agave sends none either).
+//                      skipped slot has no bank: no slot notification, no createdBank/frozen, and `dead` (with an
+//                      `err`) when the next slot starts, as the Geyser feed's SLOT_DEAD (src/localnet/grpc/slot-feed.ts):
+//                      how a subscriber learns the skip without waiting for the next block's parent.
 //   signatureSubscribe {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},
 //                      "subscription":n}} (or value "receivedSignature" first, with enableReceivedNotification). Fires
 //                      once, when the transaction reaches the commitment (default finalized), and is then removed.
@@ -286,6 +288,10 @@ export class PubSub {
    */
   onSlot(slot: number): void {
     const cons = this.ctx.consensus;
+    // The slot that just ended was skipped (Alpenglow's skip certificate): `dead`, before the next block's notifications.
+    if (slot > 0 && cons.isSkipped(slot - 1) && this.slotsUpdatesSubs.size > 0) {
+      this.slotsUpdate(`{"type":"dead","slot":${slot - 1},"timestamp":${Date.now()},"err":"skipped: its leader missed the slot"}`);
+    }
     if (!cons.isSkipped(slot)) {
       const parent = this.block.slot;
       const root = cons.finalizedSlot();
