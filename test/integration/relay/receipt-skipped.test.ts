@@ -3,7 +3,9 @@
 // transaction sent by the direct route while the down validator leads is told `skipped` with the slot its direct
 // route aimed at (the receipt's routes.direct.leaderSlot), read through the client library's receipt stream and in
 // GET /v1/transactions/<sig> (`targetSkipped`); a rebroadcast to the next leader lands it afterwards (processed and
-// finalized after skipped); one aimed at a slot that had a block is never told skipped; /metrics counts both.
+// finalized after skipped); one aimed at a slot that had a block is never told skipped; /metrics counts both; and
+// `slotrelay send --wait processed` prints the skipped state with its slot.
+import { spawn } from 'node:child_process';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { RelayClient, type ReceiptUpdate } from 'slotrelay/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,15 +105,28 @@ describe('a skipped target slot', () => {
     for (let k = 2; k < leaders.length; k++) if (leaders[k] !== down && leaders[k - 1] !== down && leaders[k + 1] !== down) (up = ref.slot + k), (k = leaders.length);
     expect(first, `a window of ${down} in ${leaders.join(',')}`).toBeGreaterThan(0);
     expect(up).toBeGreaterThan(0);
+    // The CLI is started now and handed its transaction on stdin when the third slot of the window starts.
+    const cli = spawn(process.execPath, ['dist/src/cli.js', 'send', '-', '--routes', 'direct', '--wait', 'processed', '--relay', relay.relayUrl, '--rpc', relay.rpcUrl], {
+      env: { ...process.env, SLOTRELAY_KEY: TEST_KEY },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    let cliOut = '';
+    cli.stdout.on('data', (d: Buffer) => (cliOut += d.toString()));
+    const cliDone = new Promise<number | null>((resolve) => cli.once('close', resolve));
     const plan = [
-      { at: startOf(first) + 60, slot: first },
-      { at: startOf(first + 1) + 60, slot: first + 1 },
-      { at: startOf(up) + 60, slot: up },
+      { at: startOf(first) + 60, by: 'client' },
+      { at: startOf(first + 1) + 60, by: 'client' },
+      { at: startOf(first + 2) + 60, by: 'cli' },
+      { at: startOf(up) + 60, by: 'client' },
     ].sort((a, b) => a.at - b.at);
     const sigs: string[] = [];
+    let cliTx = '';
     for (let i = 0; i < plan.length; i++) {
       await new Promise((r) => setTimeout(r, Math.max(0, plan[i].at - Date.now())));
-      sigs.push((await client.submit(tx(i), { routes: ['direct'], maxRetries: 20 })).signature);
+      if (plan[i].by === 'cli') {
+        cliTx = tx(i);
+        cli.stdin.end(cliTx);
+      } else sigs.push((await client.submit(tx(i), { routes: ['direct'], maxRetries: 20 })).signature);
     }
 
     // Which slot each one's direct route aimed at, as the relay recorded it (its own view of the cluster's clock).
@@ -148,6 +163,20 @@ describe('a skipped target slot', () => {
       expect(eventsOf(sig).some((u) => u.event === 'skipped')).toBe(false);
       expect((await receiptOf(sig)).targetSkipped).toBeNull();
     }
+
+    // The CLI: its answer, then one line per state up to processed; the skipped one names the slot.
+    expect(await cliDone).toBe(0);
+    const lines = cliOut.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const cliSig = String(lines[0].signature);
+    const cliAimed = (await receiptOf(cliSig)).routes.direct.leaderSlot!;
+    const cliLeader = ((await rpc(lnUrl, 'getSlotLeaders', [cliAimed, 1])) as string[])[0];
+    const cliEvents = lines.slice(1).map((l) => l.event);
+    expect(cliEvents.at(-1)).toBe('processed');
+    if (cliLeader === down) {
+      const skippedLine = lines.find((l) => l.event === 'skipped' || (l.event === 'current' && l.skippedSlot !== undefined));
+      expect(skippedLine, cliOut).toMatchObject({ signature: cliSig, skippedSlot: cliAimed, status: 'pending' });
+      expect(lines.indexOf(skippedLine!)).toBeLessThan(lines.length - 1);
+    } else expect(lines.some((l) => l.skippedSlot !== undefined)).toBe(false);
 
     expect(await metric('slotrelay_receipts_skipped_slots_total{', 'source="pubsub"')).toBeGreaterThan(0);
     expect(await metric('slotrelay_receipts_target_skipped_total')).toBeGreaterThanOrEqual(skippedOnes.length);
