@@ -6,11 +6,11 @@
 // Bounded: MAX_PUSH_WATCHED signatures (two subscriptions each); beyond it the poll follows them. While the socket is
 // down the tracker polls getSignatureStatuses for everything (`up` false); the switch either way is counted and logged
 // once; reconnects back off from RECONNECT_MIN_MS to RECONNECT_MAX_MS and resubscribe every watched signature.
-// Skipped slots (issue #43, docs/receipts.md "Skipped target slots"): with a `slots` hook the same socket also holds
+// Skipped slots (issue #43, docs/receipts.md "Skipped target slots"): with a `slots` hook (given unless a Geyser stream
+// tells skips: upstream.grpc) the same socket also holds
 // slotSubscribe (each block's slot and parent: a parent further back than slot-1 means the slots between were skipped)
 // and slotsUpdatesSubscribe (createdBank with its parent, and `dead`), whichever the node serves (a refusal is left
-// alone); both are renewed on every reconnect. While the socket is down no skip is learnt from it (the poll cannot
-// tell skips; a Geyser stream still can).
+// alone); both are renewed on every reconnect. While the socket is down no skip is learnt (the poll cannot tell skips).
 import WebSocket from 'ws';
 import type { Logger } from '../log/logger.js';
 import { urlForLog } from '../log/url-for-log.js';

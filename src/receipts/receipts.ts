@@ -76,7 +76,10 @@ export class Receipts implements ReceiptSink {
       const skipped = this.skipped!;
       // With a Geyser stream (upstream.grpc) the stream tells processed (at execution); the push tells finalized.
       const commitments = config.upstream.grpc === undefined ? (['processed', 'finalized'] as const) : (['finalized'] as const);
-      const slots = { bank: (slot: number, parent: number | null) => skipped.bank(slot, parent, 'pubsub'), dead: (slot: number) => skipped.dead(slot, 'pubsub') };
+      // Skips likewise: from the Geyser stream's SLOT_DEAD with upstream.grpc (onSlotDead), else from this socket's slot
+      // subscriptions (docs/receipts.md "Skipped target slots").
+      const slots =
+        config.upstream.grpc === undefined ? { bank: (slot: number, parent: number | null) => skipped.bank(slot, parent, 'pubsub'), dead: (slot: number) => skipped.dead(slot, 'pubsub') } : null;
       tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, commitments, slots));
     }
   }
