@@ -5,7 +5,7 @@
 // GET /v1/transactions/<sig> (`targetSkipped`); a rebroadcast to the next leader lands it afterwards (processed and
 // finalized after skipped); one aimed at a slot that had a block is never told skipped; /metrics counts both; and
 // `slotrelay send --wait processed` prints the skipped state with its slot. Twice: skips learnt from the upstream's
-// PubSub (the landing push's socket), and from the Geyser stream alone (localnet.grpcPort, receipts.push off).
+// PubSub (the landing push's socket), and with a Geyser stream (localnet.grpcPort: upstream.grpc) from it alone.
 import { spawn } from 'node:child_process';
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { RelayClient, type ReceiptUpdate } from 'slotrelay/client';
@@ -65,10 +65,10 @@ describe('a skipped target slot, learnt from the upstream PubSub (slot gaps, slo
   it('skipped (with the slot) before processed and finalized, in the stream, on the receipt and from the CLI; a slot with a block: never', () => scenario('pubsub'), 60_000);
 });
 
-describe('a skipped target slot, learnt from the Geyser stream (SLOT_DEAD; the push off)', () => {
+describe('a skipped target slot, learnt from the Geyser stream (SLOT_DEAD; upstream.grpc, the push on for landings)', () => {
   beforeAll(async () => {
     ensureClientBuilt();
-    relay = await startSkipRelay({ localnet: { grpcPort: 0 }, receipts: { push: false } });
+    relay = await startSkipRelay({ localnet: { grpcPort: 0 } });
   }, 120_000);
   afterAll(async () => {
     await relay?.stop('SIGTERM');
