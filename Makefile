@@ -137,7 +137,8 @@ bench-client-local: build
 	$(NODE) dist/bench/client/quic-local.bench.js --json bench/results/client-quic-local.json
 
 # Landing benchmark (issue #13, docs/landing.md): real transfers at 100 tx/s for 60 s per route set (direct
-# window-aware, direct next-leaders, rpc, direct+rpc) through relays on the embedded localnet, with 400 ms slots,
+# window-aware, direct next-leaders, rpc, direct+rpc; interleaved in the same slots since issue #44, so 400 tx/s in
+# all) through relays on the embedded localnet, with 400 ms slots,
 # 200 ms slots, and 400 ms slots with a lossy leader (20% packet loss on the largest-stake validator's TPU, 10% of
 # the transactions it reads dropped); ~15 min; writes bench/results/landing.json and landing.html.
 # LANDING_ARGS="--rpc URL --relay URL --keypair FILE --key KEY" points it at another cluster and relay.
@@ -170,8 +171,10 @@ bench-landing: build
 # blocks larger than the leader's stream capacity), the relay unstaked then staked, and the relay's own load alone
 # (flow-control); direct, direct+rpc, direct+jito and adaptive (routing.adaptive on); the relays never rebroadcast
 # (--relay-retries 0: one copy per route), while the RPC node and the block engine resend on their own as on mainnet;
-# a 5 s uncounted warm-up per set; ~10 min; writes bench/results/landing-congestion.json and .html.
-CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 100 --duration 20 --tail 10 --warmup 5 --relay-retries 0 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
+# the four sets interleaved in the same slots (issue #44: 25 tx/s each, 100 tx/s in all as one set alone sent before,
+# 2,000 transfers per set over 80 s), after one uncounted 5 s warm-up; ~10 min; writes
+# bench/results/landing-congestion.json and .html.
+CONGESTION_ARGS ?= --sets direct,direct+rpc,direct+jito,adaptive --rate 25 --duration 80 --tail 10 --warmup 5 --relay-retries 0 --scenario hot-leader --scenario unstaked-vs-staked --scenario hot-window --scenario flow-control
 bench-landing-congestion: build
 	$(NODE) dist/src/cli.js bench landing $(CONGESTION_ARGS) --out bench/results/landing-congestion
 

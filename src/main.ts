@@ -65,6 +65,8 @@ import { SighupReload } from './reload/sighup.js';
 import { AdminServer } from './status/admin-server.js';
 import { AdaptiveRouting } from './receipts/adaptive-routing.js';
 import { createWidenBuffer } from './shm/widen-layout.js';
+import { createSojournBuffer, SojournBoard } from './shm/sojourn-layout.js';
+import { renderAdmissionDelay } from './metrics/admission-delay-metrics.js';
 import { StatusCollector } from './status/status-collector.js';
 
 export interface RunOptions {
@@ -264,10 +266,15 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.
   const adaptiveOn = config.routing.adaptive.enabled && receipts !== null && telemetry !== null && plan.direct;
   const widen = adaptiveOn ? createWidenBuffer() : undefined;
+  // Admission by delay (docs/relay-api.md): one row per ring consumer, the worker rings then the QUIC ring (index =
+  // config.rings.workers, as the counter regions).
+  const sojourn = createSojournBuffer(config.rings.workers + 1);
+  const sojournBoard = new SojournBoard(sojourn);
   const pool = new EgressPool({
     config,
     rings,
     widen,
+    sojourn,
     log,
     snapshot: telemetry?.snapshot,
     measurementPort: telemetry ? () => telemetry.measurementPort() : undefined,
@@ -304,7 +311,12 @@ export async function runRelay(opts: RunOptions): Promise<void> {
         })
       : null;
   adaptive?.start();
-  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive);
+  const sojournReader = {
+    words: sojournBoard.words,
+    workerOver: Int32Array.from(producers, (_, i) => sojournBoard.overIndex(i)),
+    quicOver: quicRing === null ? -1 : sojournBoard.overIndex(config.rings.workers),
+  };
+  const intake = new Intake(producers, config.transactions.maxTransactionBytes, addedRoutes, receipts, quicRing, keyUsage, adaptive, sojournReader);
   receipts?.start();
   const upstream = config.upstream.rpcUrl ? new UpstreamRpcClient(config.upstream.rpcUrl, config.upstream.preflightTimeoutMs) : null;
   // The front thread's readers of the telemetry snapshot.
@@ -367,6 +379,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
       deps.metrics.render(tb);
       renderHttpRuntime(tb, httpRuntime);
       pool.renderMetrics(tb);
+      renderAdmissionDelay(tb, intake, sojournBoard, pool.ringLabels());
       renderSlotTime(tb, slotSnapshot);
       renderSlotSource(tb, slotSource);
       renderHealth(tb, deps.health());
@@ -405,7 +418,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
     listeners = await front.start();
     // In the one QUIC thread (src/config/route-plan.ts), next to the egress connections and the probe.
     const host = plan.ingress && pool.quicRing !== null ? (t: object, tl: import('node:worker_threads').MessagePort[]) => pool.hostInQuicThread('quic-ingress', t, tl) : undefined;
-    const local = budgets !== null && host !== undefined ? { budgets, quicMask: plan.quicRing } : undefined;
+    const local = budgets !== null && host !== undefined ? { budgets, quicMask: plan.quicRing, sojourn, sojournWriter: config.rings.workers } : undefined;
     quicIngress = await QuicIngressService.start({ config, configFile, keys, intake, availableRouteMask, addedRouteMasks: addedRoutes, log, keyUsage, host, receipts, local });
     if (quicIngress !== null) listeners.push({ name: 'quic', host: quicIngress.address.host, port: quicIngress.address.port });
     // The status page (docs/status-page.md): its own uWS App in this thread. Like every listener, one that cannot

@@ -21,6 +21,8 @@ export interface Stamps {
   readonly sentNs: Float64Array;
   /** Per transaction index: ns since BASE_NS at the answer (NaN: none or no answer for this ingress). */
   readonly answerNs: Float64Array;
+  /** Per transaction index: 1 when its answer was a refusal (HTTP status != 200 or an error body, QUIC refusal). */
+  readonly refused: Uint8Array;
 }
 
 export interface CellRun {
@@ -83,8 +85,10 @@ export async function runHttp(socks: readonly net.Socket[], req: (i: number) => 
         if (b.length < h + 4 + len) break;
         const i = current[c];
         st.answerNs[i] = nowNs();
-        if (!head.startsWith('HTTP/1.1 200')) refused++;
-        else if (b.subarray(h + 4, h + 4 + len).includes('"error"')) refused++;
+        if (!head.startsWith('HTTP/1.1 200') || b.subarray(h + 4, h + 4 + len).includes('"error"')) {
+          refused++;
+          st.refused[i] = 1;
+        }
         b = b.subarray(h + 4 + len);
         current[c] = -1;
         done++;
@@ -143,8 +147,14 @@ export async function runQuic(kind: 'uni' | 'bidi', clients: readonly IngressCli
         }
         if (kind === 'bidi') {
           st.answerNs[i] = t;
-          if (r.kind !== 'answer' || r.answer.accepted !== true) refused++;
-        } else if (r.kind !== 'written') refused++;
+          if (r.kind !== 'answer' || r.answer.accepted !== true) {
+            refused++;
+            st.refused[i] = 1;
+          }
+        } else if (r.kind !== 'written') {
+          refused++;
+          st.refused[i] = 1;
+        }
         if (++settled === count) finished();
       });
       return true;

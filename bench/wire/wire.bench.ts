@@ -157,6 +157,8 @@ async function directOutcomes(url: string | undefined): Promise<Record<string, n
   const text = await (await fetch(`${url}/metrics`)).text();
   const o: Record<string, number> = {};
   for (const m of text.matchAll(/^slotrelay_egress_outcomes_total\{route="direct",outcome="([^"]+)"\} (\d+)/gm)) o[m[1]] = Number(m[2]);
+  // What the relay refused that a uni client cannot see (a uni stream has no answer): the QUIC ingress's refusals.
+  for (const m of text.matchAll(/^slotrelay_quic_ingress_streams_total\{outcome="(refused|overloaded)"\} (\d+)/gm)) o[`ingress:${m[1]}`] = Number(m[2]);
   return o;
 }
 
@@ -186,6 +188,8 @@ interface Cell {
   readonly mainCpuUsPerTx: number;
   readonly wire: hdr.Histogram | null;
   readonly answer: hdr.Histogram | null;
+  /** Answers that refused the transaction (503 / -32005 / a QUIC refusal): how fast a refusal comes back. */
+  readonly refusalAnswer: hdr.Histogram | null;
 }
 
 const PCTS = [50, 90, 99, 99.9] as const;
@@ -268,7 +272,7 @@ async function main(): Promise<void> {
       const port = await new Promise<number>((resolve) => createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('ready ') && resolve(Number(l.slice(6)))));
       endpoints['floor-b'] = { pid: child.pid!, http: { jsonrpc: port, tx: port }, quic: [], connectQuic: null };
     }
-    const st: Stamps = { sentNs: new Float64Array(MAX_TX).fill(NaN), answerNs: new Float64Array(MAX_TX).fill(NaN) };
+    const st: Stamps = { sentNs: new Float64Array(MAX_TX).fill(NaN), answerNs: new Float64Array(MAX_TX).fill(NaN), refused: new Uint8Array(MAX_TX) };
     const seen = new Uint8Array(MAX_TX);
     let nextIndex = 0;
     let arrivalCursor = 0;
@@ -342,11 +346,13 @@ async function main(): Promise<void> {
       }
       const outcomes1 = await directOutcomes(ep.metricsUrl);
       const outcomes = Object.fromEntries(Object.entries(outcomes1).map(([k, v]) => [k, v - (outcomes0[k] ?? 0)] as const).filter(([, v]) => v > 0));
+      // Answers of accepted transactions and of refusals apart (admission by delay: a refusal must come back at once).
       const answer = newHist();
+      const refusalAnswer = newHist();
       for (let i = first; i < first + run.sent; i++) {
         const a = st.answerNs[i];
         const s = st.sentNs[i];
-        if (!Number.isNaN(a) && !Number.isNaN(s)) answer.recordValue(Math.max(1, Math.round((a - s) / 1000)));
+        if (!Number.isNaN(a) && !Number.isNaN(s)) (st.refused[i] === 1 ? refusalAnswer : answer).recordValue(Math.max(1, Math.round((a - s) / 1000)));
       }
       const cell: Cell = {
         system, ingress, rate, round, run, arrived, outcomes,
@@ -354,6 +360,7 @@ async function main(): Promise<void> {
         mainCpuUsPerTx: Math.round((mainCpu / Math.max(1, run.sent)) * 10) / 10,
         wire: system === 'floor-b' ? null : wire,
         answer: answer.totalCount > 0 ? answer : null,
+        refusalAnswer: refusalAnswer.totalCount > 0 ? refusalAnswer : null,
       };
       const w = summary(cell.wire);
       const a = summary(cell.answer);
@@ -400,15 +407,19 @@ async function runCellQuiet(f: () => Promise<Cell | null>): Promise<void> {
 function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void {
   // Merge rounds per (system, ingress, rate); ratios relay / floor per percentile on the merged histograms, and per round.
   const key = (c: Pick<Cell, 'system' | 'ingress' | 'rate'>): string => `${c.system}|${c.ingress}|${c.rate}`;
-  const merged = new Map<string, { wire: hdr.Histogram; answer: hdr.Histogram; sent: number; arrived: number; seconds: number; cpu: number[]; mainCpu: number[]; refused: number; deferred: number }>();
+  const merged = new Map<string, { wire: hdr.Histogram; answer: hdr.Histogram; refusalAnswer: hdr.Histogram; sent: number; arrived: number; seconds: number; cpu: number[]; mainCpu: number[]; refused: number; deferred: number; queueFull: number }>();
   for (const c of cells) {
     let m = merged.get(key(c));
     if (m === undefined) {
-      m = { wire: newHist(), answer: newHist(), sent: 0, arrived: 0, seconds: 0, cpu: [], mainCpu: [], refused: 0, deferred: 0 };
+      m = { wire: newHist(), answer: newHist(), refusalAnswer: newHist(), sent: 0, arrived: 0, seconds: 0, cpu: [], mainCpu: [], refused: 0, deferred: 0, queueFull: 0 };
       merged.set(key(c), m);
     }
     if (c.wire) m.wire.add(c.wire);
     if (c.answer) m.answer.add(c.answer);
+    if (c.refusalAnswer) m.refusalAnswer.add(c.refusalAnswer);
+    m.queueFull += c.outcomes['dropped:queue_full'] ?? 0;
+    // uni: the client sees no refusal; the relay's ingress counts them.
+    if (c.ingress === 'uni') m.refused += (c.outcomes['ingress:refused'] ?? 0) + (c.outcomes['ingress:overloaded'] ?? 0);
     m.sent += c.run.sent;
     m.arrived += c.arrived;
     m.seconds += c.run.seconds;
@@ -427,12 +438,15 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     const [system, ingress, rate] = k.split('|');
     return {
       system, ingress, rate: Number(rate),
-      sent: m.sent, arrived: m.arrived, lost: system === 'floor-b' ? null : m.sent - m.arrived, refused: m.refused, deferredStamps: m.deferred,
+      // lost: accepted (sent and not refused) and never arrived; queueFull: the direct route's dropped:queue_full.
+      sent: m.sent, arrived: m.arrived, lost: system === 'floor-b' ? null : m.sent - m.refused - m.arrived, refused: m.refused, deferredStamps: m.deferred,
+      queueFull: system.startsWith('relay') ? m.queueFull : null,
       achievedPerS: Math.round(m.sent / m.seconds),
       cpuUsPerTx: m.cpu.sort((a, b) => a - b)[Math.floor(m.cpu.length / 2)],
       mainCpuUsPerTx: m.mainCpu.sort((a, b) => a - b)[Math.floor(m.mainCpu.length / 2)],
       wireUs: summary(m.wire.totalCount ? m.wire : null),
       answerUs: summary(m.answer.totalCount ? m.answer : null),
+      refusalAnswerUs: summary(m.refusalAnswer.totalCount ? m.refusalAnswer : null),
     };
   });
   const find = (s: string, i: string, r: number) => rows.find((x) => x.system === s && x.ingress === i && x.rate === r);
@@ -479,7 +493,7 @@ function report(cells: Cell[], clock: ReturnType<typeof checkSharedClock>): void
     rows,
     ratios,
     targets,
-    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, directOutcomes: c.outcomes, cpuUsPerTx: c.cpuUsPerTx, mainCpuUsPerTx: c.mainCpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer) })),
+    cells: cells.map((c) => ({ system: c.system, ingress: c.ingress, rate: c.rate, round: c.round, sent: c.run.sent, arrived: c.arrived, seconds: c.run.seconds, directOutcomes: c.outcomes, refused: c.run.refused, cpuUsPerTx: c.cpuUsPerTx, mainCpuUsPerTx: c.mainCpuUsPerTx, wireUs: summary(c.wire), answerUs: summary(c.answer), refusalAnswerUs: summary(c.refusalAnswer) })),
   };
   writeFileSync(values.json, JSON.stringify(out, null, 2) + '\n');
   writeFileSync(values.md, markdown(out.rows, ratios, targets, out));
@@ -493,10 +507,12 @@ function markdown(rows: ReadonlyArray<Record<string, unknown>>, ratios: Readonly
   md += 'Wire = client\'s last byte written -> first arrival of the transaction at a localnet TPU listener (us, CLOCK_MONOTONIC of this host, ' +
     'matched by signature). Answer = last byte written -> answer read (HTTP, QUIC bidi). relay: the real relay, direct route only; ' +
     'floor-a: bench/wire/min-forwarder.ts (same uWS, same quiche connection, one thread); floor-b: bare uWS constant answer. ' +
-    'Rounds merged (HDR histograms); cells of one rate and ingress ran back to back.\n\n';
-  md += '| ingress | rate | system | sent/s | lost | wire p50 | p90 | p99 | p99.9 | max | answer p50 | answer p99 | CPU us/tx | main thread us/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
+    'Rounds merged (HDR histograms); cells of one rate and ingress ran back to back. refused: answered 503 / -32005 / a QUIC ' +
+    'refusal (not accepted; uni: the relay\'s QUIC ingress refusals, which a uni client cannot see); lost: accepted and never arrived; queue_full: the direct route\'s dropped:queue_full (after acceptance); ' +
+    'answer: accepted transactions only; refusal p99: the refusals\' answer.\n\n';
+  md += '| ingress | rate | system | sent/s | refused | lost | queue_full | wire p50 | p90 | p99 | p99.9 | max | answer p50 | answer p99 | refusal p99 | CPU us/tx | main thread us/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n';
   for (const r of rows) {
-    md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${String(r.system)} | ${String(r.achievedPerS)} | ${r.lost === null ? '-' : String(r.lost)} | ${us(r.wireUs, 'p50')} | ${us(r.wireUs, 'p90')} | ${us(r.wireUs, 'p99')} | ${us(r.wireUs, 'p99.9')} | ${us(r.wireUs, 'max')} | ${us(r.answerUs, 'p50')} | ${us(r.answerUs, 'p99')} | ${String(r.cpuUsPerTx)} | ${String(r.mainCpuUsPerTx)} |\n`;
+    md += `| ${String(r.ingress)} | ${rateName(r.rate)} | ${String(r.system)} | ${String(r.achievedPerS)} | ${String(r.refused)} | ${r.lost === null ? '-' : String(r.lost)} | ${r.queueFull === null || r.queueFull === undefined ? '-' : String(r.queueFull)} | ${us(r.wireUs, 'p50')} | ${us(r.wireUs, 'p90')} | ${us(r.wireUs, 'p99')} | ${us(r.wireUs, 'p99.9')} | ${us(r.wireUs, 'max')} | ${us(r.answerUs, 'p50')} | ${us(r.answerUs, 'p99')} | ${us(r.refusalAnswerUs, 'p99')} | ${String(r.cpuUsPerTx)} | ${String(r.mainCpuUsPerTx)} |\n`;
   }
   md += '\n## Relay / floor per percentile\n\n| ingress | rate | wire relay/floor-a p50 | p90 | p99 | p99.9 | answer relay/floor-a p50 | p99 | answer relay/floor-b p50 | p99 |\n|---|---|---|---|---|---|---|---|---|---|\n';
   for (const r of ratios) {

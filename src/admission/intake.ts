@@ -3,8 +3,11 @@
 // place (sanitize, signatures per key: ./transaction-checks.ts, the checks the quic-egress thread's local admission runs
 // too), and only then published. A slot that fails a check is never published,
 // so the next reserve() reuses it. Overload is reported as an error, never a silent drop: if every ring is full the
-// caller answers 503 + Retry-After. Likewise a transaction none of whose routes can deliver now (setDeliverable, fed
-// by the health monitor) is refused with ROUTES_UNAVAILABLE instead of being accepted and dropped.
+// caller answers 503 + Retry-After. Admission by delay (docs/relay-api.md): a route whose ring consumer reports it over
+// its target sojourn (src/shm/sojourn-layout.ts, one Atomics.load per ring) is left out of the record, and a record
+// with no route left is refused the same way (data.cause "queue_delay") before anything is reserved. Likewise a
+// transaction none of whose routes can deliver now (setDeliverable, fed by the health monitor) is refused with
+// ROUTES_UNAVAILABLE instead of being accepted and dropped.
 // Every refusal is RETURNED as a Failure (src/errors/registry.ts), never thrown: an Error's stack trace made refusing
 // dearer than accepting (issue #18 defect 9). The fixed ones are preallocated.
 // The QUIC routes' records go into the quic-egress thread's ring (src/config/route-plan.ts quicRing), the others into an
@@ -17,6 +20,7 @@ import type { RouteAdvisor } from './route-advisor.js';
 import type { KeyUsage } from './key-usage.js';
 import { withAddedRoutes } from './send-options.js';
 import type { RingProducer } from '../shm/ring.js';
+import { ROUTE_COUNT } from '../shm/layout.js';
 import { createParsedTransaction, encodeSignatureBase58, tryDecodeTransactionInto, type ParsedTransaction, type TransactionEncoding } from '../tx/index.js';
 import { checkTransaction, fitsTransaction, oversizedRefusal } from './transaction-checks.js';
 
@@ -51,6 +55,20 @@ export interface CheckedTransaction {
 
 const SHUTTING_DOWN = failureOf(Errors.SHUTTING_DOWN);
 const OVERLOADED = failureOf(Errors.OVERLOADED);
+/**
+ * Admission by delay's refusal: every route of the record is over its target sojourn. The documented overload answer
+ * (503 + Retry-After, -32005, the QUIC overloaded code) with `data.cause` telling it from a full ring.
+ */
+const DELAYED = Object.freeze(new Failure(Errors.OVERLOADED, Errors.OVERLOADED.message, Object.freeze({ reason: Errors.OVERLOADED.reason, cause: 'queue_delay' })));
+
+/** Where the intake reads admission by delay (src/shm/sojourn-layout.ts): the board's words and each ring's OVER index. */
+export interface SojournReader {
+  readonly words: Int32Array;
+  /** OVER word index of each worker ring, in the intake's ring order. */
+  readonly workerOver: Int32Array;
+  /** OVER word index of the QUIC ring's consumer (-1 = none). */
+  readonly quicOver: number;
+}
 
 export class Intake {
   private nextRing = 0;
@@ -74,7 +92,35 @@ export class Intake {
     private readonly usage: KeyUsage | null = null,
     /** The adaptive routing (docs/adaptive-routing.md); null = routes are the request's and the relay's only. */
     private readonly advisor: RouteAdvisor | null = null,
+    /** Admission by delay (docs/relay-api.md); null = only ring space bounds what is accepted. */
+    private readonly sojourn: SojournReader | null = null,
   ) {}
+
+  /**
+   * Routes admission by delay left out of the last accepted record (over their target while another route of the
+   * record was not); 0 almost always. The answers that name the routes (/v1/submit, the QUIC bidi answer) drop them.
+   */
+  shedMask = 0;
+  /** Route-sheds by route id since start (a record accepted without a route over its target): /metrics. */
+  readonly shedByRoute = new Float64Array(ROUTE_COUNT);
+  /** Refusals by delay (every route of the record over its target): /metrics. */
+  delayRefusals = 0;
+
+  /**
+   * HOT: the routes of `routeMask` whose consumer reports them over target: one Atomics.load of the QUIC consumer's
+   * OVER word for the QUIC routes, one of the worker ring the round-robin tries first for the others (the rings are
+   * fed evenly, so their queues wait alike; the one tried first stands for them).
+   */
+  private overTarget(routeMask: number): number {
+    const j = this.sojourn!;
+    const q = this.quic;
+    const qMask = q === null ? 0 : q.mask;
+    let over = 0;
+    if ((routeMask & qMask) !== 0 && j.quicOver >= 0) over = Atomics.load(j.words, j.quicOver) & routeMask & qMask;
+    const w = routeMask & ~qMask;
+    if (w !== 0 && j.workerOver.length > 0) over |= Atomics.load(j.words, j.workerOver[this.nextRing]) & w;
+    return over;
+  }
 
   /** The routes of the record being reserved and published (set by routesOf, read by publish). */
   private recordMask = 0;
@@ -149,6 +195,21 @@ export class Intake {
       if ((routeMask & this.trickleMask) === 0) return this.unavailable;
       this.trickling = routeMask & this.trickleMask;
     }
+    this.shedMask = 0;
+    if (this.sojourn !== null) {
+      const over = this.overTarget(routeMask);
+      if (over !== 0) {
+        // Refused before anything is reserved or filed: nothing was accepted, so nothing can be dropped later.
+        if ((routeMask & ~over) === 0) {
+          this.delayRefusals++;
+          return DELAYED;
+        }
+        // Per route: the record keeps the routes that can take it now (documented in docs/relay-api.md).
+        routeMask &= ~over;
+        this.recordMask = routeMask;
+        this.shedMask = over; // counted by publish(), once the record is accepted
+      }
+    }
     this.quicOffset = -1;
     const q = this.quic;
     if (q === null || (routeMask & q.mask) === 0) return this.reserveWorker();
@@ -206,6 +267,8 @@ export class Intake {
       this.joinedRecords++;
     }
     this.usage?.accepted(meta.keyId);
+    const shed = this.shedMask;
+    if (shed !== 0) for (let id = 0; id < ROUTE_COUNT; id++) if ((shed & (1 << id)) !== 0) this.shedByRoute[id]++;
     return signature;
   }
 

@@ -33,6 +33,11 @@ export const localnetSchema = z
     consensus: z.enum(['alpenglow', 'tower']).default('alpenglow'),
     /** Alpenglow: ms from a block's end to its finalization certificate (mainnet ~150). */
     finalityDelayMs: z.number().int().min(0).max(10_000).default(150),
+    /**
+     * The RPC node's ms from a slot's first shred (Geyser FIRST_SHRED_RECEIVED) to replay creating its bank (Geyser
+     * CREATED_BANK, PubSub slotNotification); below slotMs. docs/localnet.md "When the RPC node learns of a slot".
+     */
+    shredToBankMs: z.number().int().min(0).max(1_999).default(5),
     /** Per validator TPU listener, index = validator (0 = largest stake); missing entries are perfect links. */
     links: z.array(localnetLinkSchema).max(64).default([]),
     rpc: z
@@ -132,6 +137,9 @@ export const localnetSchema = z
         ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['competitors', i, 'hotSlots'], message: 'needs everySlots' });
       }
     });
+    if (v.shredToBankMs >= v.slotMs) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['shredToBankMs'], message: `must be below slotMs (${v.slotMs})` });
+    }
     if (v.links.length > v.validators) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });
     }

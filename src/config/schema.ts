@@ -243,7 +243,11 @@ export const configSchema = z
             /** After a failed connection: first retry delay, doubled up to retryMaxMs. */
             retryMinMs: positiveInt.default(100),
             retryMaxMs: positiveInt.default(5_000),
-            /** Transactions waiting for stream credit per connection; beyond it a target answers dropped:queue_full. */
+            /**
+             * Rebroadcasts waiting for stream credit per connection; beyond it a rebroadcast answers dropped:queue_full.
+             * First sends are not counted here: each holds its ring slot until answered, so the ring bounds them, and an
+             * accepted transaction is never dropped:queue_full (admission by delay keeps their wait short).
+             */
             maxQueuedPerConnection: positiveInt.default(4096),
             /**
              * A transaction waiting on a connection (handshake, stream credit, congestion room) longer than this ends as
@@ -483,6 +487,34 @@ export const configSchema = z
          */
         failingWindowMs: z.number().int().min(500).max(600_000).default(5_000),
         failingMinOutcomes: z.number().int().min(1).max(1_000_000).default(3),
+      })
+      .strict()
+      .default({}),
+    /**
+     * Admission by delay (docs/relay-api.md "Admission by delay"): the relay accepts a transaction for a route only
+     * while that route's accepted transactions leave within a target sojourn (acceptance -> the route's send answer:
+     * for direct/static the QUIC stream write), judged as CoDel judges a queue: the minimum sojourn over an interval
+     * above the target means a standing queue. A route over its target is left out of a request that has another
+     * route that is not; a request with none left is refused at intake (503 + Retry-After, JSON-RPC -32005, the QUIC
+     * refusal code), before anything is accepted.
+     */
+    admission: z
+      .object({
+        /**
+         * Target sojourn per route, ms; 0 = no bound for that route. direct/static default 100 ms (a fraction of a
+         * 250-400 ms slot). rpc/jito default 0: their answer is the upstream's HTTP reply, whose round trip is not a queue.
+         */
+        targetSojournMs: z
+          .object({
+            direct: z.number().int().min(0).max(60_000).default(100),
+            static: z.number().int().min(0).max(60_000).default(100),
+            rpc: z.number().int().min(0).max(60_000).default(0),
+            jito: z.number().int().min(0).max(60_000).default(0),
+          })
+          .strict()
+          .default({}),
+        /** CoDel's interval: a route is over its target once every sojourn measured for this long was above it. */
+        intervalMs: z.number().int().min(5).max(10_000).default(100),
       })
       .strict()
       .default({}),

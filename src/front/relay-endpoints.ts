@@ -57,7 +57,8 @@ function refuseRest(deps: FrontDeps, st: RequestState, path: string, f: Failure)
 /** `routes`: where the transaction goes, the relay's own additions (static everyTransaction) included. */
 function accepted(deps: FrontDeps, st: RequestState, path: string, signature: string, mask: number, key: KeyEntry): void {
   deps.metrics.countRequest('relay', path, 'ok');
-  const routes = withAddedRoutes(mask, key.id, deps.addedRouteMasks);
+  // Without the routes admission by delay left out of this record (src/admission/intake.ts shedMask).
+  const routes = withAddedRoutes(mask, key.id, deps.addedRouteMasks) & ~deps.intake.shedMask;
   writeJson(st, deps.responseOptions, 200, '{"accepted":true,"signature":"' + signature + '"' + ROUTES_SUFFIX[routes]);
   deps.metrics.recordLatency(path, (nowMs() - st.receivedAtMs) * 1000);
 }

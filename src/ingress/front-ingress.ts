@@ -223,7 +223,7 @@ export class FrontIngress {
     let code = 0;
     if (typeof out === 'string') {
       this.finToRing.recordValue(Math.max(1, Math.round((nowMs() - finAtMs) * 1000)));
-      answer = this.packr.pack({ accepted: true, signature: out, routes: routeNames(withAddedRoutes(mask, keyId, this.deps.addedRouteMasks)) });
+      answer = this.packr.pack({ accepted: true, signature: out, routes: routeNames(withAddedRoutes(mask, keyId, this.deps.addedRouteMasks) & ~this.deps.intake.shedMask) });
     } else {
       this.refused(out, key);
       code = out.spec.id;

@@ -42,6 +42,8 @@ export class IngressTaskRunner {
     private readonly host: QuicTaskHost | null = null,
     /** The per-key budgets (src/shm/budget-layout.ts), for local admission (options.localAdmission); null = none. */
     budgets: SharedArrayBuffer | null = null,
+    /** Admission by delay's board and the QUIC ring consumer's row, for local admission; null = not read. */
+    sojourn: { readonly sab: SharedArrayBuffer; readonly writer: number } | null = null,
   ) {
     this.options = options;
     const payload = ingressPayloadBytes(options.maxTransactionBytes);
@@ -52,6 +54,7 @@ export class IngressTaskRunner {
       counters: createIngressCounters(),
       // The slab lives here, not in the thread running the task, so a replacement thread replays what its predecessor accepted.
       ...(local ? { budgets: budgets, slab: createLocalSlab(queueSlots, options.maxTransactionBytes) } : {}),
+      ...(local && sojourn !== null ? { sojourn: sojourn.sab, sojournWriter: sojourn.writer } : {}),
     };
     this.piscina = host !== null ? null : new Piscina({
       filename: workerFile.href,

@@ -22,6 +22,7 @@ import { MSG_KINDS, pushIngressNote } from '../shm/ingress-layout.js';
 import type { MessageRingProducer } from '../shm/message-ring.js';
 import { receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
 import { LocalSlab } from '../shm/local-slab-layout.js';
+import { SojournBoard } from '../shm/sojourn-layout.js';
 import type { Logger } from '../log/logger.js';
 import { claimReceiptSeq } from '../admission/receipt-claim.js';
 import { routeNames } from '../admission/send-options.js';
@@ -56,6 +57,9 @@ export interface LocalAdmissionOptions {
   readonly notes: MessageRingProducer;
   /** The consumer loop's dispatch now (null while it does not run: everything goes to the front). */
   readonly dispatch: () => LocalDispatch | null;
+  /** Admission by delay's board (src/shm/sojourn-layout.ts) and the QUIC ring consumer's row; absent = not read. */
+  readonly sojourn?: SharedArrayBuffer;
+  readonly sojournWriter?: number;
 }
 
 /** Payload of a localAccepted note: first signature (64 bytes), recent blockhash (32), dispatch time (f64 ms). */
@@ -91,6 +95,9 @@ export class LocalAdmission {
   /** The dispatch each in-flight slot went to: one that is not the current one ended with its loop (replayed). */
   private readonly sentBy: (LocalDispatch | null)[];
   private lastDispatch: LocalDispatch | null = null;
+  /** Admission by delay: the board's words and the QUIC consumer's OVER word (-1 = not read). */
+  private sojournWords: Int32Array = new Int32Array(1);
+  private sojournOver = -1;
   /** The slot admit() accepted, until sendAdmitted() sends it (-1: none). */
   private pendingSlot = -1;
 
@@ -100,6 +107,11 @@ export class LocalAdmission {
     this.slab = new LocalSlab(o.slab);
     if (this.slab.slotBytes < o.maxTransactionBytes) throw new Error('local slab: slots smaller than maxTransactionBytes');
     this.bytes = this.slab.bytes;
+    if (o.sojourn !== undefined && o.sojournWriter !== undefined) {
+      const board = new SojournBoard(o.sojourn);
+      this.sojournWords = board.words;
+      this.sojournOver = board.overIndex(o.sojournWriter);
+    }
     this.free = new Int32Array(this.slab.slots);
     this.sentBy = new Array<LocalDispatch | null>(this.slab.slots).fill(null);
     // Slots still in flight were answered `accepted` by a thread that ended: they are sent again (replay()), not reused.
@@ -161,6 +173,9 @@ export class LocalAdmission {
     const b = this.budgets;
     const policy = b.policyOf(keyId);
     if ((policy & POLICY_LOCAL) === 0 || !b.open || this.freeCount === 0) return null;
+    // A route over its target sojourn: the front decides (its intake refuses, or keeps the routes that can take it),
+    // so admission by delay has one implementation. One Atomics.load; nothing taken yet.
+    if (this.sojournOver >= 0 && (Atomics.load(this.sojournWords, this.sojournOver) & policy & POLICY_ROUTE_BITS) !== 0) return null;
     const dispatch = this.o.dispatch();
     if (dispatch === null || this.o.notes.free() === 0) return null;
     if (dispatch !== this.lastDispatch) this.loopChanged(dispatch);

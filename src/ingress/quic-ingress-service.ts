@@ -38,7 +38,8 @@ export interface QuicIngressServiceDeps {
   /** Landing receipts: locally admitted streams' receipts are filed here (front-ingress.ts). */
   readonly receipts?: ReceiptSink | null;
   /** Local admission (relayHost.quic.localAdmission): the key table's budget buffer and the quic-egress thread's route bits. */
-  readonly local?: { readonly budgets: BudgetTable; readonly quicMask: number };
+  /** sojourn/sojournWriter: admission by delay's board and the QUIC ring consumer's row (local admission defers to the front while over). */
+  readonly local?: { readonly budgets: BudgetTable; readonly quicMask: number; readonly sojourn?: SharedArrayBuffer; readonly sojournWriter?: number };
 }
 
 export class QuicIngressService {
@@ -88,6 +89,7 @@ export class QuicIngressService {
       undefined,
       d.host ?? null,
       d.local?.budgets.sab ?? null,
+      d.local?.sojourn !== undefined && d.local.sojournWriter !== undefined ? { sab: d.local.sojourn, writer: d.local.sojournWriter } : null,
     );
     const policy =
       thread.channels.budgets !== undefined && d.local !== undefined

@@ -49,6 +49,9 @@ export interface QuicIngressChannels {
   readonly budgets?: SharedArrayBuffer;
   /** Local admission's slab (src/shm/local-slab-layout.ts), made by the front so it outlives this thread. */
   readonly slab?: SharedArrayBuffer;
+  /** Admission by delay's board (src/shm/sojourn-layout.ts) and the QUIC ring consumer's row; absent = not read. */
+  readonly sojourn?: SharedArrayBuffer;
+  readonly sojournWriter?: number;
 }
 
 /** What the hosting QUIC thread lends the ingress for local admission (src/egress/consumer/quic-egress-main.ts). */
@@ -110,7 +113,7 @@ export async function startQuicIngress(o: QuicIngressOptions, ch: QuicIngressCha
   const { IngressEndpoint } = await import('./ingress-endpoint.js');
   const local =
     o.localAdmission === true && ch.budgets !== undefined && ch.slab !== undefined && host !== undefined
-      ? new LocalAdmission({ budgets: ch.budgets, slab: ch.slab, receipts: host.receipts, maxTransactionBytes: o.maxTransactionBytes, notes: requests, dispatch: host.dispatch })
+      ? new LocalAdmission({ budgets: ch.budgets, slab: ch.slab, receipts: host.receipts, maxTransactionBytes: o.maxTransactionBytes, notes: requests, dispatch: host.dispatch, sojourn: ch.sojourn, sojournWriter: ch.sojournWriter })
       : null;
   // What a previous thread accepted and did not finish sending goes out again first (cold; waits for the consumer loop).
   if (local !== null && host !== undefined) void local.replay(host.log);

@@ -23,6 +23,17 @@ export interface RouteSet {
    * key allowing every route, so the relay may add rpc and jito for a leader that parks it. Absent: false.
    */
   readonly adaptive?: boolean;
+  /**
+   * With `--source pubsub,grpc`: the slot source of the relay this set goes to (its name then ends `@pubsub` /
+   * `@grpc` after the routes). Absent: the run's one source.
+   */
+  readonly source?: BenchSource;
+}
+
+/** The same set on a relay of the given source, named `direct@grpc (window-aware)`, `adaptive@pubsub`, ... */
+export function onSource(set: RouteSet, source: BenchSource): RouteSet {
+  const head = set.adaptive === true ? 'adaptive' : set.routes.join('+');
+  return { ...set, name: `${head}@${source}${set.name.slice(head.length)}`, source };
 }
 
 /** One localnet condition every route set is run under. */
@@ -109,6 +120,16 @@ export interface LandingBenchOptions {
    * getSignatureStatuses polls, the default) or `grpc` (the localnet's Yellowstone gRPC server, docs/geyser.md).
    */
   readonly source?: BenchSource;
+  /** Every source of the run (`--source pubsub,grpc`: each set runs on both, interleaved); absent: [source]. */
+  readonly sources?: readonly BenchSource[];
+  /**
+   * Sets one after another (the method before issue #44) instead of interleaved in the same slots. Default false.
+   */
+  readonly sequential?: boolean;
+  /** How interleaved transactions are dealt to the sets: in turn (default) or at random from a seed. */
+  readonly assign?: { readonly kind: 'round-robin' } | { readonly kind: 'random'; readonly seed: number };
+  /** Measured phases per scenario, merged (counts add up); default 1. */
+  readonly repeat?: number;
 }
 
 export const BENCH_SOURCES = ['pubsub', 'grpc'] as const;
@@ -265,6 +286,14 @@ export function scenarioName(s: Omit<Scenario, 'name'>): string {
   return parts.join(', ');
 }
 
+/** `round-robin` | `random` | `random:SEED` (a seed repeats the same dealing). */
+function parseAssign(v: string | undefined): NonNullable<LandingBenchOptions['assign']> {
+  if (v === undefined || v === 'round-robin') return { kind: 'round-robin' };
+  const m = /^random(?::(\d{1,10}))?$/.exec(v);
+  if (m === null) throw new ConfigError('--assign: round-robin, random or random:SEED');
+  return { kind: 'random', seed: m[1] === undefined ? 1 : Number(m[1]) };
+}
+
 function num(name: string, v: string, min: number, max: number): number {
   const n = Number(v);
   if (!/^\d+(\.\d+)?$/.test(v) || n < min || n > max) throw new ConfigError(`--${name} must be a number in [${min}, ${max}]`);
@@ -275,7 +304,8 @@ export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [-
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
          [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control[,key=value...] ...]
-         [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--source pubsub|grpc] [--out bench/results/landing] [--quiet]
+         [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--source pubsub|grpc|pubsub,grpc] [--out bench/results/landing] [--quiet]
+         [--repeat N] [--assign round-robin|random[:SEED]] [--sequential]
        against any cluster and relay (nothing is started):
          --rpc URL [--ws URL] --relay URL --keypair FILE [--key KEY (default $SLOTRELAY_KEY)]
        the HTML again from a report's JSON: --render FILE.json [--out PATH]`;
@@ -305,6 +335,9 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
       key: { type: 'string' },
       quiet: { type: 'boolean' },
       source: { type: 'string' },
+      repeat: { type: 'string' },
+      assign: { type: 'string' },
+      sequential: { type: 'boolean' },
     },
     strict: true,
   });
@@ -359,12 +392,20 @@ export function parseLandingArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   if (relayRetries !== undefined && remote) throw new ConfigError('--relay-retries: with --relay the rebroadcast is that relay\'s retries.defaultMaxRetries');
   const txFormat = values['tx-format'] ?? 'legacy';
   if (txFormat !== 'legacy' && txFormat !== 'v1' && txFormat !== 'mixed') throw new ConfigError('--tx-format: legacy, v1 or mixed');
-  const source = values.source ?? 'pubsub';
-  if (!(BENCH_SOURCES as readonly string[]).includes(source)) throw new ConfigError('--source: pubsub or grpc');
-  if (source === 'grpc' && remote) throw new ConfigError('--source grpc is the embedded localnet\'s gRPC server; with --relay, set upstream.grpc in that relay\'s config');
+  const sources = (values.source ?? 'pubsub').split(',').map((x) => x.trim());
+  for (const x of sources) if (!(BENCH_SOURCES as readonly string[]).includes(x)) throw new ConfigError('--source: pubsub or grpc');
+  if (new Set(sources).size !== sources.length) throw new ConfigError('--source: a source named twice');
+  if (sources.includes('grpc') && remote) throw new ConfigError('--source grpc is the embedded localnet\'s gRPC server; with --relay, set upstream.grpc in that relay\'s config');
+  const both = sources.length > 1;
+  const assign = parseAssign(values.assign);
   return {
-    source: source as BenchSource,
-    sets,
+    source: sources[0] as BenchSource,
+    sources: sources as BenchSource[],
+    // Both sources: each set once per source, named after it, interleaved like any other sets.
+    sets: both ? sets.flatMap((st) => sources.map((x) => onSource(st, x as BenchSource))) : sets,
+    sequential: values.sequential === true,
+    assign,
+    repeat: values.repeat === undefined ? 1 : num('repeat', values.repeat, 1, 100),
     scenarios,
     ratePerSecond: values.rate === undefined ? 100 : num('rate', values.rate, 0.1, 5_000),
     durationMs: Math.round((values.duration === undefined ? 60 : num('duration', values.duration, 1, 3_600)) * 1000),

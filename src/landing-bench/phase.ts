@@ -1,5 +1,8 @@
-// One route set's measured run (CLI process, main thread; the send loop and status polls are the bench's hot part):
-// send transfers at the given rate through the relay's POST /v1/submit with the set's routes, note each send's time
+// One measured run of one or more route sets (CLI process, main thread; the send loop and status polls are the bench's
+// hot part). With several lanes (route sets, each with its relay and routes) the sets are interleaved in the same
+// slots: transaction i goes to lane i mod K (round robin) or to a seeded random lane, at K x the per-set rate, so every
+// set meets the same stretch of the leader schedule (issue #44 item 1). Per transaction: send through the lane's
+// relay's POST /v1/submit with the lane's routes, note each send's time
 // and the cluster slot the SlotTracker saw then, poll getSignatureStatuses on the cluster until each is confirmed or
 // the tail after the last send ends, then read the relay's receipts (route outcomes) and, on the localnet, the
 // landing records (which validator executed it, whose copy, when) and the TPU counters.
@@ -33,6 +36,8 @@ export interface ReceiptView {
 
 export interface TxRecord {
   readonly seq: number;
+  /** The lane (route set) it was assigned to: an index into PhaseOptions.lanes. */
+  readonly lane: number;
   readonly signature: string;
   /** Unix ms just before the submit request was written. */
   readonly sentAt: number;
@@ -71,12 +76,23 @@ export interface PhaseTarget {
   readonly localnet: boolean;
 }
 
+/** One route set of a phase: the relay it goes through and the routes each of its transactions names. */
+export interface PhaseLane {
+  readonly relayUrl: string;
+  readonly apiKey: string;
+  readonly routes: readonly string[];
+}
+
+/** How transactions are dealt to lanes: in turn, or at random from a seed (a run can be repeated exactly). */
+export type LaneAssignment = { readonly kind: 'round-robin' } | { readonly kind: 'random'; readonly seed: number };
+
 export interface PhaseResult {
   readonly records: TxRecord[];
   readonly startedAt: number;
   readonly lastSendAt: number;
   readonly endedAt: number;
-  readonly counters?: { readonly before: LocalnetCounters; readonly after: LocalnetCounters };
+  /** The localnet's TPU counters around each measured window (one per phase; several once repeats are merged). */
+  readonly counters?: readonly { readonly before: LocalnetCounters; readonly after: LocalnetCounters }[];
   /** Leaders of slots [leadersFrom, leadersFrom + leaders.length). */
   readonly leadersFrom: number;
   readonly leaders: readonly string[];
@@ -86,7 +102,11 @@ export interface PhaseResult {
 }
 
 export interface PhaseOptions {
-  readonly routes: readonly string[];
+  /** The route sets of this phase (one: a set on its own; several: interleaved in the same slots). */
+  readonly lanes: readonly PhaseLane[];
+  /** Absent: round robin. */
+  readonly assign?: LaneAssignment;
+  /** Per lane: the phase sends ratePerSecond x lanes.length. */
   readonly ratePerSecond: number;
   readonly durationMs: number;
   readonly tailMs: number;
@@ -95,11 +115,31 @@ export interface PhaseOptions {
   readonly progress?: (line: string) => void;
 }
 
-async function submit(t: PhaseTarget, o: PhaseOptions, rec: TxRecord, base64: string): Promise<void> {
-  const body: Record<string, unknown> = { transaction: base64, routes: o.routes };
+/** mulberry32: a small seeded generator, enough to deal transactions to lanes reproducibly. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** lane(i) for transaction i of a phase (call it for i = 0, 1, 2, ... in order: the random dealer keeps state). */
+export function dealer(k: number, assign: LaneAssignment | undefined): (i: number) => number {
+  if (k === 1) return () => 0;
+  if (assign === undefined || assign.kind === 'round-robin') return (i) => i % k;
+  const next = seeded(assign.seed);
+  return () => Math.min(k - 1, Math.floor(next() * k));
+}
+
+async function submit(lane: PhaseLane, o: PhaseOptions, rec: TxRecord, base64: string): Promise<void> {
+  const body: Record<string, unknown> = { transaction: base64, routes: lane.routes };
   if (o.maxRetries !== undefined) body.maxRetries = o.maxRetries;
   try {
-    const res = await httpJson('POST', `${t.relayUrl}/v1/submit`, t.apiKey, body);
+    const res = await httpJson('POST', `${lane.relayUrl}/v1/submit`, lane.apiKey, body);
     rec.submitStatus = res.status;
     rec.submitMs = Date.now() - rec.sentAt;
     const m = JSON.parse(res.body) as { accepted?: boolean; error?: { reason?: string } };
@@ -137,7 +177,10 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   const before = t.localnet ? await rpcCall<LocalnetCounters>(t.rpcUrl, 'localnet_getCounters') : undefined;
   const records: TxRecord[] = [];
   const inflight: Promise<void>[] = [];
-  const total = Math.max(1, Math.round((o.ratePerSecond * o.durationMs) / 1000));
+  const k = o.lanes.length;
+  const rate = o.ratePerSecond * k;
+  const total = Math.max(k, Math.round((rate * o.durationMs) / 1000));
+  const laneOf = dealer(k, o.assign);
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const startedAt = Date.now();
@@ -154,12 +197,14 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   // Paced on an absolute schedule (transaction i is due at i / rate), so a late tick catches up instead of drifting.
   await new Promise<void>((resolve) => {
     const tick = (): void => {
-      const due = Math.min(total, Math.floor(((performance.now() - t0) * o.ratePerSecond) / 1000) + 1);
+      const due = Math.min(total, Math.floor(((performance.now() - t0) * rate) / 1000) + 1);
       const limit = Math.min(due, records.length + MAX_SENDS_PER_TURN);
       while (records.length < limit) {
         const tx = factory.next();
+        const lane = laneOf(records.length);
         const rec: TxRecord = {
           seq: records.length,
+          lane,
           signature: tx.signature,
           sentAt: Date.now(),
           sentHrNs: process.hrtime.bigint(),
@@ -169,7 +214,7 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
           confirmed: false,
         };
         records.push(rec);
-        inflight.push(submit(t, o, rec, tx.base64));
+        inflight.push(submit(o.lanes[lane], o, rec, tx.base64));
       }
       if (records.length >= total) resolve();
       else if (records.length < due) setImmediate(tick);
@@ -195,7 +240,7 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   // Anything seen after the tail does not count: only what was confirmed by the deadline is landed.
   const after = t.localnet ? await rpcCall<LocalnetCounters>(t.rpcUrl, 'localnet_getCounters') : undefined;
   if (t.localnet && before) await readLandings(t.rpcUrl, before.totalLandings, records);
-  await readReceipts(t, records);
+  await readReceipts(o.lanes, records);
   // Loops, not Math.min(...array): an hour at 100 tx/s is more arguments than a call may take.
   let leadersFrom = Number.MAX_SAFE_INTEGER;
   let lastSlot = slots.current;
@@ -205,7 +250,7 @@ export async function runPhase(t: PhaseTarget, factory: TransferFactory, slots: 
   }
   const count = Math.min(5_000, Math.max(1, lastSlot - leadersFrom + 1));
   const leaders = await rpcCall<string[]>(t.rpcUrl, 'getSlotLeaders', [leadersFrom, count]).catch(() => [] as string[]);
-  return { records, startedAt, lastSendAt, endedAt, counters: before && after ? { before, after } : undefined, leadersFrom, leaders, pollMs: o.pollMs, loopDelayMs };
+  return { records, startedAt, lastSendAt, endedAt, counters: before && after ? [{ before, after }] : undefined, leadersFrom, leaders, pollMs: o.pollMs, loopDelayMs };
 }
 
 interface LandingPage {
@@ -240,12 +285,13 @@ interface ReceiptJson {
   adaptive?: { decisions: string[]; addedRoutes: string[] } | null;
 }
 
-async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> {
+async function readReceipts(lanes: readonly PhaseLane[], records: TxRecord[]): Promise<void> {
   const todo = records.filter((r) => r.accepted);
   let i = 0;
   const worker = async (): Promise<void> => {
     while (i < todo.length) {
       const r = todo[i++];
+      const t = lanes[r.lane];
       for (let attempt = 0; attempt < 5; attempt++) {
         const res = await httpJson('GET', `${t.relayUrl}/v1/transactions/${r.signature}`, t.apiKey).catch(() => undefined);
         if (res === undefined || res.status === 429 || res.status === 503) {
@@ -273,4 +319,23 @@ async function readReceipts(t: PhaseTarget, records: TxRecord[]): Promise<void> 
     }
   };
   await Promise.all(Array.from({ length: RECEIPT_CONCURRENCY }, worker));
+}
+
+/**
+ * Repeats of one phase merged (--repeat): records end to end (seq renumbered), every window's counters kept (their
+ * deltas add up), the first repeat's leaders and times (the timeline draws the first repeat only), the worst loop
+ * delay. Counts add up: a set's sent, landed and not landed are the sums over the repeats.
+ */
+export function mergePhases(phases: readonly PhaseResult[]): PhaseResult {
+  if (phases.length === 1) return phases[0];
+  const records: TxRecord[] = [];
+  for (const p of phases) for (const r of p.records) records.push({ ...r, seq: records.length });
+  const counters = phases.every((p) => p.counters !== undefined) ? phases.flatMap((p) => p.counters!) : undefined;
+  const first = phases[0];
+  const loopDelayMs = {
+    p50: Math.max(...phases.map((p) => p.loopDelayMs.p50)),
+    p99: Math.max(...phases.map((p) => p.loopDelayMs.p99)),
+    max: Math.max(...phases.map((p) => p.loopDelayMs.max)),
+  };
+  return { ...first, records, counters, endedAt: phases[phases.length - 1].endedAt, loopDelayMs };
 }

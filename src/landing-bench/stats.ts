@@ -21,6 +21,8 @@ export interface SetFigures {
   readonly notLanded: number;
   /** landed / sent x 100. */
   readonly landedPct: number;
+  /** The landed share's 95% Wilson interval, in % (src/landing-bench/intervals.ts); absent in older reports. */
+  readonly landedCi95?: { readonly lo: number; readonly hi: number };
   readonly slotsToLand: Percentiles;
   readonly msToLand: Percentiles;
   /** How ms-to-land was measured: the localnet's execution time, or the first status poll that saw it. */
@@ -34,8 +36,19 @@ export interface SetFigures {
    * the fanout's and rebroadcasts' waste. null without the localnet's counters.
    */
   readonly duplicates: number | null;
-  /** Copies validators read per transaction sent (localnet counters), null elsewhere. */
+  /**
+   * Copies validators read per transaction sent (localnet counters), null elsewhere, and null for a set interleaved
+   * with others: the TPU counters are per validator, not per transaction, so they belong to the run (ScenarioResult.
+   * runCounters), not to one of its sets.
+   */
   readonly copiesPerTx: number | null;
+  /**
+   * Distinct cluster slots (as the bench saw them at send time) in which this set sent at least one transaction:
+   * interleaved sets of one run show the same count (issue #44 item 1); sets run one after another do not.
+   */
+  readonly slotsPresent?: number;
+  /** First and last of those slots. */
+  readonly sendSlots?: { readonly first: number; readonly last: number };
   /** Landed transactions by whose copy landed: `direct` (the relay's identity), `rpc-node`, or `other`. */
   readonly landedVia: Record<string, number>;
   /** The relay's own receipts: landed slots-to-land p50/p90 by its acceptedSlot, rebroadcasts, first routes. */
@@ -103,12 +116,15 @@ export function slotsToLandOf(r: TxRecord): number {
   return Math.max(0, (r.landedSlot ?? r.sendSlot) - r.sendSlot);
 }
 
-function counterDelta(c: { before: LocalnetCounters; after: LocalnetCounters }): { received: number; notLeader: number; rejectedBy: Record<string, number>; other: Record<string, number> } {
+type Windows = readonly { readonly before: LocalnetCounters; readonly after: LocalnetCounters }[];
+
+/** The TPU counters' change over every measured window (repeats add up). */
+export function counterDelta(windows: Windows): { received: number; notLeader: number; rejectedBy: Record<string, number>; other: Record<string, number> } {
   let received = 0;
   let notLeader = 0;
   const rejectedBy: Record<string, number> = {};
   const other: Record<string, number> = {};
-  for (const [id, a] of Object.entries(c.after.validators)) {
+  for (const c of windows) for (const [id, a] of Object.entries(c.after.validators)) {
     const b = c.before.validators[id];
     received += a.received - (b?.received ?? 0);
     notLeader += (a.dropped.not_leader ?? 0) - (b?.dropped.not_leader ?? 0);
@@ -124,8 +140,12 @@ function counterDelta(c: { before: LocalnetCounters; after: LocalnetCounters }):
   return { received, notLeader, rejectedBy, other };
 }
 
-export function setFigures(phase: PhaseResult, relayIdentity: string | null): SetFigures {
-  const recs = phase.records;
+/**
+ * One set's figures. `lane`: only that lane's records of an interleaved phase, and no counter figures (the run's,
+ * runCounters); absent: every record of the phase, with its counters.
+ */
+export function setFigures(phase: PhaseResult, relayIdentity: string | null, lane?: number): SetFigures {
+  const recs = lane === undefined ? phase.records : phase.records.filter((r) => r.lane === lane);
   const landed = recs.filter(isLanded);
   const landedFailed = recs.filter((r) => r.confirmed && r.err !== null && r.err !== undefined).length;
   const slots = landed.map(slotsToLandOf);
@@ -160,7 +180,7 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
   for (const r of recs) for (const [route, v] of Object.entries(r.receipt?.routes ?? {})) if (v.outcome !== 'sent' && isLanded(r)) add(`landed_anyway:${route}:${v.outcome}`);
   let duplicates: number | null = null;
   let copiesPerTx: number | null = null;
-  if (phase.counters) {
+  if (phase.counters && lane === undefined) {
     const d = counterDelta(phase.counters);
     add('validator:not_leader', d.notLeader);
     for (const [why, n] of Object.entries(d.rejectedBy)) if (why !== 'AlreadyProcessed') add(`validator:rejected:${why}`, n);
@@ -177,6 +197,13 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
   const receipts = recs.filter((r) => r.receipt !== undefined);
   const firstRoute: Record<string, number> = {};
   for (const r of receipts) if (r.receipt!.firstRoute) firstRoute[r.receipt!.firstRoute] = (firstRoute[r.receipt!.firstRoute] ?? 0) + 1;
+  const sendSlots = new Set(recs.map((r) => r.sendSlot));
+  let firstSlot = Number.MAX_SAFE_INTEGER;
+  let lastSlot = 0;
+  for (const x of sendSlots) {
+    firstSlot = Math.min(firstSlot, x);
+    lastSlot = Math.max(lastSlot, x);
+  }
   return {
     sent: recs.length,
     accepted: recs.filter((r) => r.accepted).length,
@@ -191,6 +218,8 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
     dropReasons,
     duplicates,
     copiesPerTx,
+    slotsPresent: sendSlots.size,
+    ...(sendSlots.size > 0 ? { sendSlots: { first: firstSlot, last: lastSlot } } : {}),
     landedVia,
     relayView: {
       receipts: receipts.length,
@@ -205,8 +234,28 @@ export function setFigures(phase: PhaseResult, relayIdentity: string | null): Se
   };
 }
 
-export function timelineSeries(phase: PhaseResult, slotLoad?: readonly SlotLoad[]): TimelineSeries {
-  const recs = phase.records;
+/** The run's own counter figures for interleaved sets: validators' reads and refusals over the whole phase. */
+export interface RunCounters {
+  readonly sent: number;
+  readonly copiesPerTx: number;
+  readonly duplicates: number;
+  readonly validatorDrops: Record<string, number>;
+}
+
+export function runCounters(phase: PhaseResult): RunCounters | null {
+  if (!phase.counters) return null;
+  const d = counterDelta(phase.counters);
+  const drops: Record<string, number> = {};
+  if (d.notLeader > 0) drops['validator:not_leader'] = d.notLeader;
+  for (const [why, n] of Object.entries(d.rejectedBy)) if (why !== 'AlreadyProcessed') drops[`validator:rejected:${why}`] = n;
+  for (const [why, n] of Object.entries(d.other)) drops[`validator:${why}`] = n;
+  const sent = phase.records.length;
+  return { sent, copiesPerTx: sent === 0 ? 0 : Math.round((d.received / sent) * 100) / 100, duplicates: d.rejectedBy.AlreadyProcessed ?? 0, validatorDrops: drops };
+}
+
+/** The per-slot series of one phase (`lane`: that lane's records only; the leaders and load are the run's). */
+export function timelineSeries(phase: PhaseResult, slotLoad?: readonly SlotLoad[], lane?: number): TimelineSeries {
+  const recs = lane === undefined ? phase.records : phase.records.filter((r) => r.lane === lane);
   const from = phase.leadersFrom;
   let last = from;
   for (const r of recs) last = Math.max(last, r.sendSlot, isLanded(r) ? r.landedSlot! : 0);

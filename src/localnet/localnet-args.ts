@@ -35,6 +35,7 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     slotMs: cfg.slotMs,
     consensus: cfg.consensus,
     finalityDelayMs: cfg.finalityDelayMs,
+    shredToBankMs: cfg.shredToBankMs,
     links: cfg.links,
     rpc: { ...cfg.rpc, stake: BigInt(Math.round(cfg.rpc.stakeSol * LAMPORTS_PER_SOL)) },
     qos: cfg.qos,

@@ -21,6 +21,7 @@ import { LeaderSchedule } from './leader-schedule.js';
 import { PrioritizationFees } from './prioritization-fees.js';
 import { RpcTpuSender, type RpcSendCounters, type TpuTarget } from './rpc-tpu-sender.js';
 import { SlotClock } from './slot-clock.js';
+import { DEFAULT_SHRED_TO_BANK_MS, ShredToBank } from './shred-to-bank.js';
 import { SlotLoadLog } from './slot-load.js';
 import { TpuGate } from './tpu-gate.js';
 import { TpuListener } from './tpu-listener.js';
@@ -94,6 +95,11 @@ export interface LocalnetOptions {
   readonly grpcPort?: number;
   /** Its limit on transaction filters per request (a provider's yellowstone-grpc filter limit); absent = none. */
   readonly grpcMaxTransactionFilters?: number;
+  /**
+   * The RPC node's ms from a slot's first shred (Geyser FIRST_SHRED_RECEIVED) to its bank (CREATED_BANK, PubSub's
+   * slotNotification): src/localnet/shred-to-bank.ts; 0..slotMs-1, default 5.
+   */
+  readonly shredToBankMs?: number;
   /** The stake of the identity the block engine forwards transactions with (Jito's relayer); 0 = unstaked. */
   readonly blockEngineStake?: bigint;
   readonly onInternalError?: (err: unknown, method: string) => void;
@@ -139,6 +145,8 @@ export interface Localnet {
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
   readonly qos: readonly (TpuQos | FlowControlQos)[];
   readonly slotMs: number;
+  /** Ms from a slot's first shred to its bank (src/localnet/shred-to-bank.ts). */
+  readonly shredToBankMs: number;
   /** The competing senders' counters (one per options.competitors entry). */
   readonly competitors: readonly CompetitorCounters[];
   /** The facade's send-transaction service: sends, resends and why transactions left its retry pool. */
@@ -172,6 +180,8 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     seed,
   );
   const clock = new SlotClock(slotMs);
+  // When the RPC node learns of each slot: first shred at the tick, the bank (slotSubscribe) shredToBankMs later.
+  const shredToBank = new ShredToBank(clock, options.shredToBankMs ?? Math.min(DEFAULT_SHRED_TO_BANK_MS, Math.ceil(slotMs) - 1));
   // A leader misses its slots when it is down or told to (setMissingSlots); only Alpenglow turns that into skips.
   const missing = new Set<string>((options.links ?? []).flatMap((l, i) => (l.down === true && i < n ? [identities[i]] : [])));
   const consensus = new Consensus(clock, {
@@ -361,13 +371,16 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   clock.onSlot((slot) => {
     if (!consensus.isSkipped(slot)) bundles.onSlot(slot); // no block: the queued bundles wait for the next one
   });
-  clock.onSlot((slot) => server.pubsub.onSlot(slot));
+  clock.onSlot((slot) => shredToBank.onSlot(slot));
+  shredToBank.onFirstShred((slot) => server.pubsub.onSlot(slot));
+  shredToBank.onBankCreated((slot) => server.pubsub.onBankCreated(slot));
   clock.onSlot((slot) => sender.onSlot(slot));
   clock.onSlot((slot) => engineSender.onSlot(slot));
   producer.onCommit((rec) => server.pubsub.onCommit(rec));
   consensus.onFinalized(() => server.pubsub.onFinalized());
   if (geyser !== null) {
-    clock.onSlot((slot) => geyser.onSlot(slot));
+    shredToBank.onFirstShred((slot) => geyser.onSlot(slot));
+    shredToBank.onBankCreated((slot) => geyser.onBankCreated(slot));
     producer.onCommit((rec) => geyser.onCommit(rec));
   }
   clock.start();
@@ -396,6 +409,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     listeners,
     qos: qosList,
     slotMs,
+    shredToBankMs: shredToBank.shredToBankMs,
     competitors: competitors.counters,
     rpcSend: sender.counters,
     bundles,
@@ -412,6 +426,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       if (stopped) return;
       stopped = true;
       clock.stop();
+      shredToBank.stop();
       consensus.stop();
       gate.stop();
       await competitors.stop();

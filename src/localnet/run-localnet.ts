@@ -1,5 +1,5 @@
 // `slotrelay localnet` (and the relay's localnet child): parse flags, start the local cluster, print one JSON line
-// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","grpcUrl" (null without --grpc-port),"consensus","slotMs","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
+// {"event":"localnet_ready","rpcUrl","wsUrl","blockEngineUrl","grpcUrl" (null without --grpc-port),"consensus","slotMs","shredToBankMs","validators":[{identity,stake,tpuQuic,votePubkey,oneWayDelayMs}],
 //  "regions":[{name,rpcUrl,validators:[{identity,tpuQuic,oneWayDelayMs}]}]}
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
@@ -87,6 +87,8 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       // alpenglow (default) | tower, and Alpenglow's certificate delay (docs/localnet.md "Consensus").
       consensus: { type: 'string' },
       'finality-delay-ms': { type: 'string' },
+      // The RPC node's ms from a slot's first shred to its bank (docs/localnet.md "When the RPC node learns of a slot").
+      'shred-to-bank-ms': { type: 'string' },
       // The network model (docs/localnet.md "Network model"): the relay passes its config's localnet: section here.
       'bench-json': { type: 'string' },
       'loss-pct': { type: 'string' },
@@ -108,6 +110,9 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   const slotsPerEpoch = int('slots-per-epoch', values['slots-per-epoch']);
   if (slotsPerEpoch !== undefined && (slotsPerEpoch < 4 || slotsPerEpoch % 4 !== 0)) throw new ConfigError('--slots-per-epoch must be a positive multiple of 4');
   const bench: LocalnetOptions = values['bench-json'] !== undefined ? localnetOptionsFromConfig(parseBenchJson(values['bench-json'])) : {};
+  const shredToBankMs = int('shred-to-bank-ms', values['shred-to-bank-ms']);
+  const effectiveSlotMs = slotMs ?? bench.slotMs ?? 250;
+  if ((shredToBankMs ?? bench.shredToBankMs ?? 0) >= effectiveSlotMs) throw new ConfigError(`--shred-to-bank-ms must be below the slot time (${effectiveSlotMs} ms)`);
   const rpcDelay = int('rpc-one-way-delay-ms', values['rpc-one-way-delay-ms']);
   const consensus = values.consensus;
   if (consensus !== undefined && !(CONSENSUS_MODES as readonly string[]).includes(consensus)) throw new ConfigError(`--consensus must be ${CONSENSUS_MODES.join(' or ')}`);
@@ -129,6 +134,7 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
     finalizedDepth: int('finalized-depth', values['finalized-depth']),
     consensus: (consensus as ConsensusMode | undefined) ?? bench.consensus,
     finalityDelayMs: int('finality-delay-ms', values['finality-delay-ms']) ?? bench.finalityDelayMs,
+    shredToBankMs: shredToBankMs ?? bench.shredToBankMs,
     links: withLinkFlags(bench.links, {
       loss: pctList('loss-pct', values['loss-pct']),
       drop: pctList('tx-drop-pct', values['tx-drop-pct']),
@@ -148,7 +154,7 @@ export async function runLocalnetMain(argv: readonly string[]): Promise<void> {
     onInternalError: (err, method) => process.stderr.write(`localnet: internal error in ${method}: ${(err as Error).stack ?? String(err)}\n`),
   });
   process.stdout.write(
-    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, grpcUrl: localnet.grpcUrl, consensus: localnet.consensus.mode, slotMs: localnet.slotMs, validators: localnet.validators, regions: localnet.regions }) + '\n',
+    JSON.stringify({ event: 'localnet_ready', rpcUrl: localnet.rpcUrl, wsUrl: localnet.wsUrl, blockEngineUrl: localnet.blockEngineUrl, grpcUrl: localnet.grpcUrl, consensus: localnet.consensus.mode, slotMs: localnet.slotMs, shredToBankMs: localnet.shredToBankMs, validators: localnet.validators, regions: localnet.regions }) + '\n',
   );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -93,6 +93,8 @@ export class LandingTracker {
   private watchQueued = false;
   /** Receipts whose landing the stream told first (the polls told the others). */
   streamLandings = 0;
+  /** Statuses of watched signatures the stream delivered, first or not (the push may tell the same landing first). */
+  streamStatuses = 0;
   /** Where the watched set goes (the telemetry thread's Geyser stream); null without upstream.grpc. */
   private streamWatch: ((signatures: readonly string[]) => void) | null = null;
 
@@ -254,7 +256,9 @@ export class LandingTracker {
   /** A watched signature's status from the stream: landed at processed now (through apply(), as the push's). */
   onStreamStatus(signature: string, slot: number, err: unknown): void {
     const seq = this.watched.get(signature);
-    if (seq === undefined || !this.table.current(seq) || this.table.landingState(seq) === LANDING.landed) return;
+    if (seq === undefined || !this.table.current(seq)) return;
+    this.streamStatuses++;
+    if (this.table.landingState(seq) === LANDING.landed) return; // the push told it first
     this.apply(seq, 'processed', slot, err, Date.now(), 'stream');
     this.streamLandings++;
   }

@@ -74,13 +74,14 @@ export class Receipts implements ReceiptSink {
       const url = upstreamWsUrl(upstream.url, config.upstream.wsUrl);
       const tracker = this.tracker;
       const skipped = this.skipped!;
-      // With a Geyser stream (upstream.grpc) the stream tells processed (at execution); the push tells finalized.
-      const commitments = config.upstream.grpc === undefined ? (['processed', 'finalized'] as const) : (['finalized'] as const);
-      // Skips likewise: from the Geyser stream's SLOT_DEAD with upstream.grpc (onSlotDead), else from this socket's slot
-      // subscriptions (docs/receipts.md "Skipped target slots").
+      // With a Geyser stream (upstream.grpc) the push still watches processed: the stream's signature filter reaches
+      // the endpoint after the transaction left (front -> telemetry thread -> gRPC write), and a transaction executed
+      // before its filter arrived is never streamed; whichever tells first wins (statusSeen/apply keep the earliest).
+      // Skips come from the Geyser stream's SLOT_DEAD with upstream.grpc (onSlotDead: no filter to wait for, and it
+      // runs ahead of PubSub), else from this socket's slot subscriptions (docs/receipts.md "Skipped target slots").
       const slots =
         config.upstream.grpc === undefined ? { bank: (slot: number, parent: number | null) => skipped.bank(slot, parent, 'pubsub'), dead: (slot: number) => skipped.dead(slot, 'pubsub') } : null;
-      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, commitments, slots));
+      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, ['processed', 'finalized'], slots));
     }
   }
 
@@ -178,8 +179,10 @@ export class Receipts implements ReceiptSink {
     this.metrics.render(tb, this.tracker?.tracked ?? 0, this.table.size);
     if (this.tracker !== null) {
       this.renderLandingSource(tb, this.tracker);
-      tb.declare('slotrelay_receipts_stream_landings_total', 'counter', 'Receipts whose landing the Geyser stream told first (upstream.grpc; the status polls told the others)');
+      tb.declare('slotrelay_receipts_stream_landings_total', 'counter', 'Receipts whose landing the Geyser stream told first (upstream.grpc; the PubSub push or the status polls told the others)');
       tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.streamLandings);
+      tb.declare('slotrelay_receipts_stream_statuses_total', 'counter', 'Statuses of watched signatures the Geyser stream delivered, whether or not it told the landing first (upstream.grpc)');
+      tb.sample('slotrelay_receipts_stream_statuses_total', {}, this.tracker.streamStatuses);
     }
     if (this.skipped !== null && this.targetSkips !== null) {
       tb.declare('slotrelay_receipts_skipped_slots_total', 'counter', 'Skipped slots the relay learnt of, by the source that told it first (pubsub: slot gaps or slotsUpdates dead; grpc: SLOT_DEAD)');
@@ -201,9 +204,10 @@ export class Receipts implements ReceiptSink {
   }
 
   private renderLandingSource(tb: TextBuilder, t: LandingTracker): void {
-    tb.declare('slotrelay_receipts_landings_by_source_total', 'counter', 'Receipts by who told their landing first: the PubSub push or the getSignatureStatuses poll');
+    tb.declare('slotrelay_receipts_landings_by_source_total', 'counter', 'Receipts by who told their landing first: the PubSub push, the getSignatureStatuses poll or the Geyser stream');
     tb.sample('slotrelay_receipts_landings_by_source_total', { source: 'push' }, t.landedBy.push);
     tb.sample('slotrelay_receipts_landings_by_source_total', { source: 'poll' }, t.landedBy.poll);
+    tb.sample('slotrelay_receipts_landings_by_source_total', { source: 'stream' }, t.landedBy.stream);
     tb.declare('slotrelay_receipts_status_polls_asked_total', 'counter', 'Landing polls that asked the upstream getSignatureStatuses (while the push is up: only for signatures it does not watch)');
     tb.sample('slotrelay_receipts_status_polls_asked_total', {}, t.polls);
     const p = t.pushSource;

@@ -42,6 +42,8 @@ import { localDispatcher } from './local-dispatch.js';
 import { buildRoutes } from './build-routes.js';
 import type { ConsumerDeps, EgressTask } from './egress-task.js';
 import { slotMsSource } from '../../telemetry/slot-ms.js';
+import { SojournBoard } from '../../shm/sojourn-layout.js';
+import { SojournJudge } from './sojourn-judge.js';
 
 export { buildRoutes, type RouteInputs } from './build-routes.js';
 export type { ConsumerDeps, EgressTask, EgressTestHooks } from './egress-task.js';
@@ -70,6 +72,8 @@ interface Consumer {
   /** QUIC thread: the record handler of the local dispatch (src/ingress/local-admission.ts); else null. */
   readonly local: SendRecord | null;
   readonly hasJoin: boolean;
+  /** Admission by delay's measuring end (./sojourn-judge.ts); null = task.sojourn absent (tests, benches). */
+  readonly judge: SojournJudge | null;
 }
 
 export async function runEgressConsumer(task: EgressTask, deps: ConsumerDeps = {}): Promise<void> {
@@ -107,7 +111,19 @@ function setUp(task: EgressTask, deps: ConsumerDeps): Consumer {
       : task.config.routes.discard
         ? null
         : new RetryScheduler({ config: task.config, routes, counters, log, receipts, slotMs: slotMsSource(task.snapshot), drops: logs });
-  const observers: RecordObservers = { counters, latency, receipts, retry, logs };
+  // Admission by delay: every timed route answer is also a sojourn sample (./sojourn-judge.ts); the judge is made
+  // below, once the record handlers it asks "anything in flight?" exist.
+  let judge: SojournJudge | null = null;
+  const timed =
+    task.sojourn === undefined
+      ? latency
+      : {
+          record(routeId: number, us: number): void {
+            latency.record(routeId, us);
+            judge?.sample(routeId, us);
+          },
+        };
+  const observers: RecordObservers = { counters, latency: timed, receipts, retry, logs };
   const record = new SendRecord({
     slots: ring.slotCount,
     routes,
@@ -118,7 +134,24 @@ function setUp(task: EgressTask, deps: ConsumerDeps): Consumer {
     join,
   });
   const local = deps.exposeLocal === undefined ? null : localRecord(task, ownMask, routes, observers, deps.exposeLocal);
-  return { task, log, ring, routes, observers, retry, accountingLog, latency, ownMask, record, local, hasJoin: join !== null };
+  if (task.sojourn !== undefined) {
+    const a = task.config.admission;
+    // The ring's oldest unreleased record (TAIL; taken or not): the head of line when nothing answers.
+    const tailSlot = (): number => (ring.depth() > 0 ? ring.tail() % ring.slotCount : -1);
+    const oldest = {
+      ageUs: (): number => {
+        const slot = tailSlot();
+        return slot < 0 ? -1 : (performance.timeOrigin + performance.now() - ring.receivedAtMs(slot)) * 1000;
+      },
+      routeMask: (): number => {
+        const slot = tailSlot();
+        return slot < 0 ? 0 : ring.routeMask(slot);
+      },
+    };
+    const busy = (): boolean => record.inFlight > 0 || (local !== null && local.inFlight > 0);
+    judge = new SojournJudge(new SojournBoard(task.sojourn), task.ringIndex, a.targetSojournMs, a.intervalMs, busy, oldest);
+  }
+  return { task, log, ring, routes, observers, retry, accountingLog, latency, ownMask, record, local, hasJoin: join !== null, judge };
 }
 
 /** The QUIC ingress's local dispatch over the same routes and observers, handed to the ingress (exposeLocal). */
@@ -235,6 +268,7 @@ async function stop(c: Consumer): Promise<void> {
   if (c.local !== null) c.local.closed = true;
   c.observers.logs.close();
   c.latency.close();
+  c.judge?.close();
   await c.accountingLog?.close();
 }
 

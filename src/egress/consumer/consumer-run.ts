@@ -54,6 +54,7 @@ export function launchConsumer(ctx: PoolContext, piscina: Piscina, index: number
     identitySecret: o.identitySecret,
     receipts: o.receipts,
     widen: o.widen,
+    sojourn: o.sojourn,
     plan,
     family: plan === undefined ? undefined : family,
     join: ctx.join ?? undefined,

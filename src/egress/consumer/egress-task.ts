@@ -53,6 +53,8 @@ export interface EgressTask {
   readonly family?: RouteFamily;
   /** The join table of records published into two rings (src/shm/join.ts); absent = no record has a join entry. */
   readonly join?: SharedArrayBuffer;
+  /** Admission by delay's board (src/shm/sojourn-layout.ts): this consumer writes row ringIndex; absent = not judged. */
+  readonly sojourn?: SharedArrayBuffer;
   /** QUIC thread only: where the telemetry probe's requests arrive (src/telemetry/probe-relay.ts). */
   readonly probePort?: MessagePort;
   /** QUIC thread only: where jobs it hosts (the QUIC ingress) are asked for (src/egress/quic/hosted-jobs.ts). */

@@ -30,6 +30,8 @@ export interface EgressPoolOptions {
   readonly receipts?: SharedArrayBuffer;
   /** The adaptive routing's widen table (src/shm/widen-layout.ts), for the direct route; absent = routing.adaptive off. */
   readonly widen?: SharedArrayBuffer;
+  /** Admission by delay's board (src/shm/sojourn-layout.ts), one row per ring; absent = sojourn not judged. */
+  readonly sojourn?: SharedArrayBuffer;
   /**
    * The frozen route plan. With it the workers build only the HTTP routes, and when plan.quicThread the QUIC threads
    * run (their ring: quicRing). Absent (tests, benches): every worker builds every route, no QUIC thread.

@@ -31,6 +31,8 @@ export interface ConnectionCacheOptions {
   readonly retryMinMs: number;
   readonly retryMaxMs: number;
   readonly maxQueuedPerConnection: number;
+  /** First sends' bound per connection (./connection-worker.ts maxQueuedFirstSends); default maxQueuedPerConnection. */
+  readonly maxQueuedFirstSends?: number;
   /** A transaction queued on a connection longer than this ends as dropped:stale. */
   /** routes.direct.staleAfterMs, or a function of the measured slot time (./connection-worker.ts). */
   readonly staleAfterMs: number | (() => number);
@@ -168,6 +170,7 @@ export class ConnectionCache {
       retryMinMs: this.o.retryMinMs,
       retryMaxMs: this.o.retryMaxMs,
       maxQueued: this.o.maxQueuedPerConnection,
+      maxQueuedFirstSends: this.o.maxQueuedFirstSends,
       staleAfterMs: this.o.staleAfterMs,
       maxTransactionBytes: this.o.maxTransactionBytes,
       congestionControl: this.o.congestionControl,

@@ -12,7 +12,7 @@
 //                                  'sent' when the stream is written, 'dropped:stale' when it waited staleAfterMs
 //                                  without credit or room (a parked or silent peer), or 'dropped:no_connection' if the
 //                                  connection ends
-//   queue full                  -> 'dropped:queue_full'
+//   queue full                  -> 'dropped:queue_full' (rebroadcasts; first sends only with a finite maxQueuedFirstSends)
 //   empty / too large           -> 'failed' (the transaction is refused, never queued)
 //   retrying / closing / closed -> 'dropped:no_connection' at once (other targets are not held up)
 // The worker owns the queues (Agave tpu-client-next: the connection worker owns its bounded channel); the QUIC
@@ -80,6 +80,12 @@ export interface ConnectionWorkerOptions {
    */
   readonly reconnect?: boolean;
   readonly maxQueued: number;
+  /**
+   * First sends' bound (default maxQueued). The relay's routes pass Infinity: each first send waiting here holds its
+   * ring (or local slab) slot until it is answered, so the ring already bounds them, and a transaction the front
+   * accepted is never dropped:queue_full (admission by delay keeps the wait short: docs/relay-api.md).
+   */
+  readonly maxQueuedFirstSends?: number;
   /**
    * A queued transaction not written within this long ends as dropped:stale (routes.direct.staleAfterMs, else a
    * function of the measured slot time: src/egress/contract/slot-timers.ts), read when the transaction is queued.
@@ -187,6 +193,8 @@ export class ConnectionWorker {
   readonly firstAttempt: Promise<boolean>;
   private endFirstAttempt: ((established: boolean) => void) | null = null;
   readonly target: string;
+  /** First sends' bound (options.maxQueuedFirstSends). */
+  private readonly maxFirst: number;
   /** Validator identity when known (logs/reports). */
   get label(): string | undefined {
     return this.o.label;
@@ -195,6 +203,7 @@ export class ConnectionWorker {
   constructor(private readonly o: ConnectionWorkerOptions) {
     this.target = `${o.host}:${o.port}`;
     this.maxTxBytes = o.maxTransactionBytes ?? PACKET_DATA_SIZE;
+    this.maxFirst = o.maxQueuedFirstSends ?? o.maxQueued;
     this.backoffMs = o.retryMinMs;
     this.firstAttempt = new Promise<boolean>((resolve) => (this.endFirstAttempt = resolve));
     this.connect();
@@ -257,7 +266,7 @@ export class ConnectionWorker {
         return this.enqueue(q, tx);
       }
     }
-    if (q.size >= this.o.maxQueued) {
+    if (q.size >= (background ? this.o.maxQueued : this.maxFirst)) {
       this.droppedQueueFull++;
       this.cause = CAUSE.relay_queue_full;
       this.causeCode = 0;

@@ -95,7 +95,10 @@ export class QuicEgress {
         connectTimeoutMs: d.connectTimeoutMs,
         retryMinMs: d.retryMinMs,
         retryMaxMs: d.retryMaxMs,
-        maxQueuedPerConnection: d.maxQueuedPerConnection,
+        maxQueuedPerConnection: d.maxQueuedPerConnection, // rebroadcasts
+        // First sends are bounded by the ring / slab slots they hold, never by a count here: an accepted transaction
+        // is not dropped:queue_full (admission by delay keeps their wait short instead: docs/relay-api.md).
+        maxQueuedFirstSends: Infinity,
         staleAfterMs,
         maxTransactionBytes: config.transactions.maxTransactionBytes,
         congestionControl: d.congestionControl,

@@ -2,10 +2,11 @@
 // Agave's shapes:
 //   subscribe -> {"result": <subscription id>}; unsubscribe -> true; an id this socket does not hold (of any kind, as
 //   Agave's per-connection table) -> -32602 "Invalid subscription id."
-//   slotSubscribe      {"method":"slotNotification","params":{"result":{"parent","root","slot"},"subscription":n}}
+//   slotSubscribe      {"method":"slotNotification","params":{"result":{"parent","root","slot"},"subscription":n}},
+//                      when the slot's bank is created: shredToBankMs after its first shred (src/localnet/shred-to-bank.ts)
 //   rootSubscribe      {"method":"rootNotification","params":{"result":<root slot>,"subscription":n}}
 //   slotsUpdatesSubscribe {"method":"slotsUpdatesNotification","params":{"result":{"type","slot","timestamp",...},
-//                      "subscription":n}}: createdBank (with parent) when a slot's block starts, frozen (with stats)
+//                      "subscription":n}}: createdBank (with parent) with the slot notification, frozen (with stats)
 //                      when it ends, optimisticConfirmation and root as the commitments reach it. Under Alpenglow a
 //                      certificate gives both at once (confirmed = finalized), ~finalityDelayMs after the block; a
 //                      skipped slot has no bank: no slot notification, no createdBank/frozen, and `dead` (with an
@@ -140,6 +141,8 @@ export class PubSub {
   private readonly slotsUpdatesSubs = new Map<number, Ws>();
   /** The block in progress (slotsUpdates' frozen stats): its slot and what it committed. */
   private block = { slot: 0, ok: 0, failed: 0 };
+  /** The block before the newest one: the parent its createdBank and slot notification name. */
+  private parent = 0;
   private lastOptimistic = -1;
   private readonly sigSubs = new Map<number, SignatureSub>();
   private readonly accountSubs = new Map<number, AccountSub>();
@@ -283,8 +286,9 @@ export class PubSub {
   }
 
   /**
-   * Slot listener (after the consensus marked the slot): slot notification and slotsUpdates of a slot with a block,
-   * then whatever reached its commitment (Tower moves its commitments here; Alpenglow's certificates in onFinalized).
+   * First-shred listener (src/localnet/shred-to-bank.ts, at the slot clock's tick, after the consensus marked the
+   * slot): the block before a slot with a block is frozen (slotsUpdates), then whatever reached its commitment (Tower
+   * moves its commitments here; Alpenglow's certificates in onFinalized). The slot notification waits for the bank.
    */
   onSlot(slot: number): void {
     const cons = this.ctx.consensus;
@@ -293,24 +297,32 @@ export class PubSub {
       this.slotsUpdate(`{"type":"dead","slot":${slot - 1},"timestamp":${Date.now()},"err":"skipped: its leader missed the slot"}`);
     }
     if (!cons.isSkipped(slot)) {
-      const parent = this.block.slot;
-      const root = cons.finalizedSlot();
       if (this.slotsUpdatesSubs.size > 0) {
-        const now = Date.now();
         const b = this.block;
         const stats = `{"numTransactionEntries":${b.ok + b.failed},"numSuccessfulTransactions":${b.ok},"numFailedTransactions":${b.failed},"maxTransactionsPerEntry":${b.ok + b.failed}}`;
-        if (b.slot > 0) this.slotsUpdate(`{"type":"frozen","slot":${b.slot},"timestamp":${now},"stats":${stats}}`);
-        this.slotsUpdate(`{"type":"createdBank","slot":${slot},"parent":${parent},"timestamp":${now}}`);
+        if (b.slot > 0) this.slotsUpdate(`{"type":"frozen","slot":${b.slot},"timestamp":${Date.now()},"stats":${stats}}`);
       }
+      this.parent = this.block.slot;
       this.block = { slot, ok: 0, failed: 0 };
-      if (this.slotSubs.size > 0) {
-        const result = `{"parent":${parent},"root":${root},"slot":${slot}}`;
-        for (const [id, ws] of this.slotSubs) {
-          this.send(ws, `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${result},"subscription":${id}}}`);
-        }
-      }
     }
     this.advance();
+  }
+
+  /**
+   * Bank listener (src/localnet/shred-to-bank.ts): replay created `slot`'s bank; Agave's slotSubscribe notifies here
+   * (ReplayStage, before the bank is made) and slotsUpdates says createdBank. A skipped slot has no bank.
+   */
+  onBankCreated(slot: number): void {
+    const cons = this.ctx.consensus;
+    if (cons.isSkipped(slot)) return;
+    const parent = this.parent;
+    if (this.slotsUpdatesSubs.size > 0) this.slotsUpdate(`{"type":"createdBank","slot":${slot},"parent":${parent},"timestamp":${Date.now()}}`);
+    if (this.slotSubs.size > 0) {
+      const result = `{"parent":${parent},"root":${cons.finalizedSlot()},"slot":${slot}}`;
+      for (const [id, ws] of this.slotSubs) {
+        this.send(ws, `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${result},"subscription":${id}}}`);
+      }
+    }
   }
 
   /** Finality listener (src/localnet/consensus.ts): Alpenglow's certificate for a block arrived. */

@@ -95,9 +95,14 @@ export class GeyserServer {
     this.pingTimer.unref();
   }
 
-  /** Slot clock listener (after the bank's). */
+  /** First-shred listener (src/localnet/shred-to-bank.ts, at the slot clock's tick, after the bank's listener). */
   onSlot(slot: number): void {
     this.feed.onSlot(slot);
+  }
+
+  /** Bank listener (src/localnet/shred-to-bank.ts): CREATED_BANK. */
+  onBankCreated(slot: number): void {
+    this.feed.onBankCreated(slot);
   }
 
   /** Commit listener: processed streams now; kept for the others until the slot reaches their commitment. */

@@ -1,6 +1,8 @@
 // The slot statuses the localnet's Geyser server streams (localnet process, main thread; once per slot, cold).
 // Turns the slot clock's ticks into Yellowstone's per-slot sequence, in order for every slot: FIRST_SHRED_RECEIVED
-// and CREATED_BANK when the slot starts; COMPLETED and PROCESSED when the next one starts (its bank is frozen);
+// when the slot starts (its first shred), CREATED_BANK when replay creates its bank, shredToBankMs later
+// (src/localnet/shred-to-bank.ts, always before the next slot starts); COMPLETED and PROCESSED when the next one
+// starts (its bank is frozen);
 // CONFIRMED and FINALIZED when the consensus says so. This is the one place that maps the localnet's consensus to
 // Geyser statuses: tower by the depths the facade uses (FacadeContext.confirmedDepth / finalizedDepth); Alpenglow
 // (src/localnet/consensus.ts) by its certificates: CONFIRMED then FINALIZED together when a block's finalization
@@ -53,7 +55,10 @@ export class SlotFeed {
     return Math.max(0, this.newest[status]);
   }
 
-  /** Slot clock listener: slot `slot` has just started. */
+  /**
+   * First-shred listener (src/localnet/shred-to-bank.ts, at the slot clock's tick): slot `slot` has just started.
+   * Its CREATED_BANK comes from onBankCreated.
+   */
   onSlot(slot: number): void {
     if (this.alpenglow !== null) return this.onAlpenglowSlot(slot, this.alpenglow);
     const prev = slot - 1;
@@ -67,6 +72,11 @@ export class SlotFeed {
     const finalized = slot - Math.max(1, this.depths.finalizedDepth);
     if (finalized >= 0) this.emit(finalized, SlotStatus.FINALIZED);
     this.emit(slot, SlotStatus.FIRST_SHRED_RECEIVED);
+  }
+
+  /** Bank listener (src/localnet/shred-to-bank.ts): replay created `slot`'s bank; a skipped Alpenglow slot has none. */
+  onBankCreated(slot: number): void {
+    if (this.alpenglow?.isSkipped(slot) === true) return;
     this.emit(slot, SlotStatus.CREATED_BANK);
   }
 
@@ -81,10 +91,12 @@ export class SlotFeed {
     }
     if (c.isSkipped(slot)) return; // its leader misses it: no shred, no bank
     this.emit(slot, SlotStatus.FIRST_SHRED_RECEIVED);
-    this.emit(slot, SlotStatus.CREATED_BANK);
   }
 
-  /** Alpenglow: the certificate for `finalized` arrived: every block up to it is confirmed and finalized, in order. */
+  /**
+   * Alpenglow: the certificate for `finalized` arrived: every block up to it is confirmed and finalized, in order.
+   * Its timer starts when the slot after `finalized` starts, by when `finalized`'s bank was created (shred-to-bank.ts).
+   */
   private onCertified(finalized: number): void {
     const c = this.alpenglow!;
     for (let s = this.certified + 1; s <= finalized; s++) {

@@ -1,9 +1,12 @@
 // Receipts with reasons (issue #26 item 4) for real, part 1: a relay on an embedded localnet whose leader's
 // flow-control QoS parks it (capacity 10 streams/s, a burst of 400 transactions), read back from the receipt
 // (GET /v1/transactions/{signature}) and from /metrics (slotrelay_receipts_not_landed_reason_total{reason,sent}):
-// transactions waiting for stream credit go stale (no_stream_credit), those beyond the per-connection queue are
-// refused by the relay itself (relay_overload), and one sent by the rpc route with a blockhash that never existed is
-// sent, not landed, its blockhash not valid (blockhash_expired). Part 2: not-landed-reasons-refused.test.ts.
+// transactions waiting for stream credit go stale (no_stream_credit), and one sent by the rpc route with a blockhash
+// that never existed is sent, not landed, its blockhash not valid (blockhash_expired). Part 2:
+// not-landed-reasons-refused.test.ts. Since admission by delay (issue #45) an accepted first send is never dropped for
+// a full per-connection queue (it holds its ring slot; the relay refuses at intake instead), so relay_overload is no
+// longer reached here: asserted absent. Admission by delay is off for direct here, so that the whole burst is accepted
+// and waits for credit (the subject of this test); test/integration/relay/delay-admission.test.ts covers it on.
 import { Connection, Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRelay, TEST_KEY, type RelayHandle } from '../../helpers/relay-process.js';
@@ -21,6 +24,7 @@ function config(localnet: Record<string, unknown>, direct: Record<string, unknow
     // Reading every receipt of a burst at once: a read budget to match.
     keys: [{ key: TEST_KEY, name: 'test-bot', rateLimit: { perSecond: 10_000, burst: 10_000 }, readLimit: { perSecond: 10_000, burst: 10_000 } }],
     retries: { defaultMaxRetries: 0 },
+    admission: { targetSojournMs: { direct: 0 } },
   };
 }
 
@@ -92,7 +96,7 @@ afterAll(async () => {
 
 describe('why a transaction did not land: receipts and /metrics (parked by flow control)', () => {
 
-  it('parked by flow control: no_stream_credit, relay_overload (not sent); a bogus blockhash: blockhash_expired (sent)', async () => {
+  it('parked by flow control: no_stream_credit (not sent), never relay_overload after acceptance; a bogus blockhash: blockhash_expired (sent)', async () => {
     const txs = await transfers(parked, 300);
     const sigs = await Promise.all(txs.map((t) => submit(parked, t, ['direct'])));
     const [bogus] = await transfers(parked, 1, true);
@@ -102,15 +106,16 @@ describe('why a transaction did not land: receipts and /metrics (parked by flow 
     const all = await Promise.all(sigs.map((sig) => receiptOf(parked, sig)));
     const byCode = new Map<string, Receipt>();
     for (const x of all) if (x.reason !== null) byCode.set(x.reason.code, x);
-    const overload = byCode.get('relay_overload');
-    expect(overload, [...byCode.keys()].join(',')).toMatchObject({ status: 'not_landed', routes: { direct: { outcome: 'dropped:queue_full' } }, reason: { sent: false, route: 'direct' } });
+    // 300 first sends on a connection whose maxQueuedPerConnection is 32: none was dropped for a full queue.
+    expect(byCode.has('relay_overload'), [...byCode.keys()].join(',')).toBe(false);
+    expect(all.filter((x) => x.routes.direct.outcome === 'dropped:queue_full')).toEqual([]);
     const noCredit = byCode.get('no_stream_credit');
     expect(noCredit, [...byCode.keys()].join(',')).toMatchObject({ status: 'not_landed', routes: { direct: { outcome: 'dropped:stale' } }, reason: { sent: false, route: 'direct' } });
     // What the leader read before it parked the relay was sent: not landed (unread) or landed, never "not sent".
     for (const x of all) if (x.routes.direct.outcome === 'sent') expect(x.reason === null || x.reason.sent).toBe(true);
     const expired = await concluded(parked, bogusSig);
     expect(expired).toMatchObject({ status: 'not_landed', routes: { rpc: { outcome: 'sent' } }, reason: { code: 'blockhash_expired', sent: true, route: null } });
-    expect(await reasonCount(parked, 'relay_overload', false)).toBeGreaterThanOrEqual(1);
+    expect(await reasonCount(parked, 'relay_overload', false)).toBe(0);
     expect(await reasonCount(parked, 'no_stream_credit', false)).toBeGreaterThanOrEqual(1);
     expect(await reasonCount(parked, 'blockhash_expired', true)).toBe(1);
   }, 45_000);

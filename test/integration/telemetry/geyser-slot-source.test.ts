@@ -68,10 +68,13 @@ async function receipt(signature: string): Promise<{ status: string; landed: { s
   return (await res.json()) as { status: string; landed: { slot: number; msToLand: number } | null };
 }
 
-async function streamLandings(): Promise<number> {
-  const m = /slotrelay_receipts_stream_landings_total (\d+)/.exec(await (await fetch(`${relay.rpcUrl}/metrics`)).text());
+async function counter(pattern: RegExp): Promise<number> {
+  const m = pattern.exec(await (await fetch(`${relay.rpcUrl}/metrics`)).text());
   return m === null ? -1 : Number(m[1]);
 }
+const streamLandings = (): Promise<number> => counter(/slotrelay_receipts_stream_landings_total (\d+)/);
+const streamStatuses = (): Promise<number> => counter(/slotrelay_receipts_stream_statuses_total (\d+)/);
+const pollLandings = (): Promise<number> => counter(/slotrelay_receipts_landings_by_source_total\{source="poll"\} (\d+)/);
 
 afterAll(async () => {
   await relay?.stop();
@@ -126,20 +129,25 @@ describe('upstream.grpc: the Geyser slot source', () => {
     await waitFor('grpc active after the stall', slotSource, (x) => x?.active === 'grpc', 15_000);
   });
 
-  it('lands transactions by direct and their receipts come from the stream, before any status poll', async () => {
+  // The PubSub push watches processed too (a filter that reaches the endpoint after the transaction executed would
+  // miss it): the stream and the push race for each landing, and the poll tells none.
+  it('lands transactions by direct and the stream delivers each landing, before any status poll', async () => {
     await waitFor('grpc active', slotSource, (x) => x?.active === 'grpc', 15_000);
     await waitFor('direct deliverable', async () => (await (await fetch(`${relay.rpcUrl}/health?detail`)).json()) as { routes: { direct: { deliverable: boolean } } }, (h) => h.routes.direct.deliverable, 15_000);
-    const before = await streamLandings();
+    const before = await streamStatuses();
+    const polledBefore = await pollLandings();
     const sigs = [await submitDirect(), await submitDirect(), await submitDirect()];
     for (const sig of sigs) {
       const r = await waitFor(`receipt ${sig} landed`, () => receipt(sig), (x) => x.status === 'landed', 15_000);
       const onChain = (await conn.getSignatureStatus(sig)).value!;
       expect(r.landed!.slot).toBe(onChain.slot);
     }
-    expect((await streamLandings()) - before).toBe(3);
+    await waitFor('the stream delivered all three', streamStatuses, (n) => n - before >= 3, 5_000);
+    expect((await streamStatuses()) - before).toBe(3);
+    expect(await pollLandings()).toBe(polledBefore);
   });
 
-  it('the stream cut mid-run: what is accepted still lands and gets its receipt from the polls; nothing is lost', async () => {
+  it('the stream cut mid-run: what is accepted still lands and gets its receipt from the push or the polls; nothing is lost', async () => {
     const before = await streamLandings();
     proxy.cut();
     await waitFor('pubsub active', slotSource, (x) => x?.active === 'pubsub', 10_000);

@@ -11,6 +11,7 @@ import { percentile, setFigures, timelineSeries } from '../../../src/landing-ben
 function rec(seq: number, sendSlot: number, over: Partial<TxRecord> = {}): TxRecord {
   return {
     seq,
+    lane: 0,
     signature: `sig${seq}`,
     sentAt: 1_000 + seq,
     sentHrNs: 1_000_000_000n + BigInt(seq) * 1_000_000n,
@@ -48,7 +49,7 @@ function phase(records: TxRecord[], withCounters = true): PhaseResult {
     startedAt: 0,
     lastSendAt: 0,
     endedAt: 0,
-    counters: withCounters ? { before: counters(10, 1, 1, 0), after: counters(30, 6, 4, 2) } : undefined,
+    counters: withCounters ? [{ before: counters(10, 1, 1, 0), after: counters(30, 6, 4, 2) }] : undefined,
     leadersFrom: 100,
     leaders: ['V1', 'V1', 'V1', 'V1', 'V2', 'V2', 'V2', 'V2'],
     pollMs: 400,

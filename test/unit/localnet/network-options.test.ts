@@ -64,6 +64,18 @@ describe('localnet: config section', () => {
   });
 });
 
+describe('localnet: shredToBankMs (docs/localnet.md "When the RPC node learns of a slot")', () => {
+  it('defaults to 5, reaches the child, is overlaid by --shred-to-bank-ms and must stay below the slot time', () => {
+    const c = configSchema.parse({}).localnet;
+    expect(c.shredToBankMs).toBe(5);
+    expect(parseLocalnetArgs(localnetChildArgs(configSchema.parse({ localnet: { shredToBankMs: 40 } }).localnet)).shredToBankMs).toBe(40);
+    expect(parseLocalnetArgs([...localnetChildArgs(c), '--shred-to-bank-ms', '20']).shredToBankMs).toBe(20);
+    expect(() => configSchema.parse({ localnet: { slotMs: 200, shredToBankMs: 200 } })).toThrow(/shredToBankMs: must be below slotMs \(200\)|must be below slotMs/);
+    expect(() => parseLocalnetArgs(['--slot-ms', '100', '--shred-to-bank-ms', '100'])).toThrow(/--shred-to-bank-ms must be below the slot time \(100 ms\)/);
+    expect(() => parseLocalnetArgs(['--shred-to-bank-ms', '-1'])).toThrow();
+  });
+});
+
 describe('TpuQos (Agave rules)', () => {
   const stakes = new Map<string, bigint>([
     ['validatorA', 1_000_000n],
