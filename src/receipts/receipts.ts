@@ -66,7 +66,7 @@ export class Receipts implements ReceiptSink {
     const tracking = { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs };
     this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
     if (o.push || config.upstream.grpc !== undefined) {
-      const targetSkips = new TargetSkips(this.table);
+      const targetSkips = new TargetSkips(this.table, o.pollMs);
       this.targetSkips = targetSkips;
       this.skipped = new SkippedSlots((slot) => targetSkips.onSkipped(slot, Date.now()));
     }

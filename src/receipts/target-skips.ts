@@ -1,8 +1,8 @@
-// Receipts told that their direct target slot was skipped (front thread; cold: a timer every FILE_MS and one call per
-// skipped slot; nothing on a request's path). docs/receipts.md "Skipped target slots".
+// Receipts told that their direct target slot was skipped (front thread; cold: a timer every `fileMs`, the landing
+// poll's period, and one call per skipped slot; nothing on a request's path). docs/receipts.md "Skipped target slots".
 // The direct route's target slot (the slot whose leader it aimed at first) is written by the egress workers into the
-// receipts' shared memory when the route answers, so the front learns it by reading: every FILE_MS the receipts
-// accepted since the last look are read once, in sequence order (a cursor, as adaptive-routing.ts reads outcomes), and
+// receipts' shared memory when the route answers, so the front learns it by reading: at each skip, and every `fileMs`
+// (to keep each read short), the receipts accepted since the last look are read once, in sequence order (a cursor, as adaptive-routing.ts reads outcomes), and
 // filed by target slot; a receipt whose direct route has not answered yet waits (at most WAIT_MS) and is read again.
 // A skipped slot then costs the receipts that targeted it (one Map lookup), not a scan of the table. A receipt whose
 // route answers after its slot was already told skipped (a slow handshake to the missing leader) is told when it is
@@ -12,8 +12,6 @@ import { ROUTE_IDS } from '../shm/layout.js';
 import type { ReceiptTable } from './receipt-table.js';
 
 const DIRECT = ROUTE_IDS.direct;
-/** How often new receipts are filed by target slot (ms): the delay of a skip told to a receipt filed after it. */
-export const FILE_MS = 50;
 /** A receipt whose direct route has not answered this long after it was first read is left alone (ms). */
 const WAIT_MS = 10_000;
 /** Target slots (and recent skips) kept behind the newest slot seen: skips are told within a slot or two. */
@@ -37,11 +35,15 @@ export class TargetSkips {
   /** Receipts told their direct target slot was skipped. */
   told = 0;
 
-  constructor(private readonly table: ReceiptTable) {}
+  constructor(
+    private readonly table: ReceiptTable,
+    /** How often new receipts are filed by target slot (ms; receipts.pollMs): the delay of a skip told to a receipt whose route answered after the skip. */
+    private readonly fileMs: number,
+  ) {}
 
   start(): void {
     this.cursor = this.table.newestSeq + 1; // receipts before the start have no skip source to be told by
-    this.timer = setInterval(() => this.file(Date.now()), FILE_MS);
+    this.timer = setInterval(() => this.file(Date.now()), this.fileMs);
     this.timer.unref();
   }
 

@@ -75,7 +75,7 @@ function setup(): { t: ReceiptTable; w: ReceiptWriter; ts: TargetSkips; events: 
   const t = new ReceiptTable({ capacity: 64, ttlMs: 60_000 });
   const events: [number, ReceiptEvent][] = [];
   t.observers.push({ receiptChanged: (seq, e) => void events.push([seq, e]) });
-  const ts = new TargetSkips(t);
+  const ts = new TargetSkips(t, 200);
   return { t, w: new ReceiptWriter(t.sab), ts, events };
 }
 
