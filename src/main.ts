@@ -36,7 +36,7 @@ import { IdentityStake } from './health/identity-stake.js';
 import { TelemetryThread } from './telemetry/telemetry-thread.js';
 import { isSlotSourceStatus, type SlotSourceStatus } from './telemetry/geyser/slot-source.js';
 import { renderSlotSource } from './telemetry/geyser/slot-source-metrics.js';
-import { isGeyserLanded, type GeyserLanded } from './telemetry/geyser/geyser-messages.js';
+import { isGeyserDead, isGeyserLanded, type GeyserLanded } from './telemetry/geyser/geyser-messages.js';
 import { describeBuild } from './native/uws.js';
 import { loadHttpRuntime, renderHttpRuntime } from './http/runtime-info.js';
 import { responseOptions } from './http/response.js';
@@ -218,6 +218,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   let slotSource: SlotSourceStatus | null = null;
   // Landing statuses from the Geyser stream, for the receipts (set once they exist, below).
   let streamLanded: ((m: GeyserLanded) => void) | null = null;
+  let streamDead: ((slot: number) => void) | null = null;
   const telemetry =
     config.telemetry.enabled && telemetryRpcUrl !== undefined
       ? new TelemetryThread({
@@ -230,6 +231,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
           onClusterStatus: (m) => {
             if (isSlotSourceStatus(m)) slotSource = m;
             else if (isGeyserLanded(m)) streamLanded?.(m);
+            else if (isGeyserDead(m)) streamDead?.(m.slot);
             else cluster?.onTelemetryStatus(m);
           },
           grpc: config.upstream.grpc,
@@ -262,6 +264,7 @@ export async function runRelay(opts: RunOptions): Promise<void> {
   if (receipts !== null && telemetry !== null && config.upstream.grpc !== undefined) {
     receipts.setStreamWatch((signatures) => telemetry.watchSignatures(signatures));
     streamLanded = (m) => receipts.onStreamStatus(m.signature, m.slot, m.err);
+    streamDead = (slot) => receipts.onSlotDead(slot);
   }
   // Adaptive routing (docs/adaptive-routing.md): the front's scoreboard needs the receipts, leader data and the direct route.
   const adaptiveOn = config.routing.adaptive.enabled && receipts !== null && telemetry !== null && plan.direct;

@@ -191,6 +191,11 @@ export interface TransactionReceipt {
   readonly adaptive?: AdaptiveDecision | null;
   /** The routes that sent it, first sender first. Absent from relays before issue #26 item 3. */
   readonly routesTried?: readonly string[];
+  /**
+   * The slot its direct route aimed at first was skipped while it had not landed, and when the relay learnt it (unix
+   * ms); null otherwise. It may still land later (a rebroadcast to a later leader). Absent from relays before it.
+   */
+  readonly targetSkipped?: { readonly slot: number; readonly at: number } | null;
   readonly landed: ReceiptLanding | null;
 }
 
@@ -199,13 +204,16 @@ export interface TransactionReceipt {
  * `current` is the receipt as it stood when a signature subscription began; `route` is one route's first answer.
  */
 export interface ReceiptUpdate {
-  readonly event: 'current' | 'accepted' | 'route' | 'processed' | 'confirmed' | 'finalized' | 'not_executed' | 'not_landed';
+  /** `skipped`: the slot its direct route aimed at was skipped before it landed (it may still land later). */
+  readonly event: 'current' | 'accepted' | 'route' | 'skipped' | 'processed' | 'confirmed' | 'finalized' | 'not_executed' | 'not_landed';
   readonly signature: string;
   /** The relay's clock (unix ms) when it noticed the change. */
   readonly at: number;
   /** `route` events: which route and how it answered (sent, failed, dropped:<reason>). */
   readonly route?: string;
   readonly outcome?: string;
+  /** `skipped` events: the skipped slot (the direct route's `leaderSlot`). */
+  readonly slot?: number;
   /** The whole receipt after the change. */
   readonly receipt: TransactionReceipt;
 }

@@ -6,6 +6,11 @@
 // Bounded: MAX_PUSH_WATCHED signatures (two subscriptions each); beyond it the poll follows them. While the socket is
 // down the tracker polls getSignatureStatuses for everything (`up` false); the switch either way is counted and logged
 // once; reconnects back off from RECONNECT_MIN_MS to RECONNECT_MAX_MS and resubscribe every watched signature.
+// Skipped slots (issue #43, docs/receipts.md "Skipped target slots"): with a `slots` hook (given unless a Geyser stream
+// tells skips: upstream.grpc) the same socket also holds
+// slotSubscribe (each block's slot and parent: a parent further back than slot-1 means the slots between were skipped)
+// and slotsUpdatesSubscribe (createdBank with its parent, and `dead`), whichever the node serves (a refusal is left
+// alone); both are renewed on every reconnect. While the socket is down no skip is learnt (the poll cannot tell skips).
 import WebSocket from 'ws';
 import type { Logger } from '../log/logger.js';
 import { urlForLog } from '../log/url-for-log.js';
@@ -25,6 +30,14 @@ export type PushCommitment = 'processed' | 'finalized';
 /** The tracker's hook: a status for `signature` seen at `commitment`, the notification's slot, at `atMs` (unix ms). */
 export type StatusSeen = (signature: string, commitment: PushCommitment, slot: number, err: unknown, atMs: number) => void;
 
+/** The skip detector's hooks (skipped-slots.ts): a block for `slot` on `parent`, or a slot the node calls dead. */
+export interface SlotEvidence {
+  bank(slot: number, parent: number | null): void;
+  dead(slot: number): void;
+}
+
+const SLOT_METHODS = ['slotSubscribe', 'slotsUpdatesSubscribe'] as const;
+
 interface Watch {
   /** Request id -> commitment while the subscribe is unanswered; subscription id once answered. */
   processedSub: number;
@@ -40,6 +53,9 @@ export class LandingPush {
   private readonly requests = new Map<number, { readonly signature: string; readonly commitment: PushCommitment }>();
   /** The node's subscription id -> (signature, commitment). */
   private readonly subs = new Map<number, { readonly signature: string; readonly commitment: PushCommitment }>();
+  /** Our request ids of the slot subscriptions until answered, then the node's subscription ids (slots hook only). */
+  private readonly slotRequests = new Set<number>();
+  private readonly slotSubs = new Set<number>();
   private nextId = 1;
   private backoffMs = RECONNECT_MIN_MS;
   private retry: NodeJS.Timeout | null = null;
@@ -59,6 +75,8 @@ export class LandingPush {
     private readonly log: Logger,
     /** What to subscribe at: both, or `finalized` alone when a Geyser stream tells processed (upstream.grpc). */
     private readonly commitments: readonly PushCommitment[] = ['processed', 'finalized'],
+    /** Skipped slots: block and dead-slot evidence from the same socket (null: not subscribed). */
+    private readonly slots: SlotEvidence | null = null,
   ) {}
 
   /** True while the socket is open: the push tells landings and the poll can leave the watched ones alone. */
@@ -137,6 +155,13 @@ export class LandingPush {
       ws.ping();
     }, PING_INTERVAL_MS);
     this.pinger.unref();
+    if (this.slots !== null) {
+      for (const method of SLOT_METHODS) {
+        const id = this.nextId++;
+        this.slotRequests.add(id);
+        this.send(method, '[]', id);
+      }
+    }
     for (const signature of this.watched.keys()) this.subscribeBoth(signature);
   }
 
@@ -147,6 +172,8 @@ export class LandingPush {
     this.pinger = null;
     this.requests.clear();
     this.subs.clear();
+    this.slotRequests.clear();
+    this.slotSubs.clear();
     for (const w of this.watched.values()) {
       w.processedSub = -1;
       w.finalizedSub = -1;
@@ -189,6 +216,7 @@ export class LandingPush {
     } catch {
       return;
     }
+    if (this.slots !== null && this.onSlotMessage(m)) return;
     if (typeof m.id === 'number') {
       const req = this.requests.get(m.id);
       if (req === undefined) return;
@@ -216,5 +244,22 @@ export class LandingPush {
     }
     this.notifications[sub.commitment]++;
     this.seen(sub.signature, sub.commitment, slot, (value as { err?: unknown }).err ?? null, atMs);
+  }
+
+  /** A slot subscription's answer or notification (true: handled here). */
+  private onSlotMessage(m: { id?: unknown; result?: unknown; method?: unknown; params?: { subscription?: unknown; result?: unknown } }): boolean {
+    if (typeof m.id === 'number') {
+      if (!this.slotRequests.delete(m.id)) return false;
+      if (typeof m.result === 'number') this.slotSubs.add(m.result); // refused (unstable method off): the other one serves
+      return true;
+    }
+    if (m.method !== 'slotNotification' && m.method !== 'slotsUpdatesNotification') return false;
+    if (typeof m.params?.subscription !== 'number' || !this.slotSubs.has(m.params.subscription)) return true;
+    const r = m.params.result as { type?: unknown; slot?: unknown; parent?: unknown } | undefined;
+    if (typeof r?.slot !== 'number') return true;
+    const parent = typeof r.parent === 'number' ? r.parent : null;
+    if (m.method === 'slotNotification' || r.type === 'createdBank') this.slots!.bank(r.slot, parent);
+    else if (r.type === 'dead') this.slots!.dead(r.slot);
+    return true;
   }
 }

@@ -4,7 +4,8 @@
 // Route outcomes are written by the egress workers into shared memory, not through the table's methods: the stream
 // (src/receipts/receipt-stream.ts) reads them for the receipts someone subscribed to.
 
-export const RECEIPT_EVENTS = ['accepted', 'route', 'processed', 'confirmed', 'finalized', 'not_executed', 'not_landed'] as const;
+// `skipped`: the slot its direct route aimed at was skipped while it had not landed (target-skips.ts); it may land later.
+export const RECEIPT_EVENTS = ['accepted', 'route', 'skipped', 'processed', 'confirmed', 'finalized', 'not_executed', 'not_landed'] as const;
 export type ReceiptEvent = (typeof RECEIPT_EVENTS)[number];
 
 /** Told of every state change of every receipt, with its sequence number (read the table for the rest). */

@@ -3,8 +3,8 @@
 // - By signature ([signature]) or by the whole key (no params, [] or [{"all": true}]): every receipt of the socket's
 //   key. A receipt is only ever sent to a subscription of the key that submitted it (the table's key id is checked
 //   on every event), so a key never sees another key's transactions, even by guessing a signature.
-// - The table tells us accepted / processed / confirmed / finalized / not_executed / not_landed (its observer hook,
-//   receipt-events.ts). Route outcomes are written by the egress workers into shared memory: the receipts someone
+// - The table tells us accepted / skipped / processed / confirmed / finalized / not_executed / not_landed (its observer
+//   hook, receipt-events.ts); `skipped` carries the skipped slot (target-skips.ts). Route outcomes are written by the egress workers into shared memory: the receipts someone
 //   subscribed to are watched (at most MAX_WATCHED at once) and scanned every ROUTE_SCAN_MS while any is, each
 //   route's first answer (sent, failed, dropped:<reason>) notified once.
 // - Bounds: receiptSubscriptionsPerKey open subscriptions per key (over all its sockets: -32005 subscription_limit);
@@ -127,8 +127,9 @@ export class ReceiptStream implements ReceiptObserver, ReceiptStreamPort {
     // before the next route scan, so the routes are read first and their events keep that order.
     if (event !== 'accepted' && this.watchedSeqs.has(seq)) this.scan();
     let any = false;
-    if (all !== undefined) for (const sub of all) any = this.send(sub, seq, event, null) || any;
-    if (bySig !== undefined) for (const sub of bySig) if (sub.socket.key.id === keyId) any = this.send(sub, seq, event, null) || any;
+    const detail = event === 'skipped' ? { slot: this.table.targetSkippedOf(seq) } : null;
+    if (all !== undefined) for (const sub of all) any = this.send(sub, seq, event, detail) || any;
+    if (bySig !== undefined) for (const sub of bySig) if (sub.socket.key.id === keyId) any = this.send(sub, seq, event, detail) || any;
     if (any && event === 'accepted') this.watch(seq, 0);
   }
 
@@ -193,9 +194,9 @@ export class ReceiptStream implements ReceiptObserver, ReceiptStreamPort {
   }
 
   /** One receiptNotification; false when the socket is gone. */
-  private send(sub: ReceiptSub, seq: number, event: ReceiptEvent | 'current', route: { route: string; outcome: string } | null): boolean {
+  private send(sub: ReceiptSub, seq: number, event: ReceiptEvent | 'current', detail: { route: string; outcome: string } | { slot: number } | null): boolean {
     if (sub.socket.closed) return false;
-    const result = { event, signature: this.table.signatureOf(seq), at: Date.now(), ...(route ?? {}), receipt: this.table.toJson(seq) };
+    const result = { event, signature: this.table.signatureOf(seq), at: Date.now(), ...(detail ?? {}), receipt: this.table.toJson(seq) };
     this.notifications++;
     sub.socket.send(`{"jsonrpc":"2.0","method":"receiptNotification","params":{"result":${JSON.stringify(result)},"subscription":${sub.id}}}`);
     return true;

@@ -4,7 +4,7 @@
 // (a power of two) in a ring indexed by sequence number, the oldest overwritten first, each also expiring after ttlMs.
 // The per-route part (outcome, first send, targets, rebroadcasts) lives in a SharedArrayBuffer the egress workers
 // write (src/shm/receipts-layout.ts, src/egress/contract/receipt-writer.ts); the rest lives here.
-import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT } from '../shm/layout.js';
+import { EGRESS_OUTCOMES, ROUTE_BY_ID, ROUTE_COUNT, ROUTE_IDS } from '../shm/layout.js';
 import { createReceiptsBuffer, lastReceiptSeq, receiptViews, type ReceiptViews } from '../shm/receipts-layout.js';
 import { claimReceiptSeq } from '../admission/receipt-claim.js';
 import type { Execution, ExecutionSource } from './execution-outcome.js';
@@ -68,6 +68,11 @@ export interface ReceiptJson {
   } | null;
   /** The routes that sent it (a first send), in the order they did; `landed.firstRoute` is the first of them. */
   readonly routesTried: readonly string[];
+  /**
+   * The slot its direct route aimed at first (`routes.direct.leaderSlot`) was skipped while it had not landed, and
+   * when the relay learnt it (unix ms); null otherwise (docs/receipts.md "Skipped target slots"). It may still land later.
+   */
+  readonly targetSkipped: { readonly slot: number; readonly at: number } | null;
   readonly landed: {
     readonly slot: number;
     readonly leader: string | null;
@@ -148,6 +153,9 @@ export class ReceiptTable {
   private readonly adaptiveAdded: Uint8Array;
   private readonly adaptiveExtra: Uint8Array;
   private readonly adaptiveLeader: (string | null)[];
+  /** The direct route's target slot once told skipped (-1: not told), and when (unix ms): target-skips.ts. */
+  private readonly skippedSlot: Float64Array;
+  private readonly skippedAtMs: Float64Array;
   /** The last NOT_LANDED_KEPT receipts found not landed (a ring), for the status page. */
   private readonly notLandedSeqs = new Float64Array(NOT_LANDED_KEPT);
   private notLandedCount = 0;
@@ -178,6 +186,8 @@ export class ReceiptTable {
     this.adaptiveAdded = new Uint8Array(n);
     this.adaptiveExtra = new Uint8Array(n);
     this.adaptiveLeader = new Array<string | null>(n).fill(null);
+    this.skippedSlot = new Float64Array(n).fill(-1);
+    this.skippedAtMs = new Float64Array(n);
   }
 
   /** HOT (accept): the transaction's recent blockhash, 32 bytes at `at` in `bytes`. */
@@ -267,6 +277,7 @@ export class ReceiptTable {
     this.expired[e] = 0;
     this.blockhashKnown[e] = 0;
     this.adaptiveLeader[e] = null;
+    this.skippedSlot[e] = -1;
     // A resubmitted transaction (same signature) points at its newest receipt.
     this.bySignature.set(signature, seq);
     if (this.observers.length !== 0) this.notify(seq, 'accepted');
@@ -391,6 +402,26 @@ export class ReceiptTable {
       this.notify(seq, is);
     }
     if (now.execution === 'not_executed' && before?.execution !== 'not_executed') this.notify(seq, 'not_executed');
+  }
+
+  /**
+   * The direct route's target slot `slot` was skipped (cold: target-skips.ts, once per receipt that aimed at it):
+   * recorded and notified once, for a receipt not landed yet whose direct route did aim at `slot`. false otherwise.
+   */
+  setTargetSkipped(seq: number, slot: number, atMs: number): boolean {
+    if (!this.current(seq) || !this.filed(seq)) return false;
+    const e = seq & this.v.mask;
+    if (this.landing[e] !== LANDING.pending || this.skippedSlot[e] >= 0) return false;
+    if (this.v.targetSlot[e * ROUTE_COUNT + ROUTE_IDS.direct] !== slot) return false;
+    this.skippedSlot[e] = slot;
+    this.skippedAtMs[e] = atMs;
+    if (this.observers.length !== 0) this.notify(seq, 'skipped');
+    return true;
+  }
+
+  /** The skipped target slot told to `seq`, or -1. */
+  targetSkippedOf(seq: number): number {
+    return this.current(seq) ? this.skippedSlot[seq & this.v.mask] : -1;
   }
 
   /** The landing as last set, or null (cold). */
@@ -550,6 +581,7 @@ export class ReceiptTable {
               addedRoutes,
             },
       routesTried: tried.map((t) => t.route),
+      targetSkipped: this.skippedSlot[e] >= 0 ? { slot: this.skippedSlot[e], at: Math.round(this.skippedAtMs[e]) } : null,
       landed:
         state === LANDING.landed && l !== null
           ? {

@@ -15,6 +15,8 @@ import { upstreamStatusAsker } from '../rpc/status/signature-statuses.js';
 import { StatusThread } from '../rpc/status/status-thread.js';
 import { LandingPush } from './landing-push.js';
 import { upstreamWsUrl } from '../rpc/pubsub/upstream-ws-url.js';
+import { SkippedSlots } from './skipped-slots.js';
+import { TargetSkips } from './target-skips.js';
 
 /** Where landings come from now (GET /health?detail `landing`): the push, or the poll while it is off or down. */
 export interface LandingSourceReport {
@@ -35,6 +37,12 @@ export class Receipts implements ReceiptSink {
 
   /** The thread that makes the tracker's status calls (null: they run on this thread). */
   private readonly statusThread: StatusThread | null;
+  /**
+   * Skipped slots (from the push socket's slot subscriptions and, with upstream.grpc, the Geyser stream's SLOT_DEAD)
+   * and the receipts told their direct target slot was skipped; null without a skip source.
+   */
+  private readonly skipped: SkippedSlots | null = null;
+  private readonly targetSkips: TargetSkips | null = null;
 
   constructor(
     config: Readonly<Config>,
@@ -57,13 +65,23 @@ export class Receipts implements ReceiptSink {
     this.statusThread = options.statusThread === true ? new StatusThread({ role: 'receipt-status', url: upstream.url, timeoutMs, log, fallback: here }) : null;
     const tracking = { pollMs: o.pollMs, trackForMs: o.trackForMs, maxTracked: o.maxTracked, timeoutMs };
     this.tracker = new LandingTracker(this.table, upstream, leaders, this.metrics, tracking, log, this.statusThread ?? here);
+    if (o.push || config.upstream.grpc !== undefined) {
+      const targetSkips = new TargetSkips(this.table, o.pollMs);
+      this.targetSkips = targetSkips;
+      this.skipped = new SkippedSlots((slot) => targetSkips.onSkipped(slot, Date.now()));
+    }
     if (o.push) {
       const url = upstreamWsUrl(upstream.url, config.upstream.wsUrl);
       const tracker = this.tracker;
+      const skipped = this.skipped!;
       // With a Geyser stream (upstream.grpc) the push still watches processed: the stream's signature filter reaches
       // the endpoint after the transaction left (front -> telemetry thread -> gRPC write), and a transaction executed
       // before its filter arrived is never streamed; whichever tells first wins (statusSeen/apply keep the earliest).
-      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, ['processed', 'finalized']));
+      // Skips come from the Geyser stream's SLOT_DEAD with upstream.grpc (onSlotDead: no filter to wait for, and it
+      // runs ahead of PubSub), else from this socket's slot subscriptions (docs/receipts.md "Skipped target slots").
+      const slots =
+        config.upstream.grpc === undefined ? { bank: (slot: number, parent: number | null) => skipped.bank(slot, parent, 'pubsub'), dead: (slot: number) => skipped.dead(slot, 'pubsub') } : null;
+      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, ['processed', 'finalized'], slots));
     }
   }
 
@@ -126,12 +144,19 @@ export class Receipts implements ReceiptSink {
     this.tracker?.onStreamStatus(signature, slot, err);
   }
 
+  /** A slot the Geyser stream called dead (SLOT_DEAD; the telemetry thread's message, upstream.grpc). */
+  onSlotDead(slot: number): void {
+    this.skipped?.dead(slot, 'grpc');
+  }
+
   start(): void {
     this.statusThread?.start();
     this.tracker?.start();
+    this.targetSkips?.start();
   }
 
   async stop(): Promise<void> {
+    this.targetSkips?.stop();
     this.tracker?.stop();
     await this.statusThread?.stop();
   }
@@ -158,6 +183,13 @@ export class Receipts implements ReceiptSink {
       tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.streamLandings);
       tb.declare('slotrelay_receipts_stream_statuses_total', 'counter', 'Statuses of watched signatures the Geyser stream delivered, whether or not it told the landing first (upstream.grpc)');
       tb.sample('slotrelay_receipts_stream_statuses_total', {}, this.tracker.streamStatuses);
+    }
+    if (this.skipped !== null && this.targetSkips !== null) {
+      tb.declare('slotrelay_receipts_skipped_slots_total', 'counter', 'Skipped slots the relay learnt of, by the source that told it first (pubsub: slot gaps or slotsUpdates dead; grpc: SLOT_DEAD)');
+      tb.sample('slotrelay_receipts_skipped_slots_total', { source: 'pubsub' }, this.skipped.counts.pubsub);
+      tb.sample('slotrelay_receipts_skipped_slots_total', { source: 'grpc' }, this.skipped.counts.grpc);
+      tb.declare('slotrelay_receipts_target_skipped_total', 'counter', "Receipts told that their direct route's target slot was skipped (a `skipped` event) before they landed");
+      tb.sample('slotrelay_receipts_target_skipped_total', {}, this.targetSkips.told);
     }
 
     const t = this.statusThread;

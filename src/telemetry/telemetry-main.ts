@@ -26,7 +26,8 @@ import type { LeaderInfo } from './leader-source.js';
 import { SlotSubscription } from './ws-slot-client.js';
 import { GeyserSlotStream } from './geyser/geyser-slot-stream.js';
 import { SlotSourceSelector } from './geyser/slot-source.js';
-import { isGeyserWatch, type GeyserLanded } from './geyser/geyser-messages.js';
+import { isGeyserWatch, type GeyserDead, type GeyserLanded } from './geyser/geyser-messages.js';
+import { SlotStatus } from '../geyser/proto.js';
 import type { GeyserSourceConfig } from '../config/schema.js';
 
 export interface TelemetryWorkerData {
@@ -107,7 +108,7 @@ export class TelemetryFollower {
     private readonly d: TelemetryWorkerData,
     private readonly log: Logger,
     /** Status messages for the main thread: the region share's and the slot source's. */
-    private readonly postStatus: (s: TelemetryShareStatus | SlotSourceStatusMessage | GeyserLanded) => void = () => undefined,
+    private readonly postStatus: (s: TelemetryShareStatus | SlotSourceStatusMessage | GeyserLanded | GeyserDead) => void = () => undefined,
     /** Runs one probe round's handshakes (src/telemetry/probe-relay.ts); default: in this thread. */
     private readonly prober: Prober = probeHandshakes,
     /** Builds the region share when d.cluster is set (the worker entry hands in src/cluster/telemetry-share.ts). */
@@ -169,7 +170,9 @@ export class TelemetryFollower {
         url: g.url,
         xToken: g.xToken,
         // Every status counts: the earliest a slot has (first shred received) is the one that advances it.
-        onSlot: (slot) => {
+        onSlot: (slot, status) => {
+          // A dead slot (skipped) goes to the receipts' skip detector on the main thread (docs/receipts.md).
+          if (status === SlotStatus.DEAD) this.postStatus({ type: 'geyser-dead', slot });
           this.source.grpcSlotSeen(slot);
           this.onSlot(slot);
         },

@@ -55,6 +55,8 @@ function updateLine(u: ReceiptUpdate): string {
   const r = u.receipt;
   const line: Record<string, unknown> = { event: u.event, signature: u.signature, at: u.at, status: r.status };
   if (u.route !== undefined) Object.assign(line, { route: u.route, outcome: u.outcome });
+  // A skipped target slot: which one (the receipt goes on pending; a rebroadcast may still land it).
+  if (u.event === 'skipped' || (u.event === 'current' && r.targetSkipped != null)) line.skippedSlot = u.slot ?? r.targetSkipped?.slot;
   if (r.landed !== null) Object.assign(line, { slot: r.landed.slot, leader: r.landed.leader, confirmationStatus: r.landed.confirmationStatus, execution: r.landed.execution });
   if (r.reason != null) line.reason = r.reason;
   return JSON.stringify(line) + '\n';

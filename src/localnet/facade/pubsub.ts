@@ -9,7 +9,9 @@
 //                      "subscription":n}}: createdBank (with parent) with the slot notification, frozen (with stats)
 //                      when it ends, optimisticConfirmation and root as the commitments reach it. Under Alpenglow a
 //                      certificate gives both at once (confirmed = finalized), ~finalityDelayMs after the block; a
-//                      skipped slot has no bank: no slot notification, no createdBank/frozen (Agave sends none either).
+//                      skipped slot has no bank: no slot notification, no createdBank/frozen, and `dead` (with an
+//                      `err`) when the next slot starts, as the Geyser feed's SLOT_DEAD (src/localnet/grpc/slot-feed.ts):
+//                      how a subscriber learns the skip without waiting for the next block's parent.
 //   signatureSubscribe {"method":"signatureNotification","params":{"result":{"context":{"slot"},"value":{"err":...}},
 //                      "subscription":n}} (or value "receivedSignature" first, with enableReceivedNotification). Fires
 //                      once, when the transaction reaches the commitment (default finalized), and is then removed.
@@ -290,6 +292,10 @@ export class PubSub {
    */
   onSlot(slot: number): void {
     const cons = this.ctx.consensus;
+    // The slot that just ended was skipped (Alpenglow's skip certificate): `dead`, before the next block's notifications.
+    if (slot > 0 && cons.isSkipped(slot - 1) && this.slotsUpdatesSubs.size > 0) {
+      this.slotsUpdate(`{"type":"dead","slot":${slot - 1},"timestamp":${Date.now()},"err":"skipped: its leader missed the slot"}`);
+    }
     if (!cons.isSkipped(slot)) {
       if (this.slotsUpdatesSubs.size > 0) {
         const b = this.block;

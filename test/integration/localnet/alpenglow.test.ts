@@ -151,6 +151,7 @@ describe('a leader that misses its slots (alpenglow)', () => {
     const ws = await PubsubClient.open(ln.wsUrl);
     try {
       const slotSub = await ws.subscribe('slotSubscribe');
+      const updatesSub = await ws.subscribe('slotsUpdatesSubscribe');
       ln.setMissingSlots(missing, true);
       // Wait until the missing validator leads (and its slot is marked), then send while it does.
       await until(() => ln.schedule.leaderAt(ln.clock.current) === identity && ln.consensus.isSkipped(ln.clock.current), 10_000, 2);
@@ -171,6 +172,16 @@ describe('a leader that misses its slots (alpenglow)', () => {
       expect(notes.some((r: any) => r.slot === skippedSlot)).toBe(false);
       const after = notes.find((r: any) => r.slot > skippedSlot);
       expect(after.parent).toBeLessThan(skippedSlot);
+      // slotsUpdates: `dead` for the skipped slot (when the next slot starts), before the next block's createdBank; no
+      // createdBank for it.
+      const updates = ws.inbox.filter((m) => m.method === 'slotsUpdatesNotification' && m.params.subscription === updatesSub).map((m) => m.params.result);
+      const dead = updates.findIndex((r: any) => r.type === 'dead' && r.slot === skippedSlot);
+      expect(dead).toBeGreaterThanOrEqual(0);
+      expect(updates[dead].err).toEqual(expect.any(String));
+      expect(updates.some((r: any) => r.type === 'createdBank' && r.slot === skippedSlot)).toBe(false);
+      const nextBank = updates.findIndex((r: any) => r.type === 'createdBank' && r.slot > skippedSlot);
+      expect(nextBank).toBeGreaterThan(dead);
+      expect(updates.filter((r: any) => r.type === 'dead').every((r: any) => ln.consensus.isSkipped(r.slot))).toBe(true);
       const slot = Number((await rpc(ln.rpcUrl, 'getSlot', [{ commitment: 'finalized' }])).result);
       const height = Number((await rpc(ln.rpcUrl, 'getBlockHeight', [{ commitment: 'finalized' }])).result);
       expect(height).toBeLessThan(slot);
