@@ -394,13 +394,10 @@ export class IngressEndpoint extends QuicServerCore<IngressConn> {
         this.k[streamCounterIndex('accepted')]++;
         this.k[INGRESS_COUNTER.localAdmitted]++;
         if (bidi) {
-          // The acknowledgement is written into the stream now (accepted = in the slab, replayable) and leaves with the
-          // connection's flush at the end of this event-loop turn, with every other answer read in the turn: one
-          // datagram for a burst of answers (and its ACK), not a sendmsg per stream here and a datagram per stream for
-          // the client to read (issue #45 item 2: that was most of bidi's cost over uni). The send to the leader below
-          // does not wait for it either.
+          // The acknowledgement leaves now, before the send it acknowledges (accepted = in the slab, replayable): the
+          // client does not wait for the egress's sendmsg, as it does not over HTTP.
           this.writeReply(c, sid, answer);
-          this.queueFlush(c);
+          this.flush(c);
         }
         this.o.afterLocal!();
         return;
