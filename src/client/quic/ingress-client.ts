@@ -50,7 +50,8 @@ interface Outgoing {
 }
 
 const packr = new Packr({ useRecords: false });
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number' });
+// copyBuffers: an answer is unpacked straight from the receive buffer (readStream), which the next read overwrites.
+const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, int64AsType: 'number', copyBuffers: true });
 const encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 /**
@@ -335,19 +336,21 @@ export class IngressClient {
         return;
       }
       if (r === null) return;
-      if (a !== undefined && r[0] > 0) a.buf.push(Buffer.from(this.rx.subarray(0, r[0])));
       if (r[1]) {
         if (a !== undefined) {
           this.answers.delete(sid);
           this.answeredNow++;
+          // The usual case, the whole answer in this one read: unpacked from the receive buffer, no copy.
+          const whole = a.buf.length === 0 ? this.rx.subarray(0, r[0]) : Buffer.concat([...a.buf, this.rx.subarray(0, r[0])]);
           try {
-            a.resolve({ kind: 'answer', answer: unpackr.unpack(Buffer.concat(a.buf)) as Record<string, unknown> });
+            a.resolve({ kind: 'answer', answer: unpackr.unpack(whole) as Record<string, unknown> });
           } catch {
             a.resolve({ kind: 'reset', code: -1 });
           }
         }
         return;
       }
+      if (a !== undefined && r[0] > 0) a.buf.push(Buffer.from(this.rx.subarray(0, r[0])));
     }
   }
 

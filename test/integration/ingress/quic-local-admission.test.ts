@@ -154,4 +154,29 @@ describe('QUIC local admission', () => {
     await landedReceipt(tx.signature, MIXED_KEY);
     expect(await localAdmitted()).toBe(before);
   });
+
+  it('answers every stream of a burst of bidi requests exactly once, with its own signature (local and via the front)', async () => {
+    // Answers of locally admitted streams leave with the flush at the end of the QUIC thread's event-loop turn, many in
+    // one datagram (issue #45 item 2): each stream still gets its own answer, and the counts add up to the burst.
+    const c = await IngressClient.connect({ host: '127.0.0.1', port: relay.quic!.port, certificate: keyCert });
+    const { blockhash, lastValidBlockHeight } = await localnet.getLatestBlockhash('confirmed');
+    const txs = Array.from({ length: 200 }, () => {
+      const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight }).add(
+        SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: Keypair.generate().publicKey, lamports: 1_000_000 }),
+      );
+      tx.sign(payer);
+      return { bytes: tx.serialize(), signature: bs58.encode(tx.signature!) };
+    });
+    const accepted0 = await metric('slotrelay_quic_ingress_streams_total', '{outcome="accepted"}');
+    const local0 = await localAdmitted();
+    // Odd ones name maxRetries: local admission leaves those to the front, which answers them on the reply ring.
+    const results = await Promise.all(txs.map((tx, i) => c.request(i % 2 === 0 ? { transaction: tx.bytes } : { transaction: tx.bytes, maxRetries: 0 })));
+    results.forEach((r, i) => expect(r).toMatchObject({ kind: 'answer', answer: { accepted: true, signature: txs[i].signature } }));
+    expect(await metric('slotrelay_quic_ingress_streams_total', '{outcome="accepted"}')).toBe(accepted0 + 200);
+    const local = (await localAdmitted()) - local0;
+    expect(local).toBeGreaterThanOrEqual(1);
+    expect(local).toBeLessThanOrEqual(100);
+    await landedReceipt(txs[0].signature);
+    c.close();
+  });
 });
