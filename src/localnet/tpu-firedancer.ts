@@ -5,7 +5,7 @@
 //   data"; src/waltz/quic/fd_quic.c sets initial_max_streams_uni = 2^60 and initial_max_data = 2^62-1 for a server.
 // - src/app/fdctl/config/default.toml [tiles.quic]: idle_timeout_millis = 10000, retry = true.
 // - src/disco/quic/fd_quic_tile.c: the tile publishes downstream "even if there are no credits available" (no
-//   back-pressure to the sender), and applies no stake terms at the QUIC layer.
+//   back-pressure to the sender); nothing in src/waltz/quic/ or src/disco/quic/ looks up stake.
 // - book/api/tpu-udp.md: "Clients send each signed transaction as a separate UDP datagram" on the TPU-UDP port.
 // The QUIC side is the shared endpoint (tpu-endpoint.ts) with these settings; TpuUdpListener is the UDP port.
 import dgram from 'node:dgram';

@@ -148,7 +148,7 @@ export const QUIC_COUNTER = Object.freeze({
   kindBase: QUIC_BASE + CONNECTION_STATES.length + 1 + CACHE_EVENTS.length,
 } as const);
 /**
- * A leader's TPU kind as the egress learned it (docs/egress.md "Leaders of both kinds"), the `kind` label of
+ * A leader's TPU kind as the egress learned it (docs/tpu-quic.md "Leaders of both kinds"), the `kind` label of
  * slotrelay_quic_connections_by_leader_kind: a stateless Retry on connect = firedancer; none = agave; unknown until
  * the first handshake.
  */

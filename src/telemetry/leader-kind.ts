@@ -1,6 +1,6 @@
 // A validator's TPU kind from what it publishes in getClusterNodes (telemetry thread; cold, once per cluster
 // refresh). Firedancer nodes report a 0.x version (mainnet late 2026: "0.708.20306"), Agave nodes 2.x-4.x (older
-// Agave, Jito-Solana and Paladin forks report their Agave version). Anything else is unknown. docs/egress.md
+// Agave, Jito-Solana and Paladin forks report their Agave version). Anything else is unknown. docs/tpu-quic.md
 // "Leaders of both kinds".
 import type { LeaderKind } from '../shm/layout.js';
 

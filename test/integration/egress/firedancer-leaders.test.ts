@@ -1,4 +1,4 @@
-// Leaders of both kinds through the real relay (docs/egress.md "Leaders of both kinds"): a localnet whose validator 0
+// Leaders of both kinds through the real relay (docs/tpu-quic.md "Leaders of both kinds"): a localnet whose validator 0
 // runs Firedancer's TPU (a stateless Retry on every new connection) and validator 1 Agave's. The relay's egress
 // pre-warms both leaders, learns each one's kind from its handshake (/metrics by kind) and from getClusterNodes'
 // version (its log), and a transaction sent in the Firedancer leader's slots still lands there.
