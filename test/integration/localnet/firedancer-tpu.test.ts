@@ -122,6 +122,30 @@ describe('Firedancer leaders on the localnet', () => {
     }
   }, 20_000);
 
+  it('the Retry costs a new connection one more round trip (25 ms one way: ~50 ms more than Agave)', async () => {
+    const mk = (kind: 'agave' | 'firedancer'): TpuListener =>
+      new TpuListener({ host: '127.0.0.1', port: 0, validatorIdentity: ln.validators[0].identity, kind, oneWayDelayMs: 25, onTransaction: () => {} });
+    const f = mk('firedancer');
+    const a = mk('agave');
+    await f.start();
+    await a.start();
+    try {
+      const hs = async (l: TpuListener): Promise<number> => {
+        const c = await QuicClientConnection.connect({ ...l.address(), identity: id });
+        const ms = c.stats().handshakeMs;
+        c.close();
+        return ms;
+      };
+      const fdMs = Math.min(await hs(f), await hs(f));
+      const agaveMs = Math.min(await hs(a), await hs(a));
+      console.log(`handshake at 25 ms one way: firedancer ${fdMs.toFixed(1)} ms, agave ${agaveMs.toFixed(1)} ms`);
+      expect(fdMs - agaveMs).toBeGreaterThan(40);
+    } finally {
+      await f.stop();
+      await a.stop();
+    }
+  });
+
   it('takes one transaction per datagram on its TPU-UDP port', async () => {
     const udp = ln.udpListeners[0]!;
     expect(ln.udpListeners[1]).toBeNull();
