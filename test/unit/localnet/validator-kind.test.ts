@@ -5,6 +5,8 @@ import { configSchema } from '../../../src/config/schema.js';
 import { localnetChildArgs, localnetOptionsFromConfig, parseBenchJson } from '../../../src/localnet/localnet-args.js';
 import { parseLocalnetArgs } from '../../../src/localnet/run-localnet.js';
 import { FIREDANCER_VERSION, versionOfKind } from '../../../src/localnet/validator-kind.js';
+import { parseScenario } from '../../../src/landing-bench/options.js';
+import { localnetSection } from '../../../src/landing-bench/relays.js';
 import { countKinds, leaderKindOfVersion } from '../../../src/telemetry/leader-kind.js';
 
 describe('localnet validator kinds', () => {
@@ -35,5 +37,13 @@ describe('localnet validator kinds', () => {
     expect(leaderKindOfVersion(null)).toBe('unknown');
     expect(leaderKindOfVersion('nightly')).toBe('unknown');
     expect(countKinds(new Map([['a', 'agave'], ['b', 'firedancer'], ['c', 'agave']] as const))).toEqual({ agave: 2, firedancer: 1, unknown: 0 });
+  });
+
+  it('the mixed-cluster scenario runs the two largest-stake validators as Firedancer', () => {
+    const s = parseScenario('mixed-cluster');
+    expect(s).toMatchObject({ name: 'mixed-cluster', firedancer: 2, qosModel: 'flow-control' });
+    expect(localnetSection(s).kinds).toEqual(['firedancer', 'firedancer', 'agave', 'agave']);
+    expect(localnetSection(parseScenario('hot-leader')).kinds).toBeUndefined();
+    expect(parseScenario('hot-leader,firedancer=1').firedancer).toBe(1);
   });
 });
