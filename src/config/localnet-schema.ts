@@ -38,6 +38,14 @@ export const localnetSchema = z
      * CREATED_BANK, PubSub slotNotification); below slotMs. docs/localnet.md "When the RPC node learns of a slot".
      */
     shredToBankMs: z.number().int().min(0).max(1_999).default(5),
+    /**
+     * Whose TPU each validator runs, index = validator: `agave` (the QoS models) or `firedancer` (Retry on every new
+     * connection, unlimited stream credit, 10 s idle, a TPU-UDP port, no stake terms); missing entries are agave.
+     * docs/localnet.md "Leaders of both kinds".
+     */
+    kinds: z.array(z.enum(['agave', 'firedancer'])).max(64).default([]),
+    /** Firedancer validators' QUIC idle timeout, ms (Firedancer's default 10,000; tests shorten it). */
+    firedancerIdleTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
     /** Per validator TPU listener, index = validator (0 = largest stake); missing entries are perfect links. */
     links: z.array(localnetLinkSchema).max(64).default([]),
     rpc: z
@@ -139,6 +147,9 @@ export const localnetSchema = z
     });
     if (v.shredToBankMs >= v.slotMs) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['shredToBankMs'], message: `must be below slotMs (${v.slotMs})` });
+    }
+    if (v.kinds.length > v.validators) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['kinds'], message: `has ${v.kinds.length} entries for ${v.validators} validators` });
     }
     if (v.links.length > v.validators) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['links'], message: `has ${v.links.length} entries for ${v.validators} validators` });

@@ -63,6 +63,8 @@ export interface Scenario {
   /** The RPC node's and the block engine's stakes (SOL); 0 = unstaked. */
   readonly rpcStakeSol: number;
   readonly jitoStakeSol: number;
+  /** Validators (the largest stakes first) running Firedancer's TPU (docs/localnet.md "Leaders of both kinds"); absent = 0. */
+  readonly firedancer?: number;
 }
 
 /** The competing load of a scenario (src/localnet/competitors.ts). */
@@ -168,7 +170,7 @@ export function parseRouteSet(spec: string, remote: boolean): RouteSet {
 }
 
 const SCENARIO_KEYS =
-  'slot-ms, lossy-leader, leader-drop, qos, qos-model, capacity, block, competitor-tps, competitor-stake, competitor-fee, hot, every, hot-slots, relay-stake, rpc-stake, jito-stake, link-delay-ms, rpc-delay-ms, name';
+  'slot-ms, lossy-leader, leader-drop, qos, qos-model, capacity, block, competitor-tps, competitor-stake, competitor-fee, hot, every, hot-slots, relay-stake, rpc-stake, jito-stake, link-delay-ms, rpc-delay-ms, firedancer, name';
 
 /**
  * Named scenarios (docs/landing.md "Congestion scenarios"): a name alone, or a name then overrides
@@ -195,6 +197,11 @@ export const SCENARIO_PRESETS: Readonly<Record<string, string>> = Object.freeze(
   // saturated, 150/s per connection with the bench's two relays connected (one identity): more than the 100 tx/s it
   // sends. The leader's capacity is ~800x below Agave's 500,000 streams/s, so the share a 100 tx/s sender needs is
   // ~800x mainnet's (100 of 500,000 streams/s: 0.02% of the stake).
+  // A mixed cluster, as mainnet's: the two largest-stake validators run Firedancer's TPU (a Retry per new connection,
+  // no stream limit, no stake terms, 10 s idle), the others Agave's flow-control QoS; hot-leader's competitor on the
+  // largest (a Firedancer leader: the competitor's stake buys it nothing there).
+  'mixed-cluster':
+    'qos-model=flow-control,capacity=600,block=200,competitor-tps=1000,competitor-stake=27000000,competitor-fee=10000,hot=leader,rpc-stake=1000000,jito-stake=1000000,link-delay-ms=25,firedancer=2',
   'unstaked-vs-staked':
     'qos-model=flow-control,capacity=600,block=200,competitor-tps=1000,competitor-stake=27000000,competitor-fee=10000,hot=leader,rpc-stake=1000000,jito-stake=1000000,relay-stake=30000000,link-delay-ms=25',
 });
@@ -223,6 +230,7 @@ export function parseScenario(spec: string): Scenario {
   };
   const comp = { tps: 0, stakeSol: 0, microLamportsPerCu: 0, hot: 'leader' as 'leader' | 'window', everySlots: 12, hotSlots: 4 };
   let name: string | undefined;
+  let firedancer = 0;
   const head = spec.split(',')[0].trim();
   if (!head.includes('=')) {
     const preset = SCENARIO_PRESETS[head];
@@ -239,6 +247,7 @@ export function parseScenario(spec: string): Scenario {
     else if (k === 'leader-drop') s.leaderTxDropPct = num('leader-drop', v, 0, 100);
     else if (k === 'link-delay-ms') s.linkDelayMs = num('link-delay-ms', v, 0, 2_000);
     else if (k === 'rpc-delay-ms') s.rpcDelayMs = num('rpc-delay-ms', v, 0, 2_000);
+    else if (k === 'firedancer') firedancer = num('firedancer', v, 0, 4);
     else if (k === 'qos-model') {
       if (v !== 'throttle' && v !== 'flow-control') throw new ConfigError('--scenario: qos-model=throttle or qos-model=flow-control');
       s.qosModel = v;
@@ -262,7 +271,7 @@ export function parseScenario(spec: string): Scenario {
   }
   if (s.capacityTps !== null && s.qosModel !== 'flow-control') throw new ConfigError('--scenario: capacity needs qos-model=flow-control');
   const competitor: CompetitorSpec | null = comp.tps > 0 ? comp : null;
-  const full = { ...s, competitor };
+  const full = { ...s, competitor, ...(firedancer > 0 ? { firedancer } : {}) };
   return { name: name ?? scenarioName(full), ...full };
 }
 
@@ -275,6 +284,7 @@ export function scenarioName(s: Omit<Scenario, 'name'>): string {
   if (!s.qos) parts.push('no QoS');
   else if (s.qosModel === 'flow-control') parts.push(`flow-control QoS${s.capacityTps !== null ? ` (${s.capacityTps} streams/s per leader)` : ''}`);
   if (s.blockCapacity !== null) parts.push(`${s.blockCapacity} tx per block`);
+  if ((s.firedancer ?? 0) > 0) parts.push(`${s.firedancer} Firedancer leader(s)`);
   const c = s.competitor;
   if (c !== null) {
     parts.push(
@@ -303,7 +313,7 @@ function num(name: string, v: string, min: number, max: number): number {
 export const USAGE = `usage: slotrelay bench landing [--sets ${DEFAULT_SETS}] [--rate 100] [--duration 60]
          [--slot-ms 250] [--lossy-leader PCT] [--leader-drop PCT]
          [--scenario slot-ms=200,lossy-leader=20,leader-drop=10,qos=on,link-delay-ms=0,rpc-delay-ms=0 ...]
-         [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control[,key=value...] ...]
+         [--scenario hot-leader|hot-window|unstaked-vs-staked|flow-control|mixed-cluster[,key=value...] ...]
          [--tail 20] [--payers 8] [--max-retries N] [--relay-retries N] [--warmup 1] [--tx-format legacy|v1|mixed] [--source pubsub|grpc|pubsub,grpc] [--out bench/results/landing] [--quiet]
          [--repeat N] [--assign round-robin|random[:SEED]] [--sequential]
        against any cluster and relay (nothing is started):

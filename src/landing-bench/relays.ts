@@ -40,6 +40,7 @@ export function localnetSection(s: Scenario, relayIdentity?: string, blockEngine
   if (s.capacityTps !== null) qos.capacityTps = s.capacityTps;
   const section: Record<string, unknown> = { slotMs: s.slotMs, qos };
   if (s.blockCapacity !== null) section.blockCapacity = s.blockCapacity;
+  if ((s.firedancer ?? 0) > 0) section.kinds = Array.from({ length: VALIDATORS }, (_, i) => (i < s.firedancer! ? 'firedancer' : 'agave'));
   const c = s.competitor;
   if (c !== null) {
     section.competitors = [

@@ -37,6 +37,8 @@ export function localnetOptionsFromConfig(cfg: LocalnetConfig): LocalnetOptions 
     finalityDelayMs: cfg.finalityDelayMs,
     shredToBankMs: cfg.shredToBankMs,
     links: cfg.links,
+    kinds: cfg.kinds,
+    firedancerIdleTimeoutMs: cfg.firedancerIdleTimeoutMs,
     rpc: { ...cfg.rpc, stake: BigInt(Math.round(cfg.rpc.stakeSol * LAMPORTS_PER_SOL)) },
     qos: cfg.qos,
     blockEngineRateLimitPerSecond: cfg.blockEngine.rateLimitPerSecond,

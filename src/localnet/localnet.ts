@@ -29,6 +29,8 @@ import { TpuQos } from './tpu-qos.js';
 import { FlowControlQos } from './tpu-qos-flow-control.js';
 import { Competitors, competitorIdentity, type CompetitorCounters, type LocalnetCompetitorOptions } from './competitors.js';
 import { makeValidators } from './validators.js';
+import { TpuUdpListener } from './tpu-firedancer.js';
+import { versionOfKind, type ValidatorKind } from './validator-kind.js';
 import { MAX_V1_TRANSACTION_BYTES } from './wire-types.js';
 import type { LocalnetLinkOptions, LocalnetQosOptions, LocalnetRegionOptions, LocalnetRpcOptions, LocalnetStakedPeer } from './network-options.js';
 import { RegionLinks, type LocalnetRegion } from './region-links.js';
@@ -65,6 +67,13 @@ export interface LocalnetOptions {
   readonly regions?: readonly LocalnetRegionOptions[];
   /** Agave's QoS on every TPU listener (per-peer connections, connection rate, unstaked stream throttle). */
   readonly qos?: LocalnetQosOptions;
+  /**
+   * Whose TPU each validator runs, index = validator; missing entries are Agave (tpu-firedancer.ts, docs/localnet.md
+   * "Leaders of both kinds").
+   */
+  readonly kinds?: readonly ValidatorKind[];
+  /** Firedancer validators' QUIC idle timeout (ms); default 10,000 (Firedancer's default). */
+  readonly firedancerIdleTimeoutMs?: number;
   /** Peers counted as staked by the QoS besides the validators (not in the leader schedule). */
   readonly stakedPeers?: readonly LocalnetStakedPeer[];
   /** Other senders loading the validators' TPUs (competitors.ts): hot leader, hot window, stake, priority fee. */
@@ -112,6 +121,11 @@ export interface LocalnetValidator {
   readonly stake: number;
   /** "host:port" of its TPU QUIC listener. */
   readonly tpuQuic: string;
+  /** Its TPU kind and the version it publishes in getClusterNodes. */
+  readonly kind: ValidatorKind;
+  readonly version: string;
+  /** "host:port" of its plain UDP TPU port (Firedancer's TPU-UDP), null for Agave. */
+  readonly tpu: string | null;
   readonly oneWayDelayMs: number;
   /** Its link (docs/localnet.md "Network model"). */
   readonly lossPct: number;
@@ -142,6 +156,8 @@ export interface Localnet {
   setMissingSlots(index: number, missing: boolean): void;
   /** Each validator's TPU listener (index = validator): counters for tests and benches. */
   readonly listeners: readonly TpuListener[];
+  /** Each Firedancer validator's TPU-UDP port (index = validator), null for Agave validators. */
+  readonly udpListeners: readonly (TpuUdpListener | null)[];
   /** Each listener's QoS state (index = validator); empty without options.qos.enabled. */
   readonly qos: readonly (TpuQos | FlowControlQos)[];
   readonly slotMs: number;
@@ -202,6 +218,11 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   });
 
   const listeners: TpuListener[] = [];
+  const udpListeners: (TpuUdpListener | null)[] = [];
+  const stopUdp = async (): Promise<void> => {
+    for (const u of udpListeners) await u?.stop();
+  };
+  if ((options.kinds?.length ?? 0) > n) throw new Error(`kinds has ${options.kinds?.length} entries for ${n} validators`);
   const qosList: (TpuQos | FlowControlQos)[] = [];
   const validators: LocalnetValidator[] = [];
   const targets = new Map<string, TpuTarget>();
@@ -228,10 +249,13 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
             ? new FlowControlQos(options.qos, stakes, 2 * oneWayDelayMs)
             : new TpuQos(options.qos, stakes);
       if (qos !== undefined) qosList.push(qos);
+      const kind = options.kinds?.[i] ?? 'agave';
       const l = new TpuListener({
         host,
         port: 0,
         validatorIdentity: identities[i],
+        kind,
+        idleTimeoutMs: options.firedancerIdleTimeoutMs,
         maxStreams: options.maxStreams,
         maxTransactionBytes,
         oneWayDelayMs,
@@ -247,6 +271,22 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       });
       await l.start();
       listeners.push(l);
+      let udp: TpuUdpListener | null = null;
+      if (kind === 'firedancer') {
+        const validatorIdentity = identities[i];
+        udp = new TpuUdpListener({
+          host,
+          port: 0,
+          maxTransactionBytes,
+          onTransaction: (tx, arrivalNs) => {
+            if (arrivals !== null) arrivals.add(tx, arrivalNs);
+            gate.submit(tx, { validatorIdentity, senderIdentity: null, arrivalNs });
+          },
+        });
+        await udp.start();
+      }
+      udpListeners.push(udp);
+      const udpAddr = udp?.address() ?? null;
       const addr = l.address();
       targets.set(identities[i], { identity: identities[i], host: addr.host, port: addr.port });
       validators.push({
@@ -254,6 +294,9 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
         votePubkey: specs[i].vote.publicKey.toBase58(),
         stake: Number(specs[i].stake),
         tpuQuic: `${addr.host}:${addr.port}`,
+        kind,
+        version: versionOfKind(kind),
+        tpu: udpAddr === null ? null : `${udpAddr.host}:${udpAddr.port}`,
         oneWayDelayMs,
         lossPct: link.lossPct ?? 0,
         txDropPct: link.txDropPct ?? 0,
@@ -262,6 +305,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     }
   } catch (err) {
     for (const l of listeners) await l.stop();
+    await stopUdp();
     throw err;
   }
 
@@ -284,7 +328,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     fees,
     landings,
     arrivals,
-    validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic })),
+    validators: validators.map((v): FacadeValidator => ({ identity: v.identity, votePubkey: v.votePubkey, stake: BigInt(v.stake), tpuQuic: v.tpuQuic, tpu: v.tpu, version: v.version })),
     consensus,
     blocks,
     maxTransactionBytes,
@@ -316,6 +360,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
   } catch (err) {
     for (const r of links) r.stop();
     for (const l of listeners) await l.stop();
+    await stopUdp();
     throw err;
   }
   const regionInfo = (r: RegionLinks): LocalnetRegion => ({
@@ -342,6 +387,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     server.stop();
     for (const r of links) r.stop();
     for (const l of listeners) await l.stop();
+    await stopUdp();
     throw err;
   }
 
@@ -359,6 +405,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
     await blockEngine.stop();
     for (const r of links) r.stop();
     for (const l of listeners) await l.stop();
+    await stopUdp();
     throw err;
   }
 
@@ -407,6 +454,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       else missing.delete(id);
     },
     listeners,
+    udpListeners,
     qos: qosList,
     slotMs,
     shredToBankMs: shredToBank.shredToBankMs,
@@ -437,6 +485,7 @@ export async function startLocalnet(options: LocalnetOptions = {}): Promise<Loca
       await engineSender.stop();
       for (const r of links) r.stop();
       for (const l of listeners) await l.stop();
+      await stopUdp();
     },
   };
 }

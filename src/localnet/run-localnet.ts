@@ -4,6 +4,7 @@
 // to stdout when ready, stop cleanly on SIGINT/SIGTERM (cold; runs in its own process).
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { kindsForFiredancerCount } from './validator-kind.js';
 import { localnetOptionsFromConfig, parseBenchJson } from './localnet-args.js';
 import { startLocalnet, type LocalnetOptions } from './localnet.js';
 import { CONSENSUS_MODES, type ConsensusMode } from './consensus.js';
@@ -96,6 +97,9 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
       down: { type: 'string' },
       'rpc-one-way-delay-ms': { type: 'string' },
       qos: { type: 'boolean' },
+      // Leaders of both kinds (docs/localnet.md): the first N validators run Firedancer's TPU, the rest Agave's.
+      firedancer: { type: 'string' },
+      'firedancer-idle-timeout-ms': { type: 'string' },
       // Regions on this host (docs/localnet.md "Regions on one host"): NAME=MS[,MS...], repeatable.
       region: { type: 'string', multiple: true },
       // Run by the relay: stdin is a pipe from it, and its end (the relay exited, even by SIGKILL) stops the localnet.
@@ -116,8 +120,13 @@ export function parseLocalnetArgs(argv: readonly string[]): LocalnetOptions {
   const rpcDelay = int('rpc-one-way-delay-ms', values['rpc-one-way-delay-ms']);
   const consensus = values.consensus;
   if (consensus !== undefined && !(CONSENSUS_MODES as readonly string[]).includes(consensus)) throw new ConfigError(`--consensus must be ${CONSENSUS_MODES.join(' or ')}`);
+  const firedancer = int('firedancer', values.firedancer);
+  const nValidators = validators ?? bench.validators ?? 4;
+  if (firedancer !== undefined && firedancer > nValidators) throw new ConfigError(`--firedancer ${firedancer} is more than the ${nValidators} validators`);
   return {
     ...bench,
+    kinds: firedancer !== undefined ? kindsForFiredancerCount(nValidators, firedancer) : bench.kinds,
+    firedancerIdleTimeoutMs: int('firedancer-idle-timeout-ms', values['firedancer-idle-timeout-ms']) ?? bench.firedancerIdleTimeoutMs,
     host: values.host,
     rpcPort: int('rpc-port', values['rpc-port']),
     // 0 (the relay's first start of its child: ephemeral) leaves a port the config section names.

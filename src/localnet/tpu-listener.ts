@@ -5,10 +5,14 @@
 // pathDelayMs), so a handshake takes 2 x oneWayDelayMs longer and a transaction arrives oneWayDelayMs later.
 // The rest of the network model (docs/localnet.md "Network model"): `lossPct` drops received datagrams at random
 // (QUIC recovers them: delay, not loss), `txDropPct` drops whole received transactions at random, `down` answers
-// nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts).
+// nothing at all (a dead host), and `qos` applies Agave's per-peer limits (src/localnet/tpu-qos.ts). `kind:
+// 'firedancer'` makes it Firedancer's TPU instead (tpu-firedancer.ts): a stateless Retry on every new connection,
+// unlimited stream credit, a 10 s idle timeout, no QoS (no stake terms at the QUIC layer).
 import { MAX_TRANSACTION_BYTES_SIMD_0296, UNSTAKED_MAX_CONCURRENT_UNI_STREAMS, createRandomIdentityCertificate, type IdentityCertificate } from '../quic/index.js';
 import { QuicServerEndpoint, type QuicServerPeer } from './tpu-endpoint.js';
 import type { ListenerQos } from './tpu-qos-flow-control.js';
+import { FIREDANCER_IDLE_TIMEOUT_MS, FIREDANCER_MAX_STREAMS_UNI } from './tpu-firedancer.js';
+import type { ValidatorKind } from './validator-kind.js';
 
 export interface TpuTransactionInfo {
   /** The identity of the validator this listener stands for. */
@@ -42,6 +46,10 @@ export interface TpuListenerOptions {
   down?: boolean;
   /** Agave's QoS: the throttle (tpu-qos.ts) or flow-control (tpu-qos-flow-control.ts) model; default none. */
   qos?: ListenerQos;
+  /** Whose TPU this models; default agave. Firedancer ignores maxStreams and qos (see the header). */
+  kind?: ValidatorKind;
+  /** Firedancer: its idle timeout (ms); default 10,000 ([tiles.quic] idle_timeout_millis). Tests shorten it. */
+  idleTimeoutMs?: number;
   /** The server certificate; default a fresh random one (clients do not verify it). */
   certificate?: IdentityCertificate;
   /**
@@ -62,6 +70,8 @@ export interface TpuListenerCounters {
   readonly unfinishedStreams: number;
   /** Datagrams that reached the listener's socket: processed plus dropped by lossPct or down. */
   readonly datagramsReceived: number;
+  /** Stateless Retry packets sent (Firedancer: one per new connection). */
+  readonly retriesSent: number;
   /** Datagrams dropped by lossPct or down. */
   readonly datagramsDropped: number;
   /** Transactions received whole and dropped by txDropPct. */
@@ -84,12 +94,15 @@ export class TpuListener {
     const onTransaction = this.opts.onTransaction;
     const copy = this.opts.copy ?? true;
     const dropRate = Math.min(1, Math.max(0, (this.opts.txDropPct ?? 0) / 100));
-    const qos = this.opts.qos;
+    const firedancer = this.opts.kind === 'firedancer';
+    // Firedancer applies no stake terms at the QUIC layer: no QoS model, whatever the cluster's setting.
+    const qos = firedancer ? undefined : this.opts.qos;
     this.endpoint = await QuicServerEndpoint.listen({
       host: this.opts.host,
       port: this.opts.port,
       certificate: this.opts.certificate ?? (await createRandomIdentityCertificate()),
-      maxConcurrentUniStreams: this.opts.maxStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS,
+      maxConcurrentUniStreams: firedancer ? FIREDANCER_MAX_STREAMS_UNI : (this.opts.maxStreams ?? UNSTAKED_MAX_CONCURRENT_UNI_STREAMS),
+      ...(firedancer ? { statelessRetry: true, maxIdleTimeoutMs: this.opts.idleTimeoutMs ?? FIREDANCER_IDLE_TIMEOUT_MS } : {}),
       maxTransactionBytes: this.opts.maxTransactionBytes ?? MAX_TRANSACTION_BYTES_SIMD_0296,
       pathDelayMs: this.delayMs,
       inboundLossRate: this.opts.down === true ? 1 : (this.opts.lossPct ?? 0) / 100,
@@ -133,6 +146,7 @@ export class TpuListener {
       invalidStreams: c?.invalidStreams ?? 0,
       unfinishedStreams: c?.unfinishedStreams ?? 0,
       datagramsReceived: (c?.datagramsReceived ?? 0) + (c?.datagramsDropped ?? 0),
+      retriesSent: c?.retriesSent ?? 0,
       datagramsDropped: c?.datagramsDropped ?? 0,
       transactionsDropped: this.txDropped,
     };

@@ -3,6 +3,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import {
   CACHE_EVENTS,
+  LEADER_KINDS,
   CONNECTION_STATES,
   QUIC_COUNTER,
   EGRESS_OUTCOMES,
@@ -94,6 +95,8 @@ export function renderEgressMetrics(tb: TextBuilder, src: EgressMetricsSource): 
   tb.sample('slotrelay_quic_queued_transactions', {}, c[QUIC_COUNTER.queued]);
   tb.declare('slotrelay_quic_connection_events_total', 'counter', 'QUIC connection cache events: connections created, evicted (LRU), idle-closed, refused (cache full), cycled by an identity change.');
   for (let i = 0; i < CACHE_EVENTS.length; i++) tb.sample('slotrelay_quic_connection_events_total', { event: CACHE_EVENTS[i] }, c[QUIC_COUNTER.eventBase + i]);
+  tb.declare('slotrelay_quic_connections_by_leader_kind', 'gauge', 'Open QUIC connections by the leader\'s TPU kind as the handshake showed it (a stateless Retry: firedancer; none: agave; unknown before the first handshake). docs/tpu-quic.md.');
+  for (let i = 0; i < LEADER_KINDS.length; i++) tb.sample('slotrelay_quic_connections_by_leader_kind', { kind: LEADER_KINDS[i] }, c[QUIC_COUNTER.kindBase + i]);
   const policies = src.waitPolicies?.() ?? [];
   if (policies.length > 0) {
     tb.declare('slotrelay_ring_wait_policy', 'gauge', 'How each kind of ring consumer waits for records (rings.waitPolicy): 1 for the policy it runs; spin_us = its spin bound.');

@@ -31,8 +31,8 @@ export interface QuicClientOptions {
   alpn?: readonly string[];
   /** Default 60 s (Agave); the effective idle timeout is the smaller of both peers'. */
   maxIdleTimeoutMs?: number;
-  /** Default 45 s (Agave), capped at half the negotiated idle timeout. */
-  keepAliveMs?: number;
+  /** Default 45 s (Agave), capped at half the negotiated idle timeout; null = none (the peer's idle timeout then closes an idle connection). */
+  keepAliveMs?: number | null;
   /**
    * Idle RTT probe (ms): when no transaction was written for this long, PING the peer and time its ACK (rttSample());
    * default none. The egress sets it so an idle connection's ping is measured, not the handshake's kept (client-driver.ts).
@@ -68,6 +68,8 @@ export interface QuicClientStats {
   readonly sendLatencyMaxUs: number;
   readonly datagramsSent: number;
   readonly datagramsReceived: number;
+  /** Retry packets received during the handshake (the server asked us to prove our address). */
+  readonly retriesReceived: number;
   readonly packetsLost: number;
   readonly packetsRetransmitted: number;
   /** quiche's congestion window now, bytes (starts at 10 packets: 13,500 with our 1,350-byte datagrams). */
@@ -151,7 +153,7 @@ export class QuicClientConnection {
         serverName: opts.serverName,
         config,
         connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
-        keepAliveMs: opts.keepAliveMs ?? KEEP_ALIVE_MS,
+        keepAliveMs: opts.keepAliveMs === undefined ? KEEP_ALIVE_MS : opts.keepAliveMs,
         maxIdleTimeoutMs,
         ackHoldMs: ACK_DELAY_MS,
         rttProbeMs: opts.rttProbeMs ?? null,
@@ -229,6 +231,11 @@ export class QuicClientConnection {
   }
 
   /** Datagrams received from the peer so far (a liveness check compares two readings). */
+  /** Retry packets this connection's handshake met (0 or 1): the server validates addresses (Firedancer's default). */
+  get retried(): boolean {
+    return this.d.retriesReceived > 0;
+  }
+
   get received(): number {
     return this.d.datagramsReceived;
   }
@@ -276,6 +283,7 @@ export class QuicClientConnection {
       sendLatencyMaxUs: this.latencyMaxUs,
       datagramsSent: d.datagramsSent,
       datagramsReceived: d.datagramsReceived,
+      retriesReceived: d.retriesReceived,
       packetsLost: lost,
       packetsRetransmitted: retrans,
       congestionWindowBytes: cwnd,

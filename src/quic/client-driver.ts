@@ -77,6 +77,8 @@ export class QuicClientDriver {
   handshakeMs = NaN;
   datagramsSent = 0;
   datagramsReceived = 0;
+  /** Retry packets received during the handshake (a server validating our address: Firedancer by default). */
+  retriesReceived = 0;
   /** send / recv / socket errors. */
   errors = 0;
   closeInfo: QuicCloseInfo | null = null;
@@ -255,6 +257,8 @@ export class QuicClientDriver {
   private readonly onMessage = (msg: Buffer): void => {
     if (this.state === 'closed') return;
     this.datagramsReceived++;
+    // A QUIC v1 Retry: long header, fixed bit, type 3 (RFC 9000 17.2.5). quiche handles it; we only count it.
+    if (this.state === 'connecting' && msg.length > 0 && (msg[0] & 0xf0) === 0xf0) this.retriesReceived++;
     const probeArrival = this.probeSentAt >= 0 ? performance.now() : -1;
     if (this.ackPending) this.noteOwnerAck();
     try {

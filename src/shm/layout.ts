@@ -144,7 +144,16 @@ export const QUIC_COUNTER = Object.freeze({
   queued: QUIC_BASE + CONNECTION_STATES.length,
   /** + index in CACHE_EVENTS (counters). */
   eventBase: QUIC_BASE + CONNECTION_STATES.length + 1,
+  /** + index in LEADER_KINDS: open connections whose leader is of that kind (gauge). */
+  kindBase: QUIC_BASE + CONNECTION_STATES.length + 1 + CACHE_EVENTS.length,
 } as const);
-if (QUIC_COUNTER.eventBase + CACHE_EVENTS.length > WORKER_COUNTER_SLOTS) {
+/**
+ * A leader's TPU kind as the egress learned it (docs/tpu-quic.md "Leaders of both kinds"), the `kind` label of
+ * slotrelay_quic_connections_by_leader_kind: a stateless Retry on connect = firedancer; none = agave; unknown until
+ * the first handshake.
+ */
+export const LEADER_KINDS = Object.freeze(['agave', 'firedancer', 'unknown'] as const);
+export type LeaderKind = (typeof LEADER_KINDS)[number];
+if (QUIC_COUNTER.kindBase + LEADER_KINDS.length > WORKER_COUNTER_SLOTS) {
   throw new Error('WORKER_COUNTER_SLOTS too small for the egress outcome, retry and QUIC counters');
 }

@@ -1,6 +1,8 @@
 // The few cluster JSON-RPC calls the telemetry thread makes (telemetry thread; cold: per poll / per refresh).
 // getSlot (polling fallback), getEpochInfo, getLeaderSchedule (current and next epoch), getClusterNodes (tpuQuic),
-// getVoteAccounts (activated stake per node identity).
+// getVoteAccounts (activated stake per node identity). getClusterNodes also keeps each node's kind (its version).
+import { leaderKindOfVersion } from './leader-kind.js';
+import type { LeaderKind } from '../shm/layout.js';
 
 export class ClusterRpcError extends Error {}
 
@@ -45,8 +47,12 @@ export class ClusterRpc {
     return this.call<Record<string, number[]> | null>('getLeaderSchedule', [slot, { commitment: 'processed' }]);
   }
 
+  /** identity -> leader kind from each node's `version`, as of the last getClusterNodes (leader-kind.ts). */
+  kinds: ReadonlyMap<string, LeaderKind> = new Map();
+
   async getClusterNodes(): Promise<Map<string, string | null>> {
-    const nodes = await this.call<{ pubkey: string; tpuQuic?: string | null }[]>('getClusterNodes');
+    const nodes = await this.call<{ pubkey: string; tpuQuic?: string | null; version?: string | null }[]>('getClusterNodes');
+    this.kinds = new Map(nodes.map((n) => [n.pubkey, leaderKindOfVersion(n.version)]));
     return new Map(nodes.map((n) => [n.pubkey, n.tpuQuic ?? null]));
   }
 

@@ -7,6 +7,7 @@
 // It never publishes without a slot advance: if the cluster or the upstream stalls, the snapshot ages and
 // getLeaderSlots fails closed. In a cluster (cluster.url) it also shares its region's measured figures and merges the
 // other regions' fresh ones into the rows (src/cluster/telemetry-share.ts).
+import { countKinds } from './leader-kind.js';
 import { urlForLog } from '../log/url-for-log.js';
 import type { ClusterConfig, TelemetryConfig } from '../config/schema.js';
 import type { RegionShare, RegionShareFactory, TelemetryShareStatus } from './region-share.js';
@@ -330,11 +331,19 @@ export class TelemetryFollower {
     return e;
   }
 
+  private kindsLogged = '';
+
   private async refreshCluster(): Promise<void> {
     try {
       const [nodes, stakes] = await Promise.all([this.rpc.getClusterNodes(), this.rpc.getStakes()]);
       this.nodes = nodes;
       this.stakes = stakes;
+      // What the cluster says each node is (a 0.x version: Firedancer); logged when the mix changes.
+      const kinds = countKinds(this.rpc.kinds);
+      if (JSON.stringify(kinds) !== this.kindsLogged) {
+        this.kindsLogged = JSON.stringify(kinds);
+        this.log.info({ event: 'cluster_leader_kinds', ...kinds }, 'cluster nodes by TPU kind (getClusterNodes version)');
+      }
       this.identityByTarget = new Map([...nodes].filter(([, t]) => t !== null).map(([id, t]) => [t as string, id]));
       this.warned.delete('cluster');
     } catch (err) {

@@ -5,7 +5,8 @@
 // - At most maxConnections workers. A new one evicts the least recently used worker that is neither pinned (static
 //   peers) nor used within evictionGraceMs; the evicted worker gets evictionGraceMs to write what it has queued
 //   (state `closing`). When every worker is busy, get() answers null (the route counts dropped:no_connection).
-// - Every MAINTENANCE_MS, workers unused for idleCloseMs that are neither pinned nor pre-warmed are closed.
+// - Every MAINTENANCE_MS, workers unused for idleCloseMs (a Firedancer leader's: 3x that) that are neither pinned nor
+//   pre-warmed are closed.
 // - report() returns every connection's measurements (handshake ms, send latency p50/p99/max, counts): the function
 //   telemetry reads (see docs/configuration.md "Egress connection reports").
 // - setIdentity() switches the client certificate: every open connection is retired (closing, evictionGraceMs to
@@ -13,9 +14,15 @@
 import type { Logger } from '../../log/logger.js';
 import type { CongestionControl, IdentityCertificate } from '../../quic/index.js';
 import { ConnectionWorker, type ConnectionReport } from './connection-worker.js';
-import { CACHE_EVENTS, CONNECTION_STATES, QUIC_COUNTER } from '../../shm/layout.js';
+import { CACHE_EVENTS, CONNECTION_STATES, LEADER_KINDS, QUIC_COUNTER, type LeaderKind } from '../../shm/layout.js';
 
 const STATE_INDEX: Readonly<Record<string, number>> = Object.freeze(Object.fromEntries(CONNECTION_STATES.map((s, i) => [s, i])));
+
+/** Idle close waits this many times idleCloseMs for a connection to a Firedancer leader (see maintain). */
+export const FIREDANCER_IDLE_FACTOR = 3;
+const KIND_INDEX: Readonly<Record<LeaderKind, number>> = Object.freeze(
+  Object.fromEntries(LEADER_KINDS.map((k, i) => [k, i])) as Record<LeaderKind, number>,
+);
 
 /** How often idle connections are looked for (ms). */
 const MAINTENANCE_MS = 1_000;
@@ -135,6 +142,8 @@ export class ConnectionCache {
     const c = this.counters;
     const events = [c.created, c.evicted, c.idleClosed, c.refusedFull, c.identityCycled];
     for (let i = 0; i < CACHE_EVENTS.length; i++) region[QUIC_COUNTER.eventBase + i] = events[i];
+    for (let i = 0; i < LEADER_KINDS.length; i++) region[QUIC_COUNTER.kindBase + i] = 0;
+    for (const w of this.workers.values()) if (w.state !== 'closed') region[QUIC_COUNTER.kindBase + KIND_INDEX[w.leaderKind]]++;
   }
 
   report(): ConnectionReport[] {
@@ -212,7 +221,10 @@ export class ConnectionCache {
         continue;
       }
       if (this.pinned.has(w.target) || this.warm.has(w.target)) continue;
-      if (now - w.lastUsedMs >= this.o.idleCloseMs) {
+      // A Firedancer leader charges a Retry round trip (and takes no 0-RTT) for every new connection: keep its
+      // connection FIREDANCER_IDLE_FACTOR times longer (the client's keep-alive, half the 10 s idle, holds it open).
+      const idleMs = w.leaderKind === 'firedancer' ? this.o.idleCloseMs * FIREDANCER_IDLE_FACTOR : this.o.idleCloseMs;
+      if (now - w.lastUsedMs >= idleMs) {
         this.retire(w, this.o.evictionGraceMs);
         this.counters.idleClosed++;
       }

@@ -25,6 +25,7 @@
 // Per connection it measures the handshake time and each transaction's send latency (streamSend -> datagram handed
 // to the kernel), read by report().
 import hdr from 'hdr-histogram-js';
+import type { LeaderKind } from '../../shm/layout.js';
 import {
   PACKET_DATA_SIZE,
   QuicClientConnection,
@@ -161,6 +162,8 @@ export class ConnectionWorker {
   private staleTimerAt = Infinity;
   private readonly maxTxBytes: number;
   private backoffMs: number;
+  /** The leader's TPU kind as its handshakes showed it (a Retry: firedancer); unknown before the first one. */
+  leaderKind: LeaderKind = 'unknown';
   private handshakeMs = NaN;
   private connects = 0;
   private connectFailures = 0;
@@ -485,6 +488,9 @@ export class ConnectionWorker {
           if (this.s !== connecting || connecting.conn !== c) return;
           this.s = { kind: 'active', conn: c, liveness: null };
           this.handshakeMs = c.stats().handshakeMs;
+          // Learned from behaviour: only Firedancer's TPU answers a new connection with a stateless Retry (its
+          // default; Agave/quinn never does). Kept across reconnects: the same target is the same validator.
+          this.leaderKind = c.retried ? 'firedancer' : 'agave';
           this.backoffMs = this.o.retryMinMs;
           this.firstAttemptEnded(true);
           this.o.log.debug({ target: this.target, validator: this.o.label, handshakeMs: this.handshakeMs }, 'egress: connection active');

@@ -27,6 +27,10 @@ export interface FacadeValidator {
   readonly stake: bigint;
   /** "127.0.0.1:port" of its TPU QUIC listener. */
   readonly tpuQuic: string;
+  /** "host:port" of its plain UDP TPU port (Firedancer), null or absent for none. */
+  readonly tpu?: string | null;
+  /** What getClusterNodes reports as its version; absent = LOCALNET_SOLANA_CORE_VERSION (Agave). */
+  readonly version?: string;
 }
 
 /** Hands a transaction to the TPU path the way a plain RPC node's send-transaction service does. */

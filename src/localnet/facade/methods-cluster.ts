@@ -94,7 +94,7 @@ const getClusterNodes: H = (params, ctx) => {
     ctx.validators.map((v, i) => ({
       pubkey: v.identity,
       gossip: null,
-      tpu: null,
+      tpu: v.tpu ?? null,
       tpuQuic: v.tpuQuic,
       tpuForwards: null,
       tpuForwardsQuic: null,
@@ -103,7 +103,8 @@ const getClusterNodes: H = (params, ctx) => {
       // The facade answers for the first validator (it is "its" RPC node).
       rpc: i === 0 ? ctx.rpcAddress : null,
       pubsub: i === 0 ? ctx.pubsubAddress : null,
-      version: LOCALNET_SOLANA_CORE_VERSION,
+      // Agave 2.x or Firedancer 0.x: how a sender tells the leaders' kinds apart (docs/localnet.md).
+      version: v.version ?? LOCALNET_SOLANA_CORE_VERSION,
       featureSet: LOCALNET_FEATURE_SET,
       shredVersion: 1,
     })),
