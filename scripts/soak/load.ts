@@ -79,6 +79,12 @@ export interface LoadOptions {
 export class Load {
   readonly sets = new Map<string, SetStats>();
   readonly acceptedByRoute: Record<RouteName, number> = { rpc: 0, direct: 0, jito: 0, static: 0 };
+  /**
+   * Routes a REST answer left out of what the route set asked for (admission by delay drops a route over its target
+   * sojourn from a request that has another: docs/relay-api.md "Admission by delay"). A JSON-RPC answer carries no
+   * routes, so its sheds are the relay's shed counter minus these (result.ts).
+   */
+  readonly restShedByRoute: Record<RouteName, number> = { rpc: 0, direct: 0, jito: 0, static: 0 };
   readonly timeline: TimelineBucket[] = [];
   /** Submissions not issued because maxInFlight requests were outstanding, or the driver's loop fell behind. */
   skippedInFlight = 0;
@@ -233,7 +239,11 @@ export class Load {
       const expected = this.expectedRoutes(spec.routes);
       if (!Array.isArray(body.routes)) return { kind: 'accepted', routes: expected, mismatch: true };
       const routes = (body.routes as unknown[]).filter((r): r is RouteName => (ROUTES as readonly unknown[]).includes(r));
-      const mismatch = routes.length !== body.routes.length || !sameSet(routes, expected);
+      const shed = expected.filter((r) => !routes.includes(r));
+      // Fewer routes than asked, none unexpected: routes shed by admission by delay, not a mismatch.
+      const onlyShed = routes.length === body.routes.length && routes.every((r) => expected.includes(r)) && shed.length > 0;
+      if (onlyShed) for (const r of shed) this.restShedByRoute[r]++;
+      const mismatch = !onlyShed && (routes.length !== body.routes.length || !sameSet(routes, expected));
       return { kind: 'accepted', routes, mismatch };
     }
     if (body.accepted === false && typeof body.error?.reason === 'string') return { kind: 'refused', reason: `${a.status} ${body.error.reason}` };

@@ -40,6 +40,9 @@ export interface SoakResult {
     readonly skippedBehind: number;
     readonly routeMismatch: number;
     readonly acceptedByRoute: Readonly<Record<string, number>>;
+    /** Routes REST answers left out (admission by delay) and, from the relay's shed counter, JSON-RPC's. */
+    readonly restShedByRoute: Readonly<Record<string, number>>;
+    readonly jsonRpcShedByRoute: Readonly<Record<string, number>>;
     readonly byRouteSet: Readonly<Record<string, SetStats & { readonly latency: Readonly<Record<string, number>> }>>;
   };
   readonly relay: {
@@ -115,6 +118,7 @@ export function printReport(r: SoakResult): string {
   lines.push('');
   lines.push(`per route: client accepted vs relay outcomes (${r.relay.source === 'relay_stopped' ? 'relay_stopped line' : '/metrics before SIGTERM'})`);
   lines.push(formatTable(r.accounting.rows));
+  lines.push(`routes shed by admission by delay: REST answers ${JSON.stringify(c.restShedByRoute)}, JSON-RPC (relay counter - REST) ${JSON.stringify(c.jsonRpcShedByRoute)}; client accepted per route is net of both`);
   lines.push(`unaccounted: ${r.accounting.unaccounted} (sum of |client - relay| over routes: ${r.accounting.unaccountedAbs})`);
   lines.push(
     `relay accepted ${String(r.relay.accepted)} (requests_total ok ${String(r.accounting.requestsOkBeforeStop)}), client accepted ${c.accepted}; records ${JSON.stringify(r.relay.records)}`,

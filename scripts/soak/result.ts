@@ -53,14 +53,32 @@ function quantiles(samples: readonly Sample[], name: string, label: string): Rec
   return out;
 }
 
+/** Per route, the sheds of admission by delay no REST answer showed: those of JSON-RPC requests (none without metrics). */
+function jsonRpcShedByRoute(samples: readonly Sample[] | null, restShed: Readonly<Record<RouteName, number>>): Partial<Record<RouteName, number>> {
+  const out: Partial<Record<RouteName, number>> = {};
+  if (samples === null) return out;
+  for (const x of samples) {
+    if (x.name !== 'slotrelay_admission_delay_shed_total') continue;
+    const r = x.labels.route as RouteName;
+    if (r in restShed) out[r] = Math.max(0, x.value - restShed[r]);
+  }
+  return out;
+}
+
 export function closeBooks(x: BookInputs): SoakResult {
   const { args, startedAt, plan, faults, load, relay, finalMetrics, egressSettled, answersSettled, loadEndS, loadStartMs, rss, rssEndS } = x;
   const { exit, stopDurationS, crashedAtS, health, blockhash, outcomeTimeline } = x;
   const stopped = relay.stopped;
   const stoppedOutcomes = stopped?.outcomes as OutcomeTable | undefined;
   const metricsOutcomes = finalMetrics !== null ? outcomesFromMetrics(finalMetrics) : {};
-  const rows = reconcile(load.acceptedByRoute, stoppedOutcomes ?? metricsOutcomes);
-  const rowsMetrics = reconcile(load.acceptedByRoute, metricsOutcomes);
+  // A JSON-RPC sendTransaction answer names no routes: the routes admission by delay left out of those requests are
+  // the relay's shed counter minus the sheds the REST answers showed (load.ts restShedByRoute).
+  const jsonRpcShed = jsonRpcShedByRoute(finalMetrics, load.restShedByRoute);
+  const acceptedByRoute = Object.fromEntries(
+    Object.entries(load.acceptedByRoute).map(([r, n]) => [r, n - (jsonRpcShed[r as RouteName] ?? 0)]),
+  ) as Record<RouteName, number>;
+  const rows = reconcile(acceptedByRoute, stoppedOutcomes ?? metricsOutcomes);
+  const rowsMetrics = reconcile(acceptedByRoute, metricsOutcomes);
   const unaccounted = rows.reduce((a, r) => a + r.unaccounted, 0);
   const unaccountedAbs = rows.reduce((a, r) => a + Math.abs(r.unaccounted), 0);
 
@@ -140,6 +158,8 @@ export function closeBooks(x: BookInputs): SoakResult {
       skippedBehind: load.skippedBehind,
       routeMismatch: sets.reduce((a, [, s]) => a + s.routeMismatch, 0),
       acceptedByRoute: load.acceptedByRoute,
+      restShedByRoute: load.restShedByRoute,
+      jsonRpcShedByRoute: jsonRpcShed,
       byRouteSet: Object.fromEntries(sets.map(([name, s]) => [name, { ...s, latency: latencyTable(s.latencyBuckets) }])),
     },
     relay: {
