@@ -527,10 +527,12 @@ export const configSchema = z
         /** CoDel's interval: a route is over its target once every sojourn measured for this long was above it. */
         intervalMs: z.number().int().min(5).max(10_000).default(100),
         /**
-         * CoDel's maxpacket guard: a ring holding fewer records than this is not a standing queue, whatever they wait
-         * on (a handshake to a new leader, a host stall); refusing would not shorten that wait.
+         * CoDel's maxpacket guard: a ring holding fewer records than this, or fewer than its route answered in the
+         * last interval scaled to the target (what drains within the target), is not a standing queue, whatever they
+         * wait on (a handshake to a new leader, a host stall); refusing would not shorten that wait. 0 (the
+         * default) = no guard: plain CoDel, as the end-to-end refusal test runs it; 4 suits a loaded, stalling host.
          */
-        minBacklog: z.number().int().min(0).max(1_000_000).default(32),
+        minBacklog: z.number().int().min(0).max(1_000_000).default(0),
       })
       .strict()
       .default({}),

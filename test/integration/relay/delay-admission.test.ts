@@ -100,8 +100,10 @@ describe('admission by delay: a slow static peer', () => {
     const other: Answer[] = [];
     const deadline = Date.now() + 30_000;
     // Eight clients in parallel, each cycling over the three kinds of request, until each refusal and a shed were seen.
+    // The over state flickers (one answer under the target reopens it, and bidi streams admitted in the QUIC thread
+    // can give such answers), so a bidi request meets it by chance: up to 20,000 requests (6,000 missed it 1 run in 2).
     const client = async (c: number): Promise<void> => {
-      while ((restRefused === null || rpcRefused === null || shedAnswer === null || quicRefused === null || n < 600) && Date.now() < deadline && n < 6_000) {
+      while ((restRefused === null || rpcRefused === null || shedAnswer === null || quicRefused === null || n < 600) && Date.now() < deadline && n < 20_000) {
         const tx = legacyTransfer(200_000 + n++);
         const kind = (n + c) % 4;
         if (kind === 0) {

@@ -110,4 +110,19 @@ describe('SojournJudge', () => {
     judge.tick();
     expect(reader.over(0)).toBe(0);
   });
+  it('a backlog the interval\'s answers drain within the target is no standing queue (a stall, not a queue)', () => {
+    const sab = createSojournBuffer(1);
+    const reader = new SojournBoard(sab);
+    const queue = { depth: 10 };
+    // Interval 5 s, target 100 ms: each answer of the interval drains 0.02 records' worth of the target.
+    const judge = new SojournJudge(new SojournBoard(sab), 0, targets, 5_000, () => true, null, { depth: () => queue.depth, min: 4 });
+    judges.push(judge);
+    for (let i = 0; i < 500; i++) judge.sample(ROUTE_IDS.direct, 300_000); // 500 late answers: 10 drain within 100 ms
+    judge.tick();
+    expect(reader.over(0)).toBe(0);
+    queue.depth = 11; // more than drains within the target at that rate: a standing queue
+    for (let i = 0; i < 500; i++) judge.sample(ROUTE_IDS.direct, 300_000);
+    judge.tick();
+    expect(reader.over(0)).toBe(DIRECT);
+  });
 });
