@@ -62,6 +62,9 @@ describe('a static peer killed and restarted on the same port', () => {
       upstream: { rpcUrl: upstream.url },
       routes: { rpc: { endpoints: [upstream.url] }, direct: { staleAfterMs: 300 }, static: { peers: [`127.0.0.1:${first.port}`], everyTransaction: false } },
       health: { failingMinOutcomes: 1_000_000 }, // this test is about the connection, not intake refusals
+      // Nor admission by delay's: with the peer dead, static's accepted transactions wait and the route goes over its
+      // target sojourn (503 queue_delay: tested in relay/delay-admission.test.ts).
+      admission: { targetSojournMs: { static: 0 } },
     });
     expect(await submitStatic()).toBe(200);
     await waitFor('the first peer got it', () => first.received() >= 1, undefined, 10_000);
