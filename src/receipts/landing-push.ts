@@ -37,6 +37,8 @@ export interface SlotEvidence {
 }
 
 const SLOT_METHODS = ['slotSubscribe', 'slotsUpdatesSubscribe'] as const;
+/** Both, with or without a Geyser stream: a stream's filter can reach the endpoint after the transaction executed. */
+const COMMITMENTS: readonly PushCommitment[] = ['processed', 'finalized'];
 
 interface Watch {
   /** Request id -> commitment while the subscribe is unanswered; subscription id once answered. */
@@ -73,8 +75,6 @@ export class LandingPush {
     private readonly url: string,
     private readonly seen: StatusSeen,
     private readonly log: Logger,
-    /** What to subscribe at: both, or `finalized` alone when a Geyser stream tells processed (upstream.grpc). */
-    private readonly commitments: readonly PushCommitment[] = ['processed', 'finalized'],
     /** Skipped slots: block and dead-slot evidence from the same socket (null: not subscribed). */
     private readonly slots: SlotEvidence | null = null,
   ) {}
@@ -196,7 +196,7 @@ export class LandingPush {
   }
 
   private subscribeBoth(signature: string): void {
-    for (const commitment of this.commitments) {
+    for (const commitment of COMMITMENTS) {
       const id = this.nextId++;
       this.requests.set(id, { signature, commitment });
       this.send('signatureSubscribe', `["${signature}",{"commitment":"${commitment}"}]`, id);

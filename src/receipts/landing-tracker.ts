@@ -91,8 +91,6 @@ export class LandingTracker {
   private watched = new Map<string, number>();
   private watchKey = '';
   private watchQueued = false;
-  /** Receipts whose landing the stream told first (the polls told the others). */
-  streamLandings = 0;
   /** Statuses of watched signatures the stream delivered, first or not (the push may tell the same landing first). */
   streamStatuses = 0;
   /** Where the watched set goes (the telemetry thread's Geyser stream); null without upstream.grpc. */
@@ -259,8 +257,7 @@ export class LandingTracker {
     if (seq === undefined || !this.table.current(seq)) return;
     this.streamStatuses++;
     if (this.table.landingState(seq) === LANDING.landed) return; // the push told it first
-    this.apply(seq, 'processed', slot, err, Date.now(), 'stream');
-    this.streamLandings++;
+    this.apply(seq, 'processed', slot, err, Date.now(), 'stream'); // counted in landedBy.stream
   }
 
   get tracked(): number {

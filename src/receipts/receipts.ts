@@ -81,7 +81,7 @@ export class Receipts implements ReceiptSink {
       // runs ahead of PubSub), else from this socket's slot subscriptions (docs/receipts.md "Skipped target slots").
       const slots =
         config.upstream.grpc === undefined ? { bank: (slot: number, parent: number | null) => skipped.bank(slot, parent, 'pubsub'), dead: (slot: number) => skipped.dead(slot, 'pubsub') } : null;
-      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, ['processed', 'finalized'], slots));
+      tracker.setPush(new LandingPush(url, (sig, c, slot, err, at) => tracker.statusSeen(sig, c, slot, err, at), log, slots));
     }
   }
 
@@ -180,7 +180,7 @@ export class Receipts implements ReceiptSink {
     if (this.tracker !== null) {
       this.renderLandingSource(tb, this.tracker);
       tb.declare('slotrelay_receipts_stream_landings_total', 'counter', 'Receipts whose landing the Geyser stream told first (upstream.grpc; the PubSub push or the status polls told the others)');
-      tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.streamLandings);
+      tb.sample('slotrelay_receipts_stream_landings_total', {}, this.tracker.landedBy.stream);
       tb.declare('slotrelay_receipts_stream_statuses_total', 'counter', 'Statuses of watched signatures the Geyser stream delivered, whether or not it told the landing first (upstream.grpc)');
       tb.sample('slotrelay_receipts_stream_statuses_total', {}, this.tracker.streamStatuses);
     }
